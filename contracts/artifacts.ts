@@ -1,0 +1,15 @@
+/**
+ * Loads the committed contract artifacts (`contracts/artifacts/<ContractName>.json`), as written by
+ * `npm run contracts:compile`. Use these to deploy the token, the registry or the test wallet.
+ */
+import { readFileSync } from "node:fs";
+import { artifactPath, type ContractArtifact } from "./compile.js";
+
+export type { ContractArtifact } from "./compile.js";
+
+export const CONTRACT_NAMES = ["Eip3009Token", "Erc1271Wallet", "TEEProverRegistry"] as const;
+export type ContractName = (typeof CONTRACT_NAMES)[number];
+
+export function loadArtifact(contractName: ContractName): ContractArtifact {
+  return JSON.parse(readFileSync(artifactPath(contractName), "utf8")) as ContractArtifact;
+}

@@ -1,0 +1,143 @@
+/**
+ * Compiles `contracts/src/*.sol` with the pinned npm `solc` (solc-js, 0.8.30) into deterministic
+ * artifacts under `contracts/artifacts/<ContractName>.json` (abi, bytecode, deployedBytecode and a
+ * hash of the sources plus compiler version and settings). Run with `npm run contracts:compile`.
+ * `contracts/artifacts.test.ts` recompiles and fails when the committed artifacts are stale.
+ */
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import solc from "solc";
+import type { Abi, Hex } from "viem";
+
+export const CONTRACTS_DIR = dirname(fileURLToPath(import.meta.url));
+export const SOURCES_DIR = join(CONTRACTS_DIR, "src");
+export const ARTIFACTS_DIR = join(CONTRACTS_DIR, "artifacts");
+
+/** The compiler version the artifacts must be built with (package.json pins `solc` to it exactly). */
+export const SOLC_VERSION = "0.8.30+commit.73712a01";
+
+/**
+ * Compiler settings. evmVersion "cancun": OP Stack chains from the Ecotone upgrade on (and so
+ * Holocene-era chains) run Cancun-level execution (PUSH0, MCOPY, TSTORE), while Prague/Osaka opcodes
+ * are not guaranteed on every OP chain and devnet, so we target the newest EVM they all share.
+ */
+export const SOLC_SETTINGS = {
+  optimizer: { enabled: true, runs: 200 },
+  evmVersion: "cancun",
+  outputSelection: {
+    "*": { "*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] },
+  },
+} as const;
+
+export interface ContractArtifact {
+  contractName: string;
+  sourceName: string;
+  compiler: { version: string; settings: typeof SOLC_SETTINGS };
+  /** sha256 over the sources, compiler version and settings (see {@link computeSourceHash}). */
+  sourceHash: Hex;
+  abi: Abi;
+  bytecode: Hex;
+  deployedBytecode: Hex;
+}
+
+export class SolidityCompilationError extends Error {
+  override readonly name = "SolidityCompilationError";
+  constructor(readonly diagnostics: readonly string[]) {
+    super(`solc failed:\n${diagnostics.join("\n")}`);
+  }
+}
+
+export class CompilerVersionMismatchError extends Error {
+  override readonly name = "CompilerVersionMismatchError";
+  constructor(readonly found: string) {
+    super(`expected solc ${SOLC_VERSION}, the installed solc is ${found}`);
+  }
+}
+
+/** Source files keyed by their unit name `src/<File>.sol`, sorted by name. */
+export function readContractSources(dir: string = SOURCES_DIR): Map<string, string> {
+  const files = readdirSync(dir)
+    .filter((file) => file.endsWith(".sol"))
+    .sort();
+  return new Map(files.map((file) => [`src/${file}`, readFileSync(join(dir, file), "utf8")]));
+}
+
+export function computeSourceHash(sources: ReadonlyMap<string, string>): Hex {
+  const canonical = JSON.stringify({
+    compiler: SOLC_VERSION,
+    settings: SOLC_SETTINGS,
+    sources: [...sources.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  });
+  return `0x${createHash("sha256").update(canonical).digest("hex")}`;
+}
+
+interface SolcOutput {
+  errors?: { severity: string; formattedMessage: string }[];
+  contracts?: Record<
+    string,
+    Record<string, { abi: Abi; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>
+  >;
+}
+
+/** Compiles every source; returns the artifacts sorted by contract name. */
+export function compileContracts(sources: ReadonlyMap<string, string> = readContractSources()): ContractArtifact[] {
+  const installed = String(solc.version());
+  if (!installed.startsWith(SOLC_VERSION)) throw new CompilerVersionMismatchError(installed);
+  const input = {
+    language: "Solidity",
+    sources: Object.fromEntries([...sources].map(([unit, content]) => [unit, { content }])),
+    settings: SOLC_SETTINGS,
+  };
+  const output = JSON.parse(solc.compile(JSON.stringify(input))) as SolcOutput;
+  const diagnostics = output.errors ?? [];
+  const fatal = diagnostics.filter((d) => d.severity === "error");
+  if (fatal.length > 0 || output.contracts === undefined) {
+    throw new SolidityCompilationError(fatal.map((d) => d.formattedMessage));
+  }
+  const warnings = diagnostics.filter((d) => d.severity !== "error");
+  if (warnings.length > 0) throw new SolidityCompilationError(warnings.map((d) => d.formattedMessage));
+  const sourceHash = computeSourceHash(sources);
+  const artifacts: ContractArtifact[] = [];
+  for (const [sourceName, contracts] of Object.entries(output.contracts)) {
+    for (const [contractName, compiled] of Object.entries(contracts)) {
+      const bytecode = compiled.evm.bytecode.object;
+      // Interfaces compile to no code: they are not deployable artifacts.
+      if (bytecode.length === 0) continue;
+      artifacts.push({
+        contractName,
+        sourceName,
+        compiler: { version: SOLC_VERSION, settings: SOLC_SETTINGS },
+        sourceHash,
+        abi: compiled.abi,
+        bytecode: `0x${bytecode}`,
+        deployedBytecode: `0x${compiled.evm.deployedBytecode.object}`,
+      });
+    }
+  }
+  return artifacts.sort((a, b) => (a.contractName < b.contractName ? -1 : 1));
+}
+
+/** The exact bytes written for an artifact (stable key order, two-space indent, final newline). */
+export function renderArtifact(artifact: ContractArtifact): string {
+  return `${JSON.stringify(artifact, null, 2)}\n`;
+}
+
+export function artifactPath(contractName: string, dir: string = ARTIFACTS_DIR): string {
+  return join(dir, `${contractName}.json`);
+}
+
+export function writeArtifacts(artifacts: readonly ContractArtifact[], dir: string = ARTIFACTS_DIR): void {
+  mkdirSync(dir, { recursive: true });
+  for (const artifact of artifacts) writeFileSync(artifactPath(artifact.contractName, dir), renderArtifact(artifact));
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const artifacts = compileContracts();
+  writeArtifacts(artifacts);
+  for (const a of artifacts) {
+    process.stdout.write(`${a.contractName}: ${(a.deployedBytecode.length - 2) / 2} bytes deployed\n`);
+  }
+  process.stdout.write(`source hash ${artifacts[0]?.sourceHash ?? "(none)"}\n`);
+}
