@@ -1,6 +1,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ARTIFACTS_DIR, artifactPath, compileContracts, computeSourceHash, readContractSources, renderArtifact } from "./compile.js";
+import {
+  ARTIFACTS_DIR,
+  artifactPath,
+  compileContracts,
+  computeSourceHash,
+  readContractSources,
+  renderArtifact,
+} from "./compile.js";
 import { CONTRACT_NAMES, loadArtifact } from "./artifacts.js";
 
 describe("committed contract artifacts", () => {
@@ -15,7 +22,9 @@ describe("committed contract artifacts", () => {
   });
 
   it("cover exactly the deployable contracts, with no leftover files", () => {
-    const committed = readdirSync(ARTIFACTS_DIR).filter((f) => f.endsWith(".json")).sort();
+    const committed = readdirSync(ARTIFACTS_DIR)
+      .filter((f) => f.endsWith(".json"))
+      .sort();
     expect(committed).toEqual(compiled.map((a) => `${a.contractName}.json`));
     expect([...CONTRACT_NAMES]).toEqual(compiled.map((a) => a.contractName));
   });

@@ -82,7 +82,9 @@ interface SolcOutput {
 }
 
 /** Compiles every source; returns the artifacts sorted by contract name. */
-export function compileContracts(sources: ReadonlyMap<string, string> = readContractSources()): ContractArtifact[] {
+export function compileContracts(
+  sources: ReadonlyMap<string, string> = readContractSources(),
+): ContractArtifact[] {
   const installed = String(solc.version());
   if (!installed.startsWith(SOLC_VERSION)) throw new CompilerVersionMismatchError(installed);
   const input = {
@@ -130,7 +132,8 @@ export function artifactPath(contractName: string, dir: string = ARTIFACTS_DIR):
 
 export function writeArtifacts(artifacts: readonly ContractArtifact[], dir: string = ARTIFACTS_DIR): void {
   mkdirSync(dir, { recursive: true });
-  for (const artifact of artifacts) writeFileSync(artifactPath(artifact.contractName, dir), renderArtifact(artifact));
+  for (const artifact of artifacts)
+    writeFileSync(artifactPath(artifact.contractName, dir), renderArtifact(artifact));
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
