@@ -1,0 +1,372 @@
+/** Emits generated/protocol/: TypeScript types, strict bincode codecs and frame helpers from the protocol spec. */
+import { readFile } from "node:fs/promises";
+import { GENERATED_HEADER, type GeneratedFile } from "../files.js";
+import { type FieldSpec, type NamedTypeSpec, type ProtocolSpec, type TypeExpr, type VariantSpec, PRIMITIVES } from "./protocol-spec.js";
+import { camelCase, emptySource, literal, toGenerated } from "./source.js";
+
+const VARINT_BITS = { u16: 16, u32: 32, u64: 64 } as const;
+
+function isPrimitive(name: string): boolean {
+  return (PRIMITIVES as readonly string[]).includes(name);
+}
+
+/** PascalCase -> UPPER_SNAKE_CASE. */
+function upperSnake(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase();
+}
+
+function lowerFirst(name: string): string {
+  return name.charAt(0).toLowerCase() + name.slice(1);
+}
+
+function isUnitOnly(variants: readonly VariantSpec[]): boolean {
+  return variants.every((v) => v.fields === undefined && v.items === undefined);
+}
+
+function variantFields(v: VariantSpec): readonly FieldSpec[] {
+  return v.fields ?? v.items ?? [];
+}
+
+/** Type expressions -> TypeScript types, write statements, read expressions and minimal encoded sizes. */
+class TypeCompiler {
+  private depth = 0;
+
+  constructor(private readonly types: ReadonlyMap<string, NamedTypeSpec>) {}
+
+  private named(name: string): NamedTypeSpec {
+    const t = this.types.get(name);
+    if (t === undefined) throw new Error(`unknown type ${name}`);
+    return t;
+  }
+
+  tsType(expr: TypeExpr): string {
+    if (typeof expr === "string") {
+      switch (expr) {
+        case "u8":
+        case "u16":
+        case "u32":
+          return "number";
+        case "u64":
+          return "bigint";
+        case "bool":
+          return "boolean";
+        case "string":
+          return "string";
+        default:
+          return expr;
+      }
+    }
+    if (expr.kind === "array" || (expr.kind === "vec" && expr.of === "u8")) return "Uint8Array";
+    const inner = this.tsType(expr.of);
+    if (expr.kind === "vec") return inner.includes("|") ? `readonly (${inner})[]` : `readonly ${inner}[]`;
+    return `${inner} | null`;
+  }
+
+  /** The fewest bytes any value of the type encodes to (used to bound collection counts before reading). */
+  minBytes(expr: TypeExpr): number {
+    if (typeof expr === "string") {
+      if (isPrimitive(expr)) return 1;
+      const t = this.named(expr);
+      switch (t.kind) {
+        case "fixedBytes":
+          return t.length + (t.lengthPrefixed ? 1 : 0);
+        case "bytes":
+          return 1;
+        case "struct":
+          return t.fields.reduce((sum, f) => sum + this.minBytes(f.type), 0);
+        case "tuple":
+          return t.items.reduce((sum, f) => sum + this.minBytes(f.type), 0);
+        case "enum":
+          return 1 + Math.min(...t.variants.map((v) => variantFields(v).reduce((sum, f) => sum + this.minBytes(f.type), 0)));
+      }
+    }
+    if (expr.kind === "array") return expr.length;
+    return 1;
+  }
+
+  write(expr: TypeExpr, value: string, what: string): string {
+    if (typeof expr === "string") {
+      switch (expr) {
+        case "u8":
+          return `w.u8(${value});`;
+        case "u16":
+        case "u32":
+          return `w.varint(BigInt(${value}), ${VARINT_BITS[expr]});`;
+        case "u64":
+          return `w.varint(${value}, 64);`;
+        case "bool":
+          return `w.u8(${value} ? 1 : 0);`;
+        case "string":
+          return `w.string(${value});`;
+        default:
+          return `write${expr}(w, ${value});`;
+      }
+    }
+    if (expr.kind === "array") return `w.fixedArray(${value}, ${expr.length}, ${literal(what)});`;
+    if (expr.kind === "vec" && expr.of === "u8") return `w.bytes(${value});`;
+    const name = `${expr.kind === "vec" ? "item" : "some"}${this.depth++}`;
+    const body = this.write(expr.of, name, what);
+    this.depth--;
+    return expr.kind === "vec" ? `w.vec(${value}, (${name}) => {\n${body}\n});` : `w.option(${value}, (${name}) => {\n${body}\n});`;
+  }
+
+  read(expr: TypeExpr, what: string): string {
+    if (typeof expr === "string") {
+      switch (expr) {
+        case "u8":
+          return "r.u8()";
+        case "u16":
+        case "u32":
+          return `Number(r.varint(${VARINT_BITS[expr]}))`;
+        case "u64":
+          return "r.varint(64)";
+        case "bool":
+          return `r.bool(${literal(what)})`;
+        case "string":
+          return `r.string(${literal(what)})`;
+        default:
+          return `read${expr}(r)`;
+      }
+    }
+    if (expr.kind === "array") return `r.raw(${expr.length})`;
+    if (expr.kind === "vec" && expr.of === "u8") return `r.bytes(${literal(what)})`;
+    if (expr.kind === "vec") return `r.vec(${this.minBytes(expr.of)}, ${literal(what)}, () => ${this.read(expr.of, `${what}[]`)})`;
+    return `r.option(${literal(what)}, () => ${this.read(expr.of, what)})`;
+  }
+}
+
+function emitTypes(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
+  const path = "protocol/types.ts";
+  const sf = emptySource(path);
+  sf.addStatements(`/** ${spec.doc} */`);
+  for (const [name, t] of spec.types) {
+    switch (t.kind) {
+      case "fixedBytes":
+        sf.addTypeAlias({ name, isExported: true, type: "Uint8Array", docs: [`${t.length} bytes. ${t.doc}`] });
+        sf.addStatements(`/** Length of a ${name} in bytes. */\nexport const ${upperSnake(name)}_LENGTH = ${t.length};`);
+        break;
+      case "bytes":
+        sf.addTypeAlias({ name, isExported: true, type: "Uint8Array", docs: [t.doc] });
+        break;
+      case "struct":
+        sf.addInterface({
+          name,
+          isExported: true,
+          docs: [t.doc],
+          properties: t.fields.map((f) => ({ name: camelCase(f.name), type: compiler.tsType(f.type), isReadonly: true, docs: [`Wire field \`${f.name}\`.`] })),
+        });
+        break;
+      case "tuple":
+        sf.addTypeAlias({
+          name,
+          isExported: true,
+          docs: [t.doc],
+          type: `readonly [${t.items.map((f) => `${camelCase(f.name)}: ${compiler.tsType(f.type)}`).join(", ")}]`,
+        });
+        break;
+      case "enum":
+        if (isUnitOnly(t.variants)) {
+          sf.addTypeAlias({ name, isExported: true, docs: [t.doc], type: t.variants.map((v) => literal(v.name)).join(" | ") });
+          sf.addStatements(
+            `/** The variants of ${name} in declaration order: the index is the wire variant index. */\nexport const ${upperSnake(name)}_VARIANTS: readonly ${name}[] = [${t.variants.map((v) => literal(v.name)).join(", ")}];`,
+          );
+          if (t.variants.every((v) => v.discriminant !== undefined)) {
+            sf.addStatements(
+              `/** Rust discriminant of each variant (not its wire index). */\nexport const ${upperSnake(name)}_DISCRIMINANTS: Readonly<Record<${name}, number>> = {\n${t.variants.map((v) => `${v.name}: ${v.discriminant},`).join("\n")}\n};`,
+            );
+            sf.addFunction({
+              name: `${lowerFirst(name)}FromDiscriminant`,
+              isExported: true,
+              docs: [`The variant whose discriminant is \`discriminant\`, or undefined.`],
+              parameters: [{ name: "discriminant", type: "number" }],
+              returnType: `${name} | undefined`,
+              statements: `return ${upperSnake(name)}_VARIANTS.find((v) => ${upperSnake(name)}_DISCRIMINANTS[v] === discriminant);`,
+            });
+          }
+        } else {
+          for (const v of t.variants) {
+            sf.addInterface({
+              name: `${name}${v.name}`,
+              isExported: true,
+              docs: [`${name}::${v.name} (variant index ${t.variants.indexOf(v)}).`],
+              properties: [
+                { name: "kind", type: literal(v.name), isReadonly: true },
+                ...variantFields(v).map((f) => ({ name: camelCase(f.name), type: compiler.tsType(f.type), isReadonly: true })),
+              ],
+            });
+          }
+          sf.addTypeAlias({ name, isExported: true, docs: [t.doc], type: t.variants.map((v) => `${name}${v.name}`).join(" | ") });
+        }
+        break;
+    }
+  }
+  sf.formatText({ indentSize: 2 });
+  return toGenerated(path, sf);
+}
+
+function writeBody(name: string, t: NamedTypeSpec, compiler: TypeCompiler): string {
+  switch (t.kind) {
+    case "fixedBytes":
+      return t.lengthPrefixed ? `w.fixedBytesWithLength(value, ${t.length}, ${literal(name)});` : `w.fixedArray(value, ${t.length}, ${literal(name)});`;
+    case "bytes":
+      return "w.bytes(value);";
+    case "struct":
+      return t.fields.map((f) => compiler.write(f.type, `value.${camelCase(f.name)}`, `${name}.${f.name}`)).join("\n");
+    case "tuple":
+      return t.items.map((f, i) => compiler.write(f.type, `value[${i}]`, `${name}.${f.name}`)).join("\n");
+    case "enum": {
+      if (isUnitOnly(t.variants)) {
+        const cases = t.variants.map((v, i) => `case ${literal(v.name)}:\nw.variant(${i});\nreturn;`).join("\n");
+        return `switch (value) {\n${cases}\ndefault:\nthrow new BincodeEncodeError(\`${name}: unknown variant \${String(value)}\`);\n}`;
+      }
+      const cases = t.variants
+        .map((v, i) => {
+          const fields = variantFields(v).map((f) => compiler.write(f.type, `value.${camelCase(f.name)}`, `${name}::${v.name}.${f.name}`));
+          return `case ${literal(v.name)}:\nw.variant(${i});\n${fields.join("\n")}${fields.length > 0 ? "\n" : ""}return;`;
+        })
+        .join("\n");
+      return `switch (value.kind) {\n${cases}\ndefault:\nthrow new BincodeEncodeError(\`${name}: unknown variant \${String((value as { kind: unknown }).kind)}\`);\n}`;
+    }
+  }
+}
+
+function readBody(name: string, t: NamedTypeSpec, compiler: TypeCompiler): string {
+  switch (t.kind) {
+    case "fixedBytes":
+      return t.lengthPrefixed ? `return r.fixedBytesWithLength(${t.length}, ${literal(name)});` : `return r.raw(${t.length});`;
+    case "bytes":
+      return `return r.bytes(${literal(name)});`;
+    case "struct": {
+      const reads = t.fields.map((f) => `const ${camelCase(f.name)} = ${compiler.read(f.type, `${name}.${f.name}`)};`);
+      return `${reads.join("\n")}\nreturn { ${t.fields.map((f) => camelCase(f.name)).join(", ")} };`;
+    }
+    case "tuple": {
+      const reads = t.items.map((f) => `const ${camelCase(f.name)} = ${compiler.read(f.type, `${name}.${f.name}`)};`);
+      return `${reads.join("\n")}\nreturn [${t.items.map((f) => camelCase(f.name)).join(", ")}];`;
+    }
+    case "enum": {
+      const unknown = `default:\nreturn r.failAt(start, \`${name}: unknown variant index \${index}\`);`;
+      const cases = t.variants.map((v, i) => {
+        if (isUnitOnly(t.variants)) return `case ${i}:\nreturn ${literal(v.name)};`;
+        const fields = variantFields(v);
+        const reads = fields.map((f) => `const ${camelCase(f.name)} = ${compiler.read(f.type, `${name}::${v.name}.${f.name}`)};`);
+        const props = [`kind: ${literal(v.name)}`, ...fields.map((f) => camelCase(f.name))].join(", ");
+        return `case ${i}: {\n${reads.join("\n")}${reads.length > 0 ? "\n" : ""}return { ${props} };\n}`;
+      });
+      return `const start = r.position;\nconst index = r.variant();\nswitch (index) {\n${cases.join("\n")}\n${unknown}\n}`;
+    }
+  }
+}
+
+function emitCodec(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
+  const path = "protocol/codec.ts";
+  const sf = emptySource(path);
+  sf.addStatements("/** Strict bincode codecs for every protocol type: decode rejects truncation, trailing bytes, unknown variants, bad tags and over-long lengths. */");
+  sf.addImportDeclaration({ moduleSpecifier: "./bincode.js", namedImports: ["BincodeEncodeError", "BincodeReader", "BincodeWriter"] });
+  sf.addImportDeclaration({ moduleSpecifier: "./types.js", isTypeOnly: true, namedImports: [...spec.types.keys()] });
+  for (const [name, t] of spec.types) {
+    sf.addFunction({
+      name: `write${name}`,
+      isExported: true,
+      docs: [`Appends a ${name} to a bincode writer.`],
+      parameters: [
+        { name: "w", type: "BincodeWriter" },
+        { name: "value", type: name },
+      ],
+      returnType: "void",
+      statements: writeBody(name, t, compiler),
+    });
+    sf.addFunction({
+      name: `read${name}`,
+      isExported: true,
+      docs: [`Reads a ${name} from a bincode reader (throws BincodeDecodeError).`],
+      parameters: [{ name: "r", type: "BincodeReader" }],
+      returnType: name,
+      statements: readBody(name, t, compiler),
+    });
+    sf.addFunction({
+      name: `encode${name}`,
+      isExported: true,
+      docs: [`A ${name} as a complete bincode payload.`],
+      parameters: [{ name: "value", type: name }],
+      returnType: "Uint8Array",
+      statements: `const w = new BincodeWriter();\nwrite${name}(w, value);\nreturn w.finish();`,
+    });
+    sf.addFunction({
+      name: `decode${name}`,
+      isExported: true,
+      docs: [`Decodes a complete payload holding exactly one ${name}; trailing bytes are an error.`],
+      parameters: [{ name: "bytes", type: "Uint8Array" }],
+      returnType: name,
+      statements: `const r = new BincodeReader(bytes);\nconst value = read${name}(r);\nr.end();\nreturn value;`,
+    });
+  }
+  sf.formatText({ indentSize: 2 });
+  return toGenerated(path, sf);
+}
+
+function emitFrame(spec: ProtocolSpec): GeneratedFile {
+  const path = "protocol/frame.ts";
+  const f = spec.frame;
+  const sf = emptySource(path);
+  sf.addStatements("/** Frames of the host-enclave protocol, bound to the limits of spec/protocol/enclave.protocol.json. */");
+  sf.addImportDeclaration({ moduleSpecifier: "./codec.js", namedImports: [`decode${f.requestMessage}`, `decode${f.responseMessage}`, `encode${f.requestMessage}`, `encode${f.responseMessage}`] });
+  sf.addImportDeclaration({ moduleSpecifier: "./frame-runtime.js", namedImports: ["FrameReader", "encodeFrameWithLimit", "splitIntoChunks"] });
+  sf.addImportDeclaration({ moduleSpecifier: "./types.js", isTypeOnly: true, namedImports: [f.requestMessage, f.responseMessage] });
+  const constants: [string, number, string][] = [
+    ["FRAME_LENGTH_PREFIX_BYTES", f.lengthPrefixBytes, "Width of the big-endian unsigned length prefix."],
+    ["MAX_REQUEST_PAYLOAD_BYTES", f.maxRequestPayloadBytes, "Largest request payload an enclave accepts; larger prefixes are refused before reading."],
+    ["MAX_RESPONSE_PAYLOAD_BYTES", f.maxResponsePayloadBytes, "Largest response payload a host accepts; larger prefixes are refused before reading."],
+    ["MAX_WRITE_CHUNK_BYTES", f.maxWriteChunkBytes, "Every write of a frame is at most this many bytes."],
+    ["READ_TIMEOUT_MS", f.readTimeoutMs, "A frame must complete within this time."],
+    ["REQUESTS_PER_CONNECTION", f.requestsPerConnection, "Requests served on one connection before it is closed."],
+  ];
+  for (const [name, value, doc] of constants) {
+    sf.addStatements(`/** ${doc} */\nexport const ${name} = ${value};`);
+  }
+  const fn = (name: string, doc: string, params: string, returns: string, body: string) =>
+    sf.addStatements(`/** ${doc} */\nexport function ${name}(${params}): ${returns} {\n${body}\n}`);
+  fn("encodeRequestFrame", "A request as a complete frame (prefix and payload).", `request: ${f.requestMessage}`, "Uint8Array", `return encodeFrameWithLimit(encode${f.requestMessage}(request), MAX_REQUEST_PAYLOAD_BYTES);`);
+  fn("encodeResponseFrame", "A response as a complete frame (prefix and payload).", `response: ${f.responseMessage}`, "Uint8Array", `return encodeFrameWithLimit(encode${f.responseMessage}(response), MAX_RESPONSE_PAYLOAD_BYTES);`);
+  fn("decodeRequestPayload", "Decodes the payload of a request frame (throws BincodeDecodeError).", "payload: Uint8Array", f.requestMessage, `return decode${f.requestMessage}(payload);`);
+  fn("decodeResponsePayload", "Decodes the payload of a response frame (throws BincodeDecodeError).", "payload: Uint8Array", f.responseMessage, `return decode${f.responseMessage}(payload);`);
+  fn("newRequestFrameReader", "A reader for the one request frame of a connection (enclave side).", "maxPayloadBytes: number = MAX_REQUEST_PAYLOAD_BYTES", "FrameReader", "return new FrameReader(Math.min(maxPayloadBytes, MAX_REQUEST_PAYLOAD_BYTES));");
+  fn("newResponseFrameReader", "A reader for the one response frame of a connection (host side).", "maxPayloadBytes: number = MAX_RESPONSE_PAYLOAD_BYTES", "FrameReader", "return new FrameReader(Math.min(maxPayloadBytes, MAX_RESPONSE_PAYLOAD_BYTES));");
+  fn("frameWriteChunks", "A frame split into the writes the transport performs (each at most MAX_WRITE_CHUNK_BYTES).", "frame: Uint8Array", "Uint8Array[]", "return splitIntoChunks(frame, MAX_WRITE_CHUNK_BYTES);");
+  sf.formatText({ indentSize: 2 });
+  return toGenerated(path, sf);
+}
+
+function emitIndex(): GeneratedFile {
+  const path = "protocol/index.ts";
+  const sf = emptySource(path);
+  sf.addStatements(
+    [
+      "/** The host-enclave protocol: types, bincode codecs, frames. */",
+      'export { BincodeDecodeError, BincodeEncodeError, BincodeReader, BincodeWriter } from "./bincode.js";',
+      'export * from "./codec.js";',
+      'export * from "./frame.js";',
+      'export { FRAME_PREFIX_BYTES, FrameError, FrameReader, FrameTooLargeError } from "./frame-runtime.js";',
+      'export * from "./types.js";',
+    ].join("\n"),
+  );
+  return toGenerated(path, sf);
+}
+
+async function copyRuntime(name: string, target: string): Promise<GeneratedFile> {
+  const source = await readFile(new URL(`./runtime/${name}`, import.meta.url), "utf8");
+  return { path: target, content: GENERATED_HEADER + `// Copied from codegen/binary/runtime/${name}.\n` + source };
+}
+
+export async function emitProtocol(spec: ProtocolSpec): Promise<GeneratedFile[]> {
+  const compiler = new TypeCompiler(spec.types);
+  const types = emitTypes(spec, compiler);
+  return [
+    types,
+    emitCodec(spec, compiler),
+    emitFrame(spec),
+    emitIndex(),
+    await copyRuntime("bincode.ts", "protocol/bincode.ts"),
+    await copyRuntime("frame.ts", "protocol/frame-runtime.ts"),
+  ];
+}

@@ -1,0 +1,209 @@
+/** The declarative host-enclave protocol spec (spec/protocol/enclave.protocol.json): its model and a strict loader. */
+import { readFile } from "node:fs/promises";
+
+export type PrimitiveName = "u8" | "u16" | "u32" | "u64" | "bool" | "string";
+export const PRIMITIVES: readonly PrimitiveName[] = ["u8", "u16", "u32", "u64", "bool", "string"];
+
+/** A type as it appears in a field: a primitive, a named type, or a composite. */
+export type TypeExpr =
+  | string
+  | { readonly kind: "array"; readonly of: TypeExpr; readonly length: number }
+  | { readonly kind: "vec"; readonly of: TypeExpr }
+  | { readonly kind: "option"; readonly of: TypeExpr };
+
+export interface FieldSpec {
+  readonly name: string;
+  readonly type: TypeExpr;
+}
+
+export interface VariantSpec {
+  readonly name: string;
+  /** Rust discriminant (`#[repr(u8)] Name = n`) of a unit variant; does not affect the wire. */
+  readonly discriminant?: number;
+  /** Struct-like variant. */
+  readonly fields?: readonly FieldSpec[];
+  /** Tuple variant (names only name the TypeScript properties). */
+  readonly items?: readonly FieldSpec[];
+}
+
+export type NamedTypeSpec =
+  | { readonly kind: "fixedBytes"; readonly length: number; readonly lengthPrefixed: boolean; readonly doc: string }
+  | { readonly kind: "bytes"; readonly doc: string }
+  | { readonly kind: "struct"; readonly fields: readonly FieldSpec[]; readonly doc: string }
+  | { readonly kind: "tuple"; readonly items: readonly FieldSpec[]; readonly doc: string }
+  | { readonly kind: "enum"; readonly variants: readonly VariantSpec[]; readonly doc: string };
+
+export interface FrameSpec {
+  readonly lengthPrefixBytes: number;
+  readonly lengthPrefixEndianness: "big";
+  readonly maxRequestPayloadBytes: number;
+  readonly maxResponsePayloadBytes: number;
+  readonly maxWriteChunkBytes: number;
+  readonly readTimeoutMs: number;
+  readonly requestsPerConnection: number;
+  readonly requestMessage: string;
+  readonly responseMessage: string;
+}
+
+export interface ProtocolSpec {
+  readonly doc: string;
+  readonly frame: FrameSpec;
+  readonly types: ReadonlyMap<string, NamedTypeSpec>;
+}
+
+/** The spec file is malformed or inconsistent. */
+export class ProtocolSpecError extends Error {
+  override readonly name = "ProtocolSpecError";
+}
+
+function fail(where: string, message: string): never {
+  throw new ProtocolSpecError(`${where}: ${message}`);
+}
+
+function asObject(value: unknown, where: string): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) fail(where, "expected an object");
+  return value as Record<string, unknown>;
+}
+
+function asString(value: unknown, where: string): string {
+  if (typeof value !== "string" || value.length === 0) fail(where, "expected a non-empty string");
+  return value;
+}
+
+function asPositiveInt(value: unknown, where: string): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) fail(where, "expected a positive integer");
+  return value;
+}
+
+function asArray(value: unknown, where: string): unknown[] {
+  if (!Array.isArray(value)) fail(where, "expected an array");
+  return value;
+}
+
+function parseTypeExpr(value: unknown, where: string): TypeExpr {
+  if (typeof value === "string") return asString(value, where);
+  const o = asObject(value, where);
+  const kind = o.kind;
+  if (kind === "array") return { kind, of: parseTypeExpr(o.of, `${where}.of`), length: asPositiveInt(o.length, `${where}.length`) };
+  if (kind === "vec" || kind === "option") return { kind, of: parseTypeExpr(o.of, `${where}.of`) };
+  return fail(where, `unknown type kind ${String(kind)}`);
+}
+
+function parseFields(value: unknown, where: string): FieldSpec[] {
+  const fields = asArray(value, where).map((f, i) => {
+    const o = asObject(f, `${where}[${i}]`);
+    return { name: asString(o.name, `${where}[${i}].name`), type: parseTypeExpr(o.type, `${where}[${i}].type`) };
+  });
+  const names = new Set(fields.map((f) => f.name));
+  if (names.size !== fields.length) fail(where, "duplicate field names");
+  return fields;
+}
+
+function parseNamedType(name: string, value: unknown): NamedTypeSpec {
+  const where = `types.${name}`;
+  const o = asObject(value, where);
+  const doc = asString(o.doc ?? name, `${where}.doc`);
+  switch (o.kind) {
+    case "fixedBytes":
+      if (typeof o.lengthPrefixed !== "boolean") fail(where, "lengthPrefixed must be a boolean");
+      return { kind: "fixedBytes", length: asPositiveInt(o.length, `${where}.length`), lengthPrefixed: o.lengthPrefixed, doc };
+    case "bytes":
+      return { kind: "bytes", doc };
+    case "struct":
+      return { kind: "struct", fields: parseFields(o.fields, `${where}.fields`), doc };
+    case "tuple":
+      return { kind: "tuple", items: parseFields(o.items, `${where}.items`), doc };
+    case "enum": {
+      const variants = asArray(o.variants, `${where}.variants`).map((v, i): VariantSpec => {
+        const vw = `${where}.variants[${i}]`;
+        const vo = asObject(v, vw);
+        if (vo.fields !== undefined && vo.items !== undefined) fail(vw, "a variant has fields or items, not both");
+        const variant: VariantSpec = {
+          name: asString(vo.name, `${vw}.name`),
+          ...(vo.discriminant !== undefined ? { discriminant: asPositiveInt(vo.discriminant, `${vw}.discriminant`) } : {}),
+          ...(vo.fields !== undefined ? { fields: parseFields(vo.fields, `${vw}.fields`) } : {}),
+          ...(vo.items !== undefined ? { items: parseFields(vo.items, `${vw}.items`) } : {}),
+        };
+        return variant;
+      });
+      if (variants.length === 0) fail(where, "an enum needs at least one variant");
+      if (new Set(variants.map((v) => v.name)).size !== variants.length) fail(where, "duplicate variant names");
+      return { kind: "enum", variants, doc };
+    }
+    default:
+      return fail(where, `unknown kind ${String(o.kind)}`);
+  }
+}
+
+function parseFrame(value: unknown): FrameSpec {
+  const o = asObject(value, "frame");
+  if (o.lengthPrefixBytes !== 4) fail("frame.lengthPrefixBytes", "only a 4-byte prefix is supported");
+  if (o.lengthPrefixEndianness !== "big") fail("frame.lengthPrefixEndianness", "only big-endian is supported");
+  const frame: FrameSpec = {
+    lengthPrefixBytes: 4,
+    lengthPrefixEndianness: "big",
+    maxRequestPayloadBytes: asPositiveInt(o.maxRequestPayloadBytes, "frame.maxRequestPayloadBytes"),
+    maxResponsePayloadBytes: asPositiveInt(o.maxResponsePayloadBytes, "frame.maxResponsePayloadBytes"),
+    maxWriteChunkBytes: asPositiveInt(o.maxWriteChunkBytes, "frame.maxWriteChunkBytes"),
+    readTimeoutMs: asPositiveInt(o.readTimeoutMs, "frame.readTimeoutMs"),
+    requestsPerConnection: asPositiveInt(o.requestsPerConnection, "frame.requestsPerConnection"),
+    requestMessage: asString(o.requestMessage, "frame.requestMessage"),
+    responseMessage: asString(o.responseMessage, "frame.responseMessage"),
+  };
+  for (const key of ["maxRequestPayloadBytes", "maxResponsePayloadBytes"] as const) {
+    if (frame[key] > 0xffff_ffff) fail(`frame.${key}`, "cannot exceed what a 4-byte prefix can announce");
+  }
+  return frame;
+}
+
+/** Checks that every referenced name exists and that no type contains itself. */
+function checkReferences(types: ReadonlyMap<string, NamedTypeSpec>): void {
+  const isKnown = (name: string) => (PRIMITIVES as readonly string[]).includes(name) || types.has(name);
+  const visit = (expr: TypeExpr, where: string, stack: readonly string[]): void => {
+    if (typeof expr === "string") {
+      if (!isKnown(expr)) fail(where, `unknown type ${expr}`);
+      const named = types.get(expr);
+      if (named === undefined) return;
+      if (stack.includes(expr)) fail(where, `recursive type ${[...stack, expr].join(" -> ")}`);
+      for (const [field, type] of fieldsOf(named)) visit(type, `${where}.${field}`, [...stack, expr]);
+      return;
+    }
+    if (expr.kind === "array" && expr.of !== "u8") fail(where, "only arrays of u8 are supported");
+    visit(expr.of, where, stack);
+  };
+  for (const name of types.keys()) visit(name, `types.${name}`, []);
+}
+
+/** Every (field name, type) a named type contains, across variants. */
+export function fieldsOf(named: NamedTypeSpec): [string, TypeExpr][] {
+  switch (named.kind) {
+    case "struct":
+      return named.fields.map((f) => [f.name, f.type]);
+    case "tuple":
+      return named.items.map((f) => [f.name, f.type]);
+    case "enum":
+      return named.variants.flatMap((v) => [...(v.fields ?? []), ...(v.items ?? [])].map((f): [string, TypeExpr] => [`${v.name}.${f.name}`, f.type]));
+    default:
+      return [];
+  }
+}
+
+export function parseProtocolSpec(json: unknown): ProtocolSpec {
+  const root = asObject(json, "spec");
+  const typesObject = asObject(root.types, "types");
+  const types = new Map<string, NamedTypeSpec>();
+  for (const [name, value] of Object.entries(typesObject)) {
+    if ((PRIMITIVES as readonly string[]).includes(name)) fail(`types.${name}`, "shadows a primitive");
+    types.set(name, parseNamedType(name, value));
+  }
+  checkReferences(types);
+  const frame = parseFrame(root.frame);
+  for (const message of [frame.requestMessage, frame.responseMessage]) {
+    if (types.get(message)?.kind !== "enum") fail("frame", `message type ${message} must be an enum in types`);
+  }
+  return { doc: asString(root.doc, "doc"), frame, types };
+}
+
+export async function loadProtocolSpec(path: string): Promise<ProtocolSpec> {
+  return parseProtocolSpec(JSON.parse(await readFile(path, "utf8")));
+}

@@ -1,0 +1,113 @@
+/** Strict decoding: every malformed payload is a BincodeDecodeError, never a partial value or a big allocation. */
+import { describe, expect, it } from "vitest";
+import {
+  BincodeDecodeError,
+  BincodeEncodeError,
+  decodeRequest,
+  decodeResponse,
+  encodeRequest,
+  encodeResponse,
+} from "../../../generated/protocol/index.js";
+import { bytes, repeat } from "./hex.js";
+
+function rejects(decode: (b: Uint8Array) => unknown, wire: Uint8Array, message: RegExp): void {
+  let caught: unknown;
+  try {
+    decode(wire);
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught).toBeInstanceOf(BincodeDecodeError);
+  expect((caught as Error).message).toMatch(message);
+}
+
+describe("decoder rejections", () => {
+  it("an empty payload", () => rejects(decodeRequest, bytes(""), /truncated/));
+
+  it("a truncated Prove request (at every cut)", () => {
+    const full = bytes("00", "01", repeat("11", 31), "02", "03", "616263");
+    for (let cut = 0; cut < full.length; cut++) rejects(decodeRequest, full.subarray(0, cut), /truncated|exceeds/);
+  });
+
+  it("trailing bytes after a complete message", () => {
+    rejects(decodeRequest, bytes("01", "00"), /1 trailing bytes/);
+    rejects(decodeResponse, bytes("03", "01", "61", "ffff"), /2 trailing bytes/);
+  });
+
+  it("unknown variant indices", () => {
+    rejects(decodeRequest, bytes("03"), /Request: unknown variant index 3/);
+    rejects(decodeResponse, bytes("04"), /Response: unknown variant index 4/);
+    rejects(decodeResponse, bytes("00", "01"), /ProofResult: unknown variant index 1/);
+    rejects(decodeRequest, bytes("00", "01", repeat("11", 31), "06", "00"), /PreimageKeyType: unknown variant index 6/);
+    rejects(decodeRequest, bytes("fc ffffffff"), /unknown variant index 4294967295/);
+  });
+
+  it("an oversized collection length is refused before anything is allocated", () => {
+    // Prove with 2^64-1 preimages announced in a 10-byte payload.
+    rejects(decodeRequest, bytes("00", "fd ffffffffffffffff", "00"), /length 18446744073709551615 exceeds/);
+    // 2 preimages announced, room for one (each needs at least 33 bytes).
+    rejects(decodeRequest, bytes("00", "02", repeat("11", 31), "02", "00", "00"), /exceeds/);
+    // A 1000-byte value announced with 3 bytes left.
+    rejects(decodeRequest, bytes("00", "01", repeat("11", 31), "02", "fb e803", "616263"), /length 1000 exceeds the 3 bytes left/);
+    // An attestation document announced at 4 GiB.
+    rejects(decodeResponse, bytes("02", "fc ffffffff"), /exceeds/);
+  });
+
+  it("varint overflow and non-canonical varints", () => {
+    rejects(decodeRequest, bytes("fe", repeat("00", 16)), /u128 marker/);
+    rejects(decodeRequest, bytes("fd 0100000000000000"), /64-bit value for a u32/);
+    rejects(decodeRequest, bytes("fb 0100"), /non-canonical varint/);
+    rejects(decodeRequest, bytes("fc 01000000"), /non-canonical varint/);
+    rejects(decodeResponse, bytes("02", "fd 0100000000000000", "00"), /non-canonical varint/);
+  });
+
+  it("bad Option tags", () => {
+    rejects(decodeRequest, bytes("02", "02", "00"), /invalid Option tag 2/);
+    rejects(decodeRequest, bytes("02", "00", "ff"), /invalid Option tag 255/);
+  });
+
+  it("a B256 whose length prefix is not 32", () => {
+    const proposal = (rootLength: string, root: string) =>
+      bytes("00", "00", rootLength, root, "41", repeat("5a", 65), "20", repeat("e1", 32), "01", "02", "20", repeat("aa", 32), "20", repeat("c0", 32), "00");
+    rejects(decodeResponse, proposal("1f", repeat("bb", 31)), /B256: length must be 32, got 31/);
+    rejects(decodeResponse, proposal("21", repeat("bb", 33)), /B256: length must be 32, got 33/);
+    expect(decodeResponse(proposal("20", repeat("bb", 32))).kind).toBe("Prove");
+  });
+
+  it("invalid UTF-8 in an Error message", () => {
+    rejects(decodeResponse, bytes("03", "02", "c328"), /invalid UTF-8/);
+  });
+
+  it("reports the offset of the fault", () => {
+    try {
+      decodeRequest(bytes("02", "00", "07"));
+      expect.unreachable();
+    } catch (error) {
+      expect((error as BincodeDecodeError).offset).toBe(2);
+    }
+  });
+});
+
+describe("encoder refusals", () => {
+  it("a key whose data is not 31 bytes", () => {
+    expect(() =>
+      encodeRequest({ kind: "Prove", preimages: [[{ data: new Uint8Array(32), keyType: "Local" }, new Uint8Array(0)]] }),
+    ).toThrow(BincodeEncodeError);
+  });
+
+  it("a B256 that is not 32 bytes and a u64 out of range", () => {
+    const proposal = {
+      outputRoot: new Uint8Array(32),
+      signature: new Uint8Array(65),
+      l1OriginHash: new Uint8Array(32),
+      l1OriginNumber: 1n,
+      l2BlockNumber: 2n,
+      prevOutputRoot: new Uint8Array(32),
+      configHash: new Uint8Array(32),
+    };
+    const response = (p: typeof proposal) => ({ kind: "Prove" as const, result: { kind: "Tee" as const, aggregateProposal: p, proposals: [] } });
+    expect(() => encodeResponse(response({ ...proposal, outputRoot: new Uint8Array(31) }))).toThrow(/B256 must be 32 bytes/);
+    expect(() => encodeResponse(response({ ...proposal, l2BlockNumber: 1n << 64n }))).toThrow(/u64 out of range/);
+    expect(() => encodeResponse(response({ ...proposal, l1OriginNumber: -1n }))).toThrow(/u64 out of range/);
+  });
+});

@@ -1,0 +1,112 @@
+/** fast-check round trips for every protocol message and the journal. */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { journalLength, packJournal, unpackJournal, type Journal } from "../../../generated/journal/index.js";
+import {
+  decodePreimageKey,
+  decodeProofResult,
+  decodeProposal,
+  decodeRequest,
+  decodeResponse,
+  encodePreimageKey,
+  encodeProofResult,
+  encodeProposal,
+  encodeRequest,
+  encodeResponse,
+  PREIMAGE_KEY_TYPE_VARIANTS,
+  type PreimageKey,
+  type Proposal,
+  type Request,
+  type Response,
+} from "../../../generated/protocol/index.js";
+
+const u64 = fc.bigInt({ min: 0n, max: (1n << 64n) - 1n });
+const b256 = fc.uint8Array({ minLength: 32, maxLength: 32 });
+const bytesArb = fc.uint8Array({ maxLength: 400 });
+
+const preimageKey: fc.Arbitrary<PreimageKey> = fc.record({
+  data: fc.uint8Array({ minLength: 31, maxLength: 31 }),
+  keyType: fc.constantFrom(...PREIMAGE_KEY_TYPE_VARIANTS),
+});
+
+const proposal: fc.Arbitrary<Proposal> = fc.record({
+  outputRoot: b256,
+  signature: fc.uint8Array({ minLength: 0, maxLength: 70 }),
+  l1OriginHash: b256,
+  l1OriginNumber: u64,
+  l2BlockNumber: u64,
+  prevOutputRoot: b256,
+  configHash: b256,
+});
+
+const proofResult = fc.record({ kind: fc.constant("Tee" as const), aggregateProposal: proposal, proposals: fc.array(proposal, { maxLength: 5 }) });
+
+const request: fc.Arbitrary<Request> = fc.oneof(
+  fc.record({ kind: fc.constant("Prove" as const), preimages: fc.array(fc.tuple(preimageKey, bytesArb), { maxLength: 6 }) }),
+  fc.constant({ kind: "SignerPublicKey" as const }),
+  fc.record({ kind: fc.constant("SignerAttestation" as const), userData: fc.option(bytesArb, { nil: null }), nonce: fc.option(bytesArb, { nil: null }) }),
+);
+
+const response: fc.Arbitrary<Response> = fc.oneof(
+  fc.record({ kind: fc.constant("Prove" as const), result: proofResult }),
+  fc.record({ kind: fc.constant("SignerPublicKey" as const), publicKey: bytesArb }),
+  fc.record({ kind: fc.constant("SignerAttestation" as const), document: fc.uint8Array({ maxLength: 5000 }) }),
+  fc.record({ kind: fc.constant("Error" as const), message: fc.string({ unit: "grapheme", maxLength: 80 }) }),
+);
+
+function roundTrips<T>(arb: fc.Arbitrary<T>, encode: (v: T) => Uint8Array, decode: (b: Uint8Array) => T): void {
+  fc.assert(
+    fc.property(arb, (value) => {
+      const wire = encode(value);
+      const back = decode(wire);
+      expect(back).toEqual(value);
+      expect(encode(back)).toEqual(wire);
+    }),
+    { numRuns: 300 },
+  );
+}
+
+describe("bincode round trips", () => {
+  it("PreimageKey", () => roundTrips(preimageKey, encodePreimageKey, decodePreimageKey));
+  it("Proposal", () => roundTrips(proposal, encodeProposal, decodeProposal));
+  it("ProofResult", () => roundTrips(proofResult, encodeProofResult, decodeProofResult));
+  it("Request", () => roundTrips(request, encodeRequest, decodeRequest));
+  it("Response", () => roundTrips(response, encodeResponse, decodeResponse));
+
+  it("no strict prefix of an encoded message decodes", () => {
+    fc.assert(
+      fc.property(request, fc.nat(), (value, cutSeed) => {
+        const wire = encodeRequest(value);
+        const cut = cutSeed % wire.length;
+        expect(() => decodeRequest(wire.subarray(0, cut))).toThrow();
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+const journal: fc.Arbitrary<Journal> = fc.record({
+  proposer: fc.uint8Array({ minLength: 20, maxLength: 20 }),
+  l1OriginHash: b256,
+  prevOutputRoot: b256,
+  startingL2Block: u64,
+  outputRoot: b256,
+  endingL2Block: u64,
+  intermediateRoots: fc.array(b256, { maxLength: 12 }),
+  configHash: b256,
+  teeImageHash: b256,
+});
+
+describe("journal round trip", () => {
+  it("pack then unpack gives the journal back, at length 196 + 32*N", () => {
+    fc.assert(
+      fc.property(journal, (value) => {
+        const packed = packJournal(value);
+        expect(packed.length).toBe(196 + 32 * value.intermediateRoots.length);
+        expect(packed.length).toBe(journalLength(value.intermediateRoots.length));
+        expect(unpackJournal(packed)).toEqual(value);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
