@@ -12,6 +12,38 @@ export interface RequestContext {
   readonly signal: AbortSignal;
   /** Response headers a handler may add (HTTP only; e.g. the pending snapshot index). */
   readonly responseHeaders: Map<string, string>;
+  /**
+   * Server-pushed notifications on the connection that carried the request: present on websocket
+   * requests, absent on HTTP (a handler that needs it answers -32600/-32601-style errors without it).
+   */
+  readonly subscriptions?: SubscriptionHost;
+}
+
+/** One open subscription on one websocket connection. */
+export interface Subscription {
+  /** The subscription id returned to the client (0x-prefixed random 128-bit hex, as geth). */
+  readonly id: string;
+  /** True once unsubscribed, or the connection or server closed. */
+  readonly closed: boolean;
+  /**
+   * Sends `{"jsonrpc":"2.0","method":<method>,"params":{"subscription":id,"result":result}}`;
+   * `result` must already be JSON (encoded by a generated codec). Pushes made before the response
+   * that returned the id has been sent are queued and sent right after it. Returns false when the
+   * subscription is closed (the caller should stop producing) or the frame was dropped.
+   */
+  push(result: unknown): boolean;
+}
+
+/** Opens and closes subscriptions on the connection of the current request. */
+export interface SubscriptionHost {
+  /**
+   * Opens a subscription. `onClose` runs exactly once: on cancel(), when the connection closes,
+   * when the server closes, or when the request that opened it fails.
+   * `method` is the notification method name (default "eth_subscription").
+   */
+  open(onClose: () => void, options?: { method?: string }): Subscription;
+  /** Closes one of this connection's subscriptions; false when the id is unknown here. */
+  cancel(id: string): boolean;
 }
 
 /** Generated description of one JSON-RPC method: its name and its wire codecs. */

@@ -1,0 +1,31 @@
+/** Limits applied to untrusted input before it is parsed or dispatched. */
+export interface RpcLimits {
+  /** Largest accepted HTTP body and websocket message, in bytes (HTTP 413 / websocket close 1009 beyond). */
+  readonly maxBodyBytes: number;
+  /** Most requests in one batch (-32600 beyond). */
+  readonly maxBatchLength: number;
+}
+
+/** geth's defaults: 5 MiB bodies, 1000 requests per batch. */
+export const DEFAULT_RPC_LIMITS: RpcLimits = {
+  maxBodyBytes: 5 * 1024 * 1024,
+  maxBatchLength: 1000,
+};
+
+export class InvalidLimitsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "InvalidLimitsError";
+  }
+}
+
+/** Fills defaults and checks that every limit is a positive safe integer. */
+export function resolveLimits(partial: Partial<RpcLimits> | undefined): RpcLimits {
+  const limits = { ...DEFAULT_RPC_LIMITS, ...partial };
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value <= 0) {
+      throw new InvalidLimitsError(`limit ${name} must be a positive integer, got ${String(value)}`);
+    }
+  }
+  return limits;
+}
