@@ -72,11 +72,20 @@ export function emitJournal(layout: JournalLayout): GeneratedFile[] {
     name: "Journal",
     isExported: true,
     docs: [`The signed journal, elements in packing order.`],
-    properties: layout.elements.map((e) => ({ name: e.name, type: tsType(e), isReadonly: true, docs: [`${describe(e)}. ${e.doc}`] })),
+    properties: layout.elements.map((e) => ({
+      name: e.name,
+      type: tsType(e),
+      isReadonly: true,
+      docs: [`${describe(e)}. ${e.doc}`],
+    })),
   });
-  sf.addStatements(`/** Bytes of a journal without variable-length elements. */\nexport const JOURNAL_FIXED_LENGTH = ${fixed};`);
+  sf.addStatements(
+    `/** Bytes of a journal without variable-length elements. */\nexport const JOURNAL_FIXED_LENGTH = ${fixed};`,
+  );
   if (list !== undefined) {
-    sf.addStatements(`/** Bytes of one \`${list.name}\` entry. */\nexport const JOURNAL_LIST_ITEM_LENGTH = ${itemLength};`);
+    sf.addStatements(
+      `/** Bytes of one \`${list.name}\` entry. */\nexport const JOURNAL_LIST_ITEM_LENGTH = ${itemLength};`,
+    );
   }
   sf.addStatements(`/** A journal value that cannot be packed, or bytes that are not a journal. */
 export class JournalLayoutError extends Error {

@@ -1,7 +1,14 @@
 /** Emits generated/protocol/: TypeScript types, strict bincode codecs and frame helpers from the protocol spec. */
 import { readFile } from "node:fs/promises";
 import { GENERATED_HEADER, type GeneratedFile } from "../files.js";
-import { type FieldSpec, type NamedTypeSpec, type ProtocolSpec, type TypeExpr, type VariantSpec, PRIMITIVES } from "./protocol-spec.js";
+import {
+  type FieldSpec,
+  type NamedTypeSpec,
+  type ProtocolSpec,
+  type TypeExpr,
+  type VariantSpec,
+  PRIMITIVES,
+} from "./protocol-spec.js";
 import { camelCase, emptySource, literal, toGenerated } from "./source.js";
 
 const VARINT_BITS = { u16: 16, u32: 32, u64: 64 } as const;
@@ -77,7 +84,12 @@ class TypeCompiler {
         case "tuple":
           return t.items.reduce((sum, f) => sum + this.minBytes(f.type), 0);
         case "enum":
-          return 1 + Math.min(...t.variants.map((v) => variantFields(v).reduce((sum, f) => sum + this.minBytes(f.type), 0)));
+          return (
+            1 +
+            Math.min(
+              ...t.variants.map((v) => variantFields(v).reduce((sum, f) => sum + this.minBytes(f.type), 0)),
+            )
+          );
       }
     }
     if (expr.kind === "array") return expr.length;
@@ -107,7 +119,9 @@ class TypeCompiler {
     const name = `${expr.kind === "vec" ? "item" : "some"}${this.depth++}`;
     const body = this.write(expr.of, name, what);
     this.depth--;
-    return expr.kind === "vec" ? `w.vec(${value}, (${name}) => {\n${body}\n});` : `w.option(${value}, (${name}) => {\n${body}\n});`;
+    return expr.kind === "vec"
+      ? `w.vec(${value}, (${name}) => {\n${body}\n});`
+      : `w.option(${value}, (${name}) => {\n${body}\n});`;
   }
 
   read(expr: TypeExpr, what: string): string {
@@ -130,7 +144,8 @@ class TypeCompiler {
     }
     if (expr.kind === "array") return `r.raw(${expr.length})`;
     if (expr.kind === "vec" && expr.of === "u8") return `r.bytes(${literal(what)})`;
-    if (expr.kind === "vec") return `r.vec(${this.minBytes(expr.of)}, ${literal(what)}, () => ${this.read(expr.of, `${what}[]`)})`;
+    if (expr.kind === "vec")
+      return `r.vec(${this.minBytes(expr.of)}, ${literal(what)}, () => ${this.read(expr.of, `${what}[]`)})`;
     return `r.option(${literal(what)}, () => ${this.read(expr.of, what)})`;
   }
 }
@@ -142,8 +157,15 @@ function emitTypes(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
   for (const [name, t] of spec.types) {
     switch (t.kind) {
       case "fixedBytes":
-        sf.addTypeAlias({ name, isExported: true, type: "Uint8Array", docs: [`${t.length} bytes. ${t.doc}`] });
-        sf.addStatements(`/** Length of a ${name} in bytes. */\nexport const ${upperSnake(name)}_LENGTH = ${t.length};`);
+        sf.addTypeAlias({
+          name,
+          isExported: true,
+          type: "Uint8Array",
+          docs: [`${t.length} bytes. ${t.doc}`],
+        });
+        sf.addStatements(
+          `/** Length of a ${name} in bytes. */\nexport const ${upperSnake(name)}_LENGTH = ${t.length};`,
+        );
         break;
       case "bytes":
         sf.addTypeAlias({ name, isExported: true, type: "Uint8Array", docs: [t.doc] });
@@ -153,7 +175,12 @@ function emitTypes(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
           name,
           isExported: true,
           docs: [t.doc],
-          properties: t.fields.map((f) => ({ name: camelCase(f.name), type: compiler.tsType(f.type), isReadonly: true, docs: [`Wire field \`${f.name}\`.`] })),
+          properties: t.fields.map((f) => ({
+            name: camelCase(f.name),
+            type: compiler.tsType(f.type),
+            isReadonly: true,
+            docs: [`Wire field \`${f.name}\`.`],
+          })),
         });
         break;
       case "tuple":
@@ -166,7 +193,12 @@ function emitTypes(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
         break;
       case "enum":
         if (isUnitOnly(t.variants)) {
-          sf.addTypeAlias({ name, isExported: true, docs: [t.doc], type: t.variants.map((v) => literal(v.name)).join(" | ") });
+          sf.addTypeAlias({
+            name,
+            isExported: true,
+            docs: [t.doc],
+            type: t.variants.map((v) => literal(v.name)).join(" | "),
+          });
           sf.addStatements(
             `/** The variants of ${name} in declaration order: the index is the wire variant index. */\nexport const ${upperSnake(name)}_VARIANTS: readonly ${name}[] = [${t.variants.map((v) => literal(v.name)).join(", ")}];`,
           );
@@ -191,11 +223,20 @@ function emitTypes(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
               docs: [`${name}::${v.name} (variant index ${t.variants.indexOf(v)}).`],
               properties: [
                 { name: "kind", type: literal(v.name), isReadonly: true },
-                ...variantFields(v).map((f) => ({ name: camelCase(f.name), type: compiler.tsType(f.type), isReadonly: true })),
+                ...variantFields(v).map((f) => ({
+                  name: camelCase(f.name),
+                  type: compiler.tsType(f.type),
+                  isReadonly: true,
+                })),
               ],
             });
           }
-          sf.addTypeAlias({ name, isExported: true, docs: [t.doc], type: t.variants.map((v) => `${name}${v.name}`).join(" | ") });
+          sf.addTypeAlias({
+            name,
+            isExported: true,
+            docs: [t.doc],
+            type: t.variants.map((v) => `${name}${v.name}`).join(" | "),
+          });
         }
         break;
     }
@@ -207,21 +248,29 @@ function emitTypes(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
 function writeBody(name: string, t: NamedTypeSpec, compiler: TypeCompiler): string {
   switch (t.kind) {
     case "fixedBytes":
-      return t.lengthPrefixed ? `w.fixedBytesWithLength(value, ${t.length}, ${literal(name)});` : `w.fixedArray(value, ${t.length}, ${literal(name)});`;
+      return t.lengthPrefixed
+        ? `w.fixedBytesWithLength(value, ${t.length}, ${literal(name)});`
+        : `w.fixedArray(value, ${t.length}, ${literal(name)});`;
     case "bytes":
       return "w.bytes(value);";
     case "struct":
-      return t.fields.map((f) => compiler.write(f.type, `value.${camelCase(f.name)}`, `${name}.${f.name}`)).join("\n");
+      return t.fields
+        .map((f) => compiler.write(f.type, `value.${camelCase(f.name)}`, `${name}.${f.name}`))
+        .join("\n");
     case "tuple":
       return t.items.map((f, i) => compiler.write(f.type, `value[${i}]`, `${name}.${f.name}`)).join("\n");
     case "enum": {
       if (isUnitOnly(t.variants)) {
-        const cases = t.variants.map((v, i) => `case ${literal(v.name)}:\nw.variant(${i});\nreturn;`).join("\n");
+        const cases = t.variants
+          .map((v, i) => `case ${literal(v.name)}:\nw.variant(${i});\nreturn;`)
+          .join("\n");
         return `switch (value) {\n${cases}\ndefault:\nthrow new BincodeEncodeError(\`${name}: unknown variant \${String(value)}\`);\n}`;
       }
       const cases = t.variants
         .map((v, i) => {
-          const fields = variantFields(v).map((f) => compiler.write(f.type, `value.${camelCase(f.name)}`, `${name}::${v.name}.${f.name}`));
+          const fields = variantFields(v).map((f) =>
+            compiler.write(f.type, `value.${camelCase(f.name)}`, `${name}::${v.name}.${f.name}`),
+          );
           return `case ${literal(v.name)}:\nw.variant(${i});\n${fields.join("\n")}${fields.length > 0 ? "\n" : ""}return;`;
         })
         .join("\n");
@@ -233,15 +282,21 @@ function writeBody(name: string, t: NamedTypeSpec, compiler: TypeCompiler): stri
 function readBody(name: string, t: NamedTypeSpec, compiler: TypeCompiler): string {
   switch (t.kind) {
     case "fixedBytes":
-      return t.lengthPrefixed ? `return r.fixedBytesWithLength(${t.length}, ${literal(name)});` : `return r.raw(${t.length});`;
+      return t.lengthPrefixed
+        ? `return r.fixedBytesWithLength(${t.length}, ${literal(name)});`
+        : `return r.raw(${t.length});`;
     case "bytes":
       return `return r.bytes(${literal(name)});`;
     case "struct": {
-      const reads = t.fields.map((f) => `const ${camelCase(f.name)} = ${compiler.read(f.type, `${name}.${f.name}`)};`);
+      const reads = t.fields.map(
+        (f) => `const ${camelCase(f.name)} = ${compiler.read(f.type, `${name}.${f.name}`)};`,
+      );
       return `${reads.join("\n")}\nreturn { ${t.fields.map((f) => camelCase(f.name)).join(", ")} };`;
     }
     case "tuple": {
-      const reads = t.items.map((f) => `const ${camelCase(f.name)} = ${compiler.read(f.type, `${name}.${f.name}`)};`);
+      const reads = t.items.map(
+        (f) => `const ${camelCase(f.name)} = ${compiler.read(f.type, `${name}.${f.name}`)};`,
+      );
       return `${reads.join("\n")}\nreturn [${t.items.map((f) => camelCase(f.name)).join(", ")}];`;
     }
     case "enum": {
@@ -249,7 +304,9 @@ function readBody(name: string, t: NamedTypeSpec, compiler: TypeCompiler): strin
       const cases = t.variants.map((v, i) => {
         if (isUnitOnly(t.variants)) return `case ${i}:\nreturn ${literal(v.name)};`;
         const fields = variantFields(v);
-        const reads = fields.map((f) => `const ${camelCase(f.name)} = ${compiler.read(f.type, `${name}::${v.name}.${f.name}`)};`);
+        const reads = fields.map(
+          (f) => `const ${camelCase(f.name)} = ${compiler.read(f.type, `${name}::${v.name}.${f.name}`)};`,
+        );
         const props = [`kind: ${literal(v.name)}`, ...fields.map((f) => camelCase(f.name))].join(", ");
         return `case ${i}: {\n${reads.join("\n")}${reads.length > 0 ? "\n" : ""}return { ${props} };\n}`;
       });
@@ -261,9 +318,18 @@ function readBody(name: string, t: NamedTypeSpec, compiler: TypeCompiler): strin
 function emitCodec(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
   const path = "protocol/codec.ts";
   const sf = emptySource(path);
-  sf.addStatements("/** Strict bincode codecs for every protocol type: decode rejects truncation, trailing bytes, unknown variants, bad tags and over-long lengths. */");
-  sf.addImportDeclaration({ moduleSpecifier: "./bincode.js", namedImports: ["BincodeEncodeError", "BincodeReader", "BincodeWriter"] });
-  sf.addImportDeclaration({ moduleSpecifier: "./types.js", isTypeOnly: true, namedImports: [...spec.types.keys()] });
+  sf.addStatements(
+    "/** Strict bincode codecs for every protocol type: decode rejects truncation, trailing bytes, unknown variants, bad tags and over-long lengths. */",
+  );
+  sf.addImportDeclaration({
+    moduleSpecifier: "./bincode.js",
+    namedImports: ["BincodeEncodeError", "BincodeReader", "BincodeWriter"],
+  });
+  sf.addImportDeclaration({
+    moduleSpecifier: "./types.js",
+    isTypeOnly: true,
+    namedImports: [...spec.types.keys()],
+  });
   for (const [name, t] of spec.types) {
     sf.addFunction({
       name: `write${name}`,
@@ -309,30 +375,101 @@ function emitFrame(spec: ProtocolSpec): GeneratedFile {
   const path = "protocol/frame.ts";
   const f = spec.frame;
   const sf = emptySource(path);
-  sf.addStatements("/** Frames of the host-enclave protocol, bound to the limits of spec/protocol/enclave.protocol.json. */");
-  sf.addImportDeclaration({ moduleSpecifier: "./codec.js", namedImports: [`decode${f.requestMessage}`, `decode${f.responseMessage}`, `encode${f.requestMessage}`, `encode${f.responseMessage}`] });
-  sf.addImportDeclaration({ moduleSpecifier: "./frame-runtime.js", namedImports: ["FrameReader", "encodeFrameWithLimit", "splitIntoChunks"] });
-  sf.addImportDeclaration({ moduleSpecifier: "./types.js", isTypeOnly: true, namedImports: [f.requestMessage, f.responseMessage] });
+  sf.addStatements(
+    "/** Frames of the host-enclave protocol, bound to the limits of spec/protocol/enclave.protocol.json. */",
+  );
+  sf.addImportDeclaration({
+    moduleSpecifier: "./codec.js",
+    namedImports: [
+      `decode${f.requestMessage}`,
+      `decode${f.responseMessage}`,
+      `encode${f.requestMessage}`,
+      `encode${f.responseMessage}`,
+    ],
+  });
+  sf.addImportDeclaration({
+    moduleSpecifier: "./frame-runtime.js",
+    namedImports: ["FrameReader", "encodeFrameWithLimit", "splitIntoChunks"],
+  });
+  sf.addImportDeclaration({
+    moduleSpecifier: "./types.js",
+    isTypeOnly: true,
+    namedImports: [f.requestMessage, f.responseMessage],
+  });
   const constants: [string, number, string][] = [
     ["FRAME_LENGTH_PREFIX_BYTES", f.lengthPrefixBytes, "Width of the big-endian unsigned length prefix."],
-    ["MAX_REQUEST_PAYLOAD_BYTES", f.maxRequestPayloadBytes, "Largest request payload an enclave accepts; larger prefixes are refused before reading."],
-    ["MAX_RESPONSE_PAYLOAD_BYTES", f.maxResponsePayloadBytes, "Largest response payload a host accepts; larger prefixes are refused before reading."],
+    [
+      "MAX_REQUEST_PAYLOAD_BYTES",
+      f.maxRequestPayloadBytes,
+      "Largest request payload an enclave accepts; larger prefixes are refused before reading.",
+    ],
+    [
+      "MAX_RESPONSE_PAYLOAD_BYTES",
+      f.maxResponsePayloadBytes,
+      "Largest response payload a host accepts; larger prefixes are refused before reading.",
+    ],
     ["MAX_WRITE_CHUNK_BYTES", f.maxWriteChunkBytes, "Every write of a frame is at most this many bytes."],
     ["READ_TIMEOUT_MS", f.readTimeoutMs, "A frame must complete within this time."],
-    ["REQUESTS_PER_CONNECTION", f.requestsPerConnection, "Requests served on one connection before it is closed."],
+    [
+      "REQUESTS_PER_CONNECTION",
+      f.requestsPerConnection,
+      "Requests served on one connection before it is closed.",
+    ],
   ];
   for (const [name, value, doc] of constants) {
     sf.addStatements(`/** ${doc} */\nexport const ${name} = ${value};`);
   }
   const fn = (name: string, doc: string, params: string, returns: string, body: string) =>
     sf.addStatements(`/** ${doc} */\nexport function ${name}(${params}): ${returns} {\n${body}\n}`);
-  fn("encodeRequestFrame", "A request as a complete frame (prefix and payload).", `request: ${f.requestMessage}`, "Uint8Array", `return encodeFrameWithLimit(encode${f.requestMessage}(request), MAX_REQUEST_PAYLOAD_BYTES);`);
-  fn("encodeResponseFrame", "A response as a complete frame (prefix and payload).", `response: ${f.responseMessage}`, "Uint8Array", `return encodeFrameWithLimit(encode${f.responseMessage}(response), MAX_RESPONSE_PAYLOAD_BYTES);`);
-  fn("decodeRequestPayload", "Decodes the payload of a request frame (throws BincodeDecodeError).", "payload: Uint8Array", f.requestMessage, `return decode${f.requestMessage}(payload);`);
-  fn("decodeResponsePayload", "Decodes the payload of a response frame (throws BincodeDecodeError).", "payload: Uint8Array", f.responseMessage, `return decode${f.responseMessage}(payload);`);
-  fn("newRequestFrameReader", "A reader for the one request frame of a connection (enclave side).", "maxPayloadBytes: number = MAX_REQUEST_PAYLOAD_BYTES", "FrameReader", "return new FrameReader(Math.min(maxPayloadBytes, MAX_REQUEST_PAYLOAD_BYTES));");
-  fn("newResponseFrameReader", "A reader for the one response frame of a connection (host side).", "maxPayloadBytes: number = MAX_RESPONSE_PAYLOAD_BYTES", "FrameReader", "return new FrameReader(Math.min(maxPayloadBytes, MAX_RESPONSE_PAYLOAD_BYTES));");
-  fn("frameWriteChunks", "A frame split into the writes the transport performs (each at most MAX_WRITE_CHUNK_BYTES).", "frame: Uint8Array", "Uint8Array[]", "return splitIntoChunks(frame, MAX_WRITE_CHUNK_BYTES);");
+  fn(
+    "encodeRequestFrame",
+    "A request as a complete frame (prefix and payload).",
+    `request: ${f.requestMessage}`,
+    "Uint8Array",
+    `return encodeFrameWithLimit(encode${f.requestMessage}(request), MAX_REQUEST_PAYLOAD_BYTES);`,
+  );
+  fn(
+    "encodeResponseFrame",
+    "A response as a complete frame (prefix and payload).",
+    `response: ${f.responseMessage}`,
+    "Uint8Array",
+    `return encodeFrameWithLimit(encode${f.responseMessage}(response), MAX_RESPONSE_PAYLOAD_BYTES);`,
+  );
+  fn(
+    "decodeRequestPayload",
+    "Decodes the payload of a request frame (throws BincodeDecodeError).",
+    "payload: Uint8Array",
+    f.requestMessage,
+    `return decode${f.requestMessage}(payload);`,
+  );
+  fn(
+    "decodeResponsePayload",
+    "Decodes the payload of a response frame (throws BincodeDecodeError).",
+    "payload: Uint8Array",
+    f.responseMessage,
+    `return decode${f.responseMessage}(payload);`,
+  );
+  fn(
+    "newRequestFrameReader",
+    "A reader for the one request frame of a connection (enclave side).",
+    "maxPayloadBytes: number = MAX_REQUEST_PAYLOAD_BYTES",
+    "FrameReader",
+    "return new FrameReader(Math.min(maxPayloadBytes, MAX_REQUEST_PAYLOAD_BYTES));",
+  );
+  fn(
+    "newResponseFrameReader",
+    "A reader for the one response frame of a connection (host side).",
+    "maxPayloadBytes: number = MAX_RESPONSE_PAYLOAD_BYTES",
+    "FrameReader",
+    "return new FrameReader(Math.min(maxPayloadBytes, MAX_RESPONSE_PAYLOAD_BYTES));",
+  );
+  fn(
+    "frameWriteChunks",
+    "A frame split into the writes the transport performs (each at most MAX_WRITE_CHUNK_BYTES).",
+    "frame: Uint8Array",
+    "Uint8Array[]",
+    "return splitIntoChunks(frame, MAX_WRITE_CHUNK_BYTES);",
+  );
   sf.formatText({ indentSize: 2 });
   return toGenerated(path, sf);
 }
@@ -355,7 +492,10 @@ function emitIndex(): GeneratedFile {
 
 async function copyRuntime(name: string, target: string): Promise<GeneratedFile> {
   const source = await readFile(new URL(`./runtime/${name}`, import.meta.url), "utf8");
-  return { path: target, content: GENERATED_HEADER + `// Copied from codegen/binary/runtime/${name}.\n` + source };
+  return {
+    path: target,
+    content: GENERATED_HEADER + `// Copied from codegen/binary/runtime/${name}.\n` + source,
+  };
 }
 
 export async function emitProtocol(spec: ProtocolSpec): Promise<GeneratedFile[]> {

@@ -3,7 +3,13 @@ import { readFile } from "node:fs/promises";
 
 export type JournalElement =
   | { readonly name: string; readonly doc: string; readonly kind: "bytes"; readonly length: number }
-  | { readonly name: string; readonly doc: string; readonly kind: "uint"; readonly bits: 64; readonly endianness: "big" }
+  | {
+      readonly name: string;
+      readonly doc: string;
+      readonly kind: "uint";
+      readonly bits: 64;
+      readonly endianness: "big";
+    }
   | { readonly name: string; readonly doc: string; readonly kind: "bytesList"; readonly itemLength: number };
 
 export interface JournalLayout {
@@ -21,7 +27,8 @@ function fail(where: string, message: string): never {
 }
 
 function positiveInt(value: unknown, where: string): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) fail(where, "expected a positive integer");
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1)
+    fail(where, "expected a positive integer");
   return value;
 }
 
@@ -34,13 +41,15 @@ export function parseJournalLayout(json: unknown): JournalLayout {
     const where = `elements[${i}]`;
     if (typeof raw !== "object" || raw === null) fail(where, "expected an object");
     const o = raw as Record<string, unknown>;
-    if (typeof o.name !== "string" || !/^[a-z][A-Za-z0-9]*$/.test(o.name)) fail(`${where}.name`, "expected a camelCase name");
+    if (typeof o.name !== "string" || !/^[a-z][A-Za-z0-9]*$/.test(o.name))
+      fail(`${where}.name`, "expected a camelCase name");
     const base = { name: o.name, doc: typeof o.doc === "string" ? o.doc : o.name };
     switch (o.kind) {
       case "bytes":
         return { ...base, kind: "bytes", length: positiveInt(o.length, `${where}.length`) };
       case "uint":
-        if (o.bits !== 64 || o.endianness !== "big") fail(where, "only big-endian 64-bit integers are supported");
+        if (o.bits !== 64 || o.endianness !== "big")
+          fail(where, "only big-endian 64-bit integers are supported");
         return { ...base, kind: "uint", bits: 64, endianness: "big" };
       case "bytesList":
         return { ...base, kind: "bytesList", itemLength: positiveInt(o.itemLength, `${where}.itemLength`) };
@@ -48,7 +57,8 @@ export function parseJournalLayout(json: unknown): JournalLayout {
         return fail(`${where}.kind`, `unknown kind ${String(o.kind)}`);
     }
   });
-  if (elements.filter((e) => e.kind === "bytesList").length > 1) fail("elements", "at most one variable-length element");
+  if (elements.filter((e) => e.kind === "bytesList").length > 1)
+    fail("elements", "at most one variable-length element");
   if (new Set(elements.map((e) => e.name)).size !== elements.length) fail("elements", "duplicate names");
   return { doc: root.doc, elements };
 }

@@ -27,7 +27,12 @@ export interface VariantSpec {
 }
 
 export type NamedTypeSpec =
-  | { readonly kind: "fixedBytes"; readonly length: number; readonly lengthPrefixed: boolean; readonly doc: string }
+  | {
+      readonly kind: "fixedBytes";
+      readonly length: number;
+      readonly lengthPrefixed: boolean;
+      readonly doc: string;
+    }
   | { readonly kind: "bytes"; readonly doc: string }
   | { readonly kind: "struct"; readonly fields: readonly FieldSpec[]; readonly doc: string }
   | { readonly kind: "tuple"; readonly items: readonly FieldSpec[]; readonly doc: string }
@@ -71,7 +76,8 @@ function asString(value: unknown, where: string): string {
 }
 
 function asPositiveInt(value: unknown, where: string): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) fail(where, "expected a positive integer");
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1)
+    fail(where, "expected a positive integer");
   return value;
 }
 
@@ -84,7 +90,12 @@ function parseTypeExpr(value: unknown, where: string): TypeExpr {
   if (typeof value === "string") return asString(value, where);
   const o = asObject(value, where);
   const kind = o.kind;
-  if (kind === "array") return { kind, of: parseTypeExpr(o.of, `${where}.of`), length: asPositiveInt(o.length, `${where}.length`) };
+  if (kind === "array")
+    return {
+      kind,
+      of: parseTypeExpr(o.of, `${where}.of`),
+      length: asPositiveInt(o.length, `${where}.length`),
+    };
   if (kind === "vec" || kind === "option") return { kind, of: parseTypeExpr(o.of, `${where}.of`) };
   return fail(where, `unknown type kind ${String(kind)}`);
 }
@@ -92,7 +103,10 @@ function parseTypeExpr(value: unknown, where: string): TypeExpr {
 function parseFields(value: unknown, where: string): FieldSpec[] {
   const fields = asArray(value, where).map((f, i) => {
     const o = asObject(f, `${where}[${i}]`);
-    return { name: asString(o.name, `${where}[${i}].name`), type: parseTypeExpr(o.type, `${where}[${i}].type`) };
+    return {
+      name: asString(o.name, `${where}[${i}].name`),
+      type: parseTypeExpr(o.type, `${where}[${i}].type`),
+    };
   });
   const names = new Set(fields.map((f) => f.name));
   if (names.size !== fields.length) fail(where, "duplicate field names");
@@ -106,7 +120,12 @@ function parseNamedType(name: string, value: unknown): NamedTypeSpec {
   switch (o.kind) {
     case "fixedBytes":
       if (typeof o.lengthPrefixed !== "boolean") fail(where, "lengthPrefixed must be a boolean");
-      return { kind: "fixedBytes", length: asPositiveInt(o.length, `${where}.length`), lengthPrefixed: o.lengthPrefixed, doc };
+      return {
+        kind: "fixedBytes",
+        length: asPositiveInt(o.length, `${where}.length`),
+        lengthPrefixed: o.lengthPrefixed,
+        doc,
+      };
     case "bytes":
       return { kind: "bytes", doc };
     case "struct":
@@ -117,17 +136,21 @@ function parseNamedType(name: string, value: unknown): NamedTypeSpec {
       const variants = asArray(o.variants, `${where}.variants`).map((v, i): VariantSpec => {
         const vw = `${where}.variants[${i}]`;
         const vo = asObject(v, vw);
-        if (vo.fields !== undefined && vo.items !== undefined) fail(vw, "a variant has fields or items, not both");
+        if (vo.fields !== undefined && vo.items !== undefined)
+          fail(vw, "a variant has fields or items, not both");
         const variant: VariantSpec = {
           name: asString(vo.name, `${vw}.name`),
-          ...(vo.discriminant !== undefined ? { discriminant: asPositiveInt(vo.discriminant, `${vw}.discriminant`) } : {}),
+          ...(vo.discriminant !== undefined
+            ? { discriminant: asPositiveInt(vo.discriminant, `${vw}.discriminant`) }
+            : {}),
           ...(vo.fields !== undefined ? { fields: parseFields(vo.fields, `${vw}.fields`) } : {}),
           ...(vo.items !== undefined ? { items: parseFields(vo.items, `${vw}.items`) } : {}),
         };
         return variant;
       });
       if (variants.length === 0) fail(where, "an enum needs at least one variant");
-      if (new Set(variants.map((v) => v.name)).size !== variants.length) fail(where, "duplicate variant names");
+      if (new Set(variants.map((v) => v.name)).size !== variants.length)
+        fail(where, "duplicate variant names");
       return { kind: "enum", variants, doc };
     }
     default:
@@ -138,7 +161,8 @@ function parseNamedType(name: string, value: unknown): NamedTypeSpec {
 function parseFrame(value: unknown): FrameSpec {
   const o = asObject(value, "frame");
   if (o.lengthPrefixBytes !== 4) fail("frame.lengthPrefixBytes", "only a 4-byte prefix is supported");
-  if (o.lengthPrefixEndianness !== "big") fail("frame.lengthPrefixEndianness", "only big-endian is supported");
+  if (o.lengthPrefixEndianness !== "big")
+    fail("frame.lengthPrefixEndianness", "only big-endian is supported");
   const frame: FrameSpec = {
     lengthPrefixBytes: 4,
     lengthPrefixEndianness: "big",
@@ -182,7 +206,12 @@ export function fieldsOf(named: NamedTypeSpec): [string, TypeExpr][] {
     case "tuple":
       return named.items.map((f) => [f.name, f.type]);
     case "enum":
-      return named.variants.flatMap((v) => [...(v.fields ?? []), ...(v.items ?? [])].map((f): [string, TypeExpr] => [`${v.name}.${f.name}`, f.type]));
+      return named.variants.flatMap((v) =>
+        [...(v.fields ?? []), ...(v.items ?? [])].map((f): [string, TypeExpr] => [
+          `${v.name}.${f.name}`,
+          f.type,
+        ]),
+      );
     default:
       return [];
   }
@@ -199,7 +228,8 @@ export function parseProtocolSpec(json: unknown): ProtocolSpec {
   checkReferences(types);
   const frame = parseFrame(root.frame);
   for (const message of [frame.requestMessage, frame.responseMessage]) {
-    if (types.get(message)?.kind !== "enum") fail("frame", `message type ${message} must be an enum in types`);
+    if (types.get(message)?.kind !== "enum")
+      fail("frame", `message type ${message} must be an enum in types`);
   }
   return { doc: asString(root.doc, "doc"), frame, types };
 }

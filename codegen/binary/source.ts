@@ -7,7 +7,11 @@ let project: Project | undefined;
 function sharedProject(): Project {
   project ??= new Project({
     useInMemoryFileSystem: true,
-    manipulationSettings: { indentationText: IndentationText.TwoSpaces, quoteKind: QuoteKind.Double, useTrailingCommas: true },
+    manipulationSettings: {
+      indentationText: IndentationText.TwoSpaces,
+      quoteKind: QuoteKind.Double,
+      useTrailingCommas: true,
+    },
   });
   return project;
 }

@@ -49,7 +49,8 @@ export class BincodeWriter {
 
   /** A raw byte (u8, Option tag, bool). */
   u8(value: number): void {
-    if (!Number.isInteger(value) || value < 0 || value > 0xff) throw new BincodeEncodeError(`u8 out of range: ${value}`);
+    if (!Number.isInteger(value) || value < 0 || value > 0xff)
+      throw new BincodeEncodeError(`u8 out of range: ${value}`);
     this.reserve(1);
     this.buffer[this.length++] = value;
   }
@@ -97,13 +98,15 @@ export class BincodeWriter {
 
   /** Length-prefixed bytes whose length is fixed by the type (alloy B256 and friends). */
   fixedBytesWithLength(value: Uint8Array, length: number, what: string): void {
-    if (value.length !== length) throw new BincodeEncodeError(`${what} must be ${length} bytes, got ${value.length}`);
+    if (value.length !== length)
+      throw new BincodeEncodeError(`${what} must be ${length} bytes, got ${value.length}`);
     this.bytes(value);
   }
 
   /** A fixed array of bytes, no length. */
   fixedArray(value: Uint8Array, length: number, what: string): void {
-    if (value.length !== length) throw new BincodeEncodeError(`${what} must be ${length} bytes, got ${value.length}`);
+    if (value.length !== length)
+      throw new BincodeEncodeError(`${what} must be ${length} bytes, got ${value.length}`);
     this.raw(value);
   }
 
@@ -199,9 +202,11 @@ export class BincodeReader {
       this.offset = start;
       this.fail(`varint overflow: ${width * 8}-bit value for a u${bits}`);
     }
-    if (width > this.remaining) this.fail(`truncated varint: expected ${width} bytes, ${this.remaining} left`);
+    if (width > this.remaining)
+      this.fail(`truncated varint: expected ${width} bytes, ${this.remaining} left`);
     let value = 0n;
-    for (let i = width - 1; i >= 0; i--) value = (value << 8n) | BigInt(this.input[this.offset + i] as number);
+    for (let i = width - 1; i >= 0; i--)
+      value = (value << 8n) | BigInt(this.input[this.offset + i] as number);
     this.offset += width;
     if (value < floor) {
       this.offset = start;

@@ -35,9 +35,11 @@ export function encodeFrameWithLimit(payload: Uint8Array, maxPayloadBytes: numbe
 
 /** Splits bytes into consecutive views of at most `maxChunkBytes` each (no copies). */
 export function splitIntoChunks(bytes: Uint8Array, maxChunkBytes: number): Uint8Array[] {
-  if (!Number.isInteger(maxChunkBytes) || maxChunkBytes < 1) throw new RangeError(`bad chunk size ${maxChunkBytes}`);
+  if (!Number.isInteger(maxChunkBytes) || maxChunkBytes < 1)
+    throw new RangeError(`bad chunk size ${maxChunkBytes}`);
   const chunks: Uint8Array[] = [];
-  for (let at = 0; at < bytes.length; at += maxChunkBytes) chunks.push(bytes.subarray(at, at + maxChunkBytes));
+  for (let at = 0; at < bytes.length; at += maxChunkBytes)
+    chunks.push(bytes.subarray(at, at + maxChunkBytes));
   return chunks;
 }
 
@@ -103,7 +105,10 @@ export class FrameReader {
   /** Call when the stream ends: throws FrameError unless a complete frame was read. */
   finish(): void {
     if (!this.done) {
-      const state = this.announced === undefined ? `${this.prefixFilled} of ${FRAME_PREFIX_BYTES} prefix bytes` : `${this.received} of ${this.announced} payload bytes`;
+      const state =
+        this.announced === undefined
+          ? `${this.prefixFilled} of ${FRAME_PREFIX_BYTES} prefix bytes`
+          : `${this.received} of ${this.announced} payload bytes`;
       throw new FrameError(`stream ended inside a frame after ${state}`);
     }
   }

@@ -30,11 +30,17 @@ describe("frame encoding (golden)", () => {
   });
 
   it("Error response: length 6", () => {
-    expect(encodeResponseFrame({ kind: "Error", message: "boom" })).toEqual(bytes("00000006", "03", "04", "626f6f6d"));
+    expect(encodeResponseFrame({ kind: "Error", message: "boom" })).toEqual(
+      bytes("00000006", "03", "04", "626f6f6d"),
+    );
   });
 
   it("a 300-byte prefix is big-endian", () => {
-    const frame = encodeRequestFrame({ kind: "SignerAttestation", userData: new Uint8Array(294), nonce: null });
+    const frame = encodeRequestFrame({
+      kind: "SignerAttestation",
+      userData: new Uint8Array(294),
+      nonce: null,
+    });
     // payload: 02, 01, fb 2601 (294), 294 bytes, 00 = 300 bytes
     expect(frame.subarray(0, 4)).toEqual(bytes("0000012c"));
     expect(frame.length).toBe(304);
@@ -44,22 +50,30 @@ describe("frame encoding (golden)", () => {
 describe("FrameReader", () => {
   it("reassembles a frame delivered in arbitrary pieces", () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 3000 }), fc.array(fc.integer({ min: 1, max: 700 }), { minLength: 1 }), (userData, cuts) => {
-        const frame = encodeRequestFrame({ kind: "SignerAttestation", userData, nonce: null });
-        const reader = newRequestFrameReader();
-        let payload: Uint8Array | undefined;
-        let at = 0;
-        let i = 0;
-        while (at < frame.length) {
-          const size = cuts[i++ % cuts.length] as number;
-          expect(payload).toBeUndefined();
-          payload = reader.push(frame.subarray(at, at + size));
-          at += size;
-        }
-        expect(payload).toBeDefined();
-        reader.finish();
-        expect(decodeRequestPayload(payload as Uint8Array)).toEqual({ kind: "SignerAttestation", userData, nonce: null });
-      }),
+      fc.property(
+        fc.uint8Array({ maxLength: 3000 }),
+        fc.array(fc.integer({ min: 1, max: 700 }), { minLength: 1 }),
+        (userData, cuts) => {
+          const frame = encodeRequestFrame({ kind: "SignerAttestation", userData, nonce: null });
+          const reader = newRequestFrameReader();
+          let payload: Uint8Array | undefined;
+          let at = 0;
+          let i = 0;
+          while (at < frame.length) {
+            const size = cuts[i++ % cuts.length] as number;
+            expect(payload).toBeUndefined();
+            payload = reader.push(frame.subarray(at, at + size));
+            at += size;
+          }
+          expect(payload).toBeDefined();
+          reader.finish();
+          expect(decodeRequestPayload(payload as Uint8Array)).toEqual({
+            kind: "SignerAttestation",
+            userData,
+            nonce: null,
+          });
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -69,7 +83,9 @@ describe("FrameReader", () => {
     expect(reader.push(bytes("0000"))).toBeUndefined();
     expect(() => reader.push(bytes("0401"))).toThrow(FrameTooLargeError);
     const max = newRequestFrameReader();
-    expect(() => max.push(bytes("ffffffff"))).toThrow(/frame length 4294967295 exceeds the maximum of 1073741824 bytes/);
+    expect(() => max.push(bytes("ffffffff"))).toThrow(
+      /frame length 4294967295 exceeds the maximum of 1073741824 bytes/,
+    );
     expect(() => newRequestFrameReader().push(bytes("40000001"))).toThrow(FrameTooLargeError);
     expect(newRequestFrameReader().push(bytes("40000000"))).toBeUndefined();
   });
@@ -105,7 +121,10 @@ describe("FrameReader", () => {
 
 describe("write chunks", () => {
   it("split a frame into pieces of at most 28 KiB that concatenate back", () => {
-    const frame = encodeRequestFrame({ kind: "Prove", preimages: [[{ data: new Uint8Array(31), keyType: "Local" }, new Uint8Array(100_000).fill(7)]] });
+    const frame = encodeRequestFrame({
+      kind: "Prove",
+      preimages: [[{ data: new Uint8Array(31), keyType: "Local" }, new Uint8Array(100_000).fill(7)]],
+    });
     const chunks = frameWriteChunks(frame);
     expect(chunks.length).toBe(Math.ceil(frame.length / MAX_WRITE_CHUNK_BYTES));
     for (const chunk of chunks) expect(chunk.length).toBeLessThanOrEqual(MAX_WRITE_CHUNK_BYTES);

@@ -1,6 +1,11 @@
 /** Journal golden vectors typed out by hand from spec/journal/journal.layout.json (packed, big-endian). */
 import { describe, expect, it } from "vitest";
-import { JournalLayoutError, packJournal, unpackJournal, type Journal } from "../../../generated/journal/index.js";
+import {
+  JournalLayoutError,
+  packJournal,
+  unpackJournal,
+  type Journal,
+} from "../../../generated/journal/index.js";
 import { bytes, repeat } from "./hex.js";
 
 const PROPOSER = "f39fd6e51aad88f6f4ce6ab8827279cfffb92266";
@@ -81,7 +86,9 @@ describe("journal golden vectors", () => {
     };
     expect(packJournal(ok).length).toBe(196);
     expect(() => packJournal({ ...ok, proposer: new Uint8Array(32) })).toThrow(/proposer must be 20 bytes/);
-    expect(() => packJournal({ ...ok, intermediateRoots: [new Uint8Array(31)] })).toThrow(/intermediateRoots\[\] must be 32 bytes/);
+    expect(() => packJournal({ ...ok, intermediateRoots: [new Uint8Array(31)] })).toThrow(
+      /intermediateRoots\[\] must be 32 bytes/,
+    );
     expect(() => packJournal({ ...ok, endingL2Block: 1n << 64n })).toThrow(/endingL2Block must be a u64/);
   });
 });

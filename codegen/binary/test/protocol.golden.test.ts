@@ -37,11 +37,23 @@ describe("PreimageKey golden vectors: 31 data bytes, then the key type's variant
       key(`${repeat("00", 30)}01`, "Local"),
       bytes(repeat("00", 30), "01", /* variant Local = 0 */ "00"),
     ],
-    ["Keccak256", key(KECCAK_ABC_DATA, "Keccak256"), bytes(KECCAK_ABC_DATA, /* variant Keccak256 = 1 */ "01")],
-    ["GlobalGeneric", key(repeat("11", 31), "GlobalGeneric"), bytes(repeat("11", 31), /* variant GlobalGeneric = 2 */ "02")],
+    [
+      "Keccak256",
+      key(KECCAK_ABC_DATA, "Keccak256"),
+      bytes(KECCAK_ABC_DATA, /* variant Keccak256 = 1 */ "01"),
+    ],
+    [
+      "GlobalGeneric",
+      key(repeat("11", 31), "GlobalGeneric"),
+      bytes(repeat("11", 31), /* variant GlobalGeneric = 2 */ "02"),
+    ],
     ["Sha256", key(SHA256_ABC_DATA, "Sha256"), bytes(SHA256_ABC_DATA, /* variant Sha256 = 3 */ "03")],
     ["Blob", key(repeat("22", 31), "Blob"), bytes(repeat("22", 31), /* variant Blob = 4 */ "04")],
-    ["Precompile", key(repeat("33", 31), "Precompile"), bytes(repeat("33", 31), /* variant Precompile = 5 */ "05")],
+    [
+      "Precompile",
+      key(repeat("33", 31), "Precompile"),
+      bytes(repeat("33", 31), /* variant Precompile = 5 */ "05"),
+    ],
   ];
   for (const [name, value, wire] of cases) {
     it(name, () => {
@@ -101,7 +113,10 @@ describe("Request golden vectors", () => {
   });
 
   it("SignerAttestation without user_data and nonce", () => {
-    checkRequest({ kind: "SignerAttestation", userData: null, nonce: null }, bytes("02", /* None */ "00", /* None */ "00"));
+    checkRequest(
+      { kind: "SignerAttestation", userData: null, nonce: null },
+      bytes("02", /* None */ "00", /* None */ "00"),
+    );
   });
 
   it("SignerAttestation with user_data and nonce", () => {
@@ -145,15 +160,18 @@ function proposal(fill: { root: string; sig: string; prev: string }, l2BlockNumb
 }
 
 /** A Proposal's bytes, written out field by field. */
-function proposalWire(fill: { root: string; sig: string; prev: string }, l2BlockNumberVarint: string): string {
+function proposalWire(
+  fill: { root: string; sig: string; prev: string },
+  l2BlockNumberVarint: string,
+): string {
   return [
-    "20", repeat(fill.root, 32), // output_root: B256, length 32 then 32 bytes
-    "41", repeat(fill.sig, 65), // signature: Bytes, length 65 (0x41) then 65 bytes
-    "20", repeat("e1", 32), // l1_origin_hash: B256
+    `20${repeat(fill.root, 32)}`, // output_root: B256, length 32 then 32 bytes
+    `41${repeat(fill.sig, 65)}`, // signature: Bytes, length 65 (0x41) then 65 bytes
+    `20${repeat("e1", 32)}`, // l1_origin_hash: B256
     "fc 70110100", // l1_origin_number 70000 = 0x00011170: 0xfc + u32 LE
     l2BlockNumberVarint, // l2_block_number
-    "20", repeat(fill.prev, 32), // prev_output_root: B256
-    "20", repeat("c0", 32), // config_hash: B256
+    `20${repeat(fill.prev, 32)}`, // prev_output_root: B256
+    `20${repeat("c0", 32)}`, // config_hash: B256
   ].join("");
 }
 
@@ -175,7 +193,11 @@ describe("Response golden vectors", () => {
   it("Error with a message", () => {
     checkResponse(
       { kind: "Error", message: "UnsupportedChain: 42" },
-      bytes("03", /* Response::Error */ "14", /* 20 UTF-8 bytes */ "556e737570706f72746564436861696e3a203432" /* "UnsupportedChain: 42" */),
+      bytes(
+        "03",
+        /* Response::Error */ "14",
+        /* 20 UTF-8 bytes */ "556e737570706f72746564436861696e3a203432" /* "UnsupportedChain: 42" */,
+      ),
     );
   });
 

@@ -26,7 +26,8 @@ describe("decoder rejections", () => {
 
   it("a truncated Prove request (at every cut)", () => {
     const full = bytes("00", "01", repeat("11", 31), "02", "03", "616263");
-    for (let cut = 0; cut < full.length; cut++) rejects(decodeRequest, full.subarray(0, cut), /truncated|exceeds/);
+    for (let cut = 0; cut < full.length; cut++)
+      rejects(decodeRequest, full.subarray(0, cut), /truncated|exceeds/);
   });
 
   it("trailing bytes after a complete message", () => {
@@ -38,7 +39,11 @@ describe("decoder rejections", () => {
     rejects(decodeRequest, bytes("03"), /Request: unknown variant index 3/);
     rejects(decodeResponse, bytes("04"), /Response: unknown variant index 4/);
     rejects(decodeResponse, bytes("00", "01"), /ProofResult: unknown variant index 1/);
-    rejects(decodeRequest, bytes("00", "01", repeat("11", 31), "06", "00"), /PreimageKeyType: unknown variant index 6/);
+    rejects(
+      decodeRequest,
+      bytes("00", "01", repeat("11", 31), "06", "00"),
+      /PreimageKeyType: unknown variant index 6/,
+    );
     rejects(decodeRequest, bytes("fc ffffffff"), /unknown variant index 4294967295/);
   });
 
@@ -48,7 +53,11 @@ describe("decoder rejections", () => {
     // 2 preimages announced, room for one (each needs at least 33 bytes).
     rejects(decodeRequest, bytes("00", "02", repeat("11", 31), "02", "00", "00"), /exceeds/);
     // A 1000-byte value announced with 3 bytes left.
-    rejects(decodeRequest, bytes("00", "01", repeat("11", 31), "02", "fb e803", "616263"), /length 1000 exceeds the 3 bytes left/);
+    rejects(
+      decodeRequest,
+      bytes("00", "01", repeat("11", 31), "02", "fb e803", "616263"),
+      /length 1000 exceeds the 3 bytes left/,
+    );
     // An attestation document announced at 4 GiB.
     rejects(decodeResponse, bytes("02", "fc ffffffff"), /exceeds/);
   });
@@ -68,7 +77,23 @@ describe("decoder rejections", () => {
 
   it("a B256 whose length prefix is not 32", () => {
     const proposal = (rootLength: string, root: string) =>
-      bytes("00", "00", rootLength, root, "41", repeat("5a", 65), "20", repeat("e1", 32), "01", "02", "20", repeat("aa", 32), "20", repeat("c0", 32), "00");
+      bytes(
+        "00",
+        "00",
+        rootLength,
+        root,
+        "41",
+        repeat("5a", 65),
+        "20",
+        repeat("e1", 32),
+        "01",
+        "02",
+        "20",
+        repeat("aa", 32),
+        "20",
+        repeat("c0", 32),
+        "00",
+      );
     rejects(decodeResponse, proposal("1f", repeat("bb", 31)), /B256: length must be 32, got 31/);
     rejects(decodeResponse, proposal("21", repeat("bb", 33)), /B256: length must be 32, got 33/);
     expect(decodeResponse(proposal("20", repeat("bb", 32))).kind).toBe("Prove");
@@ -91,7 +116,10 @@ describe("decoder rejections", () => {
 describe("encoder refusals", () => {
   it("a key whose data is not 31 bytes", () => {
     expect(() =>
-      encodeRequest({ kind: "Prove", preimages: [[{ data: new Uint8Array(32), keyType: "Local" }, new Uint8Array(0)]] }),
+      encodeRequest({
+        kind: "Prove",
+        preimages: [[{ data: new Uint8Array(32), keyType: "Local" }, new Uint8Array(0)]],
+      }),
     ).toThrow(BincodeEncodeError);
   });
 
@@ -105,9 +133,16 @@ describe("encoder refusals", () => {
       prevOutputRoot: new Uint8Array(32),
       configHash: new Uint8Array(32),
     };
-    const response = (p: typeof proposal) => ({ kind: "Prove" as const, result: { kind: "Tee" as const, aggregateProposal: p, proposals: [] } });
-    expect(() => encodeResponse(response({ ...proposal, outputRoot: new Uint8Array(31) }))).toThrow(/B256 must be 32 bytes/);
-    expect(() => encodeResponse(response({ ...proposal, l2BlockNumber: 1n << 64n }))).toThrow(/u64 out of range/);
+    const response = (p: typeof proposal) => ({
+      kind: "Prove" as const,
+      result: { kind: "Tee" as const, aggregateProposal: p, proposals: [] },
+    });
+    expect(() => encodeResponse(response({ ...proposal, outputRoot: new Uint8Array(31) }))).toThrow(
+      /B256 must be 32 bytes/,
+    );
+    expect(() => encodeResponse(response({ ...proposal, l2BlockNumber: 1n << 64n }))).toThrow(
+      /u64 out of range/,
+    );
     expect(() => encodeResponse(response({ ...proposal, l1OriginNumber: -1n }))).toThrow(/u64 out of range/);
   });
 });

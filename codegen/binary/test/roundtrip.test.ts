@@ -39,22 +39,40 @@ const proposal: fc.Arbitrary<Proposal> = fc.record({
   configHash: b256,
 });
 
-const proofResult = fc.record({ kind: fc.constant("Tee" as const), aggregateProposal: proposal, proposals: fc.array(proposal, { maxLength: 5 }) });
+const proofResult = fc.record({
+  kind: fc.constant("Tee" as const),
+  aggregateProposal: proposal,
+  proposals: fc.array(proposal, { maxLength: 5 }),
+});
 
 const request: fc.Arbitrary<Request> = fc.oneof(
-  fc.record({ kind: fc.constant("Prove" as const), preimages: fc.array(fc.tuple(preimageKey, bytesArb), { maxLength: 6 }) }),
+  fc.record({
+    kind: fc.constant("Prove" as const),
+    preimages: fc.array(fc.tuple(preimageKey, bytesArb), { maxLength: 6 }),
+  }),
   fc.constant({ kind: "SignerPublicKey" as const }),
-  fc.record({ kind: fc.constant("SignerAttestation" as const), userData: fc.option(bytesArb, { nil: null }), nonce: fc.option(bytesArb, { nil: null }) }),
+  fc.record({
+    kind: fc.constant("SignerAttestation" as const),
+    userData: fc.option(bytesArb, { nil: null }),
+    nonce: fc.option(bytesArb, { nil: null }),
+  }),
 );
 
 const response: fc.Arbitrary<Response> = fc.oneof(
   fc.record({ kind: fc.constant("Prove" as const), result: proofResult }),
   fc.record({ kind: fc.constant("SignerPublicKey" as const), publicKey: bytesArb }),
-  fc.record({ kind: fc.constant("SignerAttestation" as const), document: fc.uint8Array({ maxLength: 5000 }) }),
+  fc.record({
+    kind: fc.constant("SignerAttestation" as const),
+    document: fc.uint8Array({ maxLength: 5000 }),
+  }),
   fc.record({ kind: fc.constant("Error" as const), message: fc.string({ unit: "grapheme", maxLength: 80 }) }),
 );
 
-function roundTrips<T>(arb: fc.Arbitrary<T>, encode: (v: T) => Uint8Array, decode: (b: Uint8Array) => T): void {
+function roundTrips<T>(
+  arb: fc.Arbitrary<T>,
+  encode: (v: T) => Uint8Array,
+  decode: (b: Uint8Array) => T,
+): void {
   fc.assert(
     fc.property(arb, (value) => {
       const wire = encode(value);
