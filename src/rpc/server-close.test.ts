@@ -1,0 +1,154 @@
+import { spawn } from "node:child_process";
+import http from "node:http";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { createRpcServer, type RpcServer } from "./server.js";
+import { ListenError } from "./server-errors.js";
+import { createTestMethods } from "./test/methods.js";
+
+async function startServer(): Promise<{ server: RpcServer; port: number }> {
+  const server = createRpcServer({ methods: createTestMethods().methods, host: "127.0.0.1", port: 0 });
+  return { server, port: await server.listen() };
+}
+
+function rpcBody(id: number, method: string, params: unknown[]): string {
+  return JSON.stringify({ jsonrpc: "2.0", id, method, params });
+}
+
+/** POST over a fresh connection (never a pooled one) or through the given agent. */
+function postRaw(
+  port: number,
+  body: string,
+  agent: http.Agent | false = false,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: "/",
+        agent,
+        headers: { "content-type": "application/json" },
+      },
+      (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (part: string) => (text += part));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, text }));
+        response.on("error", reject);
+      },
+    );
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
+async function inFlight(server: RpcServer): Promise<number> {
+  const text = await server.metrics.exposition();
+  const match = /^jsonrpc_in_flight_requests (\d+)$/m.exec(text);
+  return Number(match?.[1] ?? "NaN");
+}
+
+async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe("graceful close", () => {
+  it("drains an in-flight request, refuses new connections and answers 503 on open ones", async () => {
+    const { server, port } = await startServer();
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    // An idle keep-alive connection, opened before the close.
+    expect((await postRaw(port, rpcBody(1, "test_add", [1, 1]), agent)).status).toBe(200);
+
+    const slow = postRaw(port, rpcBody(2, "test_sleep", [400]));
+    await waitFor(async () => (await inFlight(server)) === 1);
+    const started = Date.now();
+    const closed = server.close({ drainMs: 5000 });
+
+    await expect(postRaw(port, rpcBody(3, "test_add", [1, 2]))).rejects.toMatchObject({
+      code: "ECONNREFUSED",
+    });
+    const onOpenConnection = await postRaw(port, rpcBody(4, "test_add", [1, 2]), agent);
+    expect(onOpenConnection.status).toBe(503);
+    expect(JSON.parse(onOpenConnection.text)).toMatchObject({ error: { code: -32000 } });
+
+    expect(JSON.parse((await slow).text)).toEqual({ jsonrpc: "2.0", id: 2, result: "slept 400" });
+    await closed;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    agent.destroy();
+  });
+
+  it("cuts off requests still running after drainMs", async () => {
+    const { server, port } = await startServer();
+    const slow = postRaw(port, rpcBody(1, "test_sleep", [10_000]));
+    await waitFor(async () => (await inFlight(server)) === 1);
+    const started = Date.now();
+    await server.close({ drainMs: 100 });
+    expect(Date.now() - started).toBeLessThan(2000);
+    await expect(slow).rejects.toThrow();
+  });
+
+  it("closes websocket connections with 1001 and closes an idle server at once", async () => {
+    const { server, port } = await startServer();
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/`);
+    await once(socket, "open");
+    const closeEvent = once(socket, "close");
+    await server.close({ drainMs: 1000 });
+    const [code] = (await closeEvent) as [number];
+    expect(code).toBe(1001);
+    // Closing twice is harmless.
+    await server.close();
+  });
+
+  it("reports a port already in use", async () => {
+    const { server, port } = await startServer();
+    const second = createRpcServer({ methods: new Map(), host: "127.0.0.1", port });
+    await expect(second.listen()).rejects.toBeInstanceOf(ListenError);
+    await second.close();
+    await server.close();
+  });
+
+  it("drains on SIGTERM in a real process and exits 0", async () => {
+    const fixture = fileURLToPath(new URL("./test/serve-fixture.ts", import.meta.url));
+    const child = spawn(process.execPath, ["--import", "tsx", fixture], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    let stdout = "";
+    const port = await new Promise<number>((resolve, reject) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const match = /port=(\d+)/.exec(stdout);
+        if (match) resolve(Number(match[1]));
+      });
+      child.once("exit", (code) => reject(new Error(`fixture exited early (${code}): ${stderr}`)));
+    });
+    const slow = postRaw(port, rpcBody(1, "test_sleep", [500]));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const exited = once(child, "exit");
+    child.kill("SIGTERM");
+    expect(JSON.parse((await slow).text)).toEqual({ jsonrpc: "2.0", id: 1, result: "slept 500" });
+    const [code] = (await exited) as [number];
+    expect(code).toBe(0);
+    const lines = stderr
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { msg: string; level: string });
+    expect(lines.map((line) => line.msg)).toEqual(
+      expect.arrayContaining([
+        "JSON-RPC server listening",
+        "shutting down",
+        "draining JSON-RPC server",
+        "shutdown complete",
+      ]),
+    );
+  });
+});
