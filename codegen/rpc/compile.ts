@@ -1,0 +1,253 @@
+/** Compiles spec/typespec/main.tsp with the TypeSpec compiler API and reads it into an RpcSpec. */
+import { fileURLToPath } from "node:url";
+import {
+  compile,
+  formatDiagnostic,
+  getDoc,
+  getPattern,
+  getReturnsDoc,
+  isArrayModelType,
+  isErrorModel,
+  NodeHost,
+  type Interface,
+  type Model,
+  type ModelProperty,
+  type Operation,
+  type Program,
+  type Scalar,
+  type Type,
+  type Union,
+} from "@typespec/compiler";
+import type {
+  Decl,
+  ErrorDecl,
+  MethodDecl,
+  ParamStructure,
+  PropertyDecl,
+  RpcSpec,
+  ScalarCodec,
+  ServiceDecl,
+  WireType,
+} from "./model.js";
+
+export const TYPESPEC_MAIN = fileURLToPath(new URL("../../spec/typespec/main.tsp", import.meta.url));
+
+/** Thrown when the TypeSpec sources do not compile or use a construct codegen does not support. */
+export class SpecError extends Error {
+  override readonly name = "SpecError";
+}
+
+/** Compiles the TypeSpec sources; throws SpecError listing every diagnostic on failure. */
+export async function compileTypeSpec(main = TYPESPEC_MAIN): Promise<Program> {
+  const program = await compile(NodeHost, main, { noEmit: true, warningAsError: true });
+  if (program.diagnostics.length > 0) {
+    throw new SpecError(
+      `TypeSpec compilation failed:\n${program.diagnostics.map((d) => formatDiagnostic(d)).join("\n")}`,
+    );
+  }
+  return program;
+}
+
+/** Reads the arguments a decorator of spec/typespec/lib/rpc.tsp recorded on a type. */
+function decoratorArgs(program: Program, decorator: string, target: Type): unknown[] | undefined {
+  return program.stateMap(Symbol.for(`op-enclave-suite.rpc.${decorator}`)).get(target) as
+    unknown[] | undefined;
+}
+
+function docOf(program: Program, type: Type): { doc?: string } {
+  const doc = getDoc(program, type);
+  return doc === undefined ? {} : { doc };
+}
+
+const STD_SCALARS: Record<string, WireType> = {
+  string: { kind: "string" },
+  boolean: { kind: "boolean" },
+  float64: { kind: "number" },
+};
+
+/** Walks the services of a compiled program into an RpcSpec. */
+export function readSpec(program: Program): RpcSpec {
+  const decls = new Map<string, Decl>();
+  const errors = new Map<string, ErrorDecl>();
+  const declared = new Map<string, Type>();
+
+  const claimName = (name: string, type: Type): void => {
+    const previous = declared.get(name);
+    if (previous !== undefined && previous !== type) throw new SpecError(`two types are named ${name}`);
+    declared.set(name, type);
+  };
+
+  const wireType = (type: Type, where: string): WireType => {
+    switch (type.kind) {
+      case "Intrinsic":
+        if (type.name === "null") return { kind: "null" };
+        break;
+      case "String":
+      case "Number":
+      case "Boolean":
+        return { kind: "literal", value: type.value };
+      case "Scalar":
+        return scalarRef(type, where);
+      case "Model":
+        if (isArrayModelType(type))
+          return { kind: "array", items: wireType(type.indexer.value, `${where}[]`) };
+        if (type.name === "") break;
+        modelDecl(type);
+        return { kind: "ref", name: type.name };
+      case "Union":
+        if (type.name === undefined) {
+          return { kind: "union", variants: [...type.variants.values()].map((v) => wireType(v.type, where)) };
+        }
+        unionDecl(type);
+        return { kind: "ref", name: type.name };
+    }
+    throw new SpecError(
+      `${where}: unsupported type (${type.kind}); use named models, unions and rpc scalars`,
+    );
+  };
+
+  const scalarRef = (scalar: Scalar, where: string): WireType => {
+    const args = decoratorArgs(program, "codec", scalar);
+    if (args === undefined) {
+      const std = STD_SCALARS[scalar.name];
+      if (std === undefined || scalar.namespace?.name !== "TypeSpec") {
+        throw new SpecError(`${where}: scalar ${scalar.name} has no @codec`);
+      }
+      return std;
+    }
+    if (!decls.has(scalar.name)) {
+      claimName(scalar.name, scalar);
+      const [kind, options] = args as [ScalarCodec["kind"], Omit<ScalarCodec, "kind"> | undefined];
+      const pattern = getPattern(program, scalar);
+      decls.set(scalar.name, {
+        kind: "scalar",
+        name: scalar.name,
+        ...docOf(program, scalar),
+        ...expectsOf(scalar),
+        codec: { kind, ...options },
+        ...(pattern === undefined ? {} : { pattern }),
+      });
+    }
+    return { kind: "ref", name: scalar.name };
+  };
+
+  const expectsOf = (type: Type): { expects?: string } => {
+    const args = decoratorArgs(program, "expects", type);
+    return args === undefined ? {} : { expects: String(args[0]) };
+  };
+
+  const propertiesOf = (model: Model): PropertyDecl[] => {
+    const own = [...model.properties.values()].map((p) => propertyDecl(p, `${model.name}.${p.name}`));
+    return model.baseModel === undefined ? own : [...propertiesOf(model.baseModel), ...own];
+  };
+
+  const propertyDecl = (prop: ModelProperty, where: string): PropertyDecl => ({
+    name: prop.name,
+    ...docOf(program, prop),
+    optional: prop.optional,
+    type: wireType(prop.type, where),
+  });
+
+  const modelDecl = (model: Model): void => {
+    if (decls.has(model.name)) return;
+    if (isErrorModel(program, model)) throw new SpecError(`error model ${model.name} used as a data type`);
+    claimName(model.name, model);
+    // Reserve the name first so that a (not supported) recursive model fails in dependencyOrder.
+    const properties = propertiesOf(model);
+    decls.set(model.name, {
+      kind: "model",
+      name: model.name,
+      ...docOf(program, model),
+      ...expectsOf(model),
+      properties,
+    });
+  };
+
+  const unionDecl = (union: Union): void => {
+    const name = union.name as string;
+    if (decls.has(name)) return;
+    claimName(name, union);
+    const variants = [...union.variants.values()].map((v) => ({
+      ...(typeof v.name === "string" ? { name: v.name } : {}),
+      type: wireType(v.type, `${name}.${String(v.name)}`),
+    }));
+    decls.set(name, { kind: "union", name, ...docOf(program, union), ...expectsOf(union), variants });
+  };
+
+  const errorDecl = (model: Model): string => {
+    if (errors.has(model.name)) return model.name;
+    const code = model.properties.get("code")?.type;
+    const message = model.properties.get("message")?.type;
+    if (code?.kind !== "Number" || message?.kind !== "String") {
+      throw new SpecError(`error ${model.name}: needs literal code and message properties`);
+    }
+    const data = model.properties.get("data");
+    errors.set(model.name, {
+      name: model.name,
+      ...docOf(program, model),
+      code: code.value,
+      message: message.value,
+      ...(data === undefined ? {} : { data: wireType(data.type, `${model.name}.data`) }),
+    });
+    return model.name;
+  };
+
+  const methodDecl = (op: Operation, iface: Interface): MethodDecl => {
+    const structure = (decoratorArgs(program, "paramStructure", op) ??
+      decoratorArgs(program, "paramStructure", iface) ?? ["by-position"])[0] as ParamStructure;
+    const params = [...op.parameters.properties.values()].map((p) => ({
+      name: p.name,
+      ...docOf(program, p),
+      required: !p.optional,
+      type: wireType(p.type, `${op.name}(${p.name})`),
+    }));
+    const firstOptional = params.findIndex((p) => !p.required);
+    if (firstOptional >= 0 && params.slice(firstOptional).some((p) => p.required)) {
+      throw new SpecError(`${op.name}: a required parameter follows an optional one`);
+    }
+    const returned =
+      op.returnType.kind === "Union" && op.returnType.name === undefined
+        ? [...op.returnType.variants.values()].map((v) => v.type)
+        : [op.returnType];
+    const errorNames: string[] = [];
+    const results: WireType[] = [];
+    for (const type of returned) {
+      if (type.kind === "Model" && isErrorModel(program, type)) errorNames.push(errorDecl(type));
+      else results.push(wireType(type, `${op.name} result`));
+    }
+    const [first] = results;
+    if (first === undefined) throw new SpecError(`${op.name}: no result type`);
+    const resultName = decoratorArgs(program, "resultName", op)?.[0];
+    const resultDoc = getReturnsDoc(program, op);
+    return {
+      name: op.name,
+      ...docOf(program, op),
+      paramStructure: structure,
+      params,
+      result: {
+        name: typeof resultName === "string" ? resultName : "result",
+        ...(resultDoc === undefined ? {} : { doc: resultDoc }),
+        type: results.length === 1 ? first : { kind: "union", variants: results },
+      },
+      errors: errorNames,
+    };
+  };
+
+  const services: ServiceDecl[] = [];
+  const serviceState = program.stateMap(Symbol.for("op-enclave-suite.rpc.rpcService"));
+  for (const [target, args] of serviceState) {
+    if (target.kind !== "Interface") continue;
+    const [id, title, version] = args as [string, string, string];
+    const methods = [...target.operations.values()].map((op) => methodDecl(op, target));
+    services.push({ id, title, version, ...docOf(program, target), methods });
+  }
+  if (services.length === 0) throw new SpecError("no @rpcService interface found");
+
+  const byName = <T extends { name: string }>(a: T, b: T): number =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  return {
+    decls: [...decls.values()].sort(byName),
+    errors: [...errors.values()].sort(byName),
+    services: services.sort((a, b) => (a.id < b.id ? -1 : 1)),
+  };
+}

@@ -1,0 +1,414 @@
+/**
+ * JSON-RPC wire codecs: each Codec validates and decodes one JSON value into its internal form
+ * (bigint, Uint8Array, plain objects) and encodes it back. Generated codecs are built from these.
+ * Hex only lives here, at the edge: quantities without leading zeros, fixed-length hashes and
+ * addresses, even-length byte strings.
+ */
+
+/** A JSON value did not have the expected shape. `path` names where, e.g. `block` or `filter.topics[1]`. */
+export class WireError extends Error {
+  override readonly name = "WireError";
+  readonly path: string;
+  readonly expected: string;
+  /** True when the value was absent rather than malformed. */
+  readonly missing: boolean;
+
+  constructor(path: string, expected: string, got: unknown) {
+    super(`${path}: expected ${expected}, got ${describeValue(got)}`);
+    this.path = path;
+    this.expected = expected;
+    this.missing = got === undefined;
+  }
+}
+
+/** A short rendering of an offending value for error messages. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return "nothing";
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/** Validates, decodes and encodes one wire type. `Value` is the internal form, `Json` the wire form. */
+export interface Codec<Value, Json> {
+  /** What a valid value looks like, for error messages ("a hex quantity"). */
+  readonly expected: string;
+  /** Validates a JSON value and decodes it; throws WireError naming `path` on mismatch. */
+  decode(raw: unknown, path: string): Value;
+  /** Encodes an internal value into its JSON form. */
+  encode(value: Value): Json;
+  /** Whether an internal value belongs to this codec (used to pick a union variant to encode). */
+  is(value: unknown): value is Value;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: codecs of arbitrary shapes are composed at runtime.
+export type AnyCodec = Codec<any, any>;
+
+const HEX_DIGITS = /^[0-9a-fA-F]*$/;
+
+function hexBody(raw: unknown, path: string, expected: string): string {
+  if (typeof raw !== "string" || !raw.startsWith("0x") || !HEX_DIGITS.test(raw.slice(2))) {
+    throw new WireError(path, expected, raw);
+  }
+  return raw.slice(2);
+}
+
+/** Hex quantity without leading zeros (`0x0`, `0x1f`), at most `bits` wide, as a bigint. */
+export function uint(
+  bits: number,
+  expected = `a hex quantity of at most ${bits} bits`,
+): Codec<bigint, string> {
+  const max = (1n << BigInt(bits)) - 1n;
+  const maxDigits = Math.ceil(bits / 4);
+  return {
+    expected,
+    decode(raw, path) {
+      const body = hexBody(raw, path, expected);
+      if (body.length === 0 || body.length > maxDigits || (body.length > 1 && body[0] === "0")) {
+        throw new WireError(path, expected, raw);
+      }
+      const value = BigInt(`0x${body}`);
+      if (value > max) throw new WireError(path, expected, raw);
+      return value;
+    },
+    encode(value) {
+      if (value < 0n || value > max) throw new RangeError(`${value} does not fit in ${bits} bits`);
+      return `0x${value.toString(16)}`;
+    },
+    is: (value): value is bigint => typeof value === "bigint" && value >= 0n && value <= max,
+  };
+}
+
+/** Hex quantity without leading zeros, at most `bits` (<= 53) wide, as a JS number. */
+export function uintNumber(
+  bits: number,
+  expected = `a hex quantity of at most ${bits} bits`,
+): Codec<number, string> {
+  if (bits > 53) throw new RangeError("uintNumber holds at most 53 bits");
+  const wide = uint(bits, expected);
+  const max = 2 ** bits - 1;
+  return {
+    expected,
+    decode: (raw, path) => Number(wide.decode(raw, path)),
+    encode(value) {
+      if (!Number.isInteger(value) || value < 0 || value > max)
+        throw new RangeError(`${value} does not fit in ${bits} bits`);
+      return `0x${value.toString(16)}`;
+    },
+    is: (value): value is number =>
+      Number.isInteger(value) && (value as number) >= 0 && (value as number) <= max,
+  };
+}
+
+function bytesFromHexBody(body: string): Uint8Array {
+  const out = new Uint8Array(body.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(body.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+export function bytesToHex(bytes: Uint8Array): string {
+  let hex = "0x";
+  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
+  return hex;
+}
+
+/** `0x` + an even number of hex digits as bytes; with `length`, exactly that many bytes. */
+export function hexBytes(
+  length?: number,
+  expected = length === undefined ? "hex data" : `${length} bytes of hex data`,
+): Codec<Uint8Array, string> {
+  return {
+    expected,
+    decode(raw, path) {
+      const body = hexBody(raw, path, expected);
+      if (body.length % 2 !== 0 || (length !== undefined && body.length !== 2 * length)) {
+        throw new WireError(path, expected, raw);
+      }
+      return bytesFromHexBody(body);
+    },
+    encode(value) {
+      if (length !== undefined && value.length !== length)
+        throw new RangeError(`expected ${length} bytes, got ${value.length}`);
+      return bytesToHex(value);
+    },
+    is: (value): value is Uint8Array =>
+      value instanceof Uint8Array && (length === undefined || value.length === length),
+  };
+}
+
+/** A storage slot: `0x` + at most 64 hex digits (leading zeros and odd length allowed), as 32 bytes. */
+export function storageKey(
+  expected = "a storage slot (0x followed by at most 64 hex digits)",
+): Codec<Uint8Array, string> {
+  const word = hexBytes(32, expected);
+  return {
+    expected,
+    decode(raw, path) {
+      const body = hexBody(raw, path, expected);
+      if (body.length > 64) throw new WireError(path, expected, raw);
+      return bytesFromHexBody(body.padStart(64, "0"));
+    },
+    encode: (value) => word.encode(value),
+    is: word.is,
+  };
+}
+
+/** A non-negative JSON integer (at most 2^53 - 1, and `bits` wide), as a bigint. */
+export function jsonUint(bits: number, expected = "a non-negative JSON integer"): Codec<bigint, number> {
+  const max = (1n << BigInt(bits)) - 1n;
+  return {
+    expected,
+    decode(raw, path) {
+      if (typeof raw !== "number" || !Number.isSafeInteger(raw) || raw < 0 || BigInt(raw) > max) {
+        throw new WireError(path, expected, raw);
+      }
+      return BigInt(raw);
+    },
+    encode(value) {
+      if (value < 0n || value > max || value > BigInt(Number.MAX_SAFE_INTEGER)) {
+        throw new RangeError(`${value} cannot be sent as an exact JSON integer`);
+      }
+      return Number(value);
+    },
+    is: (value): value is bigint => typeof value === "bigint" && value >= 0n && value <= max,
+  };
+}
+
+/** Bytes as a JSON array of numbers 0-255 (serde's encoding), with a fixed or maximum length. */
+export function byteArray(
+  limits: { length?: number; maxLength?: number } = {},
+  expected = "an array of byte values (0-255)",
+): Codec<Uint8Array, number[]> {
+  const { length, maxLength } = limits;
+  const fits = (n: number): boolean =>
+    (length === undefined || n === length) && (maxLength === undefined || n <= maxLength);
+  return {
+    expected,
+    decode(raw, path) {
+      // Check the length before touching the elements: callers may send huge arrays.
+      if (!Array.isArray(raw) || !fits(raw.length)) throw new WireError(path, expected, raw);
+      const out = new Uint8Array(raw.length);
+      for (let i = 0; i < raw.length; i++) {
+        const byte: unknown = raw[i];
+        if (typeof byte !== "number" || !Number.isInteger(byte) || byte < 0 || byte > 255) {
+          throw new WireError(`${path}[${i}]`, "a byte value (0-255)", byte);
+        }
+        out[i] = byte;
+      }
+      return out;
+    },
+    encode(value) {
+      if (!fits(value.length)) throw new RangeError(`byte array of ${value.length} bytes is out of bounds`);
+      return Array.from(value);
+    },
+    is: (value): value is Uint8Array => value instanceof Uint8Array && fits(value.length),
+  };
+}
+
+/** A decimal integer string without leading zeros, as a bigint. */
+export function decimal(expected = "a decimal integer string"): Codec<bigint, string> {
+  return {
+    expected,
+    decode(raw, path) {
+      if (typeof raw !== "string" || !/^(0|[1-9][0-9]{0,77})$/.test(raw))
+        throw new WireError(path, expected, raw);
+      return BigInt(raw);
+    },
+    encode(value) {
+      if (value < 0n) throw new RangeError(`${value} is negative`);
+      return value.toString(10);
+    },
+    is: (value): value is bigint => typeof value === "bigint" && value >= 0n,
+  };
+}
+
+export const string: Codec<string, string> = {
+  expected: "a string",
+  decode(raw, path) {
+    if (typeof raw !== "string") throw new WireError(path, "a string", raw);
+    return raw;
+  },
+  encode: (value) => value,
+  is: (value): value is string => typeof value === "string",
+};
+
+export const boolean: Codec<boolean, boolean> = {
+  expected: "a boolean",
+  decode(raw, path) {
+    if (typeof raw !== "boolean") throw new WireError(path, "a boolean", raw);
+    return raw;
+  },
+  encode: (value) => value,
+  is: (value): value is boolean => typeof value === "boolean",
+};
+
+export const number: Codec<number, number> = {
+  expected: "a number",
+  decode(raw, path) {
+    if (typeof raw !== "number" || !Number.isFinite(raw)) throw new WireError(path, "a number", raw);
+    return raw;
+  },
+  encode: (value) => value,
+  is: (value): value is number => typeof value === "number" && Number.isFinite(value),
+};
+
+export const nullValue: Codec<null, null> = {
+  expected: "null",
+  decode(raw, path) {
+    if (raw !== null) throw new WireError(path, "null", raw);
+    return null;
+  },
+  encode: () => null,
+  is: (value): value is null => value === null,
+};
+
+/** Exactly one JSON literal (a string, number or boolean). */
+export function literal<const L extends string | number | boolean>(value: L): Codec<L, L> {
+  const expected = JSON.stringify(value);
+  return {
+    expected,
+    decode(raw, path) {
+      if (raw !== value) throw new WireError(path, expected, raw);
+      return value;
+    },
+    encode: () => value,
+    is: (candidate): candidate is L => candidate === value,
+  };
+}
+
+/** A JSON array whose every element matches `items`. */
+export function array<V, J>(
+  items: Codec<V, J>,
+  expected = `an array (each item ${items.expected})`,
+): Codec<V[], J[]> {
+  return {
+    expected,
+    decode(raw, path) {
+      if (!Array.isArray(raw)) throw new WireError(path, expected, raw);
+      return raw.map((item, i) => items.decode(item, `${path}[${i}]`));
+    },
+    encode: (value) => value.map((item) => items.encode(item)),
+    is: (value): value is V[] => Array.isArray(value) && value.every((item) => items.is(item)),
+  };
+}
+
+/**
+ * One of several types, tried in order; the first that decodes wins. When every variant fails and
+ * some failed deeper inside the value (at a field of an object), the closest match is reported: a
+ * malformed field beats a missing one, then the deepest path wins. Otherwise the error lists what
+ * each variant expected.
+ */
+export function union(
+  variants: readonly AnyCodec[],
+  expected = variants.map((v) => v.expected).join(" or "),
+): AnyCodec {
+  return {
+    expected,
+    decode(raw, path) {
+      let deepest: WireError | undefined;
+      for (const variant of variants) {
+        try {
+          return variant.decode(raw, path);
+        } catch (error) {
+          if (!(error instanceof WireError)) throw error;
+          if (error.path !== path && (deepest === undefined || closer(error, deepest))) deepest = error;
+        }
+      }
+      throw deepest ?? new WireError(path, expected, raw);
+    },
+    encode(value) {
+      const variant = variants.find((v) => v.is(value));
+      if (variant === undefined) throw new TypeError(`value does not match ${expected}`);
+      return variant.encode(value);
+    },
+    is: (value): value is unknown => variants.some((v) => v.is(value)),
+  };
+}
+
+function closer(a: WireError, b: WireError): boolean {
+  if (a.missing !== b.missing) return !a.missing;
+  return a.path.length > b.path.length;
+}
+
+/** A union of object types told apart by a string property (e.g. a transaction's `type`). */
+export function discriminated(
+  property: string,
+  variants: Readonly<Record<string, AnyCodec>>,
+  expected: string,
+): AnyCodec {
+  const tags = Object.keys(variants);
+  const tagExpected = `one of ${tags.join("|")}`;
+  const pick = (value: unknown): AnyCodec | undefined => {
+    if (!isPlainObject(value)) return undefined;
+    const tag = value[property];
+    return typeof tag === "string" && Object.hasOwn(variants, tag) ? variants[tag] : undefined;
+  };
+  return {
+    expected,
+    decode(raw, path) {
+      if (!isPlainObject(raw)) throw new WireError(path, expected, raw);
+      const variant = pick(raw);
+      if (variant === undefined) throw new WireError(`${path}.${property}`, tagExpected, raw[property]);
+      return variant.decode(raw, path);
+    },
+    encode(value) {
+      const variant = pick(value);
+      if (variant === undefined) throw new TypeError(`${property} is not ${tagExpected}`);
+      return variant.encode(value);
+    },
+    is: (value): value is unknown => pick(value)?.is(value) ?? false,
+  };
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array)
+  );
+}
+
+export interface Field {
+  readonly name: string;
+  readonly codec: AnyCodec;
+  readonly optional: boolean;
+}
+
+/**
+ * A JSON object with the given fields. Unknown fields are ignored. An optional field may be absent
+ * or null (null counts as absent unless the field's type admits null); encoding omits undefined.
+ */
+export function object<V, J>(fields: readonly Field[], expected: string): Codec<V, J> {
+  return {
+    expected,
+    decode(raw, path) {
+      if (!isPlainObject(raw)) throw new WireError(path, expected, raw);
+      const out: Record<string, unknown> = {};
+      for (const field of fields) {
+        const value = Object.hasOwn(raw, field.name) ? raw[field.name] : undefined;
+        if (field.optional && (value === undefined || (value === null && !field.codec.is(null)))) continue;
+        out[field.name] = field.codec.decode(value, `${path}.${field.name}`);
+      }
+      return out as V;
+    },
+    encode(value) {
+      const source = value as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      for (const field of fields) {
+        const item = source[field.name];
+        if (item === undefined) {
+          if (!field.optional) throw new TypeError(`missing required field ${field.name}`);
+          continue;
+        }
+        out[field.name] = field.codec.encode(item);
+      }
+      return out as J;
+    },
+    is(value): value is V {
+      if (!isPlainObject(value)) return false;
+      return fields.every((f) => (value[f.name] === undefined ? f.optional : f.codec.is(value[f.name])));
+    },
+  };
+}

@@ -1,0 +1,19 @@
+// Implementation of the decorators declared in rpc.tsp. Each one records its arguments in a
+// program state map keyed by a global symbol, which codegen/rpc reads back after compiling.
+const key = (name) => Symbol.for(`op-enclave-suite.rpc.${name}`);
+
+function record(name) {
+  return (context, target, ...args) => {
+    context.program.stateMap(key(name)).set(target, args);
+  };
+}
+
+export const $decorators = {
+  Rpc: {
+    codec: record("codec"),
+    expects: record("expects"),
+    rpcService: record("rpcService"),
+    paramStructure: record("paramStructure"),
+    resultName: record("resultName"),
+  },
+};
