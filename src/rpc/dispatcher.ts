@@ -154,13 +154,7 @@ export class RpcDispatcher {
       response = errorResponse(id, failure);
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    this.metrics.durations.observe({ method: request.method }, seconds);
-    this.metrics.requests.inc({
-      method: request.method,
-      transport: env.transport,
-      outcome: failure === undefined ? "ok" : "error",
-      code: failure === undefined ? "" : String(failure.code),
-    });
+    this.metrics.recordCall(request.method, env.transport, failure?.code, seconds);
     try {
       scope.finish(failure === undefined);
     } catch (error) {

@@ -17,6 +17,31 @@ export class RpcMetrics {
   /** Open JSON-RPC subscriptions. */
   readonly subscriptions: Gauge;
 
+  private readonly callSeries = new Map<string, { inc(): void }>();
+  private readonly durationSeries = new Map<string, { observe(value: number): void }>();
+
+  /** Counts one finished call and its duration (label children are cached: this is the hot path). */
+  recordCall(method: string, transport: string, code: number | undefined, seconds: number): void {
+    const key = `${method}\u0000${transport}\u0000${code ?? ""}`;
+    let series = this.callSeries.get(key);
+    if (series === undefined) {
+      series = this.requests.labels({
+        method,
+        transport,
+        outcome: code === undefined ? "ok" : "error",
+        code: code === undefined ? "" : String(code),
+      });
+      this.callSeries.set(key, series);
+    }
+    series.inc();
+    let durations = this.durationSeries.get(method);
+    if (durations === undefined) {
+      durations = this.durations.labels({ method });
+      this.durationSeries.set(method, durations);
+    }
+    durations.observe(seconds);
+  }
+
   constructor(registry: MetricsRegistry) {
     this.requests = registry.counter({
       name: "jsonrpc_requests_total",

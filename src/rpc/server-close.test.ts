@@ -6,11 +6,12 @@ import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { createRpcServer, type RpcServer } from "./server.js";
 import { ListenError } from "./server-errors.js";
-import { createTestMethods } from "./test/methods.js";
+import { createTestMethods, type TestMethodsState } from "./test/methods.js";
 
-async function startServer(): Promise<{ server: RpcServer; port: number }> {
-  const server = createRpcServer({ methods: createTestMethods().methods, host: "127.0.0.1", port: 0 });
-  return { server, port: await server.listen() };
+async function startServer(): Promise<{ server: RpcServer; port: number; state: TestMethodsState }> {
+  const { methods, state } = createTestMethods();
+  const server = createRpcServer({ methods, host: "127.0.0.1", port: 0 });
+  return { server, port: await server.listen(), state };
 }
 
 function rpcBody(id: number, method: string, params: unknown[]): string {
@@ -85,14 +86,36 @@ describe("graceful close", () => {
     agent.destroy();
   });
 
-  it("cuts off requests still running after drainMs", async () => {
-    const { server, port } = await startServer();
-    const slow = postRaw(port, rpcBody(1, "test_sleep", [10_000]));
+  it("cuts off requests still running after drainMs and aborts their signal", async () => {
+    const { server, port, state } = await startServer();
+    const slow = postRaw(port, rpcBody(1, "test_waitForAbort", []));
     await waitFor(async () => (await inFlight(server)) === 1);
     const started = Date.now();
     await server.close({ drainMs: 100 });
     expect(Date.now() - started).toBeLessThan(2000);
     await expect(slow).rejects.toThrow();
+    expect(state.aborts).toHaveLength(1);
+    expect(String(state.aborts[0])).toContain("server closed before the request finished");
+  });
+
+  it("aborts a handler's signal when the HTTP client goes away", async () => {
+    const { server, port, state } = await startServer();
+    const request = http.request({
+      host: "127.0.0.1",
+      port,
+      method: "POST",
+      path: "/",
+      agent: false,
+      headers: { "content-type": "application/json" },
+    });
+    request.on("error", () => {});
+    request.end(rpcBody(1, "test_waitForAbort", []));
+    await waitFor(async () => (await inFlight(server)) === 1);
+    request.destroy();
+    await waitFor(() => state.aborts.length === 1);
+    expect(String(state.aborts[0])).toContain("client closed the connection");
+    await waitFor(async () => (await inFlight(server)) === 0);
+    await server.close({ drainMs: 100 });
   });
 
   it("closes websocket connections with 1001 and closes an idle server at once", async () => {

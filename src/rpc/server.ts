@@ -19,6 +19,7 @@ import { type CallScope, type DispatchEnvironment, RpcDispatcher } from "./dispa
 import { errorResponse } from "./envelope.js";
 import type { RpcError } from "./errors.js";
 import { readBody } from "./http-body.js";
+import { LazyAbort } from "./lazy-abort.js";
 import { type RpcLimits, resolveLimits } from "./limits.js";
 import type { MethodTable, RequestContext } from "./method.js";
 import { RpcMetrics } from "./rpc-metrics.js";
@@ -115,7 +116,7 @@ const LISTEN_EXCLUSIVE_PORT = 1;
 
 interface RpcSocketData {
   closed: boolean;
-  readonly controller: AbortController;
+  readonly abort: LazyAbort;
   subscriptions?: ConnectionSubscriptions;
 }
 
@@ -141,9 +142,37 @@ const STATUS_TEXT: Record<number, string> = {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
+class HttpRequestContext implements RequestContext {
+  readonly transport = "http" as const;
+
+  constructor(
+    private readonly abortSource: LazyAbort,
+    readonly responseHeaders: Map<string, string>,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.abortSource.signal;
+  }
+}
+
+class WebSocketRequestContext implements RequestContext {
+  readonly transport = "ws" as const;
+  /** Websocket responses carry no headers: whatever a handler sets here is dropped. */
+  readonly responseHeaders = new Map<string, string>();
+
+  constructor(
+    private readonly abortSource: LazyAbort,
+    readonly subscriptions: CallSubscriptions,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.abortSource.signal;
+  }
+}
+
 /** One HTTP request/response; writes nothing after the client went away. */
 class HttpExchange implements InFlight {
-  readonly controller = new AbortController();
+  readonly abortSource = new LazyAbort();
   private finished = false;
 
   constructor(
@@ -153,7 +182,7 @@ class HttpExchange implements InFlight {
     res.onAborted(() => {
       if (this.finished) return;
       this.finished = true;
-      this.controller.abort(new Error("client closed the connection"));
+      this.abortSource.abort(new Error("client closed the connection"));
       this.server.settle(this);
     });
     server.track(this);
@@ -166,7 +195,7 @@ class HttpExchange implements InFlight {
   abort(): void {
     if (this.finished) return;
     this.finished = true;
-    this.controller.abort(new Error("server closed before the request finished"));
+    this.abortSource.abort(new Error("server closed before the request finished"));
     this.res.close();
   }
 
@@ -375,7 +404,7 @@ class UwsRpcServer implements RpcServer {
 
   private async answerPost(exchange: HttpExchange, text: string): Promise<void> {
     const responseHeaders = new Map<string, string>();
-    const ctx: RequestContext = { transport: "http", signal: exchange.controller.signal, responseHeaders };
+    const ctx = new HttpRequestContext(exchange.abortSource, responseHeaders);
     const env: DispatchEnvironment = { transport: "http", openCall: () => ({ ctx, finish: () => {} }) };
     try {
       const body = await this.dispatcher.dispatchText(text, env);
@@ -401,11 +430,7 @@ class UwsRpcServer implements RpcServer {
       exchange.respond(503, "application/json", JSON.stringify(new ServerShuttingDownError().toJSON()));
       return;
     }
-    const ctx: RequestContext = {
-      transport: "http",
-      signal: exchange.controller.signal,
-      responseHeaders: new Map(),
-    };
+    const ctx = new HttpRequestContext(exchange.abortSource, new Map());
     void this.dispatcher
       .invokeDirect(method, [], ctx)
       .then((outcome) => {
@@ -486,7 +511,7 @@ class UwsRpcServer implements RpcServer {
       close: (ws) => {
         const data = ws.getUserData();
         data.closed = true;
-        data.controller.abort(new Error("websocket closed"));
+        data.abort.abort(new Error("websocket closed"));
         this.rpcSockets.delete(ws);
         this.rpcMetrics.websocketConnections.dec({ route });
         data.subscriptions?.closeAll();
@@ -495,7 +520,7 @@ class UwsRpcServer implements RpcServer {
   }
 
   private newRpcSocketData(): RpcSocketData {
-    return { closed: false, controller: new AbortController() };
+    return { closed: false, abort: new LazyAbort() };
   }
 
   private upgrade<T>(res: HttpResponse, req: HttpRequest, context: us_socket_context_t, data: T): void {
@@ -535,9 +560,9 @@ class UwsRpcServer implements RpcServer {
       this.sendRpcFrame(ws, errorResponse(null, new ServerShuttingDownError()));
       return;
     }
-    const controller = data.controller;
+    const abortSource = data.abort;
     const work: InFlight = {
-      abort: () => controller.abort(new Error("server closed before the request finished")),
+      abort: () => abortSource.abort(new Error("server closed before the request finished")),
     };
     this.track(work);
     const scopes: CallSubscriptions[] = [];
@@ -546,12 +571,7 @@ class UwsRpcServer implements RpcServer {
       openCall: (): CallScope => {
         const scope = subscriptions.scopeForCall();
         scopes.push(scope);
-        const ctx: RequestContext = {
-          transport: "ws",
-          signal: controller.signal,
-          responseHeaders: new Map(),
-          subscriptions: scope,
-        };
+        const ctx = new WebSocketRequestContext(abortSource, scope);
         return { ctx, finish: (ok) => (ok ? undefined : scope.discard()) };
       },
     };

@@ -61,10 +61,18 @@ export interface TestMethodsState {
   readonly live: Map<string, Subscription>;
   /** Notifications received (method test_note). */
   readonly notes: unknown[];
+  /** Abort reasons seen by test_waitForAbort. */
+  readonly aborts: unknown[];
 }
 
 export function createTestMethods(): { methods: MethodTable; state: TestMethodsState } {
-  const state: TestMethodsState = { healthy: true, closedSubscriptions: [], live: new Map(), notes: [] };
+  const state: TestMethodsState = {
+    healthy: true,
+    closedSubscriptions: [],
+    live: new Map(),
+    notes: [],
+    aborts: [],
+  };
   const list = [
     bindMethod(
       spec("test_add", ["a", "b"], (v) => [requireNumber(v, 0, "a"), requireNumber(v, 1, "b")] as const),
@@ -83,6 +91,16 @@ export function createTestMethods(): { methods: MethodTable; state: TestMethodsS
         await sleep(ms);
         return `slept ${ms}`;
       },
+    ),
+    bindMethod(
+      spec("test_waitForAbort", [], () => undefined),
+      (_params, ctx) =>
+        new Promise<string>((resolve) => {
+          ctx.signal.addEventListener("abort", () => {
+            state.aborts.push(ctx.signal.reason);
+            resolve("aborted");
+          });
+        }),
     ),
     bindMethod(
       spec("test_throw", [], () => undefined),
