@@ -1,0 +1,121 @@
+/**
+ * Per-block and aggregate journals and their signed proposals (system-spec "Proposal", "Signed journal";
+ * notes/prover.md). Nothing is signed unless the range ends at the claimed block with the claimed root.
+ */
+import { type Journal, packJournal } from "../generated/journal/index.js";
+import type { ProofResult, Proposal } from "../generated/protocol/index.js";
+import type { BootInfo } from "./boot-info.js";
+import { sampleIntermediateRoots } from "./sampling.js";
+
+/** Signs packed journals (the enclave signer). */
+export interface JournalSigner {
+  signJournal(journal: Uint8Array): Uint8Array;
+}
+
+/** The outcome of re-executing a range: the agreed (parent) block and the output root after each block. */
+export interface ExecutedRange {
+  readonly startBlock: bigint;
+  readonly outputRoots: readonly Uint8Array[];
+}
+
+export interface ProposalContext {
+  readonly boot: BootInfo;
+  readonly configHash: Uint8Array;
+  readonly teeImageHash: Uint8Array;
+}
+
+/** The re-executed range does not end with the claimed output root at the claimed block: nothing is signed. */
+export class OutputRootMismatchError extends Error {
+  override readonly name = "OutputRootMismatchError";
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}
+
+/** Throws OutputRootMismatchError unless the range reproduces the claim. */
+export function checkClaim(boot: BootInfo, range: ExecutedRange): void {
+  const count = range.outputRoots.length;
+  if (count === 0) throw new OutputRootMismatchError("the executed range holds no block");
+  const last = range.startBlock + BigInt(count);
+  if (last !== boot.claimedL2BlockNumber) {
+    throw new OutputRootMismatchError(
+      `range ends at block ${last}, claimed block is ${boot.claimedL2BlockNumber}`,
+    );
+  }
+  if (!equalBytes(range.outputRoots[count - 1] as Uint8Array, boot.claimedOutputRoot)) {
+    throw new OutputRootMismatchError(
+      `re-executed output root at block ${last} differs from the claimed root`,
+    );
+  }
+}
+
+/** One journal per block: N = 0, start = end − 1, chained through prevOutputRoot from the agreed root. */
+export function perBlockJournals(ctx: ProposalContext, range: ExecutedRange): Journal[] {
+  let prev = ctx.boot.agreedOutputRoot;
+  return range.outputRoots.map((outputRoot, i) => {
+    const end = range.startBlock + BigInt(i) + 1n;
+    const journal: Journal = {
+      proposer: ctx.boot.proposer,
+      l1OriginHash: ctx.boot.l1Head,
+      prevOutputRoot: prev,
+      startingL2Block: end - 1n,
+      outputRoot,
+      endingL2Block: end,
+      intermediateRoots: [],
+      configHash: ctx.configHash,
+      teeImageHash: ctx.teeImageHash,
+    };
+    prev = outputRoot;
+    return journal;
+  });
+}
+
+/** The aggregate journal: start = first − 1, end = last, agreed root, sampled intermediate roots. */
+export function aggregateJournal(ctx: ProposalContext, range: ExecutedRange): Journal {
+  const count = range.outputRoots.length;
+  return {
+    proposer: ctx.boot.proposer,
+    l1OriginHash: ctx.boot.l1Head,
+    prevOutputRoot: ctx.boot.agreedOutputRoot,
+    startingL2Block: range.startBlock,
+    outputRoot: range.outputRoots[count - 1] as Uint8Array,
+    endingL2Block: range.startBlock + BigInt(count),
+    intermediateRoots: sampleIntermediateRoots(
+      range.startBlock,
+      range.outputRoots,
+      ctx.boot.intermediateBlockInterval,
+    ),
+    configHash: ctx.configHash,
+    teeImageHash: ctx.teeImageHash,
+  };
+}
+
+function sign(ctx: ProposalContext, signer: JournalSigner, journal: Journal): Proposal {
+  return {
+    outputRoot: journal.outputRoot,
+    signature: signer.signJournal(packJournal(journal)),
+    l1OriginHash: ctx.boot.l1Head,
+    l1OriginNumber: ctx.boot.l1HeadNumber,
+    l2BlockNumber: journal.endingL2Block,
+    prevOutputRoot: journal.prevOutputRoot,
+    configHash: ctx.configHash,
+  };
+}
+
+/**
+ * Checks the claim, then signs every per-block journal and the aggregate. A one-block range's aggregate
+ * is its per-block proposal.
+ */
+export function buildProofResult(
+  ctx: ProposalContext,
+  range: ExecutedRange,
+  signer: JournalSigner,
+): ProofResult {
+  checkClaim(ctx.boot, range);
+  const aggregate = aggregateJournal(ctx, range); // validates the interval before anything is signed
+  const proposals = perBlockJournals(ctx, range).map((journal) => sign(ctx, signer, journal));
+  const aggregateProposal =
+    proposals.length === 1 ? (proposals[0] as Proposal) : sign(ctx, signer, aggregate);
+  return { kind: "Tee", aggregateProposal, proposals };
+}
