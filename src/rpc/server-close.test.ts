@@ -130,6 +130,17 @@ describe("graceful close", () => {
     await server.close();
   });
 
+  it("answers GET /healthz with 404 when no health method is configured, and refuses an unknown one", async () => {
+    const { server, port } = await startServer();
+    const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ code: -32601 });
+    await server.close();
+    expect(() => createRpcServer({ methods: new Map(), healthMethod: "healthz" })).toThrow(
+      /not in the method table/,
+    );
+  });
+
   it("reports a port already in use", async () => {
     const { server, port } = await startServer();
     const second = createRpcServer({ methods: new Map(), host: "127.0.0.1", port });

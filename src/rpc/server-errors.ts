@@ -32,6 +32,13 @@ export class RouteNotFoundError extends RpcError {
   }
 }
 
+/** HTTP 404 body for GET /healthz on a server configured without a health method. */
+export class HealthNotConfiguredError extends RpcError {
+  constructor() {
+    super(-32601, "this server has no health method: GET /healthz is not available");
+  }
+}
+
 /** The server could not bind its address. */
 export class ListenError extends Error {
   constructor(host: string, port: number) {

@@ -25,6 +25,7 @@ import type { MethodTable, RequestContext } from "./method.js";
 import { RpcMetrics } from "./rpc-metrics.js";
 import {
   BodyTooLargeError,
+  HealthNotConfiguredError,
   ListenError,
   RouteNotFoundError,
   ServerShuttingDownError,
@@ -423,7 +424,7 @@ class UwsRpcServer implements RpcServer {
     const exchange = new HttpExchange(res, this);
     const method = this.healthMethod;
     if (method === undefined) {
-      exchange.respondError(404, new RouteNotFoundError("get", "/healthz"));
+      exchange.respond(404, "application/json", JSON.stringify(new HealthNotConfiguredError().toJSON()));
       return;
     }
     if (this.isDraining) {
