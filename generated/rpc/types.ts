@@ -197,17 +197,18 @@ export interface BlockHashSelectorJson {
   requireCanonical?: boolean;
 }
 
-/** A block number or a block tag. */
-export type BlockNumberOrTag = BlockTag | Quantity;
+/** A block number (64 bits) or a block tag. */
+export type BlockNumberOrTag = BlockTag | Quantity64;
 /** Wire form of {@link BlockNumberOrTag}. */
-export type BlockNumberOrTagJson = BlockTagJson | QuantityJson;
+export type BlockNumberOrTagJson = BlockTagJson | Quantity64Json;
 /**
- * A block number, tag or hash (EIP-1898). A bare 32-byte hex string is a block hash; the object
- * forms are `{blockHash, requireCanonical?}` and `{blockNumber}`.
+ * A block number, tag or hash (EIP-1898). A bare 32-byte hex string is a block hash (a block number
+ * has at most 16 hex digits, so the two never collide); the object forms are
+ * `{blockHash, requireCanonical?}` and `{blockNumber}`.
  */
-export type BlockNumberOrTagOrHash = BlockTag | Hash32 | Quantity | BlockHashSelector | BlockNumberSelector;
+export type BlockNumberOrTagOrHash = BlockTag | Hash32 | Quantity64 | BlockHashSelector | BlockNumberSelector;
 /** Wire form of {@link BlockNumberOrTagOrHash}. */
-export type BlockNumberOrTagOrHashJson = BlockTagJson | Hash32Json | QuantityJson | BlockHashSelectorJson | BlockNumberSelectorJson;
+export type BlockNumberOrTagOrHashJson = BlockTagJson | Hash32Json | Quantity64Json | BlockHashSelectorJson | BlockNumberSelectorJson;
 
 /** EIP-1898: select a block by number or tag. */
 export interface BlockNumberSelector {

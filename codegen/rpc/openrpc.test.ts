@@ -1,0 +1,209 @@
+/** The published OpenRPC documents: valid, and listing exactly the spec's methods with params, results and errors. */
+import { readFile } from "node:fs/promises";
+import { dereferenceDocument, MethodCallValidator, validateOpenRPCDocument } from "@open-rpc/schema-utils-js";
+import { describe, expect, it } from "vitest";
+import {
+  eth_getBalance,
+  eth_getBlockByNumber,
+  eth_getLogs,
+  prover_prove,
+} from "../../generated/rpc/index.js";
+import type { OpenrpcDocument } from "./openrpc.js";
+
+type Json = Record<string, unknown>;
+
+async function published(id: "node" | "prover"): Promise<OpenrpcDocument> {
+  const url = new URL(`../../generated/openrpc/${id}.openrpc.json`, import.meta.url);
+  return JSON.parse(await readFile(url, "utf8")) as OpenrpcDocument;
+}
+
+/** method -> [params as "name" / "name?", result schema, error codes] written from the spec and notes. */
+type Expected = Record<string, [string[], Json, number[]]>;
+
+const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+const orNull = (schema: Json): Json => ({ anyOf: [schema, { type: "null" }] });
+const arrayOf = (schema: Json): Json => ({ type: "array", items: schema });
+
+const NODE: Expected = {
+  eth_getBlockByNumber: [["block", "fullTransactions"], orNull(ref("Block")), [-32602]],
+  eth_getBlockByHash: [["blockHash", "fullTransactions"], orNull(ref("Block")), [-32602]],
+  eth_getBalance: [["address", "block?"], ref("Quantity"), [-32602, -32001]],
+  eth_chainId: [[], ref("Quantity"), []],
+  eth_blockNumber: [[], ref("Quantity"), []],
+  eth_getTransactionCount: [["address", "block?"], ref("Quantity"), [-32602, -32001]],
+  eth_sendRawTransaction: [["transaction"], ref("Hash32"), [-32602, -32000]],
+  eth_getTransactionByHash: [["transactionHash"], orNull(ref("Transaction")), [-32602]],
+  eth_getTransactionReceipt: [["transactionHash"], orNull(ref("Receipt")), [-32602]],
+  eth_call: [["transaction", "block?"], ref("Data"), [-32602, -32001, 3, -32000]],
+  eth_estimateGas: [["transaction", "block?"], ref("Quantity"), [-32602, -32001, 3, -32000]],
+  eth_gasPrice: [[], ref("Quantity"), []],
+  eth_maxPriorityFeePerGas: [[], ref("Quantity"), []],
+  eth_feeHistory: [["blockCount", "newestBlock", "rewardPercentiles?"], ref("FeeHistory"), [-32602, -32001]],
+  eth_getCode: [["address", "block?"], ref("Data"), [-32602, -32001]],
+  eth_getStorageAt: [["address", "slot", "block?"], ref("Hash32"), [-32602, -32001]],
+  eth_getLogs: [["filter"], arrayOf(ref("Log")), [-32602, -32001, -32005]],
+  net_version: [[], ref("DecimalUint"), []],
+  web3_clientVersion: [[], { type: "string" }, []],
+};
+
+const PROVER: Expected = {
+  prover_prove: [["request"], ref("ProofResult"), [-32602, -32000, -32001]],
+  enclave_signerPublicKey: [[], arrayOf(ref("PublicKeyBytes")), [-32001]],
+  enclave_signerAttestation: [["user_data?", "nonce?"], arrayOf(ref("ByteArray")), [-32602, -32001]],
+  healthz: [[], ref("HealthzResult"), [-32001]],
+};
+
+/** Spec section "Block object": every field of the table. */
+const BLOCK_FIELDS = [
+  "number",
+  "hash",
+  "parentHash",
+  "nonce",
+  "sha3Uncles",
+  "logsBloom",
+  "transactionsRoot",
+  "stateRoot",
+  "receiptsRoot",
+  "miner",
+  "difficulty",
+  "mixHash",
+  "extraData",
+  "size",
+  "gasLimit",
+  "gasUsed",
+  "timestamp",
+  "transactions",
+  "uncles",
+  "withdrawals",
+  "withdrawalsRoot",
+  "baseFeePerGas",
+  "blobGasUsed",
+  "excessBlobGas",
+  "parentBeaconBlockRoot",
+  "requestsHash",
+];
+
+function checkMethods(document: OpenrpcDocument, expected: Expected): void {
+  const methods = document.methods as unknown as Json[];
+  expect(methods.map((m) => m.name)).toEqual(Object.keys(expected));
+  const errors = (document.components?.errors ?? {}) as Record<string, { code: number }>;
+  for (const method of methods) {
+    const [params, result, codes] = expected[method.name as string] ?? [[], {}, []];
+    const described = (method.params as Json[]).map((p) => (p.required ? p.name : `${String(p.name)}?`));
+    expect(described, `${String(method.name)} params`).toEqual(params);
+    expect((method.result as Json).schema, `${String(method.name)} result`).toEqual(result);
+    const errorCodes = (method.errors as { $ref: string }[]).map(
+      (e) => errors[e.$ref.split("/").pop() ?? ""]?.code,
+    );
+    expect(errorCodes, `${String(method.name)} errors`).toEqual(codes);
+  }
+}
+
+describe("generated/openrpc", () => {
+  it.each(["node", "prover"] as const)("%s.openrpc.json validates and dereferences", async (id) => {
+    const document = await published(id);
+    expect(validateOpenRPCDocument(document)).toBe(true);
+    await expect(dereferenceDocument(structuredClone(document))).resolves.toBeDefined();
+  });
+
+  it("the node document lists exactly the chain node methods", async () => {
+    checkMethods(await published("node"), NODE);
+  });
+
+  it("the prover document lists exactly the prover host methods, accepting named params", async () => {
+    const document = await published("prover");
+    checkMethods(document, PROVER);
+    expect((document.methods as unknown as Json[]).map((m) => m.paramStructure)).toEqual([
+      "either",
+      "either",
+      "either",
+      "either",
+    ]);
+  });
+
+  it("models carry the spec's fields and formats", async () => {
+    const schemas = (await published("node")).components?.schemas as Record<string, Json>;
+    expect(Object.keys(schemas.Block?.properties as Json)).toEqual(BLOCK_FIELDS);
+    const deposit = schemas.DepositTransaction as { properties: Json; required: string[] };
+    for (const field of [
+      "sourceHash",
+      "from",
+      "to",
+      "mint",
+      "value",
+      "gas",
+      "isSystemTx",
+      "input",
+      "nonce",
+      "depositReceiptVersion",
+      "gasPrice",
+      "v",
+      "r",
+      "s",
+      "yParity",
+    ]) {
+      expect(deposit.properties, field).toHaveProperty(field);
+    }
+    expect(deposit.required).not.toContain("isSystemTx");
+    expect(deposit.properties.type).toEqual({ type: "string", const: "0x7e" });
+    expect(schemas.Quantity?.pattern).toBe("^0x(0|[1-9a-f][0-9a-f]{0,63})$");
+    expect(schemas.Address?.pattern).toBe("^0x[0-9a-fA-F]{40}$");
+    expect(schemas.BlockTag?.anyOf).toEqual(
+      ["latest", "pending", "safe", "finalized", "earliest"].map((t) => ({ type: "string", const: t })),
+    );
+
+    const prover = (await published("prover")).components?.schemas as Record<string, Json>;
+    expect(prover.ProofRequest?.required).toEqual([
+      "l1_head",
+      "l1_head_number",
+      "agreed_l2_head_hash",
+      "agreed_l2_output_root",
+      "claimed_l2_output_root",
+      "claimed_l2_block_number",
+      "proposer",
+      "intermediate_block_interval",
+    ]);
+    expect(prover.ProofResult?.required).toEqual(["Tee"]);
+    expect(prover.PublicKeyBytes).toMatchObject({ type: "array", minItems: 65, maxItems: 65 });
+    expect(prover.AttestationInput).toMatchObject({ type: "array", maxItems: 512 });
+    expect(Object.keys(prover)).not.toContain("Block");
+  });
+
+  it("params encoded by the generated codecs satisfy the published schemas", async () => {
+    const node = new MethodCallValidator(await dereferenceDocument(await published("node")));
+    const prover = new MethodCallValidator(await dereferenceDocument(await published("prover")));
+    const address = new Uint8Array(20).fill(0xaa);
+    expect(
+      node.validate(
+        "eth_getBlockByNumber",
+        eth_getBlockByNumber.encodeParams({ block: 123n, fullTransactions: true }),
+      ),
+    ).toEqual([]);
+    expect(
+      node.validate(
+        "eth_getBalance",
+        eth_getBalance.encodeParams({ address, block: { blockHash: new Uint8Array(32) } }),
+      ),
+    ).toEqual([]);
+    expect(
+      node.validate(
+        "eth_getLogs",
+        eth_getLogs.encodeParams({ filter: { fromBlock: "safe", topics: [null, [new Uint8Array(32)]] } }),
+      ),
+    ).toEqual([]);
+    const request = {
+      l1_head: new Uint8Array(32),
+      l1_head_number: 1n,
+      agreed_l2_head_hash: new Uint8Array(32),
+      agreed_l2_output_root: new Uint8Array(32),
+      claimed_l2_output_root: new Uint8Array(32),
+      claimed_l2_block_number: 2n,
+      proposer: address,
+      intermediate_block_interval: 1n,
+    };
+    expect(prover.validate("prover_prove", prover_prove.encodeParams({ request }))).toEqual([]);
+    // And the published schemas reject what the codecs reject.
+    expect(node.validate("eth_getBalance", [`0x${"aa".repeat(19)}`, "latest"])).not.toEqual([]);
+    expect(node.validate("eth_getBlockByNumber", ["lates", false])).not.toEqual([]);
+  });
+});
