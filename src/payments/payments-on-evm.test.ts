@@ -7,7 +7,7 @@ import { createPublicClient, type Hex, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { beforeEach, describe, expect, it } from "vitest";
 import { loadArtifact } from "../../contracts/artifacts.js";
-import { harnessTransport } from "../../test/evm/rpc-transport.js";
+import { DevChain } from "../../test/evm/dev-chain.js";
 import {
   BUYER,
   deployToken,
@@ -58,7 +58,7 @@ describe("payments library against the compiled token", () => {
 
   beforeEach(async () => {
     fx = await deployToken({ name: "Dev USD" });
-    client = createPublicClient({ transport: harnessTransport(fx.harness) });
+    client = createPublicClient({ transport: new DevChain(fx.harness).transport() });
     domain = await readTokenDomain(client, fx.token.address);
   });
 

@@ -202,6 +202,10 @@ export class EvmHarness {
     return bytesToHex(await this.evm.stateManager.getCode(toEthAddress(address)));
   }
 
+  async getNonce(address: Address): Promise<bigint> {
+    return (await this.evm.stateManager.getAccount(toEthAddress(address)))?.nonce ?? 0n;
+  }
+
   async setBalance(address: Address, balance: bigint): Promise<void> {
     const ethAddress = toEthAddress(address);
     const account = (await this.evm.stateManager.getAccount(ethAddress)) ?? new Account();
