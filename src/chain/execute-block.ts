@@ -1,0 +1,38 @@
+/** Re-executes a whole block from its payload attributes and transactions (the enclave/prover path). */
+import { BlockBuilder, type PayloadAttributes, type SealedBlock } from "./block-builder.js";
+import type { BlockHeader } from "./header.js";
+import type { PreimageSource } from "./preimage-store.js";
+import type { RollupConfig } from "./rollup-config.js";
+
+/** A transaction in the payload could not be included: the block is invalid. */
+export class InvalidBlockError extends Error {
+  readonly transactionIndex: number;
+  constructor(transactionIndex: number, cause: Error) {
+    super(`transaction ${transactionIndex} cannot be included: ${cause.message}`, { cause });
+    this.name = "InvalidBlockError";
+    this.transactionIndex = transactionIndex;
+  }
+}
+
+export interface ExecuteBlockInput {
+  config: RollupConfig;
+  parent: BlockHeader;
+  attributes: PayloadAttributes;
+  /** EIP-2718 encoded, in block order (the first is the L1 attributes deposit). */
+  transactions: readonly Uint8Array[];
+  source: PreimageSource;
+}
+
+export async function executeBlock(input: ExecuteBlockInput): Promise<SealedBlock> {
+  const builder = await BlockBuilder.start({
+    config: input.config,
+    parent: input.parent,
+    attributes: input.attributes,
+    source: input.source,
+  });
+  for (let i = 0; i < input.transactions.length; i++) {
+    const result = await builder.addTransaction(input.transactions[i]!);
+    if (!result.ok) throw new InvalidBlockError(i, result.error);
+  }
+  return builder.seal();
+}

@@ -1,0 +1,135 @@
+/** OP Stack rollup configuration: the parts block execution needs, parsed from op-node's JSON. */
+import { fromHex } from "./hex.js";
+
+export const OpFork = {
+  Bedrock: 0,
+  Regolith: 1,
+  Canyon: 2,
+  Delta: 3,
+  Ecotone: 4,
+  Fjord: 5,
+  Granite: 6,
+  Holocene: 7,
+  Isthmus: 8,
+  Jovian: 9,
+} as const;
+export type OpFork = (typeof OpFork)[keyof typeof OpFork];
+
+export const OP_FORK_NAMES: Record<OpFork, string> = {
+  0: "bedrock",
+  1: "regolith",
+  2: "canyon",
+  3: "delta",
+  4: "ecotone",
+  5: "fjord",
+  6: "granite",
+  7: "holocene",
+  8: "isthmus",
+  9: "jovian",
+};
+
+export interface RollupConfig {
+  l2ChainId: bigint;
+  blockTime: bigint;
+  genesisL2Time: bigint;
+  /** Activation timestamps (undefined = not scheduled). Bedrock is active from genesis. */
+  forkTimes: Partial<Record<OpFork, bigint>>;
+  /** Pre-Canyon and Canyon+ EIP-1559 parameters (used until Holocene puts them in extraData). */
+  eip1559Elasticity: bigint;
+  eip1559Denominator: bigint;
+  eip1559DenominatorCanyon: bigint;
+  depositContractAddress?: Uint8Array;
+  l1SystemConfigAddress?: Uint8Array;
+}
+
+export class InvalidRollupConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "InvalidRollupConfigError";
+  }
+}
+
+function optionalTime(value: unknown, field: string): bigint | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  if (typeof value === "string" && /^(0x[0-9a-fA-F]+|[0-9]+)$/.test(value)) return BigInt(value);
+  throw new InvalidRollupConfigError(`${field} must be a non-negative integer`);
+}
+
+function requiredInt(value: unknown, field: string): bigint {
+  const v = optionalTime(value, field);
+  if (v === undefined) throw new InvalidRollupConfigError(`${field} is required`);
+  return v;
+}
+
+function optionalAddress(value: unknown, field: string): Uint8Array | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(value)) {
+    throw new InvalidRollupConfigError(`${field} must be a 0x-prefixed 20-byte address`);
+  }
+  return fromHex(value);
+}
+
+/** Parses op-node's rollup config JSON (snake_case, as in the fixtures and superchain registry). */
+export function parseRollupConfig(json: unknown): RollupConfig {
+  if (typeof json !== "object" || json === null) throw new InvalidRollupConfigError("rollup config must be an object");
+  const c = json as Record<string, unknown>;
+  const genesis = (c.genesis ?? {}) as Record<string, unknown>;
+  const op = (c.chain_op_config ?? {}) as Record<string, unknown>;
+  const forkTimes: Partial<Record<OpFork, bigint>> = { [OpFork.Bedrock]: 0n };
+  const fields: [OpFork, string][] = [
+    [OpFork.Regolith, "regolith_time"],
+    [OpFork.Canyon, "canyon_time"],
+    [OpFork.Delta, "delta_time"],
+    [OpFork.Ecotone, "ecotone_time"],
+    [OpFork.Fjord, "fjord_time"],
+    [OpFork.Granite, "granite_time"],
+    [OpFork.Holocene, "holocene_time"],
+    [OpFork.Isthmus, "isthmus_time"],
+    [OpFork.Jovian, "jovian_time"],
+  ];
+  for (const [fork, field] of fields) {
+    const t = optionalTime(c[field], field);
+    if (t !== undefined) forkTimes[fork] = t;
+  }
+  // A chain whose genesis is after Regolith (all current chains) has Regolith at 0 when unset.
+  if (forkTimes[OpFork.Regolith] === undefined) forkTimes[OpFork.Regolith] = 0n;
+  return {
+    l2ChainId: requiredInt(c.l2_chain_id, "l2_chain_id"),
+    blockTime: requiredInt(c.block_time, "block_time"),
+    genesisL2Time: requiredInt(genesis.l2_time ?? 0, "genesis.l2_time"),
+    forkTimes,
+    eip1559Elasticity: requiredInt(op.eip1559Elasticity ?? 6, "chain_op_config.eip1559Elasticity"),
+    eip1559Denominator: requiredInt(op.eip1559Denominator ?? 50, "chain_op_config.eip1559Denominator"),
+    eip1559DenominatorCanyon: requiredInt(
+      op.eip1559DenominatorCanyon ?? 250,
+      "chain_op_config.eip1559DenominatorCanyon",
+    ),
+    depositContractAddress: optionalAddress(c.deposit_contract_address, "deposit_contract_address"),
+    l1SystemConfigAddress: optionalAddress(c.l1_system_config_address, "l1_system_config_address"),
+  };
+}
+
+/** Whether `fork` is active at `timestamp`. */
+export function isForkActive(config: RollupConfig, fork: OpFork, timestamp: bigint): boolean {
+  const t = config.forkTimes[fork];
+  return t !== undefined && timestamp >= t;
+}
+
+/** The newest fork active at `timestamp`. */
+export function activeFork(config: RollupConfig, timestamp: bigint): OpFork {
+  let fork: OpFork = OpFork.Bedrock;
+  for (let f = OpFork.Regolith as number; f <= OpFork.Jovian; f++) {
+    if (isForkActive(config, f as OpFork, timestamp)) fork = f as OpFork;
+  }
+  return fork;
+}
+
+/** True when `timestamp` is the first block of `fork` (the fork is active now but not one block earlier). */
+export function isForkActivationBlock(config: RollupConfig, fork: OpFork, timestamp: bigint): boolean {
+  return (
+    isForkActive(config, fork, timestamp) &&
+    timestamp >= config.blockTime &&
+    !isForkActive(config, fork, timestamp - config.blockTime)
+  );
+}
