@@ -36,6 +36,11 @@ export interface DispatchEnvironment {
   readonly transport: "http" | "ws";
   /** Creates the context for one call or notification of the body. */
   openCall(): CallScope;
+  /**
+   * When set, no method runs: every call is answered with this error and its own id (used for a
+   * busy or draining server, so websocket clients can match the refusal to their request).
+   */
+  readonly refuse?: RpcError;
 }
 
 /** Label used for methods that are not in the table (keeps metric cardinality bounded). */
@@ -136,6 +141,10 @@ export class RpcDispatcher {
   /** Runs a call or notification; returns the serialized response (ignored for notifications). */
   private async runCall(request: RpcCall | RpcNotification, env: DispatchEnvironment): Promise<string> {
     const id: RpcId = request.kind === "call" ? request.id : null;
+    if (env.refuse !== undefined) {
+      this.countRejected(env.transport, env.refuse.code, "refused");
+      return errorResponse(id, env.refuse);
+    }
     const bound = this.methods.get(request.method);
     if (bound === undefined) {
       this.countRejected(env.transport, -32601, UNKNOWN_METHOD_LABEL);

@@ -4,12 +4,18 @@ export interface RpcLimits {
   readonly maxBodyBytes: number;
   /** Most requests in one batch (-32600 beyond). */
   readonly maxBatchLength: number;
+  /**
+   * Most HTTP requests and websocket messages processed at once (a batch counts once); beyond it
+   * HTTP answers 503 and websocket calls get -32005, without running anything.
+   */
+  readonly maxInFlight: number;
 }
 
-/** geth's defaults: 5 MiB bodies, 1000 requests per batch. */
+/** geth's defaults for bodies (5 MiB) and batches (1000 requests); 10 000 requests in flight. */
 export const DEFAULT_RPC_LIMITS: RpcLimits = {
   maxBodyBytes: 5 * 1024 * 1024,
   maxBatchLength: 1000,
+  maxInFlight: 10_000,
 };
 
 export class InvalidLimitsError extends Error {

@@ -61,6 +61,35 @@ async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs = 
   }
 }
 
+describe("in-flight limit", () => {
+  it("answers HTTP 503 and websocket -32005 with the call's id while maxInFlight requests run", async () => {
+    const { methods } = createTestMethods();
+    const server = createRpcServer({ methods, limits: { maxInFlight: 1 } });
+    const port = await server.listen();
+    const slow = postRaw(port, rpcBody(1, "test_sleep", [300]));
+    await waitFor(async () => (await inFlight(server)) === 1);
+
+    const refused = await postRaw(port, rpcBody(2, "test_add", [1, 2]));
+    expect(refused.status).toBe(503);
+    expect(JSON.parse(refused.text)).toMatchObject({ error: { code: -32005, data: { limit: 1 } } });
+
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/`);
+    await once(socket, "open");
+    const reply = once(socket, "message");
+    socket.send(JSON.stringify([{ jsonrpc: "2.0", id: 7, method: "test_add", params: [1, 2] }]));
+    const [frame] = (await reply) as [Buffer];
+    expect(JSON.parse(frame.toString())).toEqual([
+      { jsonrpc: "2.0", id: 7, error: { code: -32005, message: expect.any(String), data: { limit: 1 } } },
+    ]);
+
+    expect(JSON.parse((await slow).text)).toMatchObject({ result: "slept 300" });
+    await waitFor(async () => (await inFlight(server)) === 0);
+    expect((await postRaw(port, rpcBody(3, "test_add", [1, 2]))).status).toBe(200);
+    socket.close();
+    await server.close();
+  });
+});
+
 describe("graceful close", () => {
   it("drains an in-flight request, refuses new connections and answers 503 on open ones", async () => {
     const { server, port } = await startServer();
@@ -118,14 +147,24 @@ describe("graceful close", () => {
     await server.close({ drainMs: 100 });
   });
 
-  it("closes websocket connections with 1001 and closes an idle server at once", async () => {
+  it("refuses websocket calls with -32000 and their id while draining, then closes with 1001", async () => {
     const { server, port } = await startServer();
     const socket = new WebSocket(`ws://127.0.0.1:${port}/`);
     await once(socket, "open");
+    const frames: unknown[] = [];
+    socket.on("message", (data: Buffer) => frames.push(JSON.parse(data.toString())));
+    socket.send(rpcBody(1, "test_sleep", [300]));
+    await waitFor(async () => (await inFlight(server)) === 1);
     const closeEvent = once(socket, "close");
-    await server.close({ drainMs: 1000 });
+    const closed = server.close({ drainMs: 2000 });
+    socket.send(rpcBody(2, "test_add", [1, 2]));
+    await closed;
     const [code] = (await closeEvent) as [number];
     expect(code).toBe(1001);
+    expect(frames).toEqual([
+      { jsonrpc: "2.0", id: 2, error: { code: -32000, message: expect.stringContaining("shutting down") } },
+      { jsonrpc: "2.0", id: 1, result: "slept 300" },
+    ]);
     // Closing twice is harmless.
     await server.close();
   });

@@ -8,6 +8,13 @@ export class ServerShuttingDownError extends RpcError {
   }
 }
 
+/** -32005 (geth's "limit exceeded"): too many requests in flight; retry later. */
+export class ServerBusyError extends RpcError {
+  constructor(limit: number) {
+    super(-32005, `server busy: ${limit} requests already in flight, retry later`, { data: { limit } });
+  }
+}
+
 /** HTTP 413 body: the request body is over the configured limit (-32600). */
 export class BodyTooLargeError extends RpcError {
   constructor(limit: number) {

@@ -28,6 +28,7 @@ import {
   HealthNotConfiguredError,
   ListenError,
   RouteNotFoundError,
+  ServerBusyError,
   ServerShuttingDownError,
   ServerStateError,
   UnsupportedContentTypeError,
@@ -375,9 +376,14 @@ class UwsRpcServer implements RpcServer {
   private handlePost(res: HttpResponse, req: HttpRequest): void {
     const contentType = req.getHeader("content-type");
     const declaredLength = req.getHeader("content-length");
+    const busy = this.inFlight.size >= this.limits.maxInFlight;
     const exchange = new HttpExchange(res, this);
     if (this.isDraining) {
       exchange.respondError(503, new ServerShuttingDownError(), true);
+      return;
+    }
+    if (busy) {
+      exchange.respondError(503, new ServerBusyError(this.limits.maxInFlight), true);
       return;
     }
     const mediaType = contentType.split(";", 1)[0]!.trim().toLowerCase();
@@ -557,10 +563,11 @@ class UwsRpcServer implements RpcServer {
     const data = ws.getUserData();
     const subscriptions = data.subscriptions;
     if (subscriptions === undefined || data.closed) return;
-    if (this.isDraining) {
-      this.sendRpcFrame(ws, errorResponse(null, new ServerShuttingDownError()));
-      return;
-    }
+    const refuse = this.isDraining
+      ? new ServerShuttingDownError()
+      : this.inFlight.size >= this.limits.maxInFlight
+        ? new ServerBusyError(this.limits.maxInFlight)
+        : undefined;
     const abortSource = data.abort;
     const work: InFlight = {
       abort: () => abortSource.abort(new Error("server closed before the request finished")),
@@ -569,6 +576,7 @@ class UwsRpcServer implements RpcServer {
     const scopes: CallSubscriptions[] = [];
     const env: DispatchEnvironment = {
       transport: "ws",
+      ...(refuse === undefined ? {} : { refuse }),
       openCall: (): CallScope => {
         const scope = subscriptions.scopeForCall();
         scopes.push(scope);

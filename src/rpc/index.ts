@@ -1,0 +1,14 @@
+/** The JSON-RPC server core's public surface. */
+export { createRpcServer } from "./server.js";
+export type {
+  BroadcastRouteOptions,
+  CloseOptions,
+  RpcServer,
+  RpcServerOptions,
+  WebSocketOptions,
+} from "./server.js";
+export { DEFAULT_RPC_LIMITS, type RpcLimits } from "./limits.js";
+export { exitOnShutdownSignals } from "./shutdown.js";
+export * from "./errors.js";
+export * from "./method.js";
+export * from "./server-errors.js";
