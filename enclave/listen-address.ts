@@ -1,0 +1,35 @@
+/**
+ * Where a local-mode enclave listens: a Unix socket path or a 127.0.0.1 TCP port. Never vsock (that is
+ * the Nitro transport, through the native addon) and never a non-loopback interface.
+ */
+export type ListenAddress =
+  | { readonly kind: "unix"; readonly path: string }
+  | { readonly kind: "tcp"; readonly host: "127.0.0.1"; readonly port: number };
+
+export class ListenAddressError extends Error {
+  override readonly name = "ListenAddressError";
+}
+
+/** Parses `unix:/path`, `/path`, `./path` or `127.0.0.1:port` (port 0 picks a free one). */
+export function parseListenAddress(text: string): ListenAddress {
+  if (text.startsWith("unix:")) return unixPath(text.slice("unix:".length));
+  if (text.startsWith("/") || text.startsWith("./") || text.startsWith("../")) return unixPath(text);
+  const match = /^127\.0\.0\.1:(\d{1,5})$/.exec(text);
+  if (match !== null) {
+    const port = Number(match[1]);
+    if (port > 65535) throw new ListenAddressError(`port out of range in ${text}`);
+    return { kind: "tcp", host: "127.0.0.1", port };
+  }
+  throw new ListenAddressError(
+    `cannot listen on "${text}": local mode takes a Unix socket path or 127.0.0.1:<port> (vsock is for Nitro only)`,
+  );
+}
+
+function unixPath(path: string): ListenAddress {
+  if (path.length === 0) throw new ListenAddressError("empty Unix socket path");
+  return { kind: "unix", path };
+}
+
+export function formatListenAddress(address: ListenAddress): string {
+  return address.kind === "unix" ? `unix:${address.path}` : `${address.host}:${address.port}`;
+}

@@ -1,0 +1,69 @@
+/**
+ * The enclave process.
+ *
+ *   tsx enclave/main.ts --local --listen <unix path | unix:path | 127.0.0.1:port> [--read-timeout-ms N]
+ *
+ * Without --local the enclave opens the AWS Nitro security module and fails when it is not there: local
+ * mode is never a silent fallback. Logs JSON lines; the only key material logged is the signer address.
+ */
+import { parseArgs } from "node:util";
+import { bytesToHex } from "viem";
+import { handleRequest } from "./handler.js";
+import { parseListenAddress } from "./listen-address.js";
+import { LocalSecurityModule } from "./local-security-module.js";
+import { jsonLinesLogger as log } from "./log.js";
+import { openNitroSecurityModule } from "./nitro.js";
+import { derivationNotBuilt } from "./prove.js";
+import { type SecurityModule, teeImageHashOf } from "./security-module.js";
+import { EnclaveServer } from "./server.js";
+import { EnclaveSigner } from "./signer.js";
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      local: { type: "boolean", default: false },
+      listen: { type: "string" },
+      "read-timeout-ms": { type: "string" },
+    },
+    strict: true,
+  });
+  const securityModule: SecurityModule = values.local
+    ? await LocalSecurityModule.open()
+    : await openNitroSecurityModule();
+  if (values.listen === undefined)
+    throw new Error("--listen <unix path | 127.0.0.1:port> is required in local mode");
+  const listen = parseListenAddress(values.listen);
+  const readTimeoutMs =
+    values["read-timeout-ms"] === undefined ? undefined : Number(values["read-timeout-ms"]);
+  if (readTimeoutMs !== undefined && !(Number.isSafeInteger(readTimeoutMs) && readTimeoutMs > 0)) {
+    throw new Error("--read-timeout-ms must be a positive integer");
+  }
+
+  const teeImageHash = teeImageHashOf(securityModule.pcr0());
+  const signer = EnclaveSigner.generate((n) => securityModule.randomBytes(n));
+  const deps = {
+    identity: { publicKey: signer.publicKey },
+    securityModule,
+    program: { signer, teeImageHash, executor: derivationNotBuilt },
+  };
+  const server = new EnclaveServer({
+    listen,
+    handle: (request) => handleRequest(deps, request),
+    ...(readTimeoutMs !== undefined ? { readTimeoutMs } : {}),
+    log,
+  });
+  await server.start();
+  log("info", "enclave listening", {
+    mode: securityModule.mode,
+    listen: server.describe(),
+    signer: bytesToHex(signer.address),
+    teeImageHash: bytesToHex(teeImageHash),
+  });
+}
+
+main().catch((error: unknown) => {
+  log("error", "enclave start-up failed", {
+    error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+  });
+  process.exit(1);
+});

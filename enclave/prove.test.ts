@@ -1,0 +1,102 @@
+/** The proof program and request handler in-process, with the real signer, store and security module. */
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import type { Response } from "../generated/protocol/index.js";
+import { handleRequest, type RequestHandlerDeps } from "./handler.js";
+import { LocalSecurityModule } from "./local-security-module.js";
+import { preimageKeyBytes } from "./preimages.js";
+import { derivationNotBuilt } from "./prove.js";
+import { EnclaveSigner } from "./signer.js";
+import { bootPreimages, honestWitness, keccakPreimage, sha256Preimage, text } from "./test/fixtures.js";
+
+const securityModule = await LocalSecurityModule.open();
+
+function deps(): RequestHandlerDeps & { signed: Uint8Array[] } {
+  const signer = EnclaveSigner.generate((n) => randomBytes(n));
+  const signed: Uint8Array[] = [];
+  return {
+    signed,
+    identity: { publicKey: signer.publicKey },
+    securityModule,
+    program: {
+      signer: { signJournal: (journal) => (signed.push(journal), signer.signJournal(journal)) },
+      teeImageHash: new Uint8Array(32),
+      executor: derivationNotBuilt,
+    },
+  };
+}
+
+function errorOf(response: Response): string {
+  if (response.kind !== "Error") throw new Error(`expected an Error response, got ${response.kind}`);
+  return response.message;
+}
+
+describe("preimage keys", () => {
+  it("the 32-byte form is the type byte then the 31 data bytes", () => {
+    const key = preimageKeyBytes({ data: new Uint8Array(31).fill(9), keyType: "Sha256" });
+    expect(key[0]).toBe(4);
+    expect(key.subarray(1)).toEqual(new Uint8Array(31).fill(9));
+  });
+});
+
+describe("Prove refusals sign nothing", () => {
+  const prove = async (preimages: ReturnType<typeof bootPreimages>) => {
+    const d = deps();
+    const response = await handleRequest(d, { kind: "Prove", preimages });
+    expect(d.signed).toHaveLength(0);
+    return errorOf(response);
+  };
+
+  it("a tampered keccak256 preimage", async () => {
+    const message = await prove([
+      ...bootPreimages(),
+      ...honestWitness(),
+      keccakPreimage(text("abc"), text("abd")),
+    ]);
+    expect(message).toMatch(
+      /PreimageMismatchError: preimage for key keccak256:0x02.* does not match its content/,
+    );
+  });
+
+  it("a tampered sha256 preimage", async () => {
+    const message = await prove([sha256Preimage(text("abc"), text("abd")), ...bootPreimages()]);
+    expect(message).toMatch(/PreimageMismatchError: preimage for key sha256:0x04/);
+  });
+
+  it("an unknown chain id", async () => {
+    expect(await prove([...bootPreimages({ chainId: 42n }), ...honestWitness()])).toBe(
+      "UnsupportedChain: chain id 42 is not in the enclave's config-hash table",
+    );
+  });
+
+  it("a missing boot key", async () => {
+    expect(await prove([...bootPreimages({}, [1]), ...honestWitness()])).toBe(
+      "MissingBootKeyError: missing boot information: local key 1 (L1Head)",
+    );
+    expect(await prove([...bootPreimages({}, [8])])).toMatch(/local key 8 \(Proposer\)/);
+  });
+
+  it("a zero interval", async () => {
+    expect(await prove(bootPreimages({ interval: 0n }))).toMatch(/interval must be at least 1/);
+  });
+
+  it("a valid request reaches the derivation stage, which names itself as missing", async () => {
+    expect(await prove([...bootPreimages(), ...honestWitness()])).toMatch(
+      /^StageUnavailableError: derivation stage not available: .* nothing was signed$/,
+    );
+  });
+});
+
+describe("identity requests", () => {
+  it("SignerPublicKey answers the 65-byte key; attestation embeds it", async () => {
+    const d = deps();
+    const pk = await handleRequest(d, { kind: "SignerPublicKey" });
+    expect(pk).toEqual({ kind: "SignerPublicKey", publicKey: d.identity.publicKey });
+    const att = await handleRequest(d, {
+      kind: "SignerAttestation",
+      userData: new Uint8Array(513),
+      nonce: null,
+    });
+    expect(errorOf(att)).toMatch(/AttestationInputTooLargeError: user_data is 513 bytes/);
+  });
+});

@@ -1,0 +1,171 @@
+/**
+ * The enclave's transport in local mode: one request per connection over a Unix socket or loopback TCP.
+ * Frames per spec/protocol (4-byte big-endian length, capped before anything is read), writes of at most
+ * 28 KiB, a read timeout for the whole frame. Garbage, oversized, truncated or undecodable input gets an
+ * Error response (or the connection is closed) and the server keeps serving.
+ */
+import { rm } from "node:fs/promises";
+import { createServer, type Server, type Socket } from "node:net";
+import {
+  BincodeDecodeError,
+  decodeRequestPayload,
+  encodeResponseFrame,
+  FrameError,
+  type FrameReader,
+  frameWriteChunks,
+  newRequestFrameReader,
+  READ_TIMEOUT_MS,
+  type Request,
+  type Response,
+} from "../generated/protocol/index.js";
+import { type ListenAddress, formatListenAddress } from "./listen-address.js";
+import { type Logger, silentLogger } from "./log.js";
+
+export interface EnclaveServerOptions {
+  readonly listen: ListenAddress;
+  readonly handle: (request: Request) => Promise<Response>;
+  /** Time for a request frame to arrive completely (default: the spec's 5 minutes). */
+  readonly readTimeoutMs?: number;
+  /** Largest accepted request payload (default and maximum: the spec's cap). */
+  readonly maxRequestPayloadBytes?: number;
+  readonly log?: Logger;
+}
+
+/** Writes all chunks, waiting for the socket to drain when it asks to. */
+async function writeChunks(socket: Socket, chunks: readonly Uint8Array[]): Promise<void> {
+  for (const chunk of chunks) {
+    if (socket.destroyed) return;
+    if (!socket.write(chunk)) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          socket.off("drain", done);
+          socket.off("close", done);
+          resolve();
+        };
+        socket.on("drain", done);
+        socket.on("close", done);
+      });
+    }
+  }
+}
+
+export class EnclaveServer {
+  private readonly server: Server;
+  private readonly sockets = new Set<Socket>();
+  private readonly log: Logger;
+  private boundAddress: ListenAddress;
+
+  constructor(private readonly options: EnclaveServerOptions) {
+    this.log = options.log ?? silentLogger;
+    this.boundAddress = options.listen;
+    this.server = createServer({ allowHalfOpen: true }, (socket) => this.serve(socket));
+    this.server.on("error", (error) => this.log("error", "server error", { error: error.message }));
+  }
+
+  /** The address actually bound (with the real port when 0 was asked for). */
+  get address(): ListenAddress {
+    return this.boundAddress;
+  }
+
+  async start(): Promise<void> {
+    const listen = this.options.listen;
+    if (listen.kind === "unix") await rm(listen.path, { force: true });
+    await new Promise<void>((resolve, reject) => {
+      this.server.once("error", reject);
+      const ready = () => {
+        this.server.off("error", reject);
+        resolve();
+      };
+      if (listen.kind === "unix") this.server.listen(listen.path, ready);
+      else this.server.listen(listen.port, listen.host, ready);
+    });
+    const bound = this.server.address();
+    if (listen.kind === "tcp" && bound !== null && typeof bound === "object") {
+      this.boundAddress = { kind: "tcp", host: "127.0.0.1", port: bound.port };
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    if (this.options.listen.kind === "unix") await rm(this.options.listen.path, { force: true });
+  }
+
+  describe(): string {
+    return formatListenAddress(this.boundAddress);
+  }
+
+  private serve(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.on("close", () => this.sockets.delete(socket));
+    socket.on("error", (error) => this.log("warn", "connection error", { error: error.message }));
+    const reader: FrameReader = newRequestFrameReader(this.options.maxRequestPayloadBytes);
+    let settled = false;
+    const timer = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      this.log("warn", "request frame timed out", {});
+      socket.destroy();
+    }, this.options.readTimeoutMs ?? READ_TIMEOUT_MS);
+
+    const finish = (outcome: { payload: Uint8Array } | { refusal: string }) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.off("data", onData);
+      socket.off("end", onEnd);
+      socket.pause();
+      void this.respond(socket, outcome);
+    };
+    const onData = (chunk: Buffer) => {
+      try {
+        const payload = reader.push(chunk);
+        if (payload !== undefined) finish({ payload });
+      } catch (error) {
+        finish({ refusal: error instanceof FrameError ? error.message : String(error) });
+      }
+    };
+    const onEnd = () => {
+      try {
+        reader.finish();
+      } catch (error) {
+        finish({ refusal: (error as Error).message });
+      }
+    };
+    socket.on("data", onData);
+    socket.on("end", onEnd);
+  }
+
+  private async respond(
+    socket: Socket,
+    outcome: { payload: Uint8Array } | { refusal: string },
+  ): Promise<void> {
+    let response: Response;
+    if ("refusal" in outcome) {
+      response = { kind: "Error", message: `bad frame: ${outcome.refusal}` };
+    } else {
+      let request: Request | undefined;
+      try {
+        request = decodeRequestPayload(outcome.payload);
+      } catch (error) {
+        const reason = error instanceof BincodeDecodeError ? error.message : String(error);
+        response = { kind: "Error", message: `undecodable request: ${reason}` };
+      }
+      if (request !== undefined) {
+        try {
+          response = await this.options.handle(request);
+        } catch (error) {
+          response = { kind: "Error", message: `internal error: ${(error as Error).message}` };
+        }
+        this.log("info", "request served", { request: request.kind, response: response.kind });
+      }
+    }
+    try {
+      await writeChunks(socket, frameWriteChunks(encodeResponseFrame(response!)));
+      socket.end();
+    } catch (error) {
+      this.log("warn", "could not write the response", { error: (error as Error).message });
+      socket.destroy();
+    }
+  }
+}
