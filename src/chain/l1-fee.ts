@@ -102,7 +102,12 @@ export function fjordEstimatedSizeScaled(fastLzSize: bigint): bigint {
 
 /** Fjord: estimatedSize · (16·l1BaseFee·baseFeeScalar + l1BlobBaseFee·blobBaseFeeScalar) / 1e12. */
 export function fjordL1Cost(txBytes: Uint8Array, p: L1FeeParams): bigint {
-  const size = fjordEstimatedSizeScaled(BigInt(fastLzCompressedLength(txBytes)));
+  return fjordL1CostFromFastLzSize(BigInt(fastLzCompressedLength(txBytes)), p);
+}
+
+/** Fjord fee for a transaction whose FastLZ-compressed length is `fastLzSize`. */
+export function fjordL1CostFromFastLzSize(fastLzSize: bigint, p: L1FeeParams): bigint {
+  const size = fjordEstimatedSizeScaled(fastLzSize);
   const scaled = 16n * p.l1BaseFee * p.baseFeeScalar + p.l1BlobBaseFee * p.blobBaseFeeScalar;
   return (size * scaled) / 1_000_000_000_000n;
 }
