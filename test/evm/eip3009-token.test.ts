@@ -343,6 +343,11 @@ describe("Eip3009Token: transferWithAuthorization and receiveWithAuthorization",
           timestamp: NOW + 1n,
         }),
       );
+      // Used and not yet valid at once: the time window is checked before the nonce.
+      expectRevert(
+        await fx.token.write("transferWithAuthorization", [...authArgs(auth), ...vrsArgs(good)]),
+        "FiatTokenV2: authorization is not yet valid",
+      );
     });
 
     it("then expired: at exactly validBefore it is expired, one second earlier it is not", async () => {
@@ -361,6 +366,11 @@ describe("Eip3009Token: transferWithAuthorization and receiveWithAuthorization",
         await fx.token.write("transferWithAuthorization", [...authArgs(auth), ...vrsArgs(good)], {
           timestamp: NOW - 1n,
         }),
+      );
+      // Used and expired at once: the time window is checked before the nonce.
+      expectRevert(
+        await fx.token.write("transferWithAuthorization", [...authArgs(auth), ...vrsArgs(good)]),
+        "FiatTokenV2: authorization is expired",
       );
     });
 
@@ -464,6 +474,12 @@ describe("Eip3009Token: cancelAuthorization", () => {
     const cancelSig = await signCancel(BUYER, fx.domain, BUYER.address, auth.nonce);
     expectRevert(
       await fx.token.write("cancelAuthorization", [BUYER.address, auth.nonce, ...vrsArgs(cancelSig)]),
+      "FiatTokenV2: authorization is used or canceled",
+    );
+    // The nonce check comes before the signature check.
+    const byStranger = await signCancel(STRANGER, fx.domain, BUYER.address, auth.nonce);
+    expectRevert(
+      await fx.token.write("cancelAuthorization", [BUYER.address, auth.nonce, ...vrsArgs(byStranger)]),
       "FiatTokenV2: authorization is used or canceled",
     );
   });
