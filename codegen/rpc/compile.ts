@@ -148,12 +148,15 @@ export function readSpec(program: Program): RpcSpec {
     type: wireType(prop.type, where),
   });
 
+  const reading = new Set<Type>();
   const modelDecl = (model: Model): void => {
     if (decls.has(model.name)) return;
     if (isErrorModel(program, model)) throw new SpecError(`error model ${model.name} used as a data type`);
+    if (reading.has(model)) throw new SpecError(`recursive type ${model.name} is not supported`);
+    reading.add(model);
     claimName(model.name, model);
-    // Reserve the name first so that a (not supported) recursive model fails in dependencyOrder.
     const properties = propertiesOf(model);
+    reading.delete(model);
     decls.set(model.name, {
       kind: "model",
       name: model.name,
