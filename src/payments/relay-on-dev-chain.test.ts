@@ -190,7 +190,12 @@ describe("relaying over viem clients", () => {
     // Cancel once through the library, then force the same cancel on chain without simulating.
     await simulateAndRelayCancel({ publicClient, walletClient, token: fx.token.address, cancellation });
     const call = cancelAuthorizationCall(fx.token.address, cancellation);
-    const hash: Hash = await walletClient.sendTransaction({ to: call.to, data: call.data, gas: 200_000n });
+    const hash: Hash = await walletClient.sendTransaction({
+      chain: devChain,
+      to: call.to,
+      data: call.data,
+      gas: 200_000n,
+    });
     chain.mine();
     await expect(waitForConfirmations(publicClient, hash, 2, POLL)).rejects.toBeInstanceOf(
       RelayRevertedError,
