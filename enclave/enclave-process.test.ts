@@ -1,0 +1,198 @@
+/** A real enclave process in local mode over a Unix socket. */
+import fc from "fast-check";
+import { bytesToHex } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  decodeResponsePayload,
+  encodeRequest,
+  encodeRequestFrame,
+  FrameReader,
+  type Response,
+} from "../generated/protocol/index.js";
+import { verifyAttestationDocument } from "./local-attestation.js";
+import { addressOfPublicKey } from "./signer.js";
+import { type RunningEnclave, startEnclave } from "./test/enclave-process.js";
+import { bootPreimages, honestWitness, keccakPreimage, sha256Preimage, text } from "./test/fixtures.js";
+import { callEnclave, exchangeRawBytes } from "./transport-client.js";
+
+let enclave: RunningEnclave;
+
+beforeAll(async () => {
+  enclave = await startEnclave(["--read-timeout-ms", "400"]);
+});
+
+afterAll(async () => {
+  await enclave?.stop();
+});
+
+async function publicKey(): Promise<Uint8Array> {
+  const response = await callEnclave(enclave.address, { kind: "SignerPublicKey" }, { timeoutMs: 5000 });
+  if (response.kind !== "SignerPublicKey") throw new Error(`unexpected ${response.kind}`);
+  return response.publicKey;
+}
+
+/** Sends raw bytes; returns the decoded response if the enclave answered with a frame, else null. */
+async function sendRaw(bytes: Uint8Array, endAfterWrite = true): Promise<Response | null> {
+  const { received } = await exchangeRawBytes(enclave.address, bytes, { endAfterWrite, timeoutMs: 5000 });
+  if (received.length === 0) return null;
+  const reader = new FrameReader(1 << 20);
+  const payload = reader.push(received);
+  expect(payload).toBeDefined();
+  return decodeResponsePayload(payload!);
+}
+
+function expectErrorOrClosed(response: Response | null): void {
+  if (response !== null) expect(response.kind).toBe("Error");
+}
+
+describe("enclave process (local mode, Unix socket)", () => {
+  it("logs its signer address and answers its 65-byte public key", async () => {
+    const key = await publicKey();
+    expect(key.length).toBe(65);
+    expect(key[0]).toBe(4);
+    expect(bytesToHex(addressOfPublicKey(key))).toBe(enclave.signer);
+    const startLine = enclave.logs.find((l) => l.msg === "enclave listening");
+    expect(startLine).toMatchObject({ mode: "local", teeImageHash: `0x${"00".repeat(32)}` });
+    expect(Object.keys(startLine!).sort()).toEqual([
+      "level",
+      "listen",
+      "mode",
+      "msg",
+      "signer",
+      "teeImageHash",
+      "time",
+    ]);
+  });
+
+  it("attests with user_data and nonce echoed in the document", async () => {
+    const userData = text("registrar challenge");
+    const nonce = new Uint8Array([1, 2, 3, 4]);
+    const response = await callEnclave(enclave.address, { kind: "SignerAttestation", userData, nonce });
+    if (response.kind !== "SignerAttestation") throw new Error(`unexpected ${response.kind}`);
+    const doc = await verifyAttestationDocument(response.document);
+    expect(doc.userData).toEqual(userData);
+    expect(doc.nonce).toEqual(nonce);
+    expect(doc.publicKey).toEqual(await publicKey());
+    expect(doc.moduleId).toMatch(/^LOCAL-DEVELOPMENT-ENCLAVE-/);
+  });
+
+  it("refuses an oversized length prefix before reading and keeps serving", async () => {
+    const response = await sendRaw(new Uint8Array([0xff, 0xff, 0xff, 0xff, 1, 2, 3]));
+    expect(response).toEqual({
+      kind: "Error",
+      message: "bad frame: frame length 4294967295 exceeds the maximum of 1073741824 bytes",
+    });
+    expect((await publicKey()).length).toBe(65);
+  });
+
+  it("answers a truncated frame and an undecodable payload with Error", async () => {
+    const frame = encodeRequestFrame({ kind: "SignerAttestation", userData: text("abc"), nonce: null });
+    const truncated = await sendRaw(frame.subarray(0, frame.length - 2));
+    expect(truncated).toMatchObject({
+      kind: "Error",
+      message: expect.stringMatching(/^bad frame: stream ended inside a frame/),
+    });
+    const garbage = await sendRaw(new Uint8Array([0, 0, 0, 2, 0x07, 0x00]));
+    expect(garbage).toEqual({
+      kind: "Error",
+      message: "undecodable request: Request: unknown variant index 7 (at byte 0)",
+    });
+    const trailing = await sendRaw(new Uint8Array([0, 0, 0, 2, 0x01, 0x00]));
+    expect(trailing).toMatchObject({ kind: "Error", message: expect.stringMatching(/1 trailing bytes/) });
+    expect((await publicKey()).length).toBe(65);
+  });
+
+  it("closes a connection whose frame does not arrive within the read timeout", async () => {
+    const started = Date.now();
+    const { received, closedBy } = await exchangeRawBytes(enclave.address, new Uint8Array([0, 0, 0, 9, 1]), {
+      endAfterWrite: false,
+      timeoutMs: 5000,
+    });
+    expect(closedBy).toBe("peer");
+    expect(received.length).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(350);
+    expect((await publicKey()).length).toBe(65);
+  });
+
+  it("survives fuzzed frames (random bytes, truncations, oversized lengths) and answers the next connection", async () => {
+    const valid = fc.oneof(
+      fc.constant(encodeRequest({ kind: "SignerPublicKey" })),
+      fc
+        .uint8Array({ maxLength: 64 })
+        .map((u) => encodeRequest({ kind: "SignerAttestation", userData: u, nonce: null })),
+    );
+    const framed = (payload: Uint8Array) => {
+      const out = new Uint8Array(4 + payload.length);
+      new DataView(out.buffer).setUint32(0, payload.length, false);
+      out.set(payload, 4);
+      return out;
+    };
+    const hostile = fc.oneof(
+      fc.uint8Array({ minLength: 1, maxLength: 300 }),
+      fc.uint8Array({ maxLength: 300 }).map(framed),
+      fc.tuple(valid, fc.nat()).map(([payload, cut]) => {
+        const frame = framed(payload);
+        return frame.subarray(0, cut % frame.length);
+      }),
+      fc
+        .tuple(fc.integer({ min: 2 ** 30 + 1, max: 2 ** 32 - 1 }), fc.uint8Array({ maxLength: 50 }))
+        .map(([length, rest]) => {
+          const out = new Uint8Array(4 + rest.length);
+          new DataView(out.buffer).setUint32(0, length, false);
+          out.set(rest, 4);
+          return out;
+        }),
+    );
+    await fc.assert(
+      fc.asyncProperty(hostile, async (bytes) => {
+        expectErrorOrClosed(await sendRaw(bytes));
+      }),
+      { numRuns: 60 },
+    );
+    expect(enclave.child.exitCode).toBeNull();
+    expect((await publicKey()).length).toBe(65);
+  });
+
+  describe("Prove refusals over the socket (nothing signed: an Error, never a proposal)", () => {
+    const prove = async (preimages: ReturnType<typeof bootPreimages>) => {
+      const response = await callEnclave(enclave.address, { kind: "Prove", preimages });
+      if (response.kind !== "Error") throw new Error(`expected Error, got ${response.kind}`);
+      return response.message;
+    };
+
+    it("tampered keccak256 preimage", async () => {
+      expect(await prove([...bootPreimages(), keccakPreimage(text("abc"), text("abd"))])).toMatch(
+        /PreimageMismatchError/,
+      );
+    });
+
+    it("tampered sha256 preimage", async () => {
+      expect(
+        await prove([...honestWitness(), sha256Preimage(text("x"), text("y")), ...bootPreimages()]),
+      ).toMatch(/PreimageMismatchError: preimage for key sha256:/);
+    });
+
+    it("unknown chain id", async () => {
+      expect(await prove([...bootPreimages({ chainId: 999_999n }), ...honestWitness()])).toMatch(
+        /^UnsupportedChain: chain id 999999/,
+      );
+    });
+
+    it("missing boot key", async () => {
+      expect(await prove(bootPreimages({}, [3]))).toMatch(
+        /missing boot information: local key 3 \(ClaimedOutputRoot\)/,
+      );
+    });
+
+    it("a complete request stops at the missing derivation stage", async () => {
+      expect(await prove([...bootPreimages(), ...honestWitness()])).toMatch(/derivation stage not available/);
+    });
+
+    it("a large Prove request (over 28 KiB) is read across many chunks", async () => {
+      const big = Array.from({ length: 40 }, (_, i) => keccakPreimage(new Uint8Array(2000).fill(i)));
+      expect(await prove([...big, ...bootPreimages({ chainId: 7n })])).toMatch(
+        /^UnsupportedChain: chain id 7/,
+      );
+    });
+  });
+});

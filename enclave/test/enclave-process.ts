@@ -1,0 +1,62 @@
+/** Starts a real enclave process (enclave/main.ts under tsx) in local mode for tests. */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import type { ListenAddress } from "../listen-address.js";
+
+const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+
+export interface RunningEnclave {
+  readonly address: ListenAddress;
+  readonly signer: string;
+  readonly logs: Record<string, unknown>[];
+  readonly child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startEnclave(extraArgs: string[] = []): Promise<RunningEnclave> {
+  const dir = await mkdtemp(join(tmpdir(), "enclave-test-"));
+  const path = join(dir, "enclave.sock");
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "enclave/main.ts", "--local", "--listen", path, ...extraArgs],
+    {
+      cwd: repoRoot,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  const logs: Record<string, unknown>[] = [];
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const lines = createInterface({ input: child.stdout! });
+  const ready = new Promise<string>((resolve, reject) => {
+    lines.on("line", (line) => {
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      logs.push(entry);
+      if (entry.msg === "enclave listening") resolve(String(entry.signer));
+      if (entry.level === "error" && entry.msg === "enclave start-up failed")
+        reject(new Error(String(entry.error)));
+    });
+    child.once("exit", (code) =>
+      reject(new Error(`enclave exited with ${code} before listening: ${stderr}`)),
+    );
+  });
+  const signer = await ready;
+  return {
+    address: { kind: "unix", path },
+    signer,
+    logs,
+    child,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        await exited;
+      }
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
