@@ -1,5 +1,5 @@
 /** Creating and signing payment authorizations (Transfer- and ReceiveWithAuthorization). */
-import { type Address, getAddress, isAddress, type LocalAccount } from "viem";
+import { type Address, getAddress, isAddress, isAddressEqual, type LocalAccount } from "viem";
 import { InvalidAuthorizationError } from "./errors.js";
 import { isNonce, randomNonce } from "./nonce.js";
 import { splitSignature, joinSignature } from "./signature.js";
@@ -66,7 +66,7 @@ export async function signAuthorization(
   authorization: PaymentAuthorization,
   domain: TokenDomain,
 ): Promise<SignedAuthorization> {
-  if (getAddress(account.address) !== authorization.from) {
+  if (!isAddressEqual(account.address, authorization.from)) {
     throw new InvalidAuthorizationError(
       `authorization is from ${authorization.from}; it cannot be signed by ${account.address}`,
     );
