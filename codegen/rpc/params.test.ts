@@ -109,7 +109,13 @@ describe("decodeParams accepts", () => {
 describe("decodeParams rejects, naming the parameter", () => {
   it("a bad block tag", () => {
     expect(rejection(() => eth_getBlockByNumber.decodeParams(["lates", false])).message).toBe(
-      'invalid params: block: expected a block tag (latest|pending|safe|finalized|earliest) or a 64-bit hex quantity, got "lates"',
+      'invalid params: block: expected a block tag (latest|pending|safe|finalized|earliest) or hex quantity, got "lates"',
+    );
+  });
+
+  it("a bad block tag where a hash or EIP-1898 object is also allowed", () => {
+    expect(rejection(() => eth_getBalance.decodeParams([ADDRESS, "lates"])).message).toBe(
+      'invalid params: block: expected a block tag (latest|pending|safe|finalized|earliest), hex quantity, 32-byte block hash, {blockHash} or {blockNumber}, got "lates"',
     );
   });
 

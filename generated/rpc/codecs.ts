@@ -203,13 +203,13 @@ export const BlockHashSelectorCodec: wire.Codec<T.BlockHashSelector, T.BlockHash
 /** Validates, decodes and encodes {@link T.BlockTag}. */
 export const BlockTagCodec: wire.Codec<T.BlockTag, T.BlockTagJson> = wire.union([wire.literal("latest"), wire.literal("pending"), wire.literal("safe"), wire.literal("finalized"), wire.literal("earliest")], "a block tag (latest|pending|safe|finalized|earliest)");
 /** Validates, decodes and encodes {@link T.BlockNumberOrTag}. */
-export const BlockNumberOrTagCodec: wire.Codec<T.BlockNumberOrTag, T.BlockNumberOrTagJson> = wire.union([BlockTagCodec, Quantity64Codec]);
+export const BlockNumberOrTagCodec: wire.Codec<T.BlockNumberOrTag, T.BlockNumberOrTagJson> = wire.union([BlockTagCodec, Quantity64Codec], "a block tag (latest|pending|safe|finalized|earliest) or hex quantity");
 /** Validates, decodes and encodes {@link T.BlockNumberSelector}. */
 export const BlockNumberSelectorCodec: wire.Codec<T.BlockNumberSelector, T.BlockNumberSelectorJson> = wire.object<T.BlockNumberSelector, T.BlockNumberSelectorJson>([
   { name: "blockNumber", codec: BlockNumberOrTagCodec, optional: false },
 ], "a BlockNumberSelector object");
 /** Validates, decodes and encodes {@link T.BlockNumberOrTagOrHash}. */
-export const BlockNumberOrTagOrHashCodec: wire.Codec<T.BlockNumberOrTagOrHash, T.BlockNumberOrTagOrHashJson> = wire.union([BlockTagCodec, Hash32Codec, Quantity64Codec, BlockHashSelectorCodec, BlockNumberSelectorCodec]);
+export const BlockNumberOrTagOrHashCodec: wire.Codec<T.BlockNumberOrTagOrHash, T.BlockNumberOrTagOrHashJson> = wire.union([BlockTagCodec, Hash32Codec, Quantity64Codec, BlockHashSelectorCodec, BlockNumberSelectorCodec], "a block tag (latest|pending|safe|finalized|earliest), hex quantity, 32-byte block hash, {blockHash} or {blockNumber}");
 /** Validates, decodes and encodes {@link T.ByteArray}. */
 export const ByteArrayCodec: wire.Codec<T.ByteArray, T.ByteArrayJson> = wire.byteArray({}, "an array of byte values (0-255)");
 /** Validates, decodes and encodes {@link T.Bytes65}. */
