@@ -61,6 +61,28 @@ async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs = 
   }
 }
 
+describe("CORS", () => {
+  it("answers preflights and marks responses when corsOrigin is set", async () => {
+    const server = createRpcServer({ methods: createTestMethods().methods, corsOrigin: "*" });
+    const port = await server.listen();
+    const preflight = await fetch(`http://127.0.0.1:${port}/`, {
+      method: "OPTIONS",
+      headers: { origin: "http://app.example", "access-control-request-method": "POST" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+    expect(preflight.headers.get("access-control-allow-headers")).toBe("content-type");
+    const response = await fetch(`http://127.0.0.1:${port}/`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: "http://app.example" },
+      body: rpcBody(1, "test_add", [1, 2]),
+    });
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+    expect(await response.json()).toMatchObject({ result: 3 });
+    await server.close();
+  });
+});
+
 describe("in-flight limit", () => {
   it("answers HTTP 503 and websocket -32005 with the call's id while maxInFlight requests run", async () => {
     const { methods } = createTestMethods();

@@ -120,6 +120,29 @@ describe("hostile input", () => {
     socket.close();
   });
 
+  it("survives deeply nested JSON in a body and in a result", async () => {
+    const depth = 7000;
+    const nested = "[".repeat(depth) + "]".repeat(depth);
+    let response = await fetch(base, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: nested,
+    });
+    expect(await response.json()).toEqual([
+      { jsonrpc: "2.0", id: null, error: expect.objectContaining({ code: -32600 }) },
+    ]);
+    response = await fetch(base, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: `{"jsonrpc":"2.0","id":1,"method":"test_echo","params":[${nested}]}`,
+    });
+    // Either echoed or refused as -32603 when too deep to serialise: never a crash.
+    const reply = (await response.json()) as { id: number; result?: unknown; error?: { code: number } };
+    expect(reply.id).toBe(1);
+    if (reply.error !== undefined) expect(reply.error.code).toBe(-32603);
+    await alive();
+  });
+
   it("drops a websocket that sends a message over the body limit, and keeps serving", async () => {
     const socket = new WebSocket(`${base.replace("http", "ws")}`);
     await once(socket, "open");

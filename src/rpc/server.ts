@@ -272,19 +272,31 @@ class UwsRpcServer implements RpcServer {
       throw new ServerStateError(`health method ${this.healthMethod} is not in the method table`);
     }
     this.app = uWS.App() as unknown as UwsApp;
-    this.app.get("/healthz", (res, req) => this.guard(res, () => this.handleHealth(res, req)));
-    this.app.get("/metrics", (res) => this.guard(res, () => this.handleMetrics(res)));
+    this.app.get(
+      "/healthz",
+      this.route((exchange) => this.handleHealth(exchange)),
+    );
+    this.app.get(
+      "/metrics",
+      this.route((exchange) => this.handleMetrics(exchange)),
+    );
     for (const route of options.broadcastRoutes ?? []) this.addBroadcastRoute(route);
     if (options.websocket !== false) this.addRpcWebSocket(options.websocket ?? {});
-    this.app.post("/*", (res, req) => this.guard(res, () => this.handlePost(res, req)));
+    this.app.post(
+      "/*",
+      this.route((exchange, res, req) => this.handlePost(exchange, res, req)),
+    );
     if (this.corsOrigin !== undefined) {
-      this.app.options("/*", (res) => this.guard(res, () => this.handlePreflight(res)));
+      this.app.options(
+        "/*",
+        this.route((exchange) => this.handlePreflight(exchange)),
+      );
     }
-    this.app.any("/*", (res, req) =>
-      this.guard(res, () => {
-        const exchange = new HttpExchange(res, this);
-        exchange.respondError(404, new RouteNotFoundError(req.getMethod(), req.getUrl()));
-      }),
+    this.app.any(
+      "/*",
+      this.route((exchange, _res, req) =>
+        exchange.respondError(404, new RouteNotFoundError(req.getMethod(), req.getUrl())),
+      ),
     );
   }
 
@@ -360,6 +372,25 @@ class UwsRpcServer implements RpcServer {
   // ---- HTTP ----
 
   /** Runs a synchronous route body; an unexpected throw is logged and answered 500. */
+  /**
+   * Wraps an HTTP route: the exchange (abort handler, in-flight tracking) exists before the body
+   * runs, and an unexpected synchronous throw is logged and answered 500.
+   */
+  private route(
+    body: (exchange: HttpExchange, res: HttpResponse, req: HttpRequest) => void,
+  ): (res: HttpResponse, req: HttpRequest) => void {
+    return (res, req) => {
+      const exchange = new HttpExchange(res, this);
+      try {
+        body(exchange, res, req);
+      } catch (error) {
+        this.logger.error({ err: error }, "HTTP route handler threw");
+        exchange.respond(500, undefined, "", undefined, true);
+      }
+    };
+  }
+
+  /** Runs a websocket upgrade handler; an unexpected throw is logged and answered 500. */
   private guard(res: HttpResponse, body: () => void): void {
     try {
       body();
@@ -373,11 +404,11 @@ class UwsRpcServer implements RpcServer {
     }
   }
 
-  private handlePost(res: HttpResponse, req: HttpRequest): void {
+  private handlePost(exchange: HttpExchange, res: HttpResponse, req: HttpRequest): void {
     const contentType = req.getHeader("content-type");
     const declaredLength = req.getHeader("content-length");
-    const busy = this.inFlight.size >= this.limits.maxInFlight;
-    const exchange = new HttpExchange(res, this);
+    // This exchange is already counted.
+    const busy = this.inFlight.size > this.limits.maxInFlight;
     if (this.isDraining) {
       exchange.respondError(503, new ServerShuttingDownError(), true);
       return;
@@ -426,8 +457,7 @@ class UwsRpcServer implements RpcServer {
     }
   }
 
-  private handleHealth(res: HttpResponse, _req: HttpRequest): void {
-    const exchange = new HttpExchange(res, this);
+  private handleHealth(exchange: HttpExchange): void {
     const method = this.healthMethod;
     if (method === undefined) {
       exchange.respond(404, "application/json", JSON.stringify(new HealthNotConfiguredError().toJSON()));
@@ -459,8 +489,7 @@ class UwsRpcServer implements RpcServer {
       });
   }
 
-  private handleMetrics(res: HttpResponse): void {
-    const exchange = new HttpExchange(res, this);
+  private handleMetrics(exchange: HttpExchange): void {
     this.metrics
       .exposition()
       .then((text) => exchange.respond(200, this.metrics.contentType, text))
@@ -470,8 +499,7 @@ class UwsRpcServer implements RpcServer {
       });
   }
 
-  private handlePreflight(res: HttpResponse): void {
-    const exchange = new HttpExchange(res, this);
+  private handlePreflight(exchange: HttpExchange): void {
     exchange.respond(
       204,
       undefined,
