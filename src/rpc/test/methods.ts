@@ -157,6 +157,33 @@ export function createTestMethods(): { methods: MethodTable; state: TestMethodsS
       },
     ),
     bindMethod(
+      spec("eth_subscribe", ["kind"], (v) => {
+        if (v[0] !== "ticks")
+          throw new InvalidParamsError(`kind: expected "ticks", got ${JSON.stringify(v[0])}`);
+        return v[0];
+      }),
+      (_kind, ctx) => {
+        const host = ctx.subscriptions;
+        if (host === undefined) throw new RpcError(-32601, "eth_subscribe needs a websocket connection");
+        let id = "";
+        const subscription = host.open(() => {
+          state.closedSubscriptions.push(id);
+          state.live.delete(id);
+        });
+        id = subscription.id;
+        state.live.set(id, subscription);
+        subscription.push("0x0");
+        return id;
+      },
+    ),
+    bindMethod(
+      spec("eth_unsubscribe", ["id"], (v) => {
+        if (typeof v[0] !== "string") throw new InvalidParamsError("id: expected a string");
+        return v[0];
+      }),
+      (id, ctx) => ctx.subscriptions?.cancel(id) ?? false,
+    ),
+    bindMethod(
       spec("test_unsubscribe", ["id"], (v) => {
         if (typeof v[0] !== "string") throw new InvalidParamsError("id: expected a string");
         return v[0];
