@@ -1,0 +1,111 @@
+/** The spec loaders reject malformed or inconsistent specs instead of generating wrong code. */
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { JournalSpecError, parseJournalLayout } from "../journal-spec.js";
+import { parseProtocolSpec, ProtocolSpecError } from "../protocol-spec.js";
+
+interface ProtocolJson {
+  types: Record<string, unknown>;
+  frame: Record<string, unknown>;
+}
+interface JournalJson {
+  elements: unknown[];
+}
+
+const protocolJson = JSON.parse(
+  await readFile(new URL("../../../spec/protocol/enclave.protocol.json", import.meta.url), "utf8"),
+) as ProtocolJson;
+const journalJson = JSON.parse(
+  await readFile(new URL("../../../spec/journal/journal.layout.json", import.meta.url), "utf8"),
+) as JournalJson;
+
+function withTypes(types: Record<string, unknown>): unknown {
+  return { ...protocolJson, types: { ...protocolJson.types, ...types } };
+}
+
+describe("protocol spec loader", () => {
+  it("accepts the committed spec", () => {
+    const spec = parseProtocolSpec(protocolJson);
+    expect([...spec.types.keys()]).toEqual([
+      "B256",
+      "Bytes",
+      "PreimageKeyType",
+      "PreimageKey",
+      "Preimage",
+      "Proposal",
+      "ProofResult",
+      "Request",
+      "Response",
+    ]);
+    expect(spec.frame).toMatchObject({
+      lengthPrefixBytes: 4,
+      maxWriteChunkBytes: 28672,
+      readTimeoutMs: 300000,
+    });
+  });
+
+  it("rejects unknown type names, recursion, unsupported arrays and bad kinds", () => {
+    const struct = (type: unknown) => ({ kind: "struct", doc: "x", fields: [{ name: "f", type }] });
+    expect(() => parseProtocolSpec(withTypes({ X: struct("Nope") }))).toThrow(/unknown type Nope/);
+    expect(() => parseProtocolSpec(withTypes({ X: struct("X") }))).toThrow(/recursive type/);
+    expect(() =>
+      parseProtocolSpec(withTypes({ X: struct({ kind: "array", of: "u64", length: 2 }) })),
+    ).toThrow(/only arrays of u8/);
+    expect(() => parseProtocolSpec(withTypes({ X: { kind: "union", doc: "x" } }))).toThrow(ProtocolSpecError);
+    expect(() => parseProtocolSpec(withTypes({ u8: { kind: "bytes", doc: "x" } }))).toThrow(
+      /shadows a primitive/,
+    );
+    expect(() =>
+      parseProtocolSpec(
+        withTypes({ E: { kind: "enum", doc: "x", variants: [{ name: "A" }, { name: "A" }] } }),
+      ),
+    ).toThrow(/duplicate variant names/);
+  });
+
+  it("rejects frame settings the generated code cannot honour", () => {
+    const frame = (patch: Record<string, unknown>) => ({
+      ...protocolJson,
+      frame: { ...protocolJson.frame, ...patch },
+    });
+    expect(() => parseProtocolSpec(frame({ lengthPrefixBytes: 8 }))).toThrow(/only a 4-byte prefix/);
+    expect(() => parseProtocolSpec(frame({ lengthPrefixEndianness: "little" }))).toThrow(/big-endian/);
+    expect(() => parseProtocolSpec(frame({ maxRequestPayloadBytes: 2 ** 32 }))).toThrow(
+      /4-byte prefix can announce/,
+    );
+    expect(() => parseProtocolSpec(frame({ requestMessage: "Proposal" }))).toThrow(/must be an enum/);
+  });
+});
+
+describe("journal layout loader", () => {
+  it("accepts the committed layout: nine elements, 196 fixed bytes", () => {
+    const layout = parseJournalLayout(journalJson);
+    expect(layout.elements.map((e) => e.name)).toEqual([
+      "proposer",
+      "l1OriginHash",
+      "prevOutputRoot",
+      "startingL2Block",
+      "outputRoot",
+      "endingL2Block",
+      "intermediateRoots",
+      "configHash",
+      "teeImageHash",
+    ]);
+  });
+
+  it("rejects two variable elements, little-endian integers and unknown kinds", () => {
+    const elements = journalJson.elements;
+    const extra = { name: "more", kind: "bytesList", itemLength: 32 };
+    expect(() => parseJournalLayout({ ...journalJson, elements: [...elements, extra] })).toThrow(
+      /at most one/,
+    );
+    expect(() =>
+      parseJournalLayout({
+        ...journalJson,
+        elements: [{ name: "n", kind: "uint", bits: 64, endianness: "little" }],
+      }),
+    ).toThrow(JournalSpecError);
+    expect(() => parseJournalLayout({ ...journalJson, elements: [{ name: "n", kind: "float" }] })).toThrow(
+      /unknown kind/,
+    );
+  });
+});
