@@ -273,7 +273,9 @@ export class DevChain {
       case "eth_call":
       case "eth_estimateGas": {
         const call = params[0] as CallParams;
-        if (call.to === undefined) throw new HarnessRpcError(-32602, `${method} without \`to\``);
+        if (call.to === undefined && method === "eth_call") {
+          throw new HarnessRpcError(-32602, "eth_call without `to`");
+        }
         const outcome = await this.harness.simulate(call.to, call.data ?? call.input ?? "0x", [], {
           ...(call.from === undefined ? {} : { from: call.from }),
         });

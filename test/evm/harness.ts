@@ -163,8 +163,13 @@ export class EvmHarness {
     return outcome;
   }
 
-  /** Runs a message and throws its state changes away (like eth_call). */
-  async simulate(to: Address, data: Hex, abi: Abi, options: CallOptions = {}): Promise<CallOutcome> {
+  /** Runs a message (a creation when `to` is undefined) and throws its state changes away (like eth_call). */
+  async simulate(
+    to: Address | undefined,
+    data: Hex,
+    abi: Abi,
+    options: CallOptions = {},
+  ): Promise<CallOutcome> {
     await this.evm.stateManager.checkpoint();
     try {
       return await this.execute(to, data, abi, options);
