@@ -61,6 +61,36 @@ async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs = 
   }
 }
 
+describe("broadcast backpressure", () => {
+  it("disconnects a subscriber that stops reading instead of silently skipping frames", async () => {
+    const server = createRpcServer({
+      methods: new Map(),
+      broadcastRoutes: [{ path: "/feed", maxBackpressureBytes: 64 * 1024 }],
+    });
+    const port = await server.listen();
+    const slow = new WebSocket(`ws://127.0.0.1:${port}/feed`);
+    const fast = new WebSocket(`ws://127.0.0.1:${port}/feed`);
+    await Promise.all([once(slow, "open"), once(fast, "open")]);
+    let fastFrames = 0;
+    fast.on("message", () => fastFrames++);
+    const slowClosed = once(slow, "close");
+    await waitFor(() => server.subscriberCount("/feed") === 2);
+    slow.pause();
+    // 32 MiB: more than the loopback socket buffers can hold for the paused reader.
+    const frame = "x".repeat(16 * 1024);
+    for (let i = 0; i < 2000; i++) {
+      server.broadcast("/feed", frame);
+      if (i % 50 === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await waitFor(() => fastFrames === 2000, 10_000);
+    await waitFor(() => server.subscriberCount("/feed") === 1, 10_000);
+    slow.resume();
+    await slowClosed;
+    fast.close();
+    await server.close();
+  });
+});
+
 describe("CORS", () => {
   it("answers preflights and marks responses when corsOrigin is set", async () => {
     const server = createRpcServer({ methods: createTestMethods().methods, corsOrigin: "*" });
