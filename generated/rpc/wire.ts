@@ -42,8 +42,25 @@ export interface Codec<Value, Json> {
   decode(raw: unknown, path: string): Value;
   /** Encodes an internal value into its JSON form. */
   encode(value: Value): Json;
-  /** Whether an internal value belongs to this codec (used to pick a union variant to encode). */
+  /**
+   * Whether an internal value has this codec's shape, to pick the union variant that encodes it.
+   * Scalars check fully; objects and arrays check shallowly (required fields present, literal
+   * fields equal, first array item) so that encoding stays linear in the size of the value.
+   */
   is(value: unknown): value is Value;
+  /** Set on literal codecs: the one value they accept. */
+  readonly literal?: string | number | boolean;
+  /** The JSON type every value of this codec has, when there is one (lets a union skip variants). */
+  readonly jsonType?: JsonType;
+}
+
+export type JsonType = "string" | "number" | "boolean" | "null" | "array" | "object";
+
+export function jsonTypeOf(raw: unknown): JsonType | undefined {
+  if (raw === null) return "null";
+  if (Array.isArray(raw)) return "array";
+  const type = typeof raw;
+  return type === "string" || type === "number" || type === "boolean" || type === "object" ? type : undefined;
 }
 
 // Codecs of arbitrary shapes are composed at runtime; each generated codec is typed precisely.
@@ -68,6 +85,7 @@ export function uint(
   const maxDigits = Math.ceil(bits / 4);
   return {
     expected,
+    jsonType: "string",
     decode(raw, path) {
       const body = hexBody(raw, path, expected);
       if (body.length === 0 || body.length > maxDigits || (body.length > 1 && body[0] === "0")) {
@@ -95,6 +113,7 @@ export function uintNumber(
   const max = 2 ** bits - 1;
   return {
     expected,
+    jsonType: "string",
     decode: (raw, path) => Number(wide.decode(raw, path)),
     encode(value) {
       if (!Number.isInteger(value) || value < 0 || value > max)
@@ -106,16 +125,13 @@ export function uintNumber(
   };
 }
 
+/** Bytes of an even-length string of hex digits (already checked by the caller). */
 function bytesFromHexBody(body: string): Uint8Array {
-  const out = new Uint8Array(body.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(body.slice(2 * i, 2 * i + 2), 16);
-  return out;
+  return new Uint8Array(Buffer.from(body, "hex"));
 }
 
 export function bytesToHex(bytes: Uint8Array): string {
-  let hex = "0x";
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
-  return hex;
+  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex")}`;
 }
 
 /** `0x` + an even number of hex digits as bytes; with `length`, exactly that many bytes. */
@@ -125,6 +141,7 @@ export function hexBytes(
 ): Codec<Uint8Array, string> {
   return {
     expected,
+    jsonType: "string",
     decode(raw, path) {
       const body = hexBody(raw, path, expected);
       if (body.length % 2 !== 0 || (length !== undefined && body.length !== 2 * length)) {
@@ -149,6 +166,7 @@ export function storageKey(
   const word = hexBytes(32, expected);
   return {
     expected,
+    jsonType: "string",
     decode(raw, path) {
       const body = hexBody(raw, path, expected);
       if (body.length > 64) throw new WireError(path, expected, raw);
@@ -164,6 +182,7 @@ export function jsonUint(bits: number, expected = "a non-negative JSON integer")
   const max = (1n << BigInt(bits)) - 1n;
   return {
     expected,
+    jsonType: "number",
     decode(raw, path) {
       if (typeof raw !== "number" || !Number.isSafeInteger(raw) || raw < 0 || BigInt(raw) > max) {
         throw new WireError(path, expected, raw);
@@ -190,6 +209,7 @@ export function byteArray(
     (length === undefined || n === length) && (maxLength === undefined || n <= maxLength);
   return {
     expected,
+    jsonType: "array",
     decode(raw, path) {
       // Check the length before touching the elements: callers may send huge arrays.
       if (!Array.isArray(raw) || !fits(raw.length)) throw new WireError(path, expected, raw);
@@ -215,6 +235,7 @@ export function byteArray(
 export function decimal(expected = "a decimal integer string"): Codec<bigint, string> {
   return {
     expected,
+    jsonType: "string",
     decode(raw, path) {
       if (typeof raw !== "string" || !/^(0|[1-9][0-9]{0,77})$/.test(raw))
         throw new WireError(path, expected, raw);
@@ -230,6 +251,7 @@ export function decimal(expected = "a decimal integer string"): Codec<bigint, st
 
 export const string: Codec<string, string> = {
   expected: "a string",
+  jsonType: "string",
   decode(raw, path) {
     if (typeof raw !== "string") throw new WireError(path, "a string", raw);
     return raw;
@@ -240,6 +262,7 @@ export const string: Codec<string, string> = {
 
 export const boolean: Codec<boolean, boolean> = {
   expected: "a boolean",
+  jsonType: "boolean",
   decode(raw, path) {
     if (typeof raw !== "boolean") throw new WireError(path, "a boolean", raw);
     return raw;
@@ -250,6 +273,7 @@ export const boolean: Codec<boolean, boolean> = {
 
 export const number: Codec<number, number> = {
   expected: "a number",
+  jsonType: "number",
   decode(raw, path) {
     if (typeof raw !== "number" || !Number.isFinite(raw)) throw new WireError(path, "a number", raw);
     return raw;
@@ -260,6 +284,7 @@ export const number: Codec<number, number> = {
 
 export const nullValue: Codec<null, null> = {
   expected: "null",
+  jsonType: "null",
   decode(raw, path) {
     if (raw !== null) throw new WireError(path, "null", raw);
     return null;
@@ -279,6 +304,8 @@ export function literal<const L extends string | number | boolean>(value: L): Co
     },
     encode: () => value,
     is: (candidate): candidate is L => candidate === value,
+    literal: value,
+    jsonType: typeof value as JsonType,
   };
 }
 
@@ -289,12 +316,13 @@ export function array<V, J>(
 ): Codec<V[], J[]> {
   return {
     expected,
+    jsonType: "array",
     decode(raw, path) {
       if (!Array.isArray(raw)) throw new WireError(path, expected, raw);
       return raw.map((item, i) => items.decode(item, `${path}[${i}]`));
     },
     encode: (value) => value.map((item) => items.encode(item)),
-    is: (value): value is V[] => Array.isArray(value) && value.every((item) => items.is(item)),
+    is: (value): value is V[] => Array.isArray(value) && (value.length === 0 || items.is(value[0])),
   };
 }
 
@@ -312,7 +340,11 @@ export function union(
     expected,
     decode(raw, path) {
       let deepest: WireError | undefined;
+      const type = jsonTypeOf(raw);
       for (const variant of variants) {
+        // Skip variants that cannot match without building an error (decoding stays cheap).
+        if (variant.jsonType !== undefined && variant.jsonType !== type) continue;
+        if (variant.literal !== undefined && variant.literal !== raw) continue;
         try {
           return variant.decode(raw, path);
         } catch (error) {
@@ -351,6 +383,7 @@ export function discriminated(
   };
   return {
     expected,
+    jsonType: "object",
     decode(raw, path) {
       if (!isPlainObject(raw)) throw new WireError(path, expected, raw);
       const variant = pick(raw);
@@ -385,6 +418,7 @@ export interface Field {
 export function object<V, J>(fields: readonly Field[], expected: string): Codec<V, J> {
   return {
     expected,
+    jsonType: "object",
     decode(raw, path) {
       if (!isPlainObject(raw)) throw new WireError(path, expected, raw);
       const out: Record<string, unknown> = {};
