@@ -1,11 +1,14 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { join } from "node:path";
 import {
+  ABI_MODULE_FILE,
   ARTIFACTS_DIR,
   artifactPath,
   compileContracts,
   computeSourceHash,
   readContractSources,
+  renderAbiModule,
   renderArtifact,
 } from "./compile.js";
 import { CONTRACT_NAMES, loadArtifact } from "./artifacts.js";
@@ -19,6 +22,10 @@ describe("committed contract artifacts", () => {
         renderArtifact(artifact),
       );
     }
+  });
+
+  it("include an up-to-date typed ABI module", () => {
+    expect(readFileSync(join(ARTIFACTS_DIR, ABI_MODULE_FILE), "utf8")).toBe(renderAbiModule(compiled));
   });
 
   it("cover exactly the deployable contracts, with no leftover files", () => {

@@ -13,3 +13,6 @@ export type ContractName = (typeof CONTRACT_NAMES)[number];
 export function loadArtifact(contractName: ContractName): ContractArtifact {
   return JSON.parse(readFileSync(artifactPath(contractName), "utf8")) as ContractArtifact;
 }
+
+/** The ABIs `as const`, for viem's type inference (generated with the artifacts). */
+export { eip3009TokenAbi, erc1271WalletAbi, teeProverRegistryAbi } from "./artifacts/abis.js";

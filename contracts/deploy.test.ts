@@ -3,7 +3,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { DevChain } from "../test/evm/dev-chain.js";
 import { EvmHarness } from "../test/evm/harness.js";
-import { loadArtifact } from "./artifacts.js";
+import { loadArtifact, teeProverRegistryAbi } from "./artifacts.js";
 import { deployArtifact } from "./deploy.js";
 
 const deployer = privateKeyToAccount("0x8000000000000000000000000000000000000000000000000000000000000008");
@@ -36,9 +36,18 @@ describe("deployArtifact", () => {
       },
     );
     expect(registry.address).not.toBe(token.address);
-    const { abi } = loadArtifact("TEEProverRegistry");
-    expect(await publicClient.readContract({ address: registry.address, abi, functionName: "owner" })).toBe(
-      deployer.address,
-    );
+    const owner: `0x${string}` = await publicClient.readContract({
+      address: registry.address,
+      abi: teeProverRegistryAbi,
+      functionName: "owner",
+    });
+    expect(owner).toBe(deployer.address);
+    const valid: boolean = await publicClient.readContract({
+      address: registry.address,
+      abi: teeProverRegistryAbi,
+      functionName: "isValidSigner",
+      args: [deployer.address],
+    });
+    expect(valid).toBe(false);
   });
 });
