@@ -7,6 +7,7 @@ import { createEVM, type EVM } from "@ethereumjs/evm";
 import { Address } from "@ethereumjs/util";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { calcOpBaseFee, encodeOpExtraData, resolveEip1559Params } from "./base-fee.js";
+import { fastEipLookup, installJumpAnalysisCache } from "./evm-fast-paths.js";
 import { commonFor, opPrecompiles } from "./evm-setup.js";
 import { type BlockHeader, EMPTY_OMMERS_HASH, EMPTY_TRIE_ROOT, headerHash } from "./header.js";
 import { PreimageHeaderChain } from "./header-chain.js";
@@ -155,7 +156,8 @@ export class BlockBuilder {
       extraData = encodeOpExtraData(p);
     }
 
-    const common = commonFor(config.l2ChainId, fork);
+    await installJumpAnalysisCache();
+    const common = fastEipLookup(commonFor(config.l2ChainId, fork));
     const db = new PreimageTrieDB(opts.source);
     const state = BlockStateManager.create(db, parent.stateRoot, common);
     // One checkpoint for the whole block: writes stay in the caches until a root is computed.

@@ -1,23 +1,72 @@
 /**
- * World state for one block: @ethereumjs/statemanager's MerkleStateManager with its caches, over an
- * account trie on the preimage store. Writes stay in the caches for the whole block and reach the
- * tries only when a root is asked for, in geth's order: per storage trie updates before deletions,
- * then the account trie, updates before deletions. The order matters for stateless execution:
- * deleting first can collapse a branch whose sibling node the witness does not contain.
+ * World state for one block: @ethereumjs/statemanager's MerkleStateManager for its journaled caches
+ * (checkpoint / commit / revert as the EVM needs them), with trie access replaced by FastTrie over
+ * the preimage-backed node store: synchronous reads on cache misses, and writes that stay in the
+ * caches until a root is asked for. Then each storage trie and the account trie are updated in one
+ * batch, updates before deletions as geth does (deleting first can collapse a branch whose sibling
+ * node a stateless witness does not contain), and every changed node is hashed once.
  */
+import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
-import type { Common } from "@ethereumjs/common";
-import { Address, ValueEncoding, unpadBytes } from "@ethereumjs/util";
+import { type Account, Address, ValueEncoding, createAccountFromRLP, unpadBytes } from "@ethereumjs/util";
 import { keccak_256 } from "@noble/hashes/sha3.js";
+import { FastTrie } from "./fast-trie.js";
 import { fromHex } from "./hex.js";
 import type { PreimageTrieDB } from "./trie-db.js";
 
+const EMPTY_RLP_VALUE = Uint8Array.of(0x80);
+
 export class BlockStateManager extends MerkleStateManager {
+  private nodes!: PreimageTrieDB;
+  private fast!: FastTrie;
+  private root!: Uint8Array;
+
   static create(db: PreimageTrieDB, stateRoot: Uint8Array, common: Common): BlockStateManager {
+    // The base class keeps an @ethereumjs/mpt trie for its checkpoint bookkeeping; state reads and
+    // writes go through FastTrie below.
     const trie = new MerklePatriciaTrie({ db, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, root: stateRoot, common });
-    return new BlockStateManager({ trie, common, prefixCodeHashes: false, caches: new Caches() });
+    const sm = new BlockStateManager({ trie, common, prefixCodeHashes: false, caches: new Caches() });
+    sm.nodes = db;
+    sm.fast = new FastTrie(db);
+    sm.root = stateRoot;
+    return sm;
+  }
+
+  private get caches(): Caches {
+    const c = this._caches;
+    if (c === undefined) throw new Error("BlockStateManager requires caches");
+    return c;
+  }
+
+  override async getAccount(address: Address): Promise<Account | undefined> {
+    const elem = this.caches.account!.get(address);
+    if (elem !== undefined) return elem.accountRLP !== undefined ? createAccountFromRLP(elem.accountRLP) : undefined;
+    const rlp = this.fast.get(this.root, keccak_256(address.bytes));
+    const account = rlp !== undefined ? createAccountFromRLP(rlp) : undefined;
+    this.caches.account!.put(address, account);
+    return account;
+  }
+
+  override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    if (key.length !== 32) throw new RangeError("storage key must be 32 bytes");
+    const cached = this.caches.storage!.get(address, key);
+    if (cached !== undefined) return RLP.decode(cached) as Uint8Array;
+    const account = await this.getAccount(address);
+    if (account === undefined) return new Uint8Array(0);
+    const value = this.fast.get(account.storageRoot, keccak_256(key));
+    this.caches.storage!.put(address, key, value ?? EMPTY_RLP_VALUE);
+    return value === undefined ? new Uint8Array(0) : (RLP.decode(value) as Uint8Array);
+  }
+
+  override async getCode(address: Address): Promise<Uint8Array> {
+    const elem = this.caches.code!.get(address);
+    if (elem !== undefined) return elem.code ?? new Uint8Array(0);
+    const account = await this.getAccount(address);
+    const code = account === undefined || !account.isContract() ? new Uint8Array(0) : this.nodes.getNode(account.codeHash);
+    this.caches.code!.put(address, code);
+    return code;
   }
 
   /** Storage writes go to the cache only (the base class also writes the trie at once). */
@@ -26,51 +75,43 @@ export class BlockStateManager extends MerkleStateManager {
     if (value.length > 32) throw new RangeError("storage value cannot be longer than 32 bytes");
     const account = await this.getAccount(address);
     if (account === undefined) throw new Error(`putStorage on non-existing account ${address}`);
-    const storage = this._caches?.storage;
-    if (storage === undefined) throw new Error("BlockStateManager requires a storage cache");
-    storage.put(address, key, RLP.encode(unpadBytes(value)));
+    this.caches.storage!.put(address, key, RLP.encode(unpadBytes(value)));
+  }
+
+  override async getStateRoot(): Promise<Uint8Array> {
+    await this.flush();
+    return this.root;
   }
 
   override async flush(): Promise<void> {
-    const caches = this._caches;
-    if (caches === undefined) throw new Error("BlockStateManager requires caches");
+    const caches = this.caches;
     for (const [, elem] of caches.code?.flush() ?? []) {
-      const code = elem.code;
-      if (code === undefined) continue;
       // The account's codeHash was already set by putCode; store the code itself.
-      await this._getCodeDB().put(keccak_256(code), code);
+      if (elem.code !== undefined && elem.code.length > 0) this.nodes.putNode(keccak_256(elem.code), elem.code);
     }
 
-    const perAccount = new Map<string, { updates: [Uint8Array, Uint8Array][]; deletes: Uint8Array[] }>();
+    const perAccount = new Map<string, [Uint8Array, Uint8Array | undefined][]>();
     for (const [addressHex, keyHex, value] of caches.storage?.flush() ?? []) {
-      let entry = perAccount.get(addressHex);
-      if (entry === undefined) {
-        entry = { updates: [], deletes: [] };
-        perAccount.set(addressHex, entry);
+      let changes = perAccount.get(addressHex);
+      if (changes === undefined) {
+        changes = [];
+        perAccount.set(addressHex, changes);
       }
-      const key = fromHex(keyHex);
-      const decoded = value === undefined ? new Uint8Array(0) : (RLP.decode(value) as Uint8Array);
-      if (decoded.length === 0) entry.deletes.push(key);
-      else entry.updates.push([key, value!]);
+      const empty = value === undefined || value.length === 0 || (value.length === 1 && value[0] === 0x80);
+      changes.push([keccak_256(fromHex(keyHex)), empty ? undefined : value]);
     }
-    for (const [addressHex, { updates, deletes }] of perAccount) {
+    for (const [addressHex, changes] of perAccount) {
       const address = new Address(fromHex(addressHex));
       const account = await this.getAccount(address);
       if (account === undefined) continue;
-      const trie = this._getStorageTrie(address, account);
-      for (const [key, value] of updates) await trie.put(key, value);
-      for (const key of deletes) await trie.del(key);
-      account.storageRoot = trie.root();
+      account.storageRoot = this.fast.update(account.storageRoot, changes);
       await this.putAccount(address, account);
     }
 
-    const trie = this._trie;
-    const deletions: Uint8Array[] = [];
+    const accountChanges: [Uint8Array, Uint8Array | undefined][] = [];
     for (const [addressHex, elem] of caches.account?.flush() ?? []) {
-      const address = fromHex(addressHex);
-      if (elem.accountRLP === undefined) deletions.push(address);
-      else await trie.put(address, elem.accountRLP);
+      accountChanges.push([keccak_256(fromHex(addressHex)), elem.accountRLP]);
     }
-    for (const address of deletions) await trie.del(address);
+    if (accountChanges.length > 0) this.root = this.fast.update(this.root, accountChanges);
   }
 }

@@ -5,12 +5,13 @@
  * never "not found" (the trie would otherwise read a missing node as an absent value).
  */
 import type { BatchDBOp, DB } from "@ethereumjs/util";
+import type { TrieNodeStore } from "./fast-trie.js";
 import { type PreimageSource, MissingPreimageError, keccak256Key } from "./preimage-store.js";
-import { fromHex } from "./hex.js";
+import { fromHex, toHexRaw } from "./hex.js";
 
 const EMPTY_TRIE_ROOT_HEX = "56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421";
 
-export class PreimageTrieDB implements DB<string, string | Uint8Array> {
+export class PreimageTrieDB implements DB<string, string | Uint8Array>, TrieNodeStore {
   private readonly source: PreimageSource & { tryGetByKeccak256Hex?(hashHex: string): Uint8Array | undefined };
   /** New values written during execution, keyed by unprefixed hex keccak256 hash. */
   readonly written: Map<string, Uint8Array>;
@@ -38,7 +39,28 @@ export class PreimageTrieDB implements DB<string, string | Uint8Array> {
     return this.source.get(keccak256Key(fromHex(key)));
   }
 
+  /** Node (or code) by raw keccak256 hash, synchronously (TrieNodeStore). */
+  getNode(hash: Uint8Array): Uint8Array {
+    return this.getSync(toHexRaw(hash));
+  }
+
+  /** Records a node the execution created (TrieNodeStore). */
+  putNode(hash: Uint8Array, node: Uint8Array): void {
+    this.record(toHexRaw(hash), node);
+  }
+
   async put(key: string, value: string | Uint8Array): Promise<void> {
+    this.record(key, value);
+  }
+
+  /** Keeps a written value unless the source already has it (the trie writes back nodes it read). */
+  private record(key: string, value: string | Uint8Array): void {
+    if (this.written.has(key)) return;
+    const existing =
+      this.source.tryGetByKeccak256Hex !== undefined
+        ? this.source.tryGetByKeccak256Hex(key)
+        : this.source.tryGet(keccak256Key(fromHex(key)));
+    if (existing !== undefined) return;
     this.written.set(key, typeof value === "string" ? fromHex(value) : value);
   }
 
@@ -47,7 +69,7 @@ export class PreimageTrieDB implements DB<string, string | Uint8Array> {
 
   async batch(ops: BatchDBOp<string, string | Uint8Array>[]): Promise<void> {
     for (const op of ops) {
-      if (op.type === "put") this.written.set(op.key, typeof op.value === "string" ? fromHex(op.value) : op.value);
+      if (op.type === "put") this.record(op.key, op.value);
     }
   }
 

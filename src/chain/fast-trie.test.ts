@@ -1,0 +1,68 @@
+import { MerklePatriciaTrie } from "@ethereumjs/mpt";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { FastTrie, type TrieNodeStore } from "./fast-trie.js";
+import { EMPTY_TRIE_ROOT } from "./header.js";
+import { toHex, toHexRaw } from "./hex.js";
+
+class MapStore implements TrieNodeStore {
+  readonly nodes = new Map<string, Uint8Array>();
+  getNode(hash: Uint8Array): Uint8Array {
+    const n = this.nodes.get(toHexRaw(hash));
+    if (n === undefined) throw new Error(`missing node ${toHex(hash)}`);
+    return n;
+  }
+  putNode(hash: Uint8Array, node: Uint8Array): void {
+    this.nodes.set(toHexRaw(hash), node);
+  }
+}
+
+// Short keys with a small alphabet make shared prefixes, extensions and branch values likely.
+const key = fc.uint8Array({ minLength: 1, maxLength: 4 }).map((k) => k.map((b) => b & 0x13));
+const value = fc.uint8Array({ minLength: 1, maxLength: 40 });
+const batch = fc.array(fc.tuple(key, fc.option(value, { nil: undefined })), { maxLength: 30 });
+
+describe("FastTrie against @ethereumjs/mpt", () => {
+  it("same roots and values after batches of updates and deletions (property)", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(batch, { minLength: 1, maxLength: 4 }), async (batches) => {
+        const reference = new MerklePatriciaTrie();
+        const store = new MapStore();
+        const fast = new FastTrie(store);
+        let root = EMPTY_TRIE_ROOT;
+        const model = new Map<string, Uint8Array>();
+        for (const b of batches) {
+          // last write per key wins within a batch; updates are applied before deletions
+          const last = new Map<string, [Uint8Array, Uint8Array | undefined]>();
+          for (const [k, v] of b) last.set(toHexRaw(k), [k, v]);
+          const changes = [...last.values()];
+          for (const [k, v] of changes) if (v !== undefined) await reference.put(k, v);
+          for (const [k, v] of changes) if (v === undefined) await reference.del(k);
+          root = fast.update(root, changes);
+          for (const [k, v] of changes) {
+            if (v === undefined) model.delete(toHexRaw(k));
+            else model.set(toHexRaw(k), v);
+          }
+          expect(toHex(root)).toBe(toHex(reference.root()));
+        }
+        for (const [k, v] of model) expect(fast.get(root, Uint8Array.from(Buffer.from(k, "hex")))).toEqual(v);
+        expect(fast.get(root, Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0xff))).toBeUndefined();
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("32-byte keys (secure-trie shape)", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.uint8Array({ minLength: 32, maxLength: 32 }), value), { maxLength: 60 }), async (entries) => {
+        const reference = new MerklePatriciaTrie();
+        const fast = new FastTrie(new MapStore());
+        for (const [k, v] of entries) await reference.put(k, v);
+        const dedup = new Map(entries.map(([k, v]) => [toHexRaw(k), [k, v] as [Uint8Array, Uint8Array]]));
+        const root = fast.update(EMPTY_TRIE_ROOT, dedup.values());
+        expect(toHex(root)).toBe(toHex(reference.root()));
+      }),
+      { numRuns: 50 },
+    );
+  });
+});
