@@ -115,12 +115,15 @@ class TypeCompiler {
       }
     }
     if (expr.kind === "array") return `w.fixedArray(${value}, ${expr.length}, ${literal(what)});`;
-    if (expr.kind === "vec" && expr.of === "u8") return `w.bytes(${value});`;
+    const cap = expr.kind === "vec" && expr.maxItems !== undefined ? expr.maxItems : undefined;
+    if (expr.kind === "vec" && expr.of === "u8") {
+      return cap === undefined ? `w.bytes(${value});` : `w.bytes(${value}, ${cap}, ${literal(what)});`;
+    }
     const name = `${expr.kind === "vec" ? "item" : "some"}${this.depth++}`;
     const body = this.write(expr.of, name, what);
     this.depth--;
     return expr.kind === "vec"
-      ? `w.vec(${value}, (${name}) => {\n${body}\n});`
+      ? `w.vec(${value}, (${name}) => {\n${body}\n}${cap === undefined ? "" : `, ${cap}, ${literal(what)}`});`
       : `w.option(${value}, (${name}) => {\n${body}\n});`;
   }
 
@@ -143,9 +146,10 @@ class TypeCompiler {
       }
     }
     if (expr.kind === "array") return `r.raw(${expr.length})`;
-    if (expr.kind === "vec" && expr.of === "u8") return `r.bytes(${literal(what)})`;
+    const cap = expr.kind === "vec" && expr.maxItems !== undefined ? `, ${expr.maxItems}` : "";
+    if (expr.kind === "vec" && expr.of === "u8") return `r.bytes(${literal(what)}${cap})`;
     if (expr.kind === "vec")
-      return `r.vec(${this.minBytes(expr.of)}, ${literal(what)}, () => ${this.read(expr.of, `${what}[]`)})`;
+      return `r.vec(${this.minBytes(expr.of)}, ${literal(what)}, () => ${this.read(expr.of, `${what}[]`)}${cap})`;
     return `r.option(${literal(what)}, () => ${this.read(expr.of, what)})`;
   }
 }

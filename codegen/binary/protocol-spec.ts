@@ -8,7 +8,7 @@ export const PRIMITIVES: readonly PrimitiveName[] = ["u8", "u16", "u32", "u64", 
 export type TypeExpr =
   | string
   | { readonly kind: "array"; readonly of: TypeExpr; readonly length: number }
-  | { readonly kind: "vec"; readonly of: TypeExpr }
+  | { readonly kind: "vec"; readonly of: TypeExpr; readonly maxItems?: number }
   | { readonly kind: "option"; readonly of: TypeExpr };
 
 export interface FieldSpec {
@@ -96,7 +96,12 @@ function parseTypeExpr(value: unknown, where: string): TypeExpr {
       of: parseTypeExpr(o.of, `${where}.of`),
       length: asPositiveInt(o.length, `${where}.length`),
     };
-  if (kind === "vec" || kind === "option") return { kind, of: parseTypeExpr(o.of, `${where}.of`) };
+  if (kind === "vec") {
+    const of = parseTypeExpr(o.of, `${where}.of`);
+    if (o.maxItems === undefined) return { kind, of };
+    return { kind, of, maxItems: asPositiveInt(o.maxItems, `${where}.maxItems`) };
+  }
+  if (kind === "option") return { kind, of: parseTypeExpr(o.of, `${where}.of`) };
   return fail(where, `unknown type kind ${String(kind)}`);
 }
 

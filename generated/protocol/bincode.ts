@@ -90,8 +90,11 @@ export class BincodeWriter {
     this.varint(BigInt(index), 32);
   }
 
-  /** Length-prefixed bytes (Vec<u8>, alloy Bytes). */
-  bytes(value: Uint8Array): void {
+  /** Length-prefixed bytes (Vec<u8>, alloy Bytes), at most `maxLength` of them when the type caps it. */
+  bytes(value: Uint8Array, maxLength?: number, what = "bytes"): void {
+    if (maxLength !== undefined && value.length > maxLength) {
+      throw new BincodeEncodeError(`${what}: ${value.length} bytes exceed the cap of ${maxLength}`);
+    }
     this.length64(value.length);
     this.raw(value);
   }
@@ -125,8 +128,11 @@ export class BincodeWriter {
     writeValue(value);
   }
 
-  /** Vec<T>: the count then each element. */
-  vec<T>(items: readonly T[], writeItem: (item: T) => void): void {
+  /** Vec<T>: the count then each element; at most `maxItems` elements when the type caps it. */
+  vec<T>(items: readonly T[], writeItem: (item: T) => void, maxItems?: number, what = "vec"): void {
+    if (maxItems !== undefined && items.length > maxItems) {
+      throw new BincodeEncodeError(`${what}: ${items.length} items exceed the cap of ${maxItems}`);
+    }
     this.length64(items.length);
     for (const item of items) writeItem(item);
   }
@@ -224,9 +230,11 @@ export class BincodeReader {
    * A collection length (u64 varint), checked before anything is allocated: `count` elements of at least
    * `minElementBytes` bytes each must fit in what is left of the payload.
    */
-  length64(minElementBytes: number, what: string): number {
+  length64(minElementBytes: number, what: string, max?: number): number {
     const start = this.offset;
     const count = this.varint(64);
+    if (max !== undefined && count > BigInt(max))
+      this.failAt(start, `${what}: length ${count} exceeds the cap of ${max}`);
     const left = this.remaining;
     if (count * BigInt(Math.max(minElementBytes, 1)) > BigInt(left)) {
       this.failAt(start, `${what}: length ${count} exceeds the ${left} bytes left`);
@@ -235,8 +243,8 @@ export class BincodeReader {
   }
 
   /** Length-prefixed bytes. */
-  bytes(what: string): Uint8Array {
-    return this.raw(this.length64(1, what));
+  bytes(what: string, maxLength?: number): Uint8Array {
+    return this.raw(this.length64(1, what, maxLength));
   }
 
   /** Length-prefixed bytes whose length must equal `length`. */
@@ -273,8 +281,8 @@ export class BincodeReader {
   }
 
   /** Vec<T>, the count checked against the remaining bytes (`minElementBytes` each) before reading. */
-  vec<T>(minElementBytes: number, what: string, readItem: () => T): T[] {
-    const count = this.length64(minElementBytes, what);
+  vec<T>(minElementBytes: number, what: string, readItem: () => T, maxItems?: number): T[] {
+    const count = this.length64(minElementBytes, what, maxItems);
     const items: T[] = [];
     for (let i = 0; i < count; i++) items.push(readItem());
     return items;

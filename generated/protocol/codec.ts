@@ -262,7 +262,7 @@ export function writeRequest(w: BincodeWriter, value: Request): void {
       w.variant(0);
       w.vec(value.preimages, (item0) => {
         writePreimage(w, item0);
-      });
+      }, 4194304, "Request::Prove.preimages");
       return;
     case "SignerPublicKey":
       w.variant(1);
@@ -270,10 +270,10 @@ export function writeRequest(w: BincodeWriter, value: Request): void {
     case "SignerAttestation":
       w.variant(2);
       w.option(value.userData, (some0) => {
-        writeBytes(w, some0);
+        w.bytes(some0, 512, "Request::SignerAttestation.user_data");
       });
       w.option(value.nonce, (some0) => {
-        writeBytes(w, some0);
+        w.bytes(some0, 512, "Request::SignerAttestation.nonce");
       });
       return;
     default:
@@ -287,15 +287,15 @@ export function readRequest(r: BincodeReader): Request {
   const index = r.variant();
   switch (index) {
     case 0: {
-      const preimages = r.vec(33, "Request::Prove.preimages", () => readPreimage(r));
+      const preimages = r.vec(33, "Request::Prove.preimages", () => readPreimage(r), 4194304);
       return { kind: "Prove", preimages };
     }
     case 1: {
       return { kind: "SignerPublicKey" };
     }
     case 2: {
-      const userData = r.option("Request::SignerAttestation.user_data", () => readBytes(r));
-      const nonce = r.option("Request::SignerAttestation.nonce", () => readBytes(r));
+      const userData = r.option("Request::SignerAttestation.user_data", () => r.bytes("Request::SignerAttestation.user_data", 512));
+      const nonce = r.option("Request::SignerAttestation.nonce", () => r.bytes("Request::SignerAttestation.nonce", 512));
       return { kind: "SignerAttestation", userData, nonce };
     }
     default:

@@ -79,11 +79,11 @@ export interface RequestSignerPublicKey {
 /** Request::SignerAttestation (variant index 2). */
 export interface RequestSignerAttestation {
   readonly kind: "SignerAttestation";
-  readonly userData: Bytes | null;
-  readonly nonce: Bytes | null;
+  readonly userData: Uint8Array | null;
+  readonly nonce: Uint8Array | null;
 }
 
-/** Host -> enclave. Tuple variants carry one unnamed field; the 'name' given to it here only names the TypeScript property. */
+/** Host -> enclave. Tuple variants carry one unnamed field; the 'name' given to it here only names the TypeScript property. Caps (maxItems) are checked when decoding, right after the length and before anything is allocated, and when encoding. Decision: at most 4194304 (2^22) preimages per Prove: a 1 GiB frame of realistic witness values (hundreds of bytes each) holds fewer, while a frame of minimal 33-byte entries would otherwise expand into ~32 million objects. user_data and nonce: at most 512 bytes each, the security module's limit (the host also enforces it before contacting an enclave). */
 export type Request = RequestProve | RequestSignerPublicKey | RequestSignerAttestation;
 
 /** Response::Prove (variant index 0). */

@@ -53,8 +53,12 @@ describe("FrameReader", () => {
       fc.property(
         fc.uint8Array({ maxLength: 3000 }),
         fc.array(fc.integer({ min: 1, max: 700 }), { minLength: 1 }),
-        (userData, cuts) => {
-          const frame = encodeRequestFrame({ kind: "SignerAttestation", userData, nonce: null });
+        (value, cuts) => {
+          const request = {
+            kind: "Prove" as const,
+            preimages: [[{ data: new Uint8Array(31), keyType: "Blob" as const }, value] as const],
+          };
+          const frame = encodeRequestFrame(request);
           const reader = newRequestFrameReader();
           let payload: Uint8Array | undefined;
           let at = 0;
@@ -67,11 +71,7 @@ describe("FrameReader", () => {
           }
           expect(payload).toBeDefined();
           reader.finish();
-          expect(decodeRequestPayload(payload as Uint8Array)).toEqual({
-            kind: "SignerAttestation",
-            userData,
-            nonce: null,
-          });
+          expect(decodeRequestPayload(payload as Uint8Array)).toEqual(request);
         },
       ),
       { numRuns: 200 },

@@ -62,6 +62,29 @@ describe("decoder rejections", () => {
     rejects(decodeResponse, bytes("02", "fc ffffffff"), /exceeds/);
   });
 
+  it("lengths over the spec's caps are refused before the remaining-bytes check", () => {
+    // 4194305 preimages (0x400001): one over the cap of 2^22.
+    rejects(
+      decodeRequest,
+      bytes("00", "fc 01004000"),
+      /preimages: length 4194305 exceeds the cap of 4194304/,
+    );
+    // user_data of 513 bytes (0x0201), with the bytes present: still over the 512-byte cap.
+    rejects(
+      decodeRequest,
+      bytes("02", "01", "fb 0102", repeat("00", 513), "00"),
+      /user_data: length 513 exceeds the cap of 512/,
+    );
+    rejects(
+      decodeRequest,
+      bytes("02", "00", "01", "fb 0102", repeat("00", 513)),
+      /nonce: length 513 exceeds the cap/,
+    );
+    // Exactly 512 is accepted.
+    const ok = decodeRequest(bytes("02", "01", "fb 0002", repeat("ab", 512), "00"));
+    expect(ok).toEqual({ kind: "SignerAttestation", userData: new Uint8Array(512).fill(0xab), nonce: null });
+  });
+
   it("varint overflow and non-canonical varints", () => {
     rejects(decodeRequest, bytes("fe", repeat("00", 16)), /u128 marker/);
     rejects(decodeRequest, bytes("fd 0100000000000000"), /64-bit value for a u32/);
@@ -114,6 +137,15 @@ describe("decoder rejections", () => {
 });
 
 describe("encoder refusals", () => {
+  it("user_data or nonce over 512 bytes", () => {
+    expect(() =>
+      encodeRequest({ kind: "SignerAttestation", userData: new Uint8Array(513), nonce: null }),
+    ).toThrow(/user_data: 513 bytes exceed the cap of 512/);
+    expect(() =>
+      encodeRequest({ kind: "SignerAttestation", userData: null, nonce: new Uint8Array(513) }),
+    ).toThrow(BincodeEncodeError);
+  });
+
   it("a key whose data is not 31 bytes", () => {
     expect(() =>
       encodeRequest({
