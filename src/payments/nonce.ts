@@ -1,11 +1,10 @@
-/** Authorization nonces: 32 bytes from the platform CSPRNG. */
-import { randomBytes } from "node:crypto";
+/** Authorization nonces: 32 bytes from the platform CSPRNG (Web Crypto: Node and browsers alike). */
 import { bytesToHex, type Hex, isHex } from "viem";
 
 export const NONCE_LENGTH = 32;
 
 export function randomNonce(): Hex {
-  return bytesToHex(randomBytes(NONCE_LENGTH));
+  return bytesToHex(globalThis.crypto.getRandomValues(new Uint8Array(NONCE_LENGTH)));
 }
 
 export function isNonce(value: unknown): value is Hex {
