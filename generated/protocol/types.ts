@@ -83,7 +83,7 @@ export interface RequestSignerAttestation {
   readonly nonce: Uint8Array | null;
 }
 
-/** Host -> enclave. Tuple variants carry one unnamed field; the 'name' given to it here only names the TypeScript property. Caps (maxItems) are checked when decoding, right after the length and before anything is allocated, and when encoding. Decision: at most 4194304 (2^22) preimages per Prove: a 1 GiB frame of realistic witness values (hundreds of bytes each) holds fewer, while a frame of minimal 33-byte entries would otherwise expand into ~32 million objects. user_data and nonce: at most 512 bytes each, the security module's limit (the host also enforces it before contacting an enclave). */
+/** Host -> enclave, variant indices as in notes/prover.md (the newest reference versions insert a TeeImageHash variant at index 2 and move SignerAttestation to 3; we follow the notes, like the system spec's three requests). Tuple variants carry one unnamed field; the 'name' given to it here only names the TypeScript property. Caps (maxItems) are checked when decoding, right after the length and before anything is allocated, and when encoding. Decision: at most 4194304 (2^22) preimages per Prove: a 1 GiB frame of realistic witness values (hundreds of bytes each) holds fewer, while a frame of minimal 33-byte entries would otherwise expand into ~32 million objects. user_data and nonce: at most 512 bytes each, the security module's limit (the host also enforces it before contacting an enclave). */
 export type Request = RequestProve | RequestSignerPublicKey | RequestSignerAttestation;
 
 /** Response::Prove (variant index 0). */
