@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { GENERATED_HEADER, type GeneratedFile } from "../files.js";
 
-const RUNTIME_FILES = ["method-runtime.ts", "wire.ts"] as const;
+const RUNTIME_FILES = ["http-transport.ts", "method-runtime.ts", "wire.ts"] as const;
 
 export async function runtimeFiles(): Promise<GeneratedFile[]> {
   return Promise.all(
