@@ -202,8 +202,11 @@ export class TransactionProcessor {
     let status: 0 | 1;
     let failure: string | undefined;
     const intrinsic = depositIntrinsicGas(tx, block.fork >= OpFork.Canyon);
+    // EIP-7623 (Isthmus): op-geth checks and applies the calldata floor to deposits too.
+    const floor = block.fork >= OpFork.Isthmus ? floorDataGas(tx.data) : 0n;
     const balance = ((await state.getAccount(from)) ?? new Account()).balance;
     if (tx.gasLimit < intrinsic) failure = `intrinsic gas ${intrinsic} exceeds gas limit ${tx.gasLimit}`;
+    else if (tx.gasLimit < floor) failure = `calldata floor ${floor} exceeds gas limit ${tx.gasLimit}`;
     else if (balance < tx.value) failure = `insufficient balance for value transfer`;
     else if (to === undefined && tx.data.length > MAX_INIT_CODE_SIZE && block.fork >= OpFork.Canyon) {
       failure = "init code too large";
@@ -225,7 +228,7 @@ export class TransactionProcessor {
         let used = intrinsic + result.execResult.executionGasUsed;
         const refund = minBig(result.execResult.gasRefund ?? 0n, used / REFUND_QUOTIENT);
         used -= refund;
-        gasUsed = used;
+        gasUsed = used < floor ? floor : used;
       } else {
         gasUsed = tx.isSystemTx ? 0n : tx.gasLimit;
       }
