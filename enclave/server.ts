@@ -136,32 +136,33 @@ export class EnclaveServer {
     socket.on("end", onEnd);
   }
 
+  /** The response for one connection's outcome: a refusal, an undecodable payload, or a handled request. */
+  private async responseFor(outcome: { payload: Uint8Array } | { refusal: string }): Promise<Response> {
+    if ("refusal" in outcome) return { kind: "Error", message: `bad frame: ${outcome.refusal}` };
+    let request: Request;
+    try {
+      request = decodeRequestPayload(outcome.payload);
+    } catch (error) {
+      const reason = error instanceof BincodeDecodeError ? error.message : String(error);
+      return { kind: "Error", message: `undecodable request: ${reason}` };
+    }
+    let response: Response;
+    try {
+      response = await this.options.handle(request);
+    } catch (error) {
+      response = { kind: "Error", message: `internal error: ${(error as Error).message}` };
+    }
+    this.log("info", "request served", { request: request.kind, response: response.kind });
+    return response;
+  }
+
   private async respond(
     socket: Socket,
     outcome: { payload: Uint8Array } | { refusal: string },
   ): Promise<void> {
-    let response: Response;
-    if ("refusal" in outcome) {
-      response = { kind: "Error", message: `bad frame: ${outcome.refusal}` };
-    } else {
-      let request: Request | undefined;
-      try {
-        request = decodeRequestPayload(outcome.payload);
-      } catch (error) {
-        const reason = error instanceof BincodeDecodeError ? error.message : String(error);
-        response = { kind: "Error", message: `undecodable request: ${reason}` };
-      }
-      if (request !== undefined) {
-        try {
-          response = await this.options.handle(request);
-        } catch (error) {
-          response = { kind: "Error", message: `internal error: ${(error as Error).message}` };
-        }
-        this.log("info", "request served", { request: request.kind, response: response.kind });
-      }
-    }
+    const response = await this.responseFor(outcome);
     try {
-      await writeChunks(socket, frameWriteChunks(encodeResponseFrame(response!)));
+      await writeChunks(socket, frameWriteChunks(encodeResponseFrame(response)));
       socket.end();
     } catch (error) {
       this.log("warn", "could not write the response", { error: (error as Error).message });
