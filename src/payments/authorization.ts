@@ -78,3 +78,16 @@ export async function signAuthorization(
   const split = splitSignature(raw);
   return { authorization, domain, signature: joinSignature(split), split };
 }
+
+/** The token's window at a block timestamp: usable only while validAfter < t < validBefore. */
+export function isUsableAt(
+  authorization: Pick<PaymentAuthorization, "validAfter" | "validBefore">,
+  t: bigint,
+): boolean {
+  return t > authorization.validAfter && t < authorization.validBefore;
+}
+
+/** Expired for good once a sealed block's timestamp reaches validBefore (strict rule: t >= validBefore). */
+export function isExpiredAt(authorization: Pick<PaymentAuthorization, "validBefore">, t: bigint): boolean {
+  return t >= authorization.validBefore;
+}

@@ -2,6 +2,8 @@
 export { eip3009TokenAbi, erc1271Abi, ERC1271_MAGIC_VALUE } from "./abi.js";
 export {
   createAuthorization,
+  isExpiredAt,
+  isUsableAt,
   signAuthorization,
   type AuthorizationInput,
   type TypedDataSigner,
