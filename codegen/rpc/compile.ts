@@ -71,10 +71,15 @@ export function readSpec(program: Program): RpcSpec {
   const errors = new Map<string, ErrorDecl>();
   const declared = new Map<string, Type>();
 
-  const claimName = (name: string, type: Type): void => {
+  /** True when this exact type was already read; throws when another type took its name. */
+  const alreadyRead = (name: string, type: Type): boolean => {
     const previous = declared.get(name);
-    if (previous !== undefined && previous !== type) throw new SpecError(`two types are named ${name}`);
-    declared.set(name, type);
+    if (previous === undefined) {
+      declared.set(name, type);
+      return false;
+    }
+    if (previous !== type) throw new SpecError(`two types are named ${name}`);
+    return true;
   };
 
   const wireType = (type: Type, where: string): WireType => {
@@ -115,8 +120,7 @@ export function readSpec(program: Program): RpcSpec {
       }
       return std;
     }
-    if (!decls.has(scalar.name)) {
-      claimName(scalar.name, scalar);
+    if (!alreadyRead(scalar.name, scalar)) {
       const [kind, options] = args as [ScalarCodec["kind"], Omit<ScalarCodec, "kind"> | undefined];
       const pattern = getPattern(program, scalar);
       decls.set(scalar.name, {
@@ -150,11 +154,10 @@ export function readSpec(program: Program): RpcSpec {
 
   const reading = new Set<Type>();
   const modelDecl = (model: Model): void => {
-    if (decls.has(model.name)) return;
     if (isErrorModel(program, model)) throw new SpecError(`error model ${model.name} used as a data type`);
     if (reading.has(model)) throw new SpecError(`recursive type ${model.name} is not supported`);
+    if (alreadyRead(model.name, model)) return;
     reading.add(model);
-    claimName(model.name, model);
     const properties = propertiesOf(model);
     reading.delete(model);
     decls.set(model.name, {
@@ -168,12 +171,14 @@ export function readSpec(program: Program): RpcSpec {
 
   const unionDecl = (union: Union): void => {
     const name = union.name as string;
-    if (decls.has(name)) return;
-    claimName(name, union);
+    if (reading.has(union)) throw new SpecError(`recursive type ${name} is not supported`);
+    if (alreadyRead(name, union)) return;
+    reading.add(union);
     const variants = [...union.variants.values()].map((v) => ({
       ...(typeof v.name === "string" ? { name: v.name } : {}),
       type: wireType(v.type, `${name}.${String(v.name)}`),
     }));
+    reading.delete(union);
     decls.set(name, { kind: "union", name, ...docOf(program, union), ...expectsOf(union), variants });
   };
 

@@ -78,6 +78,16 @@ describe("reading the TypeSpec", () => {
   });
 });
 
+describe("type names", () => {
+  it("fails when two types share a name", async () => {
+    await expect(
+      readSource(
+        `namespace A { model Item { a: Q; } }\nnamespace B { model Item { b: Q; } }\n@rpcService("t", "Test", "1") interface Api { t_x(a: A.Item): B.Item; }`,
+      ),
+    ).rejects.toThrow("two types are named Item");
+  });
+});
+
 describe("OpenRPC validation", () => {
   async function minimalDocument(): Promise<OpenrpcDocument> {
     const spec = await readSource(`@rpcService("t", "Test", "1") interface Api { t_get(a: Q): Q; }`);
