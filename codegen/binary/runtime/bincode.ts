@@ -141,7 +141,8 @@ export class BincodeWriter {
   }
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM: a leading U+FEFF is part of the string (as in Rust), not a marker to strip.
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Reads bincode values from one payload; every length is checked against the bytes that remain. */
 export class BincodeReader {

@@ -201,6 +201,10 @@ describe("Response golden vectors", () => {
     );
   });
 
+  it("Error whose message starts with U+FEFF keeps it (no BOM stripping)", () => {
+    checkResponse({ kind: "Error", message: "\ufeffA" }, bytes("03", "04", "efbbbf", "41"));
+  });
+
   it("Error with a non-ASCII message (length counts UTF-8 bytes)", () => {
     checkResponse({ kind: "Error", message: "é" }, bytes("03", "02", "c3a9"));
   });

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { journalLength, packJournal, unpackJournal, type Journal } from "../../../generated/journal/index.js";
 import {
+  BincodeDecodeError,
   decodePreimageKey,
   decodeProofResult,
   decodeProposal,
@@ -72,6 +73,7 @@ function roundTrips<T>(
   arb: fc.Arbitrary<T>,
   encode: (v: T) => Uint8Array,
   decode: (b: Uint8Array) => T,
+  numRuns = 300,
 ): void {
   fc.assert(
     fc.property(arb, (value) => {
@@ -80,16 +82,16 @@ function roundTrips<T>(
       expect(back).toEqual(value);
       expect(encode(back)).toEqual(wire);
     }),
-    { numRuns: 300 },
+    { numRuns },
   );
 }
 
 describe("bincode round trips", () => {
   it("PreimageKey", () => roundTrips(preimageKey, encodePreimageKey, decodePreimageKey));
   it("Proposal", () => roundTrips(proposal, encodeProposal, decodeProposal));
-  it("ProofResult", () => roundTrips(proofResult, encodeProofResult, decodeProofResult));
+  it("ProofResult", () => roundTrips(proofResult, encodeProofResult, decodeProofResult, 80));
   it("Request", () => roundTrips(request, encodeRequest, decodeRequest));
-  it("Response", () => roundTrips(response, encodeResponse, decodeResponse));
+  it("Response", () => roundTrips(response, encodeResponse, decodeResponse, 150));
 
   it("no strict prefix of an encoded message decodes", () => {
     fc.assert(
@@ -99,6 +101,60 @@ describe("bincode round trips", () => {
         expect(() => decodeRequest(wire.subarray(0, cut))).toThrow();
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe("decoders on arbitrary bytes", () => {
+  /** Either a value that re-encodes to the same bytes, or a BincodeDecodeError: never another exception. */
+  function decodesOrRejects<T>(
+    decode: (b: Uint8Array) => T,
+    encode: (v: T) => Uint8Array,
+    input: Uint8Array,
+  ): void {
+    let value: T;
+    try {
+      value = decode(input);
+    } catch (error) {
+      expect(error).toBeInstanceOf(BincodeDecodeError);
+      return;
+    }
+    expect(encode(value)).toEqual(input);
+  }
+
+  const noise = fc.oneof(
+    fc.uint8Array({ maxLength: 200 }),
+    // Bytes that start like a real message, so the decoder gets past the variant index.
+    fc
+      .tuple(fc.constantFrom(0, 1, 2, 3), fc.uint8Array({ maxLength: 200 }))
+      .map(([v, rest]) => Uint8Array.of(v, ...rest)),
+  );
+
+  it("Request", () => {
+    fc.assert(
+      fc.property(noise, (input) => decodesOrRejects(decodeRequest, encodeRequest, input)),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("Response", () => {
+    fc.assert(
+      fc.property(noise, (input) => decodesOrRejects(decodeResponse, encodeResponse, input)),
+      {
+        numRuns: 2000,
+      },
+    );
+  });
+
+  it("mutations of valid messages", () => {
+    fc.assert(
+      fc.property(request, fc.nat(), fc.integer({ min: 0, max: 255 }), (value, at, byte) => {
+        const wire = encodeRequest(value);
+        const mutated = wire.slice();
+        mutated[at % wire.length] = byte;
+        decodesOrRejects(decodeRequest, encodeRequest, mutated);
+      }),
+      { numRuns: 1000 },
     );
   });
 });
