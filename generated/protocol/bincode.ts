@@ -31,6 +31,7 @@ const SINGLE_BYTE_MAX = 250n;
 const U16_MAX = 0xffffn;
 const U32_MAX = 0xffff_ffffn;
 const U64_MAX = 0xffff_ffff_ffff_ffffn;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Appends bincode values to a growing buffer. */
 export class BincodeWriter {
@@ -115,6 +116,8 @@ export class BincodeWriter {
 
   /** A UTF-8 string: byte length then the bytes. */
   string(value: string): void {
+    // A Rust String is valid UTF-8: a lone surrogate would silently become U+FFFD, so refuse it.
+    if (LONE_SURROGATE.test(value)) throw new BincodeEncodeError("string contains a lone UTF-16 surrogate");
     this.bytes(new TextEncoder().encode(value));
   }
 

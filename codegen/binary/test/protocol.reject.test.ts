@@ -146,6 +146,12 @@ describe("encoder refusals", () => {
     ).toThrow(BincodeEncodeError);
   });
 
+  it("a string with a lone surrogate (not representable as a Rust String)", () => {
+    expect(() => encodeResponse({ kind: "Error", message: "a\ud800b" })).toThrow(/lone UTF-16 surrogate/);
+    expect(() => encodeResponse({ kind: "Error", message: "\udc00" })).toThrow(BincodeEncodeError);
+    expect(encodeResponse({ kind: "Error", message: "\ud83d\ude00" }).length).toBe(6); // 😀: a valid pair, 4 bytes
+  });
+
   it("a key whose data is not 31 bytes", () => {
     expect(() =>
       encodeRequest({
