@@ -226,6 +226,10 @@ describe("single requests", () => {
   it("sends handler response headers", async () => {
     const reply = await post({ jsonrpc: "2.0", id: 18, method: "test_header", params: ["snapshot-3"] });
     expect(reply.headers.get("x-test-value")).toBe("snapshot-3");
+    expect(reply.headers.get("content-type")).toBe("application/json");
+    expect(reply.headers.get("x-injected")).toBeNull();
+    expect(reply.headers.get("set-cookie")).toBeNull();
+    expect(JSON.parse(reply.text)).toEqual({ jsonrpc: "2.0", id: 18, result: true });
   });
 
   it("runs a notification and sends an empty 200 response", async () => {

@@ -172,6 +172,25 @@ class WebSocketRequestContext implements RequestContext {
   }
 }
 
+/** Headers the server writes itself; a handler cannot set or duplicate them. */
+const RESERVED_HEADERS = new Set([
+  "content-type",
+  "content-length",
+  "transfer-encoding",
+  "connection",
+  "date",
+  "access-control-allow-origin",
+]);
+
+/** A handler-provided header is written only if it is a token name with a single-line value. */
+function isSafeExtraHeader(name: string, value: string): boolean {
+  return (
+    /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) &&
+    !/[\r\n\0]/.test(value) &&
+    !RESERVED_HEADERS.has(name.toLowerCase())
+  );
+}
+
 /** One HTTP request/response; writes nothing after the client went away. */
 class HttpExchange implements InFlight {
   readonly abortSource = new LazyAbort();
@@ -217,7 +236,7 @@ class HttpExchange implements InFlight {
       this.server.writeCommonHeaders(this.res);
       if (extraHeaders !== undefined) {
         for (const [name, value] of extraHeaders) {
-          if (/[\r\n]/.test(name) || /[\r\n]/.test(value)) continue;
+          if (!isSafeExtraHeader(name, value)) continue;
           this.res.writeHeader(name, value);
         }
       }

@@ -122,6 +122,10 @@ export function createTestMethods(): { methods: MethodTable; state: TestMethodsS
       spec("test_header", ["value"], (v) => String(v[0])),
       (value, ctx) => {
         ctx.responseHeaders.set("x-test-value", value);
+        // Ignored by the server: reserved, or not a valid header line.
+        ctx.responseHeaders.set("Content-Type", "text/html");
+        ctx.responseHeaders.set("x-injected", "a\r\nset-cookie: b");
+        ctx.responseHeaders.set("bad name", "c");
         return true;
       },
     ),
