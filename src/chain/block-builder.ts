@@ -101,6 +101,7 @@ export class BlockBuilder {
   private readonly receipts: Receipt[] = [];
   private readonly details: ReceiptDetails[] = [];
   private gasUsed = 0n;
+  private daFootprint = 0n;
   private sealed = false;
   private lock: Promise<unknown> = Promise.resolve();
 
@@ -257,8 +258,10 @@ export class BlockBuilder {
       try {
         const index = this.txs.length;
         const gasPool = this.attributes.gasLimit - this.gasUsed;
-        const outcome = await this.processor.apply(decoded, index, this.gasUsed, gasPool);
+        const daRoom = this.attributes.gasLimit - this.daFootprint;
+        const outcome = await this.processor.apply(decoded, index, this.gasUsed, gasPool, daRoom);
         this.gasUsed += outcome.gasUsed;
+        this.daFootprint += outcome.daFootprint;
         this.txs.push(decoded.raw);
         this.txHashes.push(decoded.hash);
         this.receipts.push(outcome.receipt);
@@ -303,7 +306,8 @@ export class BlockBuilder {
       header.withdrawalsRoot = this.fork >= OpFork.Isthmus ? await this.messagePasserStorageRoot() : EMPTY_TRIE_ROOT;
     }
     if (this.fork >= OpFork.Ecotone) {
-      header.blobGasUsed = 0n;
+      // Jovian repurposes blobGasUsed for the block's DA footprint; before, OP blocks have no blobs.
+      header.blobGasUsed = this.fork >= OpFork.Jovian ? this.daFootprint : 0n;
       header.excessBlobGas = 0n;
       header.parentBeaconBlockRoot = this.attributes.parentBeaconBlockRoot ?? new Uint8Array(32);
     }

@@ -9,6 +9,7 @@ import {
   fjordEstimatedSizeScaled,
   fjordL1Cost,
   fjordL1CostFromFastLzSize,
+  daFootprint,
   l1DataFee,
   operatorFee,
 } from "./l1-fee.js";
@@ -26,6 +27,7 @@ const PARAMS: L1FeeParams = {
   scalar: 7n * 1_000_000n,
   operatorFeeScalar: 0n,
   operatorFeeConstant: 0n,
+  daFootprintGasScalar: 0n,
 };
 
 describe("L1 data fee", () => {
@@ -64,6 +66,7 @@ describe("L1 data fee", () => {
     scalars.set([0, 0x0c, 0x5f, 0xc5], 20); // blobBaseFeeScalar 810949
     scalars.set([0, 0, 0, 0, 0, 0, 0, 7], 24); // sequenceNumber, ignored
     const op = new Uint8Array(32);
+    op.set([0x01, 0x90], 18); // daFootprintGasScalar 400 (Jovian)
     op.set([0, 0x0f, 0x42, 0x40], 20); // operatorFeeScalar 1_000_000
     op.set([0, 0, 0, 0, 0, 0, 0x03, 0xe8], 24); // operatorFeeConstant 1000
     const p = decodeL1FeeParams({
@@ -81,6 +84,7 @@ describe("L1 data fee", () => {
       blobBaseFeeScalar: 810_949n,
       operatorFeeScalar: 1_000_000n,
       operatorFeeConstant: 1000n,
+      daFootprintGasScalar: 400n,
     });
   });
 });
@@ -115,5 +119,14 @@ describe("operator fee", () => {
   });
   it("Jovian: gas·scalar·100 + constant", () => {
     expect(operatorFee(21_000n, { ...p, operatorFeeScalar: 7n, operatorFeeConstant: 5n }, OpFork.Jovian)).toBe(14_700_005n);
+  });
+});
+
+describe("Jovian DA footprint", () => {
+  it("max(100, (intercept + coef·fastlzSize)/1e6) estimated bytes times the scalar (0 means the default 400)", () => {
+    expect(daFootprint(200n, 400n)).toBe(124n * 400n);
+    expect(daFootprint(200n, 1000n)).toBe(124_000n);
+    expect(daFootprint(100n, 400n)).toBe(40_000n); // 41 estimated bytes -> minimum 100
+    expect(daFootprint(0n, 0n)).toBe(40_000n);
   });
 });

@@ -17,7 +17,7 @@ export const L1BlockSlot = {
   Overhead: 5n,
   Scalar: 6n,
   BlobBaseFee: 7n,
-  /** Isthmus: operatorFeeConstant (u64, bytes 24..32), operatorFeeScalar (u32, 20..24). */
+  /** Isthmus: operatorFeeConstant (u64, bytes 24..32), operatorFeeScalar (u32, 20..24); Jovian: daFootprintGasScalar (u16, 18..20). */
   OperatorFeeParams: 8n,
 } as const;
 
@@ -32,6 +32,8 @@ export interface L1FeeParams {
   scalar: bigint;
   operatorFeeScalar: bigint;
   operatorFeeConstant: bigint;
+  /** Jovian: uint16 in slot 8, bytes 18..20 of the word. */
+  daFootprintGasScalar: bigint;
 }
 
 function wordSlice(word: Uint8Array, from: number, to: number): bigint {
@@ -67,6 +69,7 @@ export function decodeL1FeeParams(words: {
     scalar: wordSlice(word32(words.scalar), 0, 32),
     operatorFeeScalar: wordSlice(op, 20, 24),
     operatorFeeConstant: wordSlice(op, 24, 32),
+    daFootprintGasScalar: wordSlice(op, 18, 20),
   };
 }
 
@@ -116,9 +119,12 @@ export function fjordL1CostFromFastLzSize(fastLzSize: bigint, p: L1FeeParams): b
  * The L1 data fee of a (non-deposit) transaction given its EIP-2718 bytes. The first Ecotone block
  * (scalars still unset in L1Block) uses the Bedrock formula, as op-geth does.
  */
-export function l1DataFee(txBytes: Uint8Array, p: L1FeeParams, fork: OpFork): bigint {
+export function l1DataFee(txBytes: Uint8Array, p: L1FeeParams, fork: OpFork, fastLzSize?: bigint): bigint {
   if (fork >= OpFork.Ecotone && (p.baseFeeScalar !== 0n || p.blobBaseFeeScalar !== 0n)) {
-    return fork >= OpFork.Fjord ? fjordL1Cost(txBytes, p) : ecotoneL1Cost(txBytes, p);
+    if (fork >= OpFork.Fjord) {
+      return fjordL1CostFromFastLzSize(fastLzSize ?? BigInt(fastLzCompressedLength(txBytes)), p);
+    }
+    return ecotoneL1Cost(txBytes, p);
   }
   return bedrockL1Cost(txBytes, p, fork >= OpFork.Regolith);
 }
@@ -131,4 +137,18 @@ export function operatorFee(gas: bigint, p: L1FeeParams, fork: OpFork): bigint {
   if (fork < OpFork.Isthmus) return 0n;
   if (fork >= OpFork.Jovian) return gas * p.operatorFeeScalar * 100n + p.operatorFeeConstant;
   return (gas * p.operatorFeeScalar) / 1_000_000n + p.operatorFeeConstant;
+}
+
+/** Jovian's default DA footprint gas scalar (used while L1Block holds zero). */
+export const DEFAULT_DA_FOOTPRINT_GAS_SCALAR = 400n;
+
+/**
+ * Jovian DA footprint of a non-deposit transaction: max(100, (intercept + fastlzCoef·fastlzSize) / 1e6)
+ * estimated bytes times daFootprintGasScalar.
+ */
+export function daFootprint(fastLzSize: bigint, daFootprintGasScalar: bigint): bigint {
+  let estimate = (FJORD_INTERCEPT + FJORD_FASTLZ_COEF * fastLzSize) / 1_000_000n;
+  if (estimate < 100n) estimate = 100n;
+  const scalar = daFootprintGasScalar === 0n ? DEFAULT_DA_FOOTPRINT_GAS_SCALAR : daFootprintGasScalar;
+  return estimate * scalar;
 }

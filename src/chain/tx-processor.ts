@@ -19,7 +19,16 @@ import {
 } from "@ethereumjs/util";
 import type { DepositTransaction } from "./deposit-tx.js";
 import { bytesEqual, concatBytes, fromHex } from "./hex.js";
-import { type L1FeeParams, decodeL1FeeParams, L1BlockSlot, L1_BLOCK_ADDRESS, l1DataFee, operatorFee } from "./l1-fee.js";
+import { fastLzCompressedLength } from "./fastlz.js";
+import {
+  type L1FeeParams,
+  L1BlockSlot,
+  L1_BLOCK_ADDRESS,
+  daFootprint,
+  decodeL1FeeParams,
+  l1DataFee,
+  operatorFee,
+} from "./l1-fee.js";
 import { type Log, type Receipt, type ReceiptDetails, logsBloom } from "./receipts.js";
 import { OpFork } from "./rollup-config.js";
 import type { DecodedTransaction } from "./transactions.js";
@@ -56,6 +65,7 @@ export type RejectionReason =
   | "insufficient-funds"
   | "init-code-too-large"
   | "empty-authorization-list"
+  | "da-footprint-exceeds-block"
   | "unsupported-transaction-type";
 
 /** The transaction cannot be included; state is unchanged. */
@@ -81,6 +91,8 @@ export interface TxOutcome {
   receipt: Receipt;
   details: ReceiptDetails;
   gasUsed: bigint;
+  /** Jovian DA footprint (0 for deposits and before Jovian). */
+  daFootprint: bigint;
 }
 
 interface ExecutionEnv {
@@ -162,13 +174,23 @@ export class TransactionProcessor {
     state.originalStorageCache.clear();
   }
 
-  async apply(decoded: DecodedTransaction, index: number, cumulativeGasUsed: bigint, gasPool: bigint): Promise<TxOutcome> {
+  /**
+   * @param daFootprintRoom Jovian: how much DA footprint the block can still take (gas limit minus
+   *   the footprint so far); ignored before Jovian.
+   */
+  async apply(
+    decoded: DecodedTransaction,
+    index: number,
+    cumulativeGasUsed: bigint,
+    gasPool: bigint,
+    daFootprintRoom = 0n,
+  ): Promise<TxOutcome> {
     if (decoded.body.kind === "deposit") {
       const outcome = await this.applyDeposit(decoded, decoded.body, index, cumulativeGasUsed, gasPool);
       this.invalidateFeeParams();
       return outcome;
     }
-    return this.applyUserTx(decoded, decoded.body.tx, index, cumulativeGasUsed, gasPool);
+    return this.applyUserTx(decoded, decoded.body.tx, index, cumulativeGasUsed, gasPool, daFootprintRoom);
   }
 
   // ----------------------------------------------------------------------------------------------
@@ -260,6 +282,7 @@ export class TransactionProcessor {
     return {
       receipt,
       gasUsed,
+      daFootprint: 0n,
       details: {
         transactionHash: decoded.hash,
         transactionIndex: index,
@@ -283,6 +306,7 @@ export class TransactionProcessor {
     index: number,
     cumulativeGasUsed: bigint,
     gasPool: bigint,
+    daFootprintRoom: bigint,
   ): Promise<TxOutcome> {
     const { evm, state, block } = this.env;
     let sender: Address;
@@ -331,7 +355,12 @@ export class TransactionProcessor {
     if (account.nonce >= MAX_NONCE) throw new TransactionRejectedError("nonce-max", "account nonce at maximum");
 
     const params = await this.feeParams();
-    const l1Fee = l1DataFee(decoded.raw, params, block.fork);
+    const flz = block.fork >= OpFork.Fjord ? BigInt(fastLzCompressedLength(decoded.raw)) : 0n;
+    const footprint = block.fork >= OpFork.Jovian ? daFootprint(flz, params.daFootprintGasScalar) : 0n;
+    if (footprint > daFootprintRoom && block.fork >= OpFork.Jovian) {
+      throw new TransactionRejectedError("da-footprint-exceeds-block", `DA footprint ${footprint} exceeds the block's remaining ${daFootprintRoom}`);
+    }
+    const l1Fee = l1DataFee(decoded.raw, params, block.fork, flz);
     const operatorFeeMax = operatorFee(tx.gasLimit, params, block.fork);
     const maxCost = tx.gasLimit * feeCap + tx.value + l1Fee + operatorFeeMax;
     if (account.balance < maxCost) {
@@ -400,6 +429,7 @@ export class TransactionProcessor {
         logsBloom: logsBloom(logs),
       },
       gasUsed,
+      daFootprint: footprint,
       details: {
         transactionHash: decoded.hash,
         transactionIndex: index,

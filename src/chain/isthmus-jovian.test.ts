@@ -10,12 +10,14 @@ import { eoaCode7702SignAuthorization, privateToAddress } from "@ethereumjs/util
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { describe, expect, it } from "vitest";
 import { BlockBuilder, EMPTY_REQUESTS_HASH, L2_TO_L1_MESSAGE_PASSER } from "./block-builder.js";
+import { encodeOpExtraData } from "./base-fee.js";
 import { encodeDepositTransaction } from "./deposit-tx.js";
+import { fastLzCompressedLength } from "./fastlz.js";
 import { commonFor } from "./evm-setup.js";
 import { FastTrie, type TrieNodeStore } from "./fast-trie.js";
 import { type BlockHeader, EMPTY_OMMERS_HASH, EMPTY_TRIE_ROOT } from "./header.js";
 import { bigIntToBytes, bigIntToWord, bytesToBigInt, fromHex, toHex, toHexRaw } from "./hex.js";
-import { L1_BLOCK_ADDRESS, l1DataFee, decodeL1FeeParams } from "./l1-fee.js";
+import { L1_BLOCK_ADDRESS, daFootprint, decodeL1FeeParams, l1DataFee } from "./l1-fee.js";
 import { PreimageStore } from "./preimage-store.js";
 import { OpFork, type RollupConfig } from "./rollup-config.js";
 import { BASE_FEE_VAULT, L1_FEE_VAULT, OPERATOR_FEE_VAULT } from "./tx-processor.js";
@@ -65,8 +67,13 @@ function readAccount(store: PreimageStore, newNodes: Map<string, Uint8Array>, ro
   return { nonce: bytesToBigInt(nonce!), balance: bytesToBigInt(balance!), storageRoot: storageRoot!, codeHash: codeHash! };
 }
 
-describe("Isthmus block building", () => {
-  it("fees, vaults, EIP-7702 and the Isthmus header fields", async () => {
+interface ChainSetup {
+  fork: OpFork;
+  parentExtraData: Uint8Array;
+  minBaseFee?: bigint;
+}
+
+async function startBlock(opts: ChainSetup) {
     const senderKey = fromHex(`0x${"11".repeat(32)}`);
     const delegatorKey = fromHex(`0x${"22".repeat(32)}`);
     const sender = privateToAddress(senderKey);
@@ -103,6 +110,7 @@ describe("Isthmus block building", () => {
         [OpFork.Granite]: 0n,
         [OpFork.Holocene]: 0n,
         [OpFork.Isthmus]: 0n,
+        ...(opts.fork >= OpFork.Jovian ? { [OpFork.Jovian]: 0n } : {}),
       },
       eip1559Elasticity: 6n,
       eip1559Denominator: 50n,
@@ -121,7 +129,7 @@ describe("Isthmus block building", () => {
       gasLimit: 30_000_000n,
       gasUsed: 0n,
       timestamp: 1000n,
-      extraData: fromHex("0x00000000fa00000006"),
+      extraData: opts.parentExtraData,
       mixHash: new Uint8Array(32),
       nonce: new Uint8Array(8),
       baseFeePerGas: GWEI,
@@ -142,8 +150,16 @@ describe("Isthmus block building", () => {
         parentBeaconBlockRoot: new Uint8Array(32).fill(8),
         gasLimit: 30_000_000n,
         eip1559Params: fromHex("0x000000fa00000006"),
+        ...(opts.minBaseFee !== undefined ? { minBaseFee: opts.minBaseFee } : {}),
       },
     });
+  return { builder, store, senderKey, delegatorKey, sender, delegator, depositor, depositTo, recipient, delegate, coinbase, scalars, operatorParams };
+}
+
+describe("Isthmus block building", () => {
+  it("fees, vaults, EIP-7702 and the Isthmus header fields", async () => {
+    const { builder, store, senderKey, delegatorKey, sender, delegator, depositor, depositTo, recipient, delegate, coinbase, scalars, operatorParams } =
+      await startBlock({ fork: OpFork.Isthmus, parentExtraData: fromHex("0x00000000fa00000006") });
     // gasUsed 0 of target 5M with denominator 250: 1 gwei - 1 gwei/250
     expect(builder.baseFee).toBe(996_000_000n);
     expect(builder.fork).toBe(OpFork.Isthmus);
@@ -241,5 +257,43 @@ describe("Isthmus block building", () => {
     const code = block.newNodes.get(toHexRaw(delegated.codeHash));
     expect(code && toHex(code)).toBe(`0xef0100${toHexRaw(delegate)}`);
     expect(block.outputRoot).toBeDefined();
+  });
+});
+
+describe("Jovian block building", () => {
+  it("minimum base fee, DA footprint in blobGasUsed, operator fee ×100", async () => {
+    const { builder, store, senderKey, recipient, operatorParams, scalars } = await startBlock({
+      fork: OpFork.Jovian,
+      parentExtraData: encodeOpExtraData({ denominator: 250n, elasticity: 6n, minBaseFee: GWEI }),
+      minBaseFee: 2n * GWEI,
+    });
+    expect(builder.fork).toBe(OpFork.Jovian);
+    // computed 0.996 gwei is clamped to the parent's minimum of 1 gwei
+    expect(builder.baseFee).toBe(GWEI);
+    const common = commonFor(CHAIN_ID, OpFork.Jovian);
+    const transfer = createFeeMarket1559Tx(
+      { chainId: CHAIN_ID, nonce: 0n, maxFeePerGas: 3n * GWEI, maxPriorityFeePerGas: 0n, gasLimit: 21_000n, to: recipient, value: 1n },
+      { common },
+    ).sign(senderKey);
+    const raw = transfer.serialize();
+    const r = await builder.addTransaction(raw);
+    expect(r.ok).toBe(true);
+    // Jovian operator fee: 21000 · 2_000_000 · 100 + 1000
+    if (r.ok) expect(r.details.operatorFee).toBe(21_000n * 2_000_000n * 100n + 1000n);
+    const block = await builder.seal();
+    // the L1Block slot 8 word has no DA scalar set, so the default 400 applies
+    expect(block.header.blobGasUsed).toBe(daFootprint(BigInt(fastLzCompressedLength(raw)), 0n));
+    expect(block.header.blobGasUsed).toBe(40_000n);
+    expect(toHex(block.header.extraData)).toBe(`0x01000000fa00000006${(2n * GWEI).toString(16).padStart(16, "0")}`);
+    const params = decodeL1FeeParams({
+      baseFee: bigIntToWord(2n * GWEI),
+      scalars: bigIntToWord(scalars),
+      overhead: new Uint8Array(0),
+      scalar: new Uint8Array(0),
+      blobBaseFee: bigIntToWord(1n),
+      operatorFeeParams: bigIntToWord(operatorParams),
+    });
+    const sender = readAccount(store, block.newNodes, block.stateRoot, privateToAddress(senderKey))!;
+    expect(sender.balance).toBe(10n * ETH - 1n - 21_000n * GWEI - l1DataFee(raw, params, OpFork.Jovian) - (21_000n * 2_000_000n * 100n + 1000n));
   });
 });
