@@ -4,11 +4,13 @@ import {
   compile,
   formatDiagnostic,
   getDoc,
+  getOpExamples,
   getPattern,
   getReturnsDoc,
   isArrayModelType,
   isErrorModel,
   NodeHost,
+  serializeValueAsJson,
   type Interface,
   type Model,
   type ModelProperty,
@@ -21,6 +23,7 @@ import {
 import type {
   Decl,
   ErrorDecl,
+  ExampleDecl,
   MethodDecl,
   ParamStructure,
   PropertyDecl,
@@ -238,8 +241,27 @@ export function readSpec(program: Program): RpcSpec {
         type: results.length === 1 ? first : { kind: "union", variants: results },
       },
       errors: errorNames,
+      examples: examplesOf(op, params),
     };
   };
+
+  /** `@opExample`s as JSON, params in positional order. */
+  const examplesOf = (op: Operation, params: readonly { name: string }[]): ExampleDecl[] =>
+    getOpExamples(program, op).map((example, i) => {
+      const named = (
+        example.parameters === undefined
+          ? {}
+          : serializeValueAsJson(program, example.parameters, op.parameters)
+      ) as Record<string, unknown>;
+      if (example.returnType === undefined) throw new SpecError(`${op.name}: an example needs a returnType`);
+      return {
+        name: example.title ?? `${op.name} example ${i + 1}`,
+        params: params
+          .filter((p) => named[p.name] !== undefined)
+          .map((p) => ({ name: p.name, value: named[p.name] })),
+        result: serializeValueAsJson(program, example.returnType, op.returnType),
+      };
+    });
 
   const services: ServiceDecl[] = [];
   const serviceState = program.stateMap(Symbol.for("op-enclave-suite.rpc.rpcService"));

@@ -73,6 +73,13 @@ export interface ParamDecl {
 
 export type ParamStructure = "by-position" | "either";
 
+/** An example call: params in positional order (omitted ones left out) and the JSON result. */
+export interface ExampleDecl {
+  readonly name: string;
+  readonly params: readonly { readonly name: string; readonly value: unknown }[];
+  readonly result: unknown;
+}
+
 export interface MethodDecl {
   readonly name: string;
   readonly doc?: string;
@@ -81,6 +88,7 @@ export interface MethodDecl {
   readonly result: { readonly name: string; readonly doc?: string; readonly type: WireType };
   /** Names of the ErrorDecls this method may answer with. */
   readonly errors: readonly string[];
+  readonly examples: readonly ExampleDecl[];
 }
 
 export interface ServiceDecl {

@@ -6,8 +6,11 @@ import {
   eth_getBalance,
   eth_getBlockByNumber,
   eth_getLogs,
+  nodeMethods,
   prover_prove,
+  proverMethods,
 } from "../../generated/rpc/index.js";
+import type { RpcMethodSpec } from "../../src/rpc/method.js";
 import type { OpenrpcDocument } from "./openrpc.js";
 
 type Json = Record<string, unknown>;
@@ -167,6 +170,27 @@ describe("generated/openrpc", () => {
     expect(prover.PublicKeyBytes).toMatchObject({ type: "array", minItems: 65, maxItems: 65 });
     expect(prover.AttestationInput).toMatchObject({ type: "array", maxItems: 512 });
     expect(Object.keys(prover)).not.toContain("Block");
+  });
+
+  it("every published example goes through the generated codecs unchanged", async () => {
+    const specs: Record<string, RpcMethodSpec<unknown, unknown>> = { ...nodeMethods, ...proverMethods };
+    let checked = 0;
+    for (const id of ["node", "prover"] as const) {
+      for (const method of (await published(id)).methods as unknown as Json[]) {
+        const spec = specs[method.name as string];
+        if (spec === undefined) throw new Error(`no spec for ${String(method.name)}`);
+        for (const example of (method.examples ?? []) as {
+          params: { value: unknown }[];
+          result: { value: unknown };
+        }[]) {
+          const params = spec.decodeParams(example.params.map((p) => p.value));
+          expect(spec.decodeParams(spec.encodeParams(params))).toEqual(params);
+          expect(spec.encodeResult(spec.decodeResult(example.result.value))).toEqual(example.result.value);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(8);
   });
 
   it("params encoded by the generated codecs satisfy the published schemas", async () => {

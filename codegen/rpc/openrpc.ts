@@ -139,6 +139,15 @@ export function buildOpenRpcDocument(spec: RpcSpec, service: ServiceDecl): Openr
         schema: schemaOf(method.result.type),
       },
       errors: method.errors.map((name) => ({ $ref: `#/components/errors/${name}` })),
+      ...(method.examples.length === 0
+        ? {}
+        : {
+            examples: method.examples.map((example) => ({
+              name: example.name,
+              params: example.params,
+              result: { name: method.result.name, value: example.result },
+            })),
+          }),
     })),
     components: {
       schemas,
