@@ -11,6 +11,7 @@ import {
   decodeRequestPayload,
   encodeResponseFrame,
   FrameError,
+  MAX_REQUEST_PAYLOAD_BYTES,
   type FrameReader,
   frameWriteChunks,
   newRequestFrameReader,
@@ -28,6 +29,11 @@ export interface EnclaveServerOptions {
   readonly readTimeoutMs?: number;
   /** Largest accepted request payload (default and maximum: the spec's cap). */
   readonly maxRequestPayloadBytes?: number;
+  /**
+   * Request bytes all open connections together may announce (default: twice the request cap). A frame
+   * whose announced length does not fit is refused before its payload is read.
+   */
+  readonly maxBufferedRequestBytes?: number;
   readonly log?: Logger;
 }
 
@@ -49,11 +55,17 @@ async function writeChunks(socket: Socket, chunks: readonly Uint8Array[]): Promi
   }
 }
 
+/** The announced request does not fit the server's budget for buffered request bytes. */
+export class EnclaveBusyError extends FrameError {
+  override readonly name = "EnclaveBusyError";
+}
+
 export class EnclaveServer {
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
   private readonly log: Logger;
   private boundAddress: ListenAddress;
+  private admittedBytes = 0;
 
   constructor(private readonly options: EnclaveServerOptions) {
     this.log = options.log ?? silentLogger;
@@ -99,7 +111,21 @@ export class EnclaveServer {
     this.sockets.add(socket);
     socket.on("close", () => this.sockets.delete(socket));
     socket.on("error", (error) => this.log("warn", "connection error", { error: error.message }));
-    const reader: FrameReader = newRequestFrameReader(this.options.maxRequestPayloadBytes);
+    const budget = this.options.maxBufferedRequestBytes ?? 2 * MAX_REQUEST_PAYLOAD_BYTES;
+    let admitted = 0;
+    socket.on("close", () => {
+      this.admittedBytes -= admitted;
+      admitted = 0;
+    });
+    const reader: FrameReader = newRequestFrameReader(this.options.maxRequestPayloadBytes, (length) => {
+      if (this.admittedBytes + length > budget) {
+        throw new EnclaveBusyError(
+          `enclave busy: a ${length}-byte request does not fit next to ${this.admittedBytes} bytes already admitted (budget ${budget})`,
+        );
+      }
+      admitted = length;
+      this.admittedBytes += length;
+    });
     let settled = false;
     const timer = setTimeout(() => {
       if (settled) return;
@@ -122,14 +148,15 @@ export class EnclaveServer {
         const payload = reader.push(chunk);
         if (payload !== undefined) finish({ payload });
       } catch (error) {
-        finish({ refusal: error instanceof FrameError ? error.message : String(error) });
+        const message = error instanceof Error ? error.message : String(error);
+        finish({ refusal: error instanceof EnclaveBusyError ? message : `bad frame: ${message}` });
       }
     };
     const onEnd = () => {
       try {
         reader.finish();
       } catch (error) {
-        finish({ refusal: (error as Error).message });
+        finish({ refusal: `bad frame: ${(error as Error).message}` });
       }
     };
     socket.on("data", onData);
@@ -138,7 +165,7 @@ export class EnclaveServer {
 
   /** The response for one connection's outcome: a refusal, an undecodable payload, or a handled request. */
   private async responseFor(outcome: { payload: Uint8Array } | { refusal: string }): Promise<Response> {
-    if ("refusal" in outcome) return { kind: "Error", message: `bad frame: ${outcome.refusal}` };
+    if ("refusal" in outcome) return { kind: "Error", message: outcome.refusal };
     let request: Request;
     try {
       request = decodeRequestPayload(outcome.payload);

@@ -455,17 +455,17 @@ function emitFrame(spec: ProtocolSpec): GeneratedFile {
   );
   fn(
     "newRequestFrameReader",
-    "A reader for the one request frame of a connection (enclave side).",
-    "maxPayloadBytes: number = MAX_REQUEST_PAYLOAD_BYTES",
+    "A reader for the one request frame of a connection (enclave side); `admit` may refuse an announced length.",
+    "maxPayloadBytes: number = MAX_REQUEST_PAYLOAD_BYTES, admit?: (announcedLength: number) => void",
     "FrameReader",
-    "return new FrameReader(Math.min(maxPayloadBytes, MAX_REQUEST_PAYLOAD_BYTES));",
+    "return new FrameReader(Math.min(maxPayloadBytes, MAX_REQUEST_PAYLOAD_BYTES), admit);",
   );
   fn(
     "newResponseFrameReader",
-    "A reader for the one response frame of a connection (host side).",
-    "maxPayloadBytes: number = MAX_RESPONSE_PAYLOAD_BYTES",
+    "A reader for the one response frame of a connection (host side); `admit` may refuse an announced length.",
+    "maxPayloadBytes: number = MAX_RESPONSE_PAYLOAD_BYTES, admit?: (announcedLength: number) => void",
     "FrameReader",
-    "return new FrameReader(Math.min(maxPayloadBytes, MAX_RESPONSE_PAYLOAD_BYTES));",
+    "return new FrameReader(Math.min(maxPayloadBytes, MAX_RESPONSE_PAYLOAD_BYTES), admit);",
   );
   fn(
     "frameWriteChunks",

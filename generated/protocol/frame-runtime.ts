@@ -57,7 +57,14 @@ export class FrameReader {
   private received = 0;
   private done = false;
 
-  constructor(readonly maxPayloadBytes: number) {}
+  /**
+   * @param admit called once with the announced length, after the cap check and before any payload byte
+   *   is kept; it may throw (a FrameError) to refuse the frame, e.g. when a memory budget is exhausted.
+   */
+  constructor(
+    readonly maxPayloadBytes: number,
+    private readonly admit?: (announcedLength: number) => void,
+  ) {}
 
   /** True once the prefix has been read and accepted. */
   get lengthKnown(): boolean {
@@ -82,6 +89,7 @@ export class FrameReader {
       if (this.prefixFilled < FRAME_PREFIX_BYTES) return undefined;
       const announced = new DataView(this.prefix.buffer).getUint32(0, false);
       if (announced > this.maxPayloadBytes) throw new FrameTooLargeError(announced, this.maxPayloadBytes);
+      this.admit?.(announced);
       this.announced = announced;
     }
     const missing = this.announced - this.received;

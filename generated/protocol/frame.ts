@@ -31,13 +31,13 @@ export function decodeRequestPayload(payload: Uint8Array): Request {
 export function decodeResponsePayload(payload: Uint8Array): Response {
   return decodeResponse(payload);
 }
-/** A reader for the one request frame of a connection (enclave side). */
-export function newRequestFrameReader(maxPayloadBytes: number = MAX_REQUEST_PAYLOAD_BYTES): FrameReader {
-  return new FrameReader(Math.min(maxPayloadBytes, MAX_REQUEST_PAYLOAD_BYTES));
+/** A reader for the one request frame of a connection (enclave side); `admit` may refuse an announced length. */
+export function newRequestFrameReader(maxPayloadBytes: number = MAX_REQUEST_PAYLOAD_BYTES, admit?: (announcedLength: number) => void): FrameReader {
+  return new FrameReader(Math.min(maxPayloadBytes, MAX_REQUEST_PAYLOAD_BYTES), admit);
 }
-/** A reader for the one response frame of a connection (host side). */
-export function newResponseFrameReader(maxPayloadBytes: number = MAX_RESPONSE_PAYLOAD_BYTES): FrameReader {
-  return new FrameReader(Math.min(maxPayloadBytes, MAX_RESPONSE_PAYLOAD_BYTES));
+/** A reader for the one response frame of a connection (host side); `admit` may refuse an announced length. */
+export function newResponseFrameReader(maxPayloadBytes: number = MAX_RESPONSE_PAYLOAD_BYTES, admit?: (announcedLength: number) => void): FrameReader {
+  return new FrameReader(Math.min(maxPayloadBytes, MAX_RESPONSE_PAYLOAD_BYTES), admit);
 }
 /** A frame split into the writes the transport performs (each at most MAX_WRITE_CHUNK_BYTES). */
 export function frameWriteChunks(frame: Uint8Array): Uint8Array[] {

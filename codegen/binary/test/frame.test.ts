@@ -90,6 +90,19 @@ describe("FrameReader", () => {
     expect(newRequestFrameReader().push(bytes("40000000"))).toBeUndefined();
   });
 
+  it("asks `admit` about the announced length before keeping any payload byte", () => {
+    const seen: number[] = [];
+    const reader = newRequestFrameReader(undefined, (length) => {
+      seen.push(length);
+      if (length > 3) throw new FrameError("over budget");
+    });
+    expect(() => reader.push(bytes("00000004", "01"))).toThrow("over budget");
+    expect(seen).toEqual([4]);
+    const ok = newRequestFrameReader(undefined, (length) => seen.push(length));
+    expect(ok.push(bytes("00000001", "01"))).toEqual(bytes("01"));
+    expect(seen).toEqual([4, 1]);
+  });
+
   it("a smaller cap can be configured, never a larger one", () => {
     expect(newRequestFrameReader(8).maxPayloadBytes).toBe(8);
     expect(newRequestFrameReader(2 ** 32).maxPayloadBytes).toBe(MAX_REQUEST_PAYLOAD_BYTES);
