@@ -19,7 +19,21 @@ export function createProject(): Project {
 /** Formats a source file and returns it as a generated file under generated/rpc/. */
 export function renderSourceFile(file: SourceFile, name: string): GeneratedFile {
   file.formatText({ indentSize: 2, convertTabsToSpaces: true, ensureNewLineAtEndOfFile: true });
-  return { path: `rpc/${name}`, content: GENERATED_HEADER + file.getFullText() };
+  return { path: `rpc/${name}`, content: GENERATED_HEADER + spaceTopLevelStatements(file.getFullText()) };
+}
+
+/** Puts a blank line between top-level statements and collapses empty blocks (`{\n}` -> `{}`). */
+function spaceTopLevelStatements(text: string): string {
+  const lines = text.replace(/\{\n\s*\}/g, "{}").split("\n");
+  const out: string[] = [];
+  for (const line of lines) {
+    const previous = out[out.length - 1];
+    const startsStatement = line.startsWith("/**") || line.startsWith("export ");
+    if (startsStatement && previous !== undefined && previous.endsWith(";") && !previous.startsWith(" "))
+      out.push("");
+    out.push(line);
+  }
+  return out.join("\n");
 }
 
 /** Decoded (internal) TypeScript type of each scalar codec. */

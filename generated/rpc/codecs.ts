@@ -4,21 +4,28 @@ import * as wire from "./wire.js";
 
 /** Validates, decodes and encodes {@link T.Address}. */
 export const AddressCodec: wire.Codec<T.Address, T.AddressJson> = wire.hexBytes(20, "a 20-byte hex address");
+
 /** Validates, decodes and encodes {@link T.Hash32}. */
 export const Hash32Codec: wire.Codec<T.Hash32, T.Hash32Json> = wire.hexBytes(32, "a 32-byte hex hash");
+
 /** Validates, decodes and encodes {@link T.AccessListEntry}. */
 export const AccessListEntryCodec: wire.Codec<T.AccessListEntry, T.AccessListEntryJson> = wire.object<T.AccessListEntry, T.AccessListEntryJson>([
   { name: "address", codec: AddressCodec, optional: false },
   { name: "storageKeys", codec: wire.array(Hash32Codec), optional: false },
 ], "an AccessListEntry object");
+
 /** Validates, decodes and encodes {@link T.Byte}. */
 export const ByteCodec: wire.Codec<T.Byte, T.ByteJson> = wire.uintNumber(8, "a one-byte hex quantity");
+
 /** Validates, decodes and encodes {@link T.Data}. */
 export const DataCodec: wire.Codec<T.Data, T.DataJson> = wire.hexBytes(undefined, "hex data (0x followed by an even number of hex digits)");
+
 /** Validates, decodes and encodes {@link T.Quantity}. */
 export const QuantityCodec: wire.Codec<T.Quantity, T.QuantityJson> = wire.uint(256, "a hex quantity");
+
 /** Validates, decodes and encodes {@link T.Quantity64}. */
 export const Quantity64Codec: wire.Codec<T.Quantity64, T.Quantity64Json> = wire.uint(64, "a 64-bit hex quantity");
+
 /** Validates, decodes and encodes {@link T.AccessListTransaction}. */
 export const AccessListTransactionCodec: wire.Codec<T.AccessListTransaction, T.AccessListTransactionJson> = wire.object<T.AccessListTransaction, T.AccessListTransactionJson>([
   { name: "type", codec: wire.literal("0x1"), optional: false },
@@ -41,8 +48,10 @@ export const AccessListTransactionCodec: wire.Codec<T.AccessListTransaction, T.A
   { name: "r", codec: QuantityCodec, optional: false },
   { name: "s", codec: QuantityCodec, optional: false },
 ], "an AccessListTransaction object");
+
 /** Validates, decodes and encodes {@link T.AttestationInput}. */
 export const AttestationInputCodec: wire.Codec<T.AttestationInput, T.AttestationInputJson> = wire.byteArray({ maxLength: 512 }, "an array of at most 512 byte values (0-255)");
+
 /** Validates, decodes and encodes {@link T.Authorization}. */
 export const AuthorizationCodec: wire.Codec<T.Authorization, T.AuthorizationJson> = wire.object<T.Authorization, T.AuthorizationJson>([
   { name: "chainId", codec: QuantityCodec, optional: false },
@@ -52,6 +61,7 @@ export const AuthorizationCodec: wire.Codec<T.Authorization, T.AuthorizationJson
   { name: "r", codec: QuantityCodec, optional: false },
   { name: "s", codec: QuantityCodec, optional: false },
 ], "an Authorization object");
+
 /** Validates, decodes and encodes {@link T.DepositTransaction}. */
 export const DepositTransactionCodec: wire.Codec<T.DepositTransaction, T.DepositTransactionJson> = wire.object<T.DepositTransaction, T.DepositTransactionJson>([
   { name: "type", codec: wire.literal("0x7e"), optional: false },
@@ -76,6 +86,7 @@ export const DepositTransactionCodec: wire.Codec<T.DepositTransaction, T.Deposit
   { name: "s", codec: QuantityCodec, optional: false },
   { name: "yParity", codec: ByteCodec, optional: false },
 ], "a DepositTransaction object");
+
 /** Validates, decodes and encodes {@link T.DynamicFeeTransaction}. */
 export const DynamicFeeTransactionCodec: wire.Codec<T.DynamicFeeTransaction, T.DynamicFeeTransactionJson> = wire.object<T.DynamicFeeTransaction, T.DynamicFeeTransactionJson>([
   { name: "type", codec: wire.literal("0x2"), optional: false },
@@ -100,6 +111,7 @@ export const DynamicFeeTransactionCodec: wire.Codec<T.DynamicFeeTransaction, T.D
   { name: "r", codec: QuantityCodec, optional: false },
   { name: "s", codec: QuantityCodec, optional: false },
 ], "a DynamicFeeTransaction object");
+
 /** Validates, decodes and encodes {@link T.LegacyTransaction}. */
 export const LegacyTransactionCodec: wire.Codec<T.LegacyTransaction, T.LegacyTransactionJson> = wire.object<T.LegacyTransaction, T.LegacyTransactionJson>([
   { name: "type", codec: wire.literal("0x0"), optional: false },
@@ -120,6 +132,7 @@ export const LegacyTransactionCodec: wire.Codec<T.LegacyTransaction, T.LegacyTra
   { name: "r", codec: QuantityCodec, optional: false },
   { name: "s", codec: QuantityCodec, optional: false },
 ], "a LegacyTransaction object");
+
 /** Validates, decodes and encodes {@link T.SetCodeTransaction}. */
 export const SetCodeTransactionCodec: wire.Codec<T.SetCodeTransaction, T.SetCodeTransactionJson> = wire.object<T.SetCodeTransaction, T.SetCodeTransactionJson>([
   { name: "type", codec: wire.literal("0x4"), optional: false },
@@ -145,6 +158,7 @@ export const SetCodeTransactionCodec: wire.Codec<T.SetCodeTransaction, T.SetCode
   { name: "r", codec: QuantityCodec, optional: false },
   { name: "s", codec: QuantityCodec, optional: false },
 ], "a SetCodeTransaction object");
+
 /** Validates, decodes and encodes {@link T.Transaction}. */
 export const TransactionCodec: wire.Codec<T.Transaction, T.TransactionJson> = wire.discriminated("type", {
   "0x0": LegacyTransactionCodec,
@@ -153,12 +167,16 @@ export const TransactionCodec: wire.Codec<T.Transaction, T.TransactionJson> = wi
   "0x4": SetCodeTransactionCodec,
   "0x7e": DepositTransactionCodec,
 }, "Transaction");
+
 /** Validates, decodes and encodes {@link T.BlockTransactions}. */
 export const BlockTransactionsCodec: wire.Codec<T.BlockTransactions, T.BlockTransactionsJson> = wire.union([wire.array(Hash32Codec), wire.array(TransactionCodec)]);
+
 /** Validates, decodes and encodes {@link T.Bloom}. */
 export const BloomCodec: wire.Codec<T.Bloom, T.BloomJson> = wire.hexBytes(256, "256 bytes of hex data");
+
 /** Validates, decodes and encodes {@link T.Bytes8}. */
 export const Bytes8Codec: wire.Codec<T.Bytes8, T.Bytes8Json> = wire.hexBytes(8, "8 bytes of hex data");
+
 /** Validates, decodes and encodes {@link T.Withdrawal}. */
 export const WithdrawalCodec: wire.Codec<T.Withdrawal, T.WithdrawalJson> = wire.object<T.Withdrawal, T.WithdrawalJson>([
   { name: "index", codec: Quantity64Codec, optional: false },
@@ -166,6 +184,7 @@ export const WithdrawalCodec: wire.Codec<T.Withdrawal, T.WithdrawalJson> = wire.
   { name: "address", codec: AddressCodec, optional: false },
   { name: "amount", codec: QuantityCodec, optional: false },
 ], "a Withdrawal object");
+
 /** Validates, decodes and encodes {@link T.Block}. */
 export const BlockCodec: wire.Codec<T.Block, T.BlockJson> = wire.object<T.Block, T.BlockJson>([
   { name: "number", codec: QuantityCodec, optional: false },
@@ -195,25 +214,33 @@ export const BlockCodec: wire.Codec<T.Block, T.BlockJson> = wire.object<T.Block,
   { name: "parentBeaconBlockRoot", codec: Hash32Codec, optional: false },
   { name: "requestsHash", codec: Hash32Codec, optional: true },
 ], "a Block object");
+
 /** Validates, decodes and encodes {@link T.BlockHashSelector}. */
 export const BlockHashSelectorCodec: wire.Codec<T.BlockHashSelector, T.BlockHashSelectorJson> = wire.object<T.BlockHashSelector, T.BlockHashSelectorJson>([
   { name: "blockHash", codec: Hash32Codec, optional: false },
   { name: "requireCanonical", codec: wire.boolean, optional: true },
 ], "a BlockHashSelector object");
+
 /** Validates, decodes and encodes {@link T.BlockTag}. */
 export const BlockTagCodec: wire.Codec<T.BlockTag, T.BlockTagJson> = wire.union([wire.literal("latest"), wire.literal("pending"), wire.literal("safe"), wire.literal("finalized"), wire.literal("earliest")], "a block tag (latest|pending|safe|finalized|earliest)");
+
 /** Validates, decodes and encodes {@link T.BlockNumberOrTag}. */
 export const BlockNumberOrTagCodec: wire.Codec<T.BlockNumberOrTag, T.BlockNumberOrTagJson> = wire.union([BlockTagCodec, Quantity64Codec], "a block tag (latest|pending|safe|finalized|earliest) or hex quantity");
+
 /** Validates, decodes and encodes {@link T.BlockNumberSelector}. */
 export const BlockNumberSelectorCodec: wire.Codec<T.BlockNumberSelector, T.BlockNumberSelectorJson> = wire.object<T.BlockNumberSelector, T.BlockNumberSelectorJson>([
   { name: "blockNumber", codec: BlockNumberOrTagCodec, optional: false },
 ], "a BlockNumberSelector object");
+
 /** Validates, decodes and encodes {@link T.BlockNumberOrTagOrHash}. */
 export const BlockNumberOrTagOrHashCodec: wire.Codec<T.BlockNumberOrTagOrHash, T.BlockNumberOrTagOrHashJson> = wire.union([BlockTagCodec, Hash32Codec, Quantity64Codec, BlockHashSelectorCodec, BlockNumberSelectorCodec], "a block tag (latest|pending|safe|finalized|earliest), hex quantity, 32-byte block hash, {blockHash} or {blockNumber}");
+
 /** Validates, decodes and encodes {@link T.ByteArray}. */
 export const ByteArrayCodec: wire.Codec<T.ByteArray, T.ByteArrayJson> = wire.byteArray({}, "an array of byte values (0-255)");
+
 /** Validates, decodes and encodes {@link T.Bytes65}. */
 export const Bytes65Codec: wire.Codec<T.Bytes65, T.Bytes65Json> = wire.hexBytes(65, "65 bytes of hex data");
+
 /** Validates, decodes and encodes {@link T.CallRequest}. */
 export const CallRequestCodec: wire.Codec<T.CallRequest, T.CallRequestJson> = wire.object<T.CallRequest, T.CallRequestJson>([
   { name: "type", codec: ByteCodec, optional: true },
@@ -231,8 +258,10 @@ export const CallRequestCodec: wire.Codec<T.CallRequest, T.CallRequestJson> = wi
   { name: "chainId", codec: QuantityCodec, optional: true },
   { name: "authorizationList", codec: wire.array(AuthorizationCodec), optional: true },
 ], "a CallRequest object");
+
 /** Validates, decodes and encodes {@link T.DecimalUint}. */
 export const DecimalUintCodec: wire.Codec<T.DecimalUint, T.DecimalUintJson> = wire.decimal("a decimal integer string");
+
 /** Validates, decodes and encodes {@link T.FeeHistory}. */
 export const FeeHistoryCodec: wire.Codec<T.FeeHistory, T.FeeHistoryJson> = wire.object<T.FeeHistory, T.FeeHistoryJson>([
   { name: "oldestBlock", codec: QuantityCodec, optional: false },
@@ -242,10 +271,13 @@ export const FeeHistoryCodec: wire.Codec<T.FeeHistory, T.FeeHistoryJson> = wire.
   { name: "blobGasUsedRatio", codec: wire.array(wire.number), optional: true },
   { name: "reward", codec: wire.array(wire.array(QuantityCodec)), optional: true },
 ], "a FeeHistory object");
+
 /** Validates, decodes and encodes {@link T.FilterAddress}. */
 export const FilterAddressCodec: wire.Codec<T.FilterAddress, T.FilterAddressJson> = wire.union([wire.nullValue, AddressCodec, wire.array(AddressCodec)]);
+
 /** Validates, decodes and encodes {@link T.FilterTopic}. */
 export const FilterTopicCodec: wire.Codec<T.FilterTopic, T.FilterTopicJson> = wire.union([wire.nullValue, Hash32Codec, wire.array(Hash32Codec)]);
+
 /** Validates, decodes and encodes {@link T.Filter}. */
 export const FilterCodec: wire.Codec<T.Filter, T.FilterJson> = wire.object<T.Filter, T.FilterJson>([
   { name: "fromBlock", codec: BlockNumberOrTagCodec, optional: true },
@@ -254,12 +286,15 @@ export const FilterCodec: wire.Codec<T.Filter, T.FilterJson> = wire.object<T.Fil
   { name: "address", codec: FilterAddressCodec, optional: true },
   { name: "topics", codec: wire.union([wire.array(FilterTopicCodec), wire.nullValue]), optional: true },
 ], "a Filter object");
+
 /** Validates, decodes and encodes {@link T.HealthzResult}. */
 export const HealthzResultCodec: wire.Codec<T.HealthzResult, T.HealthzResultJson> = wire.object<T.HealthzResult, T.HealthzResultJson>([
   { name: "version", codec: wire.string, optional: false },
 ], "a HealthzResult object");
+
 /** Validates, decodes and encodes {@link T.JsonU64}. */
 export const JsonU64Codec: wire.Codec<T.JsonU64, T.JsonU64Json> = wire.jsonUint(64, "a non-negative JSON integer");
+
 /** Validates, decodes and encodes {@link T.Log}. */
 export const LogCodec: wire.Codec<T.Log, T.LogJson> = wire.object<T.Log, T.LogJson>([
   { name: "removed", codec: wire.boolean, optional: true },
@@ -273,6 +308,7 @@ export const LogCodec: wire.Codec<T.Log, T.LogJson> = wire.object<T.Log, T.LogJs
   { name: "data", codec: DataCodec, optional: false },
   { name: "topics", codec: wire.array(Hash32Codec), optional: false },
 ], "a Log object");
+
 /** Validates, decodes and encodes {@link T.ProofRequest}. */
 export const ProofRequestCodec: wire.Codec<T.ProofRequest, T.ProofRequestJson> = wire.object<T.ProofRequest, T.ProofRequestJson>([
   { name: "l1_head", codec: Hash32Codec, optional: false },
@@ -285,6 +321,7 @@ export const ProofRequestCodec: wire.Codec<T.ProofRequest, T.ProofRequestJson> =
   { name: "intermediate_block_interval", codec: JsonU64Codec, optional: false },
   { name: "image_hash", codec: Hash32Codec, optional: true },
 ], "a ProofRequest object");
+
 /** Validates, decodes and encodes {@link T.Proposal}. */
 export const ProposalCodec: wire.Codec<T.Proposal, T.ProposalJson> = wire.object<T.Proposal, T.ProposalJson>([
   { name: "output_root", codec: Hash32Codec, optional: false },
@@ -295,17 +332,21 @@ export const ProposalCodec: wire.Codec<T.Proposal, T.ProposalJson> = wire.object
   { name: "prev_output_root", codec: Hash32Codec, optional: false },
   { name: "config_hash", codec: Hash32Codec, optional: false },
 ], "a Proposal object");
+
 /** Validates, decodes and encodes {@link T.TeeProofResult}. */
 export const TeeProofResultCodec: wire.Codec<T.TeeProofResult, T.TeeProofResultJson> = wire.object<T.TeeProofResult, T.TeeProofResultJson>([
   { name: "aggregate_proposal", codec: ProposalCodec, optional: false },
   { name: "proposals", codec: wire.array(ProposalCodec), optional: false },
 ], "a TeeProofResult object");
+
 /** Validates, decodes and encodes {@link T.ProofResult}. */
 export const ProofResultCodec: wire.Codec<T.ProofResult, T.ProofResultJson> = wire.object<T.ProofResult, T.ProofResultJson>([
   { name: "Tee", codec: TeeProofResultCodec, optional: false },
 ], "a ProofResult object");
+
 /** Validates, decodes and encodes {@link T.PublicKeyBytes}. */
 export const PublicKeyBytesCodec: wire.Codec<T.PublicKeyBytes, T.PublicKeyBytesJson> = wire.byteArray({ length: 65 }, "an array of 65 byte values (0-255)");
+
 /** Validates, decodes and encodes {@link T.Receipt}. */
 export const ReceiptCodec: wire.Codec<T.Receipt, T.ReceiptJson> = wire.object<T.Receipt, T.ReceiptJson>([
   { name: "type", codec: ByteCodec, optional: false },
@@ -336,5 +377,6 @@ export const ReceiptCodec: wire.Codec<T.Receipt, T.ReceiptJson> = wire.object<T.
   { name: "operatorFeeScalar", codec: QuantityCodec, optional: true },
   { name: "operatorFeeConstant", codec: QuantityCodec, optional: true },
 ], "a Receipt object");
+
 /** Validates, decodes and encodes {@link T.StorageKey}. */
 export const StorageKeyCodec: wire.Codec<T.StorageKey, T.StorageKeyJson> = wire.storageKey("a storage slot (0x followed by at most 64 hex digits)");

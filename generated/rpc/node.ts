@@ -320,6 +320,7 @@ export const web3_clientVersion = defineMethod<Web3ClientVersionParams, string>(
   params: [],
   result: wire.string,
 });
+
 /** Every node method spec, by method name, in spec order. */
 export const nodeMethods = { eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance, eth_chainId, eth_blockNumber, eth_getTransactionCount, eth_sendRawTransaction, eth_getTransactionByHash, eth_getTransactionReceipt, eth_call, eth_estimateGas, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getCode, eth_getStorageAt, eth_getLogs, net_version, web3_clientVersion } as const;
 
@@ -402,8 +403,7 @@ export function bindNodeHandlers(handlers: NodeHandlers): MethodTable {
 
 /** Typed client of the OP Stack chain node JSON-RPC service: encodes params, decodes results. */
 export class NodeClient {
-  constructor(private readonly transport: RpcTransport) {
-  }
+  constructor(private readonly transport: RpcTransport) {}
 
   /**
    * Returns the block with the given number or tag, or null when there is none. `pending` is the

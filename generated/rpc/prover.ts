@@ -67,6 +67,7 @@ export const healthz = defineMethod<HealthzParams, T.HealthzResult>({
   params: [],
   result: C.HealthzResultCodec,
 });
+
 /** Every prover method spec, by method name, in spec order. */
 export const proverMethods = { prover_prove, enclave_signerPublicKey, enclave_signerAttestation, healthz } as const;
 
@@ -101,8 +102,7 @@ export function bindProverHandlers(handlers: ProverHandlers): MethodTable {
 
 /** Typed client of the TEE prover host JSON-RPC service: encodes params, decodes results. */
 export class ProverClient {
-  constructor(private readonly transport: RpcTransport) {
-  }
+  constructor(private readonly transport: RpcTransport) {}
 
   /**
    * Re-derives and re-executes the range in an enclave and returns signed per-block and aggregate

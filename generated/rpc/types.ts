@@ -68,10 +68,13 @@ export interface AccessListTransactionJson {
 
 /** Hex encoded 20-byte address (mixed-case checksummed input is accepted). */
 export type Address = Uint8Array;
+
 /** Wire form of {@link Address}. */
 export type AddressJson = string;
+
 /** At most 512 bytes as a JSON array of numbers (the security module's limit). */
 export type AttestationInput = Uint8Array;
+
 /** Wire form of {@link AttestationInput}. */
 export type AttestationInputJson = number[];
 
@@ -199,14 +202,17 @@ export interface BlockHashSelectorJson {
 
 /** A block number (64 bits) or a block tag. */
 export type BlockNumberOrTag = BlockTag | Quantity64;
+
 /** Wire form of {@link BlockNumberOrTag}. */
 export type BlockNumberOrTagJson = BlockTagJson | Quantity64Json;
+
 /**
  * A block number, tag or hash (EIP-1898). A bare 32-byte hex string is a block hash (a block number
  * has at most 16 hex digits, so the two never collide); the object forms are
  * `{blockHash, requireCanonical?}` and `{blockNumber}`.
  */
 export type BlockNumberOrTagOrHash = BlockTag | Hash32 | Quantity64 | BlockHashSelector | BlockNumberSelector;
+
 /** Wire form of {@link BlockNumberOrTagOrHash}. */
 export type BlockNumberOrTagOrHashJson = BlockTagJson | Hash32Json | Quantity64Json | BlockHashSelectorJson | BlockNumberSelectorJson;
 
@@ -222,30 +228,43 @@ export interface BlockNumberSelectorJson {
 
 /** A named block (`earliest` is the lowest available block, `pending` the block being built). */
 export type BlockTag = "latest" | "pending" | "safe" | "finalized" | "earliest";
+
 /** Wire form of {@link BlockTag}. */
 export type BlockTagJson = "latest" | "pending" | "safe" | "finalized" | "earliest";
+
 /** A block's transactions: hashes (fullTransactions false) or full objects (true). */
 export type BlockTransactions = Hash32[] | Transaction[];
+
 /** Wire form of {@link BlockTransactions}. */
 export type BlockTransactionsJson = Hash32Json[] | TransactionJson[];
+
 /** 256 hex encoded bytes (a logs bloom). */
 export type Bloom = Uint8Array;
+
 /** Wire form of {@link Bloom}. */
 export type BloomJson = string;
+
 /** Hex encoded byte-sized unsigned integer (transaction type, y-parity). */
 export type Byte = number;
+
 /** Wire form of {@link Byte}. */
 export type ByteJson = string;
+
 /** Bytes as a JSON array of numbers 0-255 (serde's encoding of Vec<u8>). */
 export type ByteArray = Uint8Array;
+
 /** Wire form of {@link ByteArray}. */
 export type ByteArrayJson = number[];
+
 /** 65 hex encoded bytes (an r ‖ s ‖ v signature). */
 export type Bytes65 = Uint8Array;
+
 /** Wire form of {@link Bytes65}. */
 export type Bytes65Json = string;
+
 /** 8 hex encoded bytes. */
 export type Bytes8 = Uint8Array;
+
 /** Wire form of {@link Bytes8}. */
 export type Bytes8Json = string;
 
@@ -289,10 +308,13 @@ export interface CallRequestJson {
 
 /** Hex encoded bytes of any length. */
 export type Data = Uint8Array;
+
 /** Wire form of {@link Data}. */
 export type DataJson = string;
+
 /** Decimal encoded unsigned integer. */
 export type DecimalUint = bigint;
+
 /** Wire form of {@link DecimalUint}. */
 export type DecimalUintJson = string;
 
@@ -461,14 +483,19 @@ export interface FilterJson {
 
 /** Address filter: null matches any address, a list any of its entries. */
 export type FilterAddress = null | Address | Address[];
+
 /** Wire form of {@link FilterAddress}. */
 export type FilterAddressJson = null | AddressJson | AddressJson[];
+
 /** One topic position: null matches anything, a list matches any of its entries. */
 export type FilterTopic = null | Hash32 | Hash32[];
+
 /** Wire form of {@link FilterTopic}. */
 export type FilterTopicJson = null | Hash32Json | Hash32Json[];
+
 /** 32 byte hex value. */
 export type Hash32 = Uint8Array;
+
 /** Wire form of {@link Hash32}. */
 export type Hash32Json = string;
 
@@ -485,6 +512,7 @@ export interface HealthzResultJson {
 
 /** Unsigned 64-bit integer as a JSON number (at most 2^53 - 1 on the wire). */
 export type JsonU64 = bigint;
+
 /** Wire form of {@link JsonU64}. */
 export type JsonU64Json = number;
 
@@ -643,14 +671,19 @@ export interface ProposalJson {
 
 /** A 65-byte uncompressed secp256k1 public key (0x04 ‖ x ‖ y) as a JSON array of numbers. */
 export type PublicKeyBytes = Uint8Array;
+
 /** Wire form of {@link PublicKeyBytes}. */
 export type PublicKeyBytesJson = number[];
+
 /** Hex encoded unsigned integer of at most 256 bits, no leading zeros. */
 export type Quantity = bigint;
+
 /** Wire form of {@link Quantity}. */
 export type QuantityJson = string;
+
 /** Hex encoded unsigned 64-bit integer, no leading zeros. */
 export type Quantity64 = bigint;
+
 /** Wire form of {@link Quantity64}. */
 export type Quantity64Json = string;
 
@@ -783,6 +816,7 @@ export interface SetCodeTransactionJson {
 
 /** A storage slot: up to 32 hex encoded bytes, leading zeros allowed (decoded to 32 bytes). */
 export type StorageKey = Uint8Array;
+
 /** Wire form of {@link StorageKey}. */
 export type StorageKeyJson = string;
 
@@ -802,6 +836,7 @@ export interface TeeProofResultJson {
 
 /** A full transaction object, discriminated by `type`. */
 export type Transaction = LegacyTransaction | AccessListTransaction | DynamicFeeTransaction | SetCodeTransaction | DepositTransaction;
+
 /** Wire form of {@link Transaction}. */
 export type TransactionJson = LegacyTransactionJson | AccessListTransactionJson | DynamicFeeTransactionJson | SetCodeTransactionJson | DepositTransactionJson;
 
