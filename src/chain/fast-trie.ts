@@ -8,7 +8,7 @@
 import { RLP } from "@ethereumjs/rlp";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { EMPTY_TRIE_ROOT } from "./header.js";
-import { bytesEqual } from "./hex.js";
+import { bytesEqual, toHexRaw } from "./hex.js";
 
 /** Where nodes come from and go to, keyed by their keccak256 hash. */
 export interface TrieNodeStore {
@@ -97,11 +97,22 @@ function nodeFromItem(item: Item): TrieNode {
 }
 
 export class FastTrie {
+  /** Decoded nodes by hash; decoded nodes are never mutated (updates build new ones). */
+  private readonly decoded = new Map<string, TrieNode>();
+
   constructor(private readonly store: TrieNodeStore) {}
 
   private resolve(ref: Ref): TrieNode | null {
     if (ref === null) return null;
-    if (ref instanceof Uint8Array) return nodeFromItem(RLP.decode(this.store.getNode(ref)) as Item);
+    if (ref instanceof Uint8Array) {
+      const key = toHexRaw(ref);
+      let node = this.decoded.get(key);
+      if (node === undefined) {
+        node = nodeFromItem(RLP.decode(this.store.getNode(ref)) as Item);
+        this.decoded.set(key, node);
+      }
+      return node;
+    }
     return ref;
   }
 

@@ -1,9 +1,17 @@
 /** Roots of index-keyed tries (transactions, receipts): key rlp(index), value the encoded item. */
-import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
+import { FastTrie, type TrieNodeStore } from "./fast-trie.js";
+import { EMPTY_TRIE_ROOT } from "./header.js";
 
-export async function orderedTrieRoot(items: readonly Uint8Array[]): Promise<Uint8Array> {
-  const trie = new MerklePatriciaTrie();
-  for (let i = 0; i < items.length; i++) await trie.put(RLP.encode(i), items[i]!);
-  return trie.root();
+/** Nodes of a trie built from scratch are never read back: the store only has to accept them. */
+const discard: TrieNodeStore = {
+  getNode(): Uint8Array {
+    throw new Error("ordered trie: unexpected node read");
+  },
+  putNode(): void {},
+};
+
+export function orderedTrieRoot(items: readonly Uint8Array[]): Uint8Array {
+  const changes: [Uint8Array, Uint8Array][] = items.map((item, i) => [RLP.encode(i), item]);
+  return new FastTrie(discard).update(EMPTY_TRIE_ROOT, changes);
 }

@@ -13,7 +13,7 @@ import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 import { type Account, Address, ValueEncoding, createAccountFromRLP, unpadBytes } from "@ethereumjs/util";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { FastTrie } from "./fast-trie.js";
-import { fromHex } from "./hex.js";
+import { fromHex, toHexRaw } from "./hex.js";
 import type { PreimageTrieDB } from "./trie-db.js";
 
 const EMPTY_RLP_VALUE = Uint8Array.of(0x80);
@@ -22,6 +22,17 @@ export class BlockStateManager extends MerkleStateManager {
   private nodes!: PreimageTrieDB;
   private fast!: FastTrie;
   private root!: Uint8Array;
+  /** keccak256 of addresses and storage slots, by hex (trie keys are hashed). */
+  private readonly hashedKeys = new Map<string, Uint8Array>();
+
+  private hashedKey(hex: string, bytes?: Uint8Array): Uint8Array {
+    let h = this.hashedKeys.get(hex);
+    if (h === undefined) {
+      h = keccak_256(bytes ?? fromHex(hex));
+      this.hashedKeys.set(hex, h);
+    }
+    return h;
+  }
 
   static create(db: PreimageTrieDB, stateRoot: Uint8Array, common: Common): BlockStateManager {
     // The base class keeps an @ethereumjs/mpt trie for its checkpoint bookkeeping; state reads and
@@ -43,7 +54,7 @@ export class BlockStateManager extends MerkleStateManager {
   override async getAccount(address: Address): Promise<Account | undefined> {
     const elem = this.caches.account!.get(address);
     if (elem !== undefined) return elem.accountRLP !== undefined ? createAccountFromRLP(elem.accountRLP) : undefined;
-    const rlp = this.fast.get(this.root, keccak_256(address.bytes));
+    const rlp = this.fast.get(this.root, this.hashedKey(toHexRaw(address.bytes), address.bytes));
     const account = rlp !== undefined ? createAccountFromRLP(rlp) : undefined;
     this.caches.account!.put(address, account);
     return account;
@@ -55,7 +66,7 @@ export class BlockStateManager extends MerkleStateManager {
     if (cached !== undefined) return RLP.decode(cached) as Uint8Array;
     const account = await this.getAccount(address);
     if (account === undefined) return new Uint8Array(0);
-    const value = this.fast.get(account.storageRoot, keccak_256(key));
+    const value = this.fast.get(account.storageRoot, this.hashedKey(toHexRaw(key), key));
     this.caches.storage!.put(address, key, value ?? EMPTY_RLP_VALUE);
     return value === undefined ? new Uint8Array(0) : (RLP.decode(value) as Uint8Array);
   }
@@ -98,7 +109,7 @@ export class BlockStateManager extends MerkleStateManager {
         perAccount.set(addressHex, changes);
       }
       const empty = value === undefined || value.length === 0 || (value.length === 1 && value[0] === 0x80);
-      changes.push([keccak_256(fromHex(keyHex)), empty ? undefined : value]);
+      changes.push([this.hashedKey(keyHex), empty ? undefined : value]);
     }
     for (const [addressHex, changes] of perAccount) {
       const address = new Address(fromHex(addressHex));
@@ -110,7 +121,7 @@ export class BlockStateManager extends MerkleStateManager {
 
     const accountChanges: [Uint8Array, Uint8Array | undefined][] = [];
     for (const [addressHex, elem] of caches.account?.flush() ?? []) {
-      accountChanges.push([keccak_256(fromHex(addressHex)), elem.accountRLP]);
+      accountChanges.push([this.hashedKey(addressHex), elem.accountRLP]);
     }
     if (accountChanges.length > 0) this.root = this.fast.update(this.root, accountChanges);
   }

@@ -1,0 +1,46 @@
+/** OP Stack block execution engine: public API. */
+export {
+  type AddTransactionResult,
+  BEACON_ROOTS_ADDRESS,
+  BlockBuilder,
+  type BlockBuilderOptions,
+  BlockSealedError,
+  type BlockSnapshot,
+  EMPTY_REQUESTS_HASH,
+  HISTORY_STORAGE_ADDRESS,
+  L2_TO_L1_MESSAGE_PASSER,
+  type PayloadAttributes,
+  type SealedBlock,
+  SYSTEM_ADDRESS,
+} from "./block-builder.js";
+export { calcOpBaseFee, decodeOpExtraData, encodeOpExtraData, resolveEip1559Params } from "./base-fee.js";
+export {
+  DEPOSIT_TX_TYPE,
+  type DepositTransaction,
+  InvalidTransactionEncodingError,
+  decodeDepositTransaction,
+  depositTransactionHash,
+  encodeDepositTransaction,
+} from "./deposit-tx.js";
+export { type ExecuteBlockInput, InvalidBlockError, executeBlock } from "./execute-block.js";
+export { type ExecutionFixture, InvalidFixtureError, fixtureStore, loadFixture, parseFixture } from "./fixture.js";
+export { FastTrie, type TrieNodeStore } from "./fast-trie.js";
+export { type BlockHeader, EMPTY_OMMERS_HASH, EMPTY_TRIE_ROOT, decodeHeader, encodeHeader, headerFromJson, headerHash } from "./header.js";
+export { type L1FeeParams, daFootprint, l1DataFee, operatorFee } from "./l1-fee.js";
+export { outputRootV0 } from "./output-root.js";
+export {
+  InvalidPreimageKeyError,
+  MissingPreimageError,
+  PreimageKeyType,
+  PreimageMismatchError,
+  type PreimageSource,
+  PreimageStore,
+  describePreimageKey,
+  keccak256Key,
+  localKey,
+  sha256Key,
+} from "./preimage-store.js";
+export { type Log, type Receipt, type ReceiptDetails, encodeReceipt, logsBloom } from "./receipts.js";
+export { OpFork, type RollupConfig, activeFork, isForkActive, parseRollupConfig } from "./rollup-config.js";
+export { type DecodedTransaction, decodeTransaction } from "./transactions.js";
+export { type RejectionReason, TransactionRejectedError } from "./tx-processor.js";
