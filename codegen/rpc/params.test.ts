@@ -211,9 +211,12 @@ describe("decodeParams rejects, naming the parameter", () => {
     expect(rejection(() => prover_prove.decodeParams({ req: REQUEST })).message).toBe(
       'invalid params: prover_prove has no parameter named "req" (params: request)',
     );
-    expect(rejection(() => enclave_signerAttestation.decodeParams([new Array(513).fill(0)])).message).toMatch(
-      /^invalid params: user_data: expected an array of at most 512 byte values \(0-255\), got \[0,0/,
+    expect(rejection(() => enclave_signerAttestation.decodeParams([new Array(513).fill(0)])).message).toBe(
+      "invalid params: user_data: expected an array of at most 512 byte values (0-255), got an array of 513 items",
     );
+    expect(
+      rejection(() => eth_getBlockByNumber.decodeParams([`0x${"f".repeat(200)}`, false])).message,
+    ).toMatch(/^invalid params: block: expected .*, got "0xfff+"\.\.\. \(202 characters\)$/);
     expect(rejection(() => enclave_signerAttestation.decodeParams({ nonce: [256] })).message).toBe(
       "invalid params: nonce[0]: expected a byte value (0-255), got 256",
     );

@@ -22,16 +22,30 @@ export class WireError extends Error {
   }
 }
 
-/** A short rendering of an offending value for error messages. */
+const MAX_DESCRIBED = 80;
+
+/** A short rendering of an offending value for error messages (never serializes a large value whole). */
 export function describeValue(value: unknown): string {
   if (value === undefined) return "nothing";
+  if (Array.isArray(value) && value.length > 16) return `an array of ${value.length} items`;
+  if (typeof value === "string" && value.length > MAX_DESCRIBED) {
+    return `${JSON.stringify(value.slice(0, MAX_DESCRIBED - 5))}... (${value.length} characters)`;
+  }
+  if (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.keys(value).length > 16
+  ) {
+    return `an object with ${Object.keys(value).length} keys`;
+  }
   let text: string;
   try {
     text = JSON.stringify(value) ?? String(value);
   } catch {
     text = String(value);
   }
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  return text.length > MAX_DESCRIBED ? `${text.slice(0, MAX_DESCRIBED - 3)}...` : text;
 }
 
 /** Validates, decodes and encodes one wire type. `Value` is the internal form, `Json` the wire form. */
