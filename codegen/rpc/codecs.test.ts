@@ -68,6 +68,7 @@ describe("scalar codecs", () => {
     roundTrips(C.AddressCodec, A.address());
     roundTrips(C.BloomCodec, A.bytesOf(256), 50);
     roundTrips(C.Bytes65Codec, A.bytesOf(65));
+    roundTrips(C.Bytes8Codec, A.bytesOf(8));
     fc.assert(
       fc.property(A.bytesOf(20), (bytes) => {
         const hex = C.AddressCodec.encode(bytes);
@@ -161,6 +162,91 @@ describe("composite codecs", () => {
       { requiredKeys: [] },
     );
     roundTrips(C.FilterCodec, filter);
+    const receipt = fc.record(
+      {
+        type: fc.constantFrom(0, 1, 2, 4, 0x7e),
+        transactionHash: A.hash(),
+        transactionIndex: A.quantity64(),
+        blockHash: A.hash(),
+        blockNumber: A.quantity64(),
+        from: A.address(),
+        to: fc.option(A.address(), { nil: null }),
+        cumulativeGasUsed: A.quantity64(),
+        gasUsed: A.quantity64(),
+        effectiveGasPrice: A.quantity(),
+        contractAddress: fc.option(A.address(), { nil: null }),
+        logs: fc.array(log, { maxLength: 3 }),
+        logsBloom: A.bytesOf(256),
+        status: fc.constantFrom(0n, 1n),
+        depositNonce: A.quantity64(),
+        depositReceiptVersion: fc.constant(1n),
+        l1GasPrice: A.quantity(),
+        l1GasUsed: A.quantity64(),
+        l1Fee: A.quantity(),
+        l1FeeScalar: fc.constantFrom("0.684", "1"),
+        l1BaseFeeScalar: A.quantity64(),
+        l1BlobBaseFee: A.quantity(),
+        l1BlobBaseFeeScalar: A.quantity64(),
+        operatorFeeScalar: A.quantity64(),
+        operatorFeeConstant: A.quantity64(),
+      },
+      {
+        requiredKeys: [
+          "type",
+          "transactionHash",
+          "transactionIndex",
+          "blockHash",
+          "blockNumber",
+          "from",
+          "to",
+          "cumulativeGasUsed",
+          "gasUsed",
+          "effectiveGasPrice",
+          "contractAddress",
+          "logs",
+          "logsBloom",
+          "status",
+        ],
+      },
+    );
+    roundTrips(C.ReceiptCodec, receipt, 100);
+  });
+
+  it("call requests and fee history round-trip", () => {
+    const call = fc.record(
+      {
+        type: fc.constantFrom(0, 2),
+        from: A.address(),
+        to: fc.option(A.address(), { nil: null }),
+        gas: A.quantity64(),
+        value: A.quantity(),
+        input: A.data(),
+        maxFeePerGas: A.quantity(),
+        maxPriorityFeePerGas: A.quantity(),
+        accessList: fc.array(
+          fc.record({ address: A.address(), storageKeys: fc.array(A.hash(), { maxLength: 2 }) }),
+          {
+            maxLength: 2,
+          },
+        ),
+        chainId: A.quantity64(),
+      },
+      { requiredKeys: [] },
+    );
+    roundTrips(C.CallRequestCodec, call);
+    const ratio = fc.double({ min: 0, max: 1, noNaN: true }).map((x) => x + 0); // JSON has no -0
+    const feeHistory = fc.record(
+      {
+        oldestBlock: A.quantity64(),
+        baseFeePerGas: fc.array(A.quantity(), { maxLength: 5 }),
+        gasUsedRatio: fc.array(ratio, { maxLength: 5 }),
+        baseFeePerBlobGas: fc.array(A.quantity(), { maxLength: 5 }),
+        blobGasUsedRatio: fc.array(ratio, { maxLength: 5 }),
+        reward: fc.array(fc.array(A.quantity(), { maxLength: 3 }), { maxLength: 5 }),
+      },
+      { requiredKeys: ["oldestBlock", "baseFeePerGas", "gasUsedRatio"] },
+    );
+    roundTrips(C.FeeHistoryCodec, feeHistory);
   });
 
   it("ProofRequest round-trips with snake_case fields and JSON numbers", () => {
