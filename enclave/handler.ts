@@ -1,5 +1,13 @@
-/** Answers one decoded request. Every failure becomes an Error response; nothing is kept between requests. */
-import type { Request, Response } from "../generated/protocol/index.js";
+/**
+ * The enclave's request handlers, written against the generated server stub (generated/protocol/
+ * dispatch.ts). Every failure becomes an Error response; nothing is kept between requests.
+ */
+import {
+  dispatchRequest,
+  type Request,
+  type RequestHandlers,
+  type Response,
+} from "../generated/protocol/index.js";
 import { type ProofProgram, runProof } from "./prove.js";
 import type { SecurityModule } from "./security-module.js";
 
@@ -13,30 +21,37 @@ export interface RequestHandlerDeps {
   readonly program: ProofProgram;
 }
 
-function errorMessage(error: unknown): string {
-  if (error instanceof Error)
-    return error.message.startsWith("UnsupportedChain") ? error.message : `${error.name}: ${error.message}`;
-  return String(error);
+/** The Error message for a failure: `Name: message`, except UnsupportedChain which names itself. */
+export function errorMessage(failure: unknown): string {
+  if (!(failure instanceof Error)) return String(failure);
+  return failure.message.startsWith("UnsupportedChain")
+    ? failure.message
+    : `${failure.name}: ${failure.message}`;
 }
 
-export async function handleRequest(deps: RequestHandlerDeps, request: Request): Promise<Response> {
-  try {
-    switch (request.kind) {
-      case "SignerPublicKey":
-        return { kind: "SignerPublicKey", publicKey: deps.identity.publicKey };
-      case "SignerAttestation":
-        return {
-          kind: "SignerAttestation",
-          document: await deps.securityModule.attest({
-            publicKey: deps.identity.publicKey,
-            userData: request.userData,
-            nonce: request.nonce,
-          }),
-        };
-      case "Prove":
-        return { kind: "Prove", result: await runProof(deps.program, request.preimages) };
-    }
-  } catch (error) {
-    return { kind: "Error", message: errorMessage(error) };
-  }
+export function enclaveHandlers(deps: RequestHandlerDeps): RequestHandlers {
+  return {
+    async prove(request) {
+      return { kind: "Prove", result: await runProof(deps.program, request.preimages) };
+    },
+    async signerPublicKey() {
+      return { kind: "SignerPublicKey", publicKey: deps.identity.publicKey };
+    },
+    async signerAttestation(request) {
+      const document = await deps.securityModule.attest({
+        publicKey: deps.identity.publicKey,
+        userData: request.userData,
+        nonce: request.nonce,
+      });
+      return { kind: "SignerAttestation", document };
+    },
+  };
+}
+
+/** Answers one decoded request. */
+export function handleRequest(deps: RequestHandlerDeps, request: Request): Promise<Response> {
+  return dispatchRequest(enclaveHandlers(deps), request, (failure) => ({
+    kind: "Error",
+    message: errorMessage(failure),
+  }));
 }

@@ -9,6 +9,7 @@ import {
   type VariantSpec,
   PRIMITIVES,
 } from "./protocol-spec.js";
+import { emitDispatch } from "./emit-dispatch.js";
 import { camelCase, emptySource, literal, toGenerated } from "./source.js";
 
 const VARINT_BITS = { u16: 16, u32: 32, u64: 64 } as const;
@@ -486,6 +487,7 @@ function emitIndex(): GeneratedFile {
       "/** The host-enclave protocol: types, bincode codecs, frames. */",
       'export { BincodeDecodeError, BincodeEncodeError, BincodeReader, BincodeWriter } from "./bincode.js";',
       'export * from "./codec.js";',
+      'export * from "./dispatch.js";',
       'export * from "./frame.js";',
       'export { FRAME_PREFIX_BYTES, FrameError, FrameReader, FrameTooLargeError } from "./frame-runtime.js";',
       'export * from "./types.js";',
@@ -509,6 +511,7 @@ export async function emitProtocol(spec: ProtocolSpec): Promise<GeneratedFile[]>
     types,
     emitCodec(spec, compiler),
     emitFrame(spec),
+    emitDispatch(spec),
     emitIndex(),
     await copyRuntime("bincode.ts", "protocol/bincode.ts"),
     await copyRuntime("frame.ts", "protocol/frame-runtime.ts"),

@@ -24,6 +24,8 @@ export interface VariantSpec {
   readonly fields?: readonly FieldSpec[];
   /** Tuple variant (names only name the TypeScript properties). */
   readonly items?: readonly FieldSpec[];
+  /** For request variants: the response variant that answers it (an error response may answer any). */
+  readonly response?: string;
 }
 
 export type NamedTypeSpec =
@@ -48,6 +50,8 @@ export interface FrameSpec {
   readonly requestsPerConnection: number;
   readonly requestMessage: string;
   readonly responseMessage: string;
+  /** The response variant (one string item) that reports a failure to any request. */
+  readonly errorResponse: string;
 }
 
 export interface ProtocolSpec {
@@ -150,6 +154,7 @@ function parseNamedType(name: string, value: unknown): NamedTypeSpec {
             : {}),
           ...(vo.fields !== undefined ? { fields: parseFields(vo.fields, `${vw}.fields`) } : {}),
           ...(vo.items !== undefined ? { items: parseFields(vo.items, `${vw}.items`) } : {}),
+          ...(vo.response !== undefined ? { response: asString(vo.response, `${vw}.response`) } : {}),
         };
         return variant;
       });
@@ -178,6 +183,7 @@ function parseFrame(value: unknown): FrameSpec {
     requestsPerConnection: asPositiveInt(o.requestsPerConnection, "frame.requestsPerConnection"),
     requestMessage: asString(o.requestMessage, "frame.requestMessage"),
     responseMessage: asString(o.responseMessage, "frame.responseMessage"),
+    errorResponse: asString(o.errorResponse, "frame.errorResponse"),
   };
   for (const key of ["maxRequestPayloadBytes", "maxResponsePayloadBytes"] as const) {
     if (frame[key] > 0xffff_ffff) fail(`frame.${key}`, "cannot exceed what a 4-byte prefix can announce");
@@ -222,6 +228,29 @@ export function fieldsOf(named: NamedTypeSpec): [string, TypeExpr][] {
   }
 }
 
+/** Every request variant names an existing response variant; the error response carries one string. */
+function checkRequestResponsePairs(types: ReadonlyMap<string, NamedTypeSpec>, frame: FrameSpec): void {
+  const request = types.get(frame.requestMessage);
+  const response = types.get(frame.responseMessage);
+  if (request?.kind !== "enum" || response?.kind !== "enum") return;
+  const responseNames = new Set(response.variants.map((v) => v.name));
+  for (const variant of request.variants) {
+    if (variant.response === undefined)
+      fail(`${frame.requestMessage}.${variant.name}`, "needs a response variant");
+    if (!responseNames.has(variant.response)) {
+      fail(`${frame.requestMessage}.${variant.name}`, `unknown response variant ${variant.response}`);
+    }
+  }
+  const error = response.variants.find((v) => v.name === frame.errorResponse);
+  const items = error?.items ?? [];
+  if (items.length !== 1 || items[0]?.type !== "string") {
+    fail(
+      "frame.errorResponse",
+      `${frame.errorResponse} must be a ${frame.responseMessage} variant with one string item`,
+    );
+  }
+}
+
 export function parseProtocolSpec(json: unknown): ProtocolSpec {
   const root = asObject(json, "spec");
   const typesObject = asObject(root.types, "types");
@@ -236,6 +265,7 @@ export function parseProtocolSpec(json: unknown): ProtocolSpec {
     if (types.get(message)?.kind !== "enum")
       fail("frame", `message type ${message} must be an enum in types`);
   }
+  checkRequestResponsePairs(types, frame);
   return { doc: asString(root.doc, "doc"), frame, types };
 }
 

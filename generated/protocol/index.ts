@@ -2,6 +2,7 @@
 /** The host-enclave protocol: types, bincode codecs, frames. */
 export { BincodeDecodeError, BincodeEncodeError, BincodeReader, BincodeWriter } from "./bincode.js";
 export * from "./codec.js";
+export * from "./dispatch.js";
 export * from "./frame.js";
 export { FRAME_PREFIX_BYTES, FrameError, FrameReader, FrameTooLargeError } from "./frame-runtime.js";
 export * from "./types.js";

@@ -76,6 +76,33 @@ describe("protocol spec loader", () => {
   });
 });
 
+describe("request/response pairing", () => {
+  const requestType = protocolJson.types.Request as { variants: Record<string, unknown>[] };
+  const withRequestVariants = (variants: Record<string, unknown>[]) =>
+    withTypes({ Request: { ...requestType, variants } });
+
+  it("every request variant names an existing response variant", () => {
+    const [prove, key, attestation] = requestType.variants as [
+      Record<string, unknown>,
+      ...Record<string, unknown>[],
+    ];
+    const { response: _dropped, ...keyWithoutResponse } = key!;
+    expect(() => parseProtocolSpec(withRequestVariants([prove, keyWithoutResponse, attestation!]))).toThrow(
+      /Request.SignerPublicKey: needs a response variant/,
+    );
+    expect(() =>
+      parseProtocolSpec(withRequestVariants([prove, { ...key, response: "Nope" }, attestation!])),
+    ).toThrow(/unknown response variant Nope/);
+  });
+
+  it("the error response must carry one string", () => {
+    const frame = { ...protocolJson.frame, errorResponse: "SignerPublicKey" };
+    expect(() => parseProtocolSpec({ ...protocolJson, frame })).toThrow(
+      /must be a Response variant with one string/,
+    );
+  });
+});
+
 describe("journal layout loader", () => {
   it("accepts the committed layout: nine elements, 196 fixed bytes", () => {
     const layout = parseJournalLayout(journalJson);
