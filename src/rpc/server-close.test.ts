@@ -220,7 +220,7 @@ describe("graceful close", () => {
     await server.close();
   });
 
-  it("answers GET /healthz with 404 when no health method is configured, and refuses an unknown one", async () => {
+  it("answers GET /healthz with 404 when no health method is configured; refuses bad configurations", async () => {
     const { server, port } = await startServer();
     const response = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(response.status).toBe(404);
@@ -229,6 +229,12 @@ describe("graceful close", () => {
     expect(() => createRpcServer({ methods: new Map(), healthMethod: "healthz" })).toThrow(
       /not in the method table/,
     );
+    expect(() => createRpcServer({ methods: new Map(), broadcastRoutes: [{ path: "/" }] })).toThrow(
+      /also a broadcast route/,
+    );
+    expect(() =>
+      createRpcServer({ methods: new Map(), broadcastRoutes: [{ path: "/a" }, { path: "/a" }] }),
+    ).toThrow(/configured twice/);
   });
 
   it("reports a port already in use", async () => {

@@ -300,7 +300,13 @@ class UwsRpcServer implements RpcServer {
       this.route((exchange) => this.handleMetrics(exchange)),
     );
     for (const route of options.broadcastRoutes ?? []) this.addBroadcastRoute(route);
-    if (options.websocket !== false) this.addRpcWebSocket(options.websocket ?? {});
+    if (options.websocket !== false) {
+      const path = options.websocket?.path ?? "/";
+      if (this.broadcastPaths.has(path)) {
+        throw new ServerStateError(`websocket path ${path} is also a broadcast route`);
+      }
+      this.addRpcWebSocket(path, options.websocket ?? {});
+    }
     this.app.post(
       "/*",
       this.route((exchange, res, req) => this.handlePost(exchange, res, req)),
@@ -533,8 +539,7 @@ class UwsRpcServer implements RpcServer {
 
   // ---- websockets ----
 
-  private addRpcWebSocket(options: WebSocketOptions): void {
-    const path = options.path ?? "/";
+  private addRpcWebSocket(path: string, options: WebSocketOptions): void {
     const route = "jsonrpc";
     this.app.ws<RpcSocketData>(path, {
       maxPayloadLength: this.limits.maxBodyBytes,
