@@ -1,7 +1,15 @@
 /** Emits generated/rpc/codecs.ts: a validating decoder and an encoder (a wire.Codec) per named spec type. */
 import { VariableDeclarationKind } from "ts-morph";
 import type { GeneratedFile } from "../files.js";
-import { type Decl, dependencyOrder, type RpcSpec, type ScalarDecl, type UnionDecl } from "./model.js";
+import {
+  type Decl,
+  dependencyOrder,
+  findDecl,
+  type ModelDecl,
+  type RpcSpec,
+  type ScalarDecl,
+  type UnionDecl,
+} from "./model.js";
 import {
   codecExpression,
   codecName,
@@ -101,18 +109,17 @@ function discriminantOf(
   spec: RpcSpec,
   decl: UnionDecl,
 ): { property: string; tags: [string, string][] } | undefined {
-  const models = decl.variants.map((v) => {
-    if (v.type.kind !== "ref") return undefined;
-    const target = spec.decls.find((d) => d.name === (v.type as { name: string }).name);
-    return target?.kind === "model" ? target : undefined;
-  });
-  const first = models[0];
-  if (first === undefined || models.some((m) => m === undefined)) return undefined;
-  for (const candidate of first.properties) {
+  const models: ModelDecl[] = [];
+  for (const variant of decl.variants) {
+    const target = variant.type.kind === "ref" ? findDecl(spec, variant.type.name) : undefined;
+    if (target?.kind !== "model") return undefined;
+    models.push(target);
+  }
+  for (const candidate of models[0]?.properties ?? []) {
     const tags: [string, string][] = [];
     for (const model of models) {
-      const prop = model?.properties.find((p) => p.name === candidate.name && !p.optional);
-      if (prop?.type.kind !== "literal" || typeof prop.type.value !== "string" || model === undefined) break;
+      const prop = model.properties.find((p) => p.name === candidate.name && !p.optional);
+      if (prop?.type.kind !== "literal" || typeof prop.type.value !== "string") break;
       tags.push([prop.type.value, model.name]);
     }
     if (tags.length === models.length && new Set(tags.map(([tag]) => tag)).size === tags.length) {
