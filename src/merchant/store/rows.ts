@@ -1,0 +1,121 @@
+/** Row <-> record mapping shared by both stores: the same columns, uint256 values as decimal text. */
+import type { Address, Hash, Hex } from "viem";
+import type { Attempt, AttemptKind, AttemptStatus, NewOrder, Order, OrderState } from "../order.js";
+import type { AuthorizationKind } from "../../payments/index.js";
+
+export interface OrderRow {
+  id: string;
+  chain_id: string;
+  token: string;
+  authorizer: string;
+  nonce: string;
+  kind: string;
+  payee: string;
+  value: string;
+  valid_after: string;
+  valid_before: string;
+  signature: string;
+  state: string;
+  version: number;
+  cancel_signature: string | null;
+  tx_hash: string | null;
+  settled_tx_hash: string | null;
+  note: string | null;
+  created_block: string;
+  created_at_ms: string | number;
+  updated_at_ms: string | number;
+}
+
+export interface AttemptRow {
+  tx_hash: string;
+  order_id: string;
+  kind: string;
+  relayer: string;
+  relayer_nonce: number;
+  raw_tx: string;
+  status: string;
+  created_at_ms: string | number;
+  updated_at_ms: string | number;
+}
+
+export const ORDER_COLUMNS =
+  "id, chain_id, token, authorizer, nonce, kind, payee, value, valid_after, valid_before, signature, " +
+  "state, version, cancel_signature, tx_hash, settled_tx_hash, note, created_block, created_at_ms, updated_at_ms";
+
+export function orderFromRow(row: OrderRow): Order {
+  return {
+    id: row.id,
+    chainId: BigInt(row.chain_id),
+    token: row.token as Address,
+    authorizer: row.authorizer as Address,
+    nonce: row.nonce as Hex,
+    kind: row.kind as AuthorizationKind,
+    to: row.payee as Address,
+    value: BigInt(row.value),
+    validAfter: BigInt(row.valid_after),
+    validBefore: BigInt(row.valid_before),
+    signature: row.signature as Hex,
+    state: row.state as OrderState,
+    version: Number(row.version),
+    cancelSignature: row.cancel_signature as Hex | null,
+    txHash: row.tx_hash as Hash | null,
+    settledTxHash: row.settled_tx_hash as Hash | null,
+    note: row.note,
+    createdBlock: BigInt(row.created_block),
+    createdAt: new Date(Number(row.created_at_ms)),
+    updatedAt: new Date(Number(row.updated_at_ms)),
+  };
+}
+
+/** Insert parameters in ORDER_COLUMNS order. */
+export function orderInsertValues(order: NewOrder, nowMs: number): unknown[] {
+  return [
+    order.id,
+    order.chainId.toString(),
+    order.token,
+    order.authorizer,
+    order.nonce.toLowerCase(),
+    order.kind,
+    order.to,
+    order.value.toString(),
+    order.validAfter.toString(),
+    order.validBefore.toString(),
+    order.signature,
+    "authorized",
+    1,
+    null,
+    null,
+    null,
+    null,
+    order.createdBlock.toString(),
+    nowMs,
+    nowMs,
+  ];
+}
+
+export function attemptFromRow(row: AttemptRow): Attempt {
+  return {
+    txHash: row.tx_hash as Hash,
+    orderId: row.order_id,
+    kind: row.kind as AttemptKind,
+    relayer: row.relayer as Address,
+    relayerNonce: Number(row.relayer_nonce),
+    rawTransaction: row.raw_tx as Hex,
+    status: row.status as AttemptStatus,
+    createdAt: new Date(Number(row.created_at_ms)),
+    updatedAt: new Date(Number(row.updated_at_ms)),
+  };
+}
+
+/** The columns a transition patch may set, in a fixed order. */
+export const PATCH_COLUMNS = [
+  ["cancelSignature", "cancel_signature"],
+  ["txHash", "tx_hash"],
+  ["settledTxHash", "settled_tx_hash"],
+  ["note", "note"],
+] as const;
+
+export function clampLimit(limit: number, max: number): number {
+  if (!Number.isSafeInteger(limit) || limit < 1) return 1;
+  return Math.min(limit, max);
+}

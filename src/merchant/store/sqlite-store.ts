@@ -1,0 +1,224 @@
+/**
+ * The embedded store: one SQLite file through better-sqlite3 (WAL journal, synchronous=FULL so a
+ * commit survives kill -9 and power loss). better-sqlite3 is synchronous; each method runs in one
+ * SQLite transaction, so a compare-and-set cannot interleave with another.
+ */
+import Database from "better-sqlite3";
+import type { Hash } from "viem";
+import type {
+  Attempt,
+  AttemptStatus,
+  NewAttempt,
+  NewOrder,
+  Order,
+  OrderKey,
+  OrderState,
+  Transition,
+} from "../order.js";
+import {
+  type AttemptRow,
+  attemptFromRow,
+  clampLimit,
+  ORDER_COLUMNS,
+  orderFromRow,
+  orderInsertValues,
+  type OrderRow,
+  PATCH_COLUMNS,
+} from "./rows.js";
+import { SQLITE_SCHEMA } from "./schema.js";
+import { type InsertResult, type ListOrdersQuery, MAX_LIST_LIMIT, type OrderStore } from "./store.js";
+
+function placeholders(count: number): string {
+  return Array.from({ length: count }, () => "?").join(", ");
+}
+
+export class SqliteOrderStore implements OrderStore {
+  readonly kind = "sqlite";
+  private readonly db: Database.Database;
+
+  /** `path` is a file path, or ":memory:" for a throwaway store. */
+  constructor(
+    readonly path: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.db = new Database(path);
+    this.db.pragma("journal_mode = WAL");
+    this.db.pragma("synchronous = FULL");
+    this.db.pragma("foreign_keys = ON");
+    this.db.pragma("busy_timeout = 5000");
+  }
+
+  migrate(): Promise<void> {
+    this.db.transaction(() => {
+      for (const statement of SQLITE_SCHEMA) this.db.prepare(statement).run();
+    })();
+    return Promise.resolve();
+  }
+
+  insertOrder(order: NewOrder): Promise<InsertResult> {
+    const run = this.db.transaction((): InsertResult => {
+      const inserted = this.db
+        .prepare(
+          `INSERT INTO orders (${ORDER_COLUMNS}) VALUES (${placeholders(20)})
+           ON CONFLICT (chain_id, token, authorizer, nonce) DO NOTHING`,
+        )
+        .run(...orderInsertValues(order, this.now()));
+      const existing = this.selectByKey(order);
+      if (existing === null) throw new Error("order vanished after insert");
+      return { order: existing, created: inserted.changes === 1 };
+    });
+    return Promise.resolve(run.immediate());
+  }
+
+  getOrder(id: string): Promise<Order | null> {
+    const row = this.db.prepare(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = ?`).get(id) as
+      OrderRow | undefined;
+    return Promise.resolve(row === undefined ? null : orderFromRow(row));
+  }
+
+  private selectByKey(key: OrderKey): Order | null {
+    const row = this.db
+      .prepare(
+        `SELECT ${ORDER_COLUMNS} FROM orders WHERE chain_id = ? AND token = ? AND authorizer = ? AND nonce = ?`,
+      )
+      .get(key.chainId.toString(), key.token, key.authorizer, key.nonce.toLowerCase()) as OrderRow | undefined;
+    return row === undefined ? null : orderFromRow(row);
+  }
+
+  getOrderByKey(key: OrderKey): Promise<Order | null> {
+    return Promise.resolve(this.selectByKey(key));
+  }
+
+  listOrders(query: ListOrdersQuery): Promise<Order[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (query.state !== undefined) {
+      where.push("state = ?");
+      params.push(query.state);
+    }
+    if (query.after !== undefined) {
+      where.push("(created_at_ms, id) > (SELECT created_at_ms, id FROM orders WHERE id = ?)");
+      params.push(query.after);
+    }
+    params.push(clampLimit(query.limit, MAX_LIST_LIMIT));
+    const rows = this.db
+      .prepare(
+        `SELECT ${ORDER_COLUMNS} FROM orders ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+         ORDER BY created_at_ms, id LIMIT ?`,
+      )
+      .all(...params) as OrderRow[];
+    return Promise.resolve(rows.map(orderFromRow));
+  }
+
+  ordersInStates(states: readonly OrderState[]): Promise<Order[]> {
+    if (states.length === 0) return Promise.resolve([]);
+    const rows = this.db
+      .prepare(
+        `SELECT ${ORDER_COLUMNS} FROM orders WHERE state IN (${placeholders(states.length)}) ORDER BY created_at_ms, id`,
+      )
+      .all(...states) as OrderRow[];
+    return Promise.resolve(rows.map(orderFromRow));
+  }
+
+  transition(transition: Transition): Promise<Order | null> {
+    const run = this.db.transaction((): Order | null => {
+      const current = this.db.prepare("SELECT state, version FROM orders WHERE id = ?").get(transition.id) as
+        { state: string; version: number } | undefined;
+      if (current === undefined || !(transition.from as readonly string[]).includes(current.state)) return null;
+      const now = this.now();
+      const sets = ["state = ?", "version = version + 1", "updated_at_ms = ?"];
+      const params: unknown[] = [transition.to, now];
+      for (const [field, column] of PATCH_COLUMNS) {
+        const value = transition.patch?.[field];
+        if (value !== undefined) {
+          sets.push(`${column} = ?`);
+          params.push(value);
+        }
+      }
+      const updated = this.db
+        .prepare(`UPDATE orders SET ${sets.join(", ")} WHERE id = ? AND version = ? RETURNING ${ORDER_COLUMNS}`)
+        .get(...params, transition.id, current.version) as OrderRow | undefined;
+      if (updated === undefined) return null;
+      this.db
+        .prepare(
+          "INSERT INTO order_transitions (order_id, from_state, to_state, version, note, at_ms) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .run(transition.id, current.state, transition.to, updated.version, transition.patch?.note ?? null, now);
+      return orderFromRow(updated);
+    });
+    return Promise.resolve(run.immediate());
+  }
+
+  recordAttempt(attempt: NewAttempt, expectedState: OrderState): Promise<boolean> {
+    const run = this.db.transaction((): boolean => {
+      const now = this.now();
+      const updated = this.db
+        .prepare("UPDATE orders SET tx_hash = ?, updated_at_ms = ? WHERE id = ? AND state = ?")
+        .run(attempt.txHash, now, attempt.orderId, expectedState);
+      if (updated.changes !== 1) return false;
+      this.db
+        .prepare(
+          `INSERT INTO attempts (tx_hash, order_id, kind, relayer, relayer_nonce, raw_tx, status, created_at_ms, updated_at_ms)
+           VALUES (?, ?, ?, ?, ?, ?, 'prepared', ?, ?)`,
+        )
+        .run(
+          attempt.txHash,
+          attempt.orderId,
+          attempt.kind,
+          attempt.relayer,
+          attempt.relayerNonce,
+          attempt.rawTransaction,
+          now,
+          now,
+        );
+      return true;
+    });
+    return Promise.resolve(run.immediate());
+  }
+
+  setAttemptStatus(txHash: Hash, status: AttemptStatus): Promise<void> {
+    this.db
+      .prepare("UPDATE attempts SET status = ?, updated_at_ms = ? WHERE tx_hash = ?")
+      .run(status, this.now(), txHash);
+    return Promise.resolve();
+  }
+
+  attemptsOf(orderId: string): Promise<Attempt[]> {
+    const rows = this.db
+      .prepare("SELECT * FROM attempts WHERE order_id = ? ORDER BY created_at_ms, relayer_nonce")
+      .all(orderId) as AttemptRow[];
+    return Promise.resolve(rows.map(attemptFromRow));
+  }
+
+  attemptsInStatus(statuses: readonly AttemptStatus[]): Promise<Attempt[]> {
+    if (statuses.length === 0) return Promise.resolve([]);
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM attempts WHERE status IN (${placeholders(statuses.length)}) ORDER BY relayer, relayer_nonce`,
+      )
+      .all(...statuses) as AttemptRow[];
+    return Promise.resolve(rows.map(attemptFromRow));
+  }
+
+  getCursor(chainId: bigint, token: string): Promise<bigint | null> {
+    const row = this.db
+      .prepare("SELECT last_block FROM reconciler_cursor WHERE chain_id = ? AND token = ?")
+      .get(chainId.toString(), token) as { last_block: string } | undefined;
+    return Promise.resolve(row === undefined ? null : BigInt(row.last_block));
+  }
+
+  setCursor(chainId: bigint, token: string, block: bigint): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT INTO reconciler_cursor (chain_id, token, last_block) VALUES (?, ?, ?)
+         ON CONFLICT (chain_id, token) DO UPDATE SET last_block = excluded.last_block`,
+      )
+      .run(chainId.toString(), token, block.toString());
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    this.db.close();
+    return Promise.resolve();
+  }
+}
