@@ -54,6 +54,14 @@ export class ListenError extends Error {
   }
 }
 
+/** The server options are inconsistent (unknown health method, clashing websocket paths). */
+export class ServerConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ServerConfigError";
+  }
+}
+
 /** listen() was called on a server that is already listening or was closed. */
 export class ServerStateError extends Error {
   constructor(message: string) {

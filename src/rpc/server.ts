@@ -30,6 +30,7 @@ import {
   RouteNotFoundError,
   ServerBusyError,
   ServerShuttingDownError,
+  ServerConfigError,
   ServerStateError,
   UnsupportedContentTypeError,
 } from "./server-errors.js";
@@ -288,7 +289,7 @@ class UwsRpcServer implements RpcServer {
       logger: this.logger,
     });
     if (this.healthMethod !== undefined && !options.methods.has(this.healthMethod)) {
-      throw new ServerStateError(`health method ${this.healthMethod} is not in the method table`);
+      throw new ServerConfigError(`health method ${this.healthMethod} is not in the method table`);
     }
     this.app = uWS.App() as unknown as UwsApp;
     this.app.get(
@@ -303,7 +304,7 @@ class UwsRpcServer implements RpcServer {
     if (options.websocket !== false) {
       const path = options.websocket?.path ?? "/";
       if (this.broadcastPaths.has(path)) {
-        throw new ServerStateError(`websocket path ${path} is also a broadcast route`);
+        throw new ServerConfigError(`websocket path ${path} is also a broadcast route`);
       }
       this.addRpcWebSocket(path, options.websocket ?? {});
     }
@@ -355,7 +356,7 @@ class UwsRpcServer implements RpcServer {
 
   broadcast(path: string, text: string): boolean {
     if (!this.broadcastPaths.has(path)) {
-      throw new ServerStateError(`no broadcast route ${path} was configured`);
+      throw new ServerConfigError(`no broadcast route ${path} was configured`);
     }
     if (this.state === "closed") return false;
     return this.app.publish(path, text, false, false);
@@ -649,7 +650,7 @@ class UwsRpcServer implements RpcServer {
 
   private addBroadcastRoute(route: BroadcastRouteOptions): void {
     if (this.broadcastPaths.has(route.path)) {
-      throw new ServerStateError(`broadcast route ${route.path} is configured twice`);
+      throw new ServerConfigError(`broadcast route ${route.path} is configured twice`);
     }
     this.broadcastPaths.add(route.path);
     const topic = route.path;
