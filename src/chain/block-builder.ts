@@ -8,6 +8,7 @@ import { Address } from "@ethereumjs/util";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { calcOpBaseFee, encodeOpExtraData, resolveEip1559Params } from "./base-fee.js";
 import { fastEipLookup, installJumpAnalysisCache } from "./evm-fast-paths.js";
+import { initKeccak } from "./keccak.js";
 import { commonFor, opPrecompiles } from "./evm-setup.js";
 import { type BlockHeader, EMPTY_OMMERS_HASH, EMPTY_TRIE_ROOT, headerHash } from "./header.js";
 import { PreimageHeaderChain } from "./header-chain.js";
@@ -157,7 +158,7 @@ export class BlockBuilder {
       extraData = encodeOpExtraData(p);
     }
 
-    await installJumpAnalysisCache();
+    await Promise.all([installJumpAnalysisCache(), initKeccak()]);
     const common = fastEipLookup(commonFor(config.l2ChainId, fork));
     const db = new PreimageTrieDB(opts.source);
     const state = BlockStateManager.create(db, parent.stateRoot, common);

@@ -13,6 +13,7 @@ import {
   getActivePrecompiles,
 } from "@ethereumjs/evm";
 import type { KZG } from "@ethereumjs/util";
+import { keccak256 } from "./keccak.js";
 import { OpFork } from "./rollup-config.js";
 
 /** The Ethereum hardfork whose EVM rules an OP fork uses. */
@@ -27,7 +28,7 @@ export function ethereumHardforkFor(fork: OpFork): Hardfork {
 export function commonFor(chainId: bigint, fork: OpFork): Common {
   return createCustomCommon({ chainId: Number(chainId), name: `op-${chainId}` }, Mainnet, {
     hardfork: ethereumHardforkFor(fork),
-    customCrypto: {},
+    customCrypto: { keccak256 },
   });
 }
 

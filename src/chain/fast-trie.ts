@@ -6,7 +6,7 @@
  * (MissingPreimageError). Cross-checked against @ethereumjs/mpt in fast-trie.test.ts.
  */
 import { RLP } from "@ethereumjs/rlp";
-import { keccak_256 } from "@noble/hashes/sha3.js";
+import { keccak256 as keccak_256 } from "./keccak.js";
 import { EMPTY_TRIE_ROOT } from "./header.js";
 import { bytesEqual, toHexRaw } from "./hex.js";
 

@@ -1,6 +1,6 @@
 /** Block headers: fields, RLP encoding, hash, and parsing from JSON-RPC objects. */
 import { RLP } from "@ethereumjs/rlp";
-import { keccak_256 } from "@noble/hashes/sha3.js";
+import { keccak256 as keccak_256 } from "./keccak.js";
 import { bigIntToBytes, bytesToBigInt, fromHex, hexToBigInt } from "./hex.js";
 
 export interface BlockHeader {

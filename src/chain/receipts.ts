@@ -1,6 +1,6 @@
 /** Transaction receipts (consensus encoding, including OP deposit receipt fields) and logs blooms. */
 import { RLP } from "@ethereumjs/rlp";
-import { keccak_256 } from "@noble/hashes/sha3.js";
+import { keccak256 as keccak_256 } from "./keccak.js";
 import { bigIntToBytes } from "./hex.js";
 
 export interface Log {

@@ -11,7 +11,7 @@ import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
 import { type Account, Address, ValueEncoding, createAccountFromRLP, unpadBytes } from "@ethereumjs/util";
-import { keccak_256 } from "@noble/hashes/sha3.js";
+import { keccak256 as keccak_256 } from "./keccak.js";
 import { FastTrie } from "./fast-trie.js";
 import { fromHex, toHexRaw } from "./hex.js";
 import type { PreimageTrieDB } from "./trie-db.js";

@@ -1,7 +1,7 @@
 /** Decoding EIP-2718 transactions as OP accepts them: deposits (0x7e) and signed user transactions. */
 import type { Common } from "@ethereumjs/common";
 import { type TypedTransaction, createTxFromRLP } from "@ethereumjs/tx";
-import { keccak_256 } from "@noble/hashes/sha3.js";
+import { keccak256 as keccak_256 } from "./keccak.js";
 import { DEPOSIT_TX_TYPE, type DepositTransaction, InvalidTransactionEncodingError, decodeDepositTransaction } from "./deposit-tx.js";
 
 export interface SignedTransaction {
