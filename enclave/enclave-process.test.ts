@@ -13,7 +13,7 @@ import { verifyAttestationDocument } from "./local-attestation.js";
 import { addressOfPublicKey } from "./signer.js";
 import { type RunningEnclave, startEnclave } from "./test/enclave-process.js";
 import { bootPreimages, honestWitness, keccakPreimage, sha256Preimage, text } from "./test/fixtures.js";
-import { callEnclave, exchangeRawBytes } from "./transport-client.js";
+import { callEnclave, enclaveClient, exchangeRawBytes } from "./transport-client.js";
 
 let enclave: RunningEnclave;
 
@@ -26,9 +26,7 @@ afterAll(async () => {
 });
 
 async function publicKey(): Promise<Uint8Array> {
-  const response = await callEnclave(enclave.address, { kind: "SignerPublicKey" }, { timeoutMs: 5000 });
-  if (response.kind !== "SignerPublicKey") throw new Error(`unexpected ${response.kind}`);
-  return response.publicKey;
+  return enclaveClient(enclave.address, { timeoutMs: 5000 }).signerPublicKey();
 }
 
 /** Sends raw bytes; returns the decoded response if the enclave answered with a frame, else null. */
@@ -67,9 +65,8 @@ describe("enclave process (local mode, Unix socket)", () => {
   it("attests with user_data and nonce echoed in the document", async () => {
     const userData = text("registrar challenge");
     const nonce = new Uint8Array([1, 2, 3, 4]);
-    const response = await callEnclave(enclave.address, { kind: "SignerAttestation", userData, nonce });
-    if (response.kind !== "SignerAttestation") throw new Error(`unexpected ${response.kind}`);
-    const doc = await verifyAttestationDocument(response.document);
+    const document = await enclaveClient(enclave.address).signerAttestation(userData, nonce);
+    const doc = await verifyAttestationDocument(document);
     expect(doc.userData).toEqual(userData);
     expect(doc.nonce).toEqual(nonce);
     expect(doc.publicKey).toEqual(await publicKey());

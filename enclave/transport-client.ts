@@ -10,6 +10,7 @@ import {
   newResponseFrameReader,
   READ_TIMEOUT_MS,
   type Request,
+  RequestClient,
   type Response,
 } from "../generated/protocol/index.js";
 import type { ListenAddress } from "./listen-address.js";
@@ -71,6 +72,11 @@ export function callEnclave(
     });
     socket.on("close", () => fail(new EnclaveTransportError("connection closed before a response")));
   });
+}
+
+/** A typed client (generated/protocol/client.ts) for one enclave address, one connection per call. */
+export function enclaveClient(address: ListenAddress, options: CallOptions = {}): RequestClient {
+  return new RequestClient((request) => callEnclave(address, request, options));
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   type VariantSpec,
   PRIMITIVES,
 } from "./protocol-spec.js";
+import { emitClient } from "./emit-client.js";
 import { emitDispatch } from "./emit-dispatch.js";
 import { camelCase, emptySource, literal, toGenerated } from "./source.js";
 
@@ -486,6 +487,7 @@ function emitIndex(): GeneratedFile {
     [
       "/** The host-enclave protocol: types, bincode codecs, frames. */",
       'export { BincodeDecodeError, BincodeEncodeError, BincodeReader, BincodeWriter } from "./bincode.js";',
+      'export * from "./client.js";',
       'export * from "./codec.js";',
       'export * from "./dispatch.js";',
       'export * from "./frame.js";',
@@ -512,6 +514,7 @@ export async function emitProtocol(spec: ProtocolSpec): Promise<GeneratedFile[]>
     emitCodec(spec, compiler),
     emitFrame(spec),
     emitDispatch(spec),
+    emitClient(spec, (expr) => compiler.tsType(expr)),
     emitIndex(),
     await copyRuntime("bincode.ts", "protocol/bincode.ts"),
     await copyRuntime("frame.ts", "protocol/frame-runtime.ts"),

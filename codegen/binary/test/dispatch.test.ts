@@ -1,9 +1,18 @@
-/** The generated server stub routes each request variant to its handler and turns failures into Error. */
+/** The generated server stub and typed client. The stub routes each request variant to its handler and turns failures into Error. */
 import { describe, expect, it } from "vitest";
 import {
+  decodeRequest,
+  decodeResponse,
   dispatchRequest,
+  encodeRequest,
+  encodeResponse,
+  RemoteErrorResponse,
+  type Request,
+  RequestClient,
   type RequestHandlers,
+  type Response,
   type ResponseError,
+  UnexpectedResponseError,
 } from "../../../generated/protocol/index.js";
 
 const calls: string[] = [];
@@ -49,5 +58,36 @@ describe("dispatchRequest", () => {
       message: "failed: unknown Request variant TeeImageHash",
     });
     expect(calls).toEqual(["key", "attest 3", "prove 0"]);
+  });
+});
+
+describe("RequestClient", () => {
+  // The client's transport: encode, decode on the "enclave" side, dispatch, encode, decode back.
+  const viaCodec = async (request: Request): Promise<Response> => {
+    const decoded = decodeRequest(encodeRequest(request));
+    const response = await dispatchRequest(handlers, decoded, toError);
+    return decodeResponse(encodeResponse(response));
+  };
+
+  it("returns the paired response's value", async () => {
+    const client = new RequestClient(viaCodec);
+    expect(await client.signerPublicKey()).toEqual(new Uint8Array([4]));
+    expect(await client.signerAttestation(new Uint8Array(2), null)).toEqual(new Uint8Array([0x84]));
+  });
+
+  it("throws RemoteErrorResponse for the error response", async () => {
+    const client = new RequestClient(viaCodec);
+    await expect(client.prove([])).rejects.toThrow(RemoteErrorResponse);
+    await expect(client.prove([])).rejects.toThrow("failed: no derivation here");
+  });
+
+  it("throws UnexpectedResponseError for a response of the wrong variant", async () => {
+    const client = new RequestClient(async () => ({
+      kind: "SignerAttestation",
+      document: new Uint8Array(1),
+    }));
+    await expect(client.signerPublicKey()).rejects.toThrow(
+      new UnexpectedResponseError("expected Response::SignerPublicKey, got Response::SignerAttestation"),
+    );
   });
 });
