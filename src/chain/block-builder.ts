@@ -78,6 +78,14 @@ export interface SealedBlock extends BlockSnapshot {
   newNodes: Map<string, Uint8Array>;
 }
 
+/** An earlier call failed with an error that was not a rejection; the builder's state is unusable. */
+export class BlockBuilderFailedError extends Error {
+  constructor(cause: unknown) {
+    super(`block builder unusable after an earlier failure: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = "BlockBuilderFailedError";
+  }
+}
+
 export class BlockSealedError extends Error {
   constructor() {
     super("block is already sealed");
@@ -104,6 +112,7 @@ export class BlockBuilder {
   private gasUsed = 0n;
   private daFootprint = 0n;
   private sealed = false;
+  private failure: unknown;
   private lock: Promise<unknown> = Promise.resolve();
 
   private constructor(init: {
@@ -236,7 +245,17 @@ export class BlockBuilder {
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.lock.then(fn, fn);
+    const guarded = async (): Promise<T> => {
+      if (this.failure !== undefined) throw new BlockBuilderFailedError(this.failure);
+      try {
+        return await fn();
+      } catch (e) {
+        // Rejections are returned, not thrown; anything thrown may have left state half-applied.
+        if (!(e instanceof BlockSealedError)) this.failure = e;
+        throw e;
+      }
+    };
+    const run = this.lock.then(guarded, guarded);
     this.lock = run.catch(() => undefined);
     return run;
   }
@@ -244,7 +263,8 @@ export class BlockBuilder {
   /**
    * Executes one transaction (EIP-2718 bytes, or already decoded). On success the receipt is
    * returned; a transaction that cannot be included is a rejection and leaves state untouched.
-   * Calls are serialized. Errors other than rejections (e.g. MissingPreimageError) are thrown.
+   * Calls are serialized. Errors other than rejections (e.g. MissingPreimageError) are thrown, and
+   * the builder then refuses further calls (BlockBuilderFailedError): start a new one.
    */
   addTransaction(tx: Uint8Array | DecodedTransaction): Promise<AddTransactionResult> {
     return this.exclusive(async () => {

@@ -1,13 +1,13 @@
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { beforeAll, describe, expect, it } from "vitest";
-import { BlockBuilder } from "./block-builder.js";
+import { BlockBuilder, BlockBuilderFailedError } from "./block-builder.js";
 import { InvalidTransactionEncodingError } from "./deposit-tx.js";
 import { executeBlock } from "./execute-block.js";
 import { type ExecutionFixture, fixtureStore, loadFixture } from "./fixture.js";
 import { fixtureFiles } from "./fixture-paths.test-support.js";
 import { encodeHeader as encodeHeaderForTest } from "./header.js";
 import { bytesEqual, fromHex, toHex, toHexRaw } from "./hex.js";
-import { MissingPreimageError, PreimageMismatchError, PreimageStore, keccak256Key } from "./preimage-store.js";
+import { MissingPreimageError, PreimageMismatchError, type PreimageSource, PreimageStore, keccak256Key } from "./preimage-store.js";
 import { TransactionRejectedError } from "./tx-processor.js";
 
 const files = fixtureFiles();
@@ -88,6 +88,35 @@ describe("stateless execution of real OP Sepolia blocks", () => {
 });
 
 describe("BlockBuilder", () => {
+  it("refuses further calls after a missing preimage", async () => {
+    const fixture = fixtures.get(files[1]!)!;
+    const full = fixtureStore(fixture);
+    let withhold = false;
+    // A source that stops answering after the builder started (a witness that lacks what the transactions need).
+    const source: PreimageSource = {
+      get(key) {
+        if (withhold) throw new MissingPreimageError(key);
+        return full.get(key);
+      },
+      tryGet(key) {
+        return withhold ? undefined : full.tryGet(key);
+      },
+    };
+    const builder = await BlockBuilder.start({ config: fixture.config, parent: fixture.parent, attributes: fixture.attributes, source });
+    withhold = true;
+    let failed: unknown;
+    for (const tx of fixture.transactions) {
+      failed = await builder.addTransaction(tx).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      if (failed !== undefined) break;
+    }
+    expect(failed).toBeInstanceOf(MissingPreimageError);
+    await expect(builder.addTransaction(fixture.transactions[0]!)).rejects.toBeInstanceOf(BlockBuilderFailedError);
+    await expect(builder.seal()).rejects.toBeInstanceOf(BlockBuilderFailedError);
+  });
+
   it("rejections leave state untouched; snapshots have real roots; the sealed block still matches", async () => {
     const fixture = fixtures.get(files[0]!)!;
     const builder = await BlockBuilder.start({

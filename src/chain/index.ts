@@ -3,6 +3,7 @@ export {
   type AddTransactionResult,
   BEACON_ROOTS_ADDRESS,
   BlockBuilder,
+  BlockBuilderFailedError,
   type BlockBuilderOptions,
   BlockSealedError,
   type BlockSnapshot,
