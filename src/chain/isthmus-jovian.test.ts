@@ -297,3 +297,30 @@ describe("Jovian block building", () => {
     expect(sender.balance).toBe(10n * ETH - 1n - 21_000n * GWEI - l1DataFee(raw, params, OpFork.Jovian) - (21_000n * 2_000_000n * 100n + 1000n));
   });
 });
+
+describe("failed deposits", () => {
+  it("keep the mint, bump the nonce, use the whole gas limit and revert everything else", async () => {
+    const { builder, store, depositor, depositTo } = await startBlock({ fork: OpFork.Isthmus, parentExtraData: fromHex("0x00000000fa00000006") });
+    const deposit = encodeDepositTransaction({
+      sourceHash: new Uint8Array(32).fill(2),
+      from: depositor,
+      to: depositTo,
+      mint: ETH,
+      value: 2n * ETH, // more than the sender has after the mint
+      gasLimit: 100_000n,
+      isSystemTx: false,
+      data: new Uint8Array(0),
+    });
+    const r = await builder.addTransaction(deposit);
+    expect(r.ok).toBe(true);
+    if (r.ok) {
+      expect(r.receipt.status).toBe(0);
+      expect(r.details.gasUsed).toBe(100_000n);
+      expect(r.receipt.cumulativeGasUsed).toBe(100_000n);
+      expect(r.receipt.depositNonce).toBe(0n);
+    }
+    const block = await builder.seal();
+    expect(readAccount(store, block.newNodes, block.stateRoot, depositor)).toMatchObject({ nonce: 1n, balance: ETH });
+    expect(readAccount(store, block.newNodes, block.stateRoot, depositTo)).toBeUndefined();
+  });
+});
