@@ -1,0 +1,284 @@
+/**
+ * The host's start-up configuration from command-line flags, each with an environment twin
+ * (the flag wins). Refuses, with a message naming the problem, an unknown L2 chain id (the known chains
+ * are the enclave's hardcoded config-hash table), several enclaves without a registry, and malformed
+ * values.
+ */
+import { parseArgs } from "node:util";
+import { type Address, getAddress, isAddress } from "viem";
+import { BUILT_IN_CHAINS } from "../../enclave/built-in-chains.js";
+import { supportedChainIds } from "../../enclave/chain-configs.js";
+import { type LogLevel, parseLogLevel, UnknownLogLevelError } from "../log/logger.js";
+import { type EnclaveAddress, EnclaveAddressError, parseEnclaveAddresses } from "./enclave-address.js";
+import { DEFAULT_PROOF_TIMEOUT_MS } from "./proof-service.js";
+
+export interface ListenEndpoint {
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface HostConfig {
+  readonly l1RpcUrl: string;
+  readonly l1BeaconUrl: string;
+  readonly l2RpcUrl: string;
+  readonly l2ChainId: bigint;
+  readonly listen: ListenEndpoint;
+  readonly enclaves: readonly EnclaveAddress[];
+  readonly proofTimeoutMs: number;
+  readonly registryAddress: Address | undefined;
+  readonly logLevel: LogLevel;
+  readonly processMetrics: boolean;
+  /** How long SIGINT/SIGTERM waits for in-flight requests (default: the proof timeout plus 10 s). */
+  readonly shutdownDrainMs: number;
+}
+
+export class HostConfigError extends Error {
+  override readonly name = "HostConfigError";
+}
+
+interface FlagSpec {
+  readonly flag: string;
+  readonly env: string;
+  readonly value: string;
+  readonly help: string;
+  readonly multiple?: boolean;
+  readonly boolean?: boolean;
+}
+
+export const DEFAULT_LISTEN = "127.0.0.1:7300";
+
+export const HOST_FLAGS: readonly FlagSpec[] = [
+  {
+    flag: "l1-rpc-url",
+    env: "PROVER_L1_RPC_URL",
+    value: "URL",
+    help: "L1 execution JSON-RPC (registry reads; witness collection)",
+  },
+  {
+    flag: "l1-beacon-url",
+    env: "PROVER_L1_BEACON_URL",
+    value: "URL",
+    help: "L1 beacon API (blob sidecars; witness collection)",
+  },
+  {
+    flag: "l2-rpc-url",
+    env: "PROVER_L2_RPC_URL",
+    value: "URL",
+    help: "L2 execution JSON-RPC (witness collection)",
+  },
+  {
+    flag: "l2-chain-id",
+    env: "PROVER_L2_CHAIN_ID",
+    value: "ID",
+    help: "L2 chain id; must be built into the enclave",
+  },
+  {
+    flag: "listen",
+    env: "PROVER_LISTEN",
+    value: "HOST:PORT",
+    help: `JSON-RPC listen address (default ${DEFAULT_LISTEN}; port 0 picks a free one)`,
+  },
+  {
+    flag: "vsock-cid",
+    env: "PROVER_VSOCK_CID",
+    value: "ADDR",
+    multiple: true,
+    help: "an enclave, repeatable or comma-separated, in routing order: a vsock context id (16, vsock:16[:port]) or, in local mode, unix:/path, /path or 127.0.0.1:PORT",
+  },
+  {
+    flag: "proof-request-timeout",
+    env: "PROVER_PROOF_REQUEST_TIMEOUT",
+    value: "SECONDS",
+    help: "prover_prove timeout (default 1740)",
+  },
+  {
+    flag: "tee-prover-registry-address",
+    env: "PROVER_TEE_PROVER_REGISTRY_ADDRESS",
+    value: "ADDRESS",
+    help: "TEEProverRegistry on L1; required with more than one enclave",
+  },
+  {
+    flag: "log-level",
+    env: "PROVER_LOG_LEVEL",
+    value: "LEVEL",
+    help: "fatal, error, warn, info (default), debug, trace, silent",
+  },
+  {
+    flag: "process-metrics",
+    env: "PROVER_PROCESS_METRICS",
+    value: "",
+    boolean: true,
+    help: "also export process metrics (CPU, memory, GC) on GET /metrics",
+  },
+  {
+    flag: "shutdown-drain",
+    env: "PROVER_SHUTDOWN_DRAIN",
+    value: "SECONDS",
+    help: "how long SIGINT/SIGTERM waits for in-flight requests (default: proof timeout + 10)",
+  },
+];
+
+export function hostUsage(): string {
+  const lines = HOST_FLAGS.map((spec) => {
+    const left = `  --${spec.flag}${spec.value === "" ? "" : ` <${spec.value}>`}`;
+    return `${left.padEnd(44)}${spec.help}\n${"".padEnd(44)}env ${spec.env}`;
+  });
+  return [
+    "Usage: tsx src/host/main.ts [options]",
+    "",
+    "The TEE prover host: JSON-RPC (prover_prove, enclave_signerPublicKey, enclave_signerAttestation,",
+    "healthz) on one HTTP listener, with GET /healthz and GET /metrics, in front of one or more enclaves.",
+    "",
+    "Options (each flag has an environment twin; the flag wins):",
+    ...lines,
+    "  --help                                    this text",
+    "",
+  ].join("\n");
+}
+
+function requireUrl(name: string, text: string | undefined): string {
+  if (text === undefined || text.length === 0) throw new HostConfigError(`--${name} is required`);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new HostConfigError(`--${name}: "${text}" is not a URL`);
+  }
+  if (!["http:", "https:", "ws:", "wss:"].includes(url.protocol))
+    throw new HostConfigError(`--${name}: "${text}" must be an http(s) or ws(s) URL`);
+  return text;
+}
+
+function parseChainId(text: string | undefined): bigint {
+  if (text === undefined) throw new HostConfigError("--l2-chain-id is required");
+  if (!/^\d{1,20}$/.test(text)) throw new HostConfigError(`--l2-chain-id: "${text}" is not a chain id`);
+  const chainId = BigInt(text);
+  if (!supportedChainIds().includes(chainId)) {
+    const known = BUILT_IN_CHAINS.map((chain) => `${chain.chainId} (${chain.name})`).join(", ");
+    throw new HostConfigError(
+      `unknown L2 chain id ${chainId}: the enclave's config-hash table has no entry for it, so it could never prove it; known chains: ${known}`,
+    );
+  }
+  return chainId;
+}
+
+function parseListen(text: string): ListenEndpoint {
+  const match = /^(\[[0-9a-fA-F:]+\]|[^:\s]+):(\d{1,5})$/.exec(text);
+  if (match === null) throw new HostConfigError(`--listen: "${text}" is not HOST:PORT`);
+  const port = Number(match[2]);
+  if (port > 65535) throw new HostConfigError(`--listen: port ${port} out of range`);
+  return { host: match[1]!.replace(/^\[|\]$/g, ""), port };
+}
+
+function parseSeconds(name: string, text: string): number {
+  const seconds = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !(seconds > 0) || seconds > 86_400)
+    throw new HostConfigError(`--${name}: "${text}" must be a positive number of seconds (at most 86400)`);
+  return Math.round(seconds * 1000);
+}
+
+function parseBooleanEnv(name: string, text: string): boolean {
+  if (/^(1|true|yes|on)$/i.test(text)) return true;
+  if (/^(0|false|no|off|)$/i.test(text)) return false;
+  throw new HostConfigError(`${name}: "${text}" is not a boolean`);
+}
+
+export type ParsedCommandLine =
+  { readonly kind: "help"; readonly text: string } | { readonly kind: "run"; readonly config: HostConfig };
+
+/** Parses flags (argv without the node and script) and their environment twins. */
+export function parseHostCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedCommandLine {
+  let values: Record<string, string | boolean | string[] | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        help: { type: "boolean" },
+        ...Object.fromEntries(
+          HOST_FLAGS.map((spec) => [
+            spec.flag,
+            spec.boolean === true
+              ? { type: "boolean" as const }
+              : { type: "string" as const, multiple: spec.multiple === true },
+          ]),
+        ),
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new HostConfigError(`${(error as Error).message}\n\n${hostUsage()}`);
+  }
+  if (values.help === true) return { kind: "help", text: hostUsage() };
+
+  const text = (flag: string): string | undefined => {
+    const fromFlag = values[flag];
+    if (typeof fromFlag === "string") return fromFlag;
+    const spec = HOST_FLAGS.find((candidate) => candidate.flag === flag)!;
+    return env[spec.env];
+  };
+
+  const enclaveTexts = Array.isArray(values["vsock-cid"])
+    ? values["vsock-cid"]
+    : env.PROVER_VSOCK_CID === undefined
+      ? []
+      : [env.PROVER_VSOCK_CID];
+  let enclaves: EnclaveAddress[];
+  try {
+    enclaves = parseEnclaveAddresses(enclaveTexts);
+  } catch (error) {
+    if (error instanceof EnclaveAddressError) throw new HostConfigError(`--vsock-cid: ${error.message}`);
+    throw error;
+  }
+  if (enclaves.length === 0) throw new HostConfigError("--vsock-cid is required: at least one enclave");
+
+  const registryText = text("tee-prover-registry-address");
+  let registryAddress: Address | undefined;
+  if (registryText !== undefined && registryText.length > 0) {
+    if (!isAddress(registryText, { strict: false }))
+      throw new HostConfigError(`--tee-prover-registry-address: "${registryText}" is not an address`);
+    registryAddress = getAddress(registryText);
+  }
+  if (enclaves.length > 1 && registryAddress === undefined) {
+    throw new HostConfigError(
+      `${enclaves.length} enclaves are configured but no --tee-prover-registry-address: with more than one enclave the host routes by onchain signer validity, so a registry is required`,
+    );
+  }
+
+  let logLevel: LogLevel = "info";
+  const levelText = text("log-level");
+  if (levelText !== undefined) {
+    try {
+      logLevel = parseLogLevel(levelText);
+    } catch (error) {
+      if (error instanceof UnknownLogLevelError) throw new HostConfigError(`--log-level: ${error.message}`);
+      throw error;
+    }
+  }
+
+  const timeoutText = text("proof-request-timeout");
+  const proofTimeoutMs =
+    timeoutText === undefined ? DEFAULT_PROOF_TIMEOUT_MS : parseSeconds("proof-request-timeout", timeoutText);
+  const drainText = text("shutdown-drain");
+  const processMetricsEnv = env.PROVER_PROCESS_METRICS;
+
+  return {
+    kind: "run",
+    config: {
+      l1RpcUrl: requireUrl("l1-rpc-url", text("l1-rpc-url")),
+      l1BeaconUrl: requireUrl("l1-beacon-url", text("l1-beacon-url")),
+      l2RpcUrl: requireUrl("l2-rpc-url", text("l2-rpc-url")),
+      l2ChainId: parseChainId(text("l2-chain-id")),
+      listen: parseListen(text("listen") ?? DEFAULT_LISTEN),
+      enclaves,
+      proofTimeoutMs,
+      registryAddress,
+      logLevel,
+      processMetrics:
+        values["process-metrics"] === true ||
+        (processMetricsEnv !== undefined && parseBooleanEnv("PROVER_PROCESS_METRICS", processMetricsEnv)),
+      shutdownDrainMs:
+        drainText === undefined ? proofTimeoutMs + 10_000 : parseSeconds("shutdown-drain", drainText),
+    },
+  };
+}

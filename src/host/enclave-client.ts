@@ -1,0 +1,111 @@
+/**
+ * Typed operations on one configured enclave: each opens its own connection (one request per
+ * connection), checks that the response is the one asked for, and records the exchange in the metrics.
+ */
+import type { Preimage, ProofResult, Request, Response } from "../../generated/protocol/index.js";
+import { type EnclaveAddress, formatEnclaveAddress } from "./enclave-address.js";
+import type { EnclaveCallOutcome, HostMetrics } from "./metrics.js";
+import { callEnclave } from "./transport/enclave-call.js";
+import { EnclaveCallAbortedError } from "./transport/errors.js";
+
+/** Length of an uncompressed secp256k1 public key (0x04 ‖ x ‖ y). */
+export const PUBLIC_KEY_LENGTH = 65;
+
+/** The enclave answered with an `Error` response; `enclaveMessage` is its text. */
+export class EnclaveRefusedError extends Error {
+  override readonly name = "EnclaveRefusedError";
+  constructor(
+    readonly enclave: string,
+    readonly enclaveMessage: string,
+  ) {
+    super(`enclave ${enclave}: ${enclaveMessage}`);
+  }
+}
+
+/** The enclave answered something other than what was asked (wrong variant, malformed key). */
+export class UnexpectedEnclaveResponseError extends Error {
+  override readonly name = "UnexpectedEnclaveResponseError";
+  constructor(
+    readonly enclave: string,
+    reason: string,
+  ) {
+    super(`enclave ${enclave}: ${reason}`);
+  }
+}
+
+export interface EnclaveClientOptions {
+  readonly metrics?: HostMetrics;
+  /** Per-exchange read timeout (default: the protocol's 5 minutes). */
+  readonly readTimeoutMs?: number;
+}
+
+export class EnclaveClient {
+  readonly name: string;
+
+  constructor(
+    readonly address: EnclaveAddress,
+    private readonly options: EnclaveClientOptions = {},
+  ) {
+    this.name = formatEnclaveAddress(address);
+  }
+
+  /** The enclave's 65-byte uncompressed signer public key. */
+  async signerPublicKey(signal?: AbortSignal): Promise<Uint8Array> {
+    const response = await this.exchange({ kind: "SignerPublicKey" }, signal);
+    if (response.kind !== "SignerPublicKey") throw this.unexpected("SignerPublicKey", response);
+    const key = response.publicKey;
+    if (key.length !== PUBLIC_KEY_LENGTH || key[0] !== 0x04) {
+      throw new UnexpectedEnclaveResponseError(
+        this.name,
+        `signer public key must be ${PUBLIC_KEY_LENGTH} bytes starting with 0x04, got ${key.length} bytes`,
+      );
+    }
+    return key;
+  }
+
+  /** A raw COSE_Sign1 attestation document binding `userData` and `nonce`. */
+  async signerAttestation(
+    userData: Uint8Array | null,
+    nonce: Uint8Array | null,
+    signal?: AbortSignal,
+  ): Promise<Uint8Array> {
+    const response = await this.exchange({ kind: "SignerAttestation", userData, nonce }, signal);
+    if (response.kind !== "SignerAttestation") throw this.unexpected("SignerAttestation", response);
+    return response.document;
+  }
+
+  /** Runs the proof program on `preimages`. */
+  async prove(preimages: readonly Preimage[], signal?: AbortSignal): Promise<ProofResult> {
+    const response = await this.exchange({ kind: "Prove", preimages }, signal);
+    if (response.kind !== "Prove") throw this.unexpected("Prove", response);
+    return response.result;
+  }
+
+  private unexpected(asked: string, response: Response): UnexpectedEnclaveResponseError {
+    return new UnexpectedEnclaveResponseError(
+      this.name,
+      `asked for ${asked}, got a ${response.kind} response`,
+    );
+  }
+
+  private async exchange(request: Request, signal: AbortSignal | undefined): Promise<Response> {
+    let outcome: EnclaveCallOutcome = "transport_error";
+    try {
+      const response = await callEnclave(this.address, request, {
+        ...(signal === undefined ? {} : { signal }),
+        ...(this.options.readTimeoutMs === undefined ? {} : { readTimeoutMs: this.options.readTimeoutMs }),
+      });
+      if (response.kind === "Error") {
+        outcome = "enclave_error";
+        throw new EnclaveRefusedError(this.name, response.message);
+      }
+      outcome = "ok";
+      return response;
+    } catch (error) {
+      if (error instanceof EnclaveCallAbortedError) outcome = "aborted";
+      throw error;
+    } finally {
+      this.options.metrics?.recordEnclaveCall(this.name, request.kind, outcome);
+    }
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The prover host's JSON-RPC handlers (the generated ProverHandlers). enclave_* calls fan out to every
+ * configured enclave and are all-or-nothing: any transport failure or enclave error fails the whole call
+ * with -32001, naming the first failing enclave in configured order.
+ */
+import { EnclaveFailedError, UnhealthyError } from "../../generated/rpc/errors.js";
+import type { ProverHandlers } from "../../generated/rpc/prover.js";
+import type { Logger } from "../log/logger.js";
+import { InvalidParamsError } from "../rpc/errors.js";
+import type { EnclaveClient } from "./enclave-client.js";
+import type { HealthLatch } from "./health.js";
+import type { ProofService } from "./proof-service.js";
+import type { EnclaveRouter } from "./router.js";
+
+/** system-spec "Limits": user_data and nonce, 512 bytes each, enforced at the host. */
+export const MAX_ATTESTATION_INPUT_BYTES = 512;
+
+export interface ProverHandlerDeps {
+  readonly enclaves: readonly EnclaveClient[];
+  readonly router: EnclaveRouter;
+  readonly health: HealthLatch;
+  readonly proofs: ProofService;
+  readonly version: string;
+  readonly logger: Logger;
+}
+
+/** Runs `call` on every enclave in parallel; all results in configured order, or EnclaveFailedError. */
+async function fanOut<T>(
+  method: string,
+  enclaves: readonly EnclaveClient[],
+  logger: Logger,
+  call: (enclave: EnclaveClient) => Promise<T>,
+): Promise<T[]> {
+  const settled = await Promise.allSettled(enclaves.map(call));
+  const results: T[] = [];
+  const failures: string[] = [];
+  for (const outcome of settled) {
+    if (outcome.status === "fulfilled") results.push(outcome.value);
+    else failures.push(outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason));
+  }
+  if (failures.length > 0) {
+    logger.warn({ method, failures }, "enclave fan-out failed");
+    throw new EnclaveFailedError(
+      `${method} failed: ${failures.length} of ${enclaves.length} enclaves failed: ${failures.join("; ")}`,
+    );
+  }
+  return results;
+}
+
+function checkAttestationInput(name: string, value: Uint8Array | undefined): Uint8Array | null {
+  if (value === undefined) return null;
+  if (value.length > MAX_ATTESTATION_INPUT_BYTES)
+    throw new InvalidParamsError(
+      `invalid ${name}: at most ${MAX_ATTESTATION_INPUT_BYTES} bytes, got ${value.length}`,
+    );
+  return value;
+}
+
+export function createProverHandlers(deps: ProverHandlerDeps): ProverHandlers {
+  return {
+    prover_prove: ({ request }, ctx) => deps.proofs.prove(request, ctx.signal),
+
+    enclave_signerPublicKey: (_params, ctx) =>
+      fanOut("enclave_signerPublicKey", deps.enclaves, deps.logger, (enclave) =>
+        enclave.signerPublicKey(ctx.signal),
+      ),
+
+    enclave_signerAttestation: ({ user_data, nonce }, ctx) => {
+      // The generated codec already refuses more than 512 bytes (-32602); checked again here so the
+      // limit holds even if the spec's cap changes, before any enclave is contacted.
+      const userData = checkAttestationInput("user_data", user_data);
+      const checkedNonce = checkAttestationInput("nonce", nonce);
+      return fanOut("enclave_signerAttestation", deps.enclaves, deps.logger, (enclave) =>
+        enclave.signerAttestation(userData, checkedNonce, ctx.signal),
+      );
+    },
+
+    healthz: async () => {
+      if (deps.health.healthy || (await deps.router.confirmHealth())) return { version: deps.version };
+      throw new UnhealthyError(
+        "unhealthy: no configured enclave's signer has been confirmed valid in the TEEProverRegistry yet",
+      );
+    },
+  };
+}

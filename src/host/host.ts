@@ -1,0 +1,102 @@
+/**
+ * The prover host: the generated prover method table bound to the host's handlers, served by the
+ * shared JSON-RPC core (POST JSON-RPC, GET /healthz through the healthz method, GET /metrics).
+ */
+import { bindProverHandlers } from "../../generated/rpc/prover.js";
+import type { Logger } from "../log/logger.js";
+import type { MetricsRegistry } from "../metrics/registry.js";
+import { createRpcServer, type RpcServer } from "../rpc/index.js";
+import type { HostConfig } from "./config.js";
+import { formatEnclaveAddress } from "./enclave-address.js";
+import { EnclaveClient } from "./enclave-client.js";
+import { createProverHandlers } from "./handlers.js";
+import { HealthLatch } from "./health.js";
+import { HostMetrics } from "./metrics.js";
+import { ProofService } from "./proof-service.js";
+import { EnclaveRouter } from "./router.js";
+import { type SignerRegistry, ViemSignerRegistry } from "./signer-registry.js";
+import { VsockUnavailableError } from "./transport/errors.js";
+import { packageVersion } from "./version.js";
+
+export interface ProverHostDeps {
+  readonly logger: Logger;
+  readonly metrics: MetricsRegistry;
+}
+
+export interface ProverHost {
+  readonly server: RpcServer;
+  readonly health: HealthLatch;
+  readonly router: EnclaveRouter;
+  /** Binds the listener; resolves to the bound port. */
+  listen(): Promise<number>;
+  /** Stops accepting, drains in-flight requests for up to `drainMs`, closes. */
+  close(drainMs: number): Promise<void>;
+}
+
+export function createProverHost(config: HostConfig, deps: ProverHostDeps): ProverHost {
+  const vsock = config.enclaves.find((address) => address.kind === "vsock");
+  if (vsock !== undefined) throw new VsockUnavailableError(formatEnclaveAddress(vsock));
+
+  const metrics = new HostMetrics(deps.metrics);
+  const logger = deps.logger.child({ component: "prover-host" });
+  const enclaves = config.enclaves.map((address) => new EnclaveClient(address, { metrics }));
+  const registry: SignerRegistry | undefined =
+    config.registryAddress === undefined
+      ? undefined
+      : new ViemSignerRegistry({ l1RpcUrl: config.l1RpcUrl, registryAddress: config.registryAddress });
+  const health = new HealthLatch(registry !== undefined, metrics);
+  const router = new EnclaveRouter(enclaves, registry, health, logger);
+  const proofs = new ProofService({
+    router,
+    l2ChainId: config.l2ChainId,
+    proofTimeoutMs: config.proofTimeoutMs,
+    logger,
+    metrics,
+  });
+  const handlers = createProverHandlers({
+    enclaves,
+    router,
+    health,
+    proofs,
+    version: packageVersion(),
+    logger,
+  });
+  const server = createRpcServer({
+    methods: bindProverHandlers(handlers),
+    host: config.listen.host,
+    port: config.listen.port,
+    healthMethod: "healthz",
+    websocket: false,
+    metrics: deps.metrics,
+    logger: deps.logger,
+  });
+
+  return {
+    server,
+    health,
+    router,
+    async listen() {
+      const port = await server.listen();
+      logger.info(
+        {
+          host: config.listen.host,
+          port,
+          l2ChainId: config.l2ChainId.toString(),
+          enclaves: enclaves.map((enclave) => enclave.name),
+          registry: registry?.description ?? null,
+          proofTimeoutSeconds: config.proofTimeoutMs / 1000,
+        },
+        "prover host listening",
+      );
+      if (registry !== undefined) {
+        // A first confirmation attempt, so a host with valid signers turns healthy without waiting for
+        // traffic; healthz retries while unhealthy.
+        void router.confirmHealth().then((healthy) => logger.info({ healthy }, "initial signer check"));
+      }
+      return port;
+    },
+    close(drainMs) {
+      return server.close({ drainMs });
+    },
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * The prover host process.
+ *
+ *   tsx src/host/main.ts --l1-rpc-url URL --l1-beacon-url URL --l2-rpc-url URL --l2-chain-id 84532 \
+ *     --vsock-cid /tmp/enclave-0.sock [--vsock-cid ... --tee-prover-registry-address 0x...] \
+ *     [--listen 127.0.0.1:7300] [--proof-request-timeout 1740] [--log-level info]
+ *
+ * `--help` lists every flag and its environment twin. Start-up refusals (unknown chain, several enclaves
+ * without a registry, a vsock address in a build without vsock support, a bad flag) print one line to
+ * stderr and exit 2. SIGINT/SIGTERM stop accepting, drain in-flight requests and exit 0.
+ */
+import { createLogger } from "../log/logger.js";
+import { MetricsRegistry } from "../metrics/registry.js";
+import { exitOnShutdownSignals } from "../rpc/index.js";
+import { HostConfigError, parseHostCommandLine } from "./config.js";
+import { createProverHost } from "./host.js";
+import { VsockUnavailableError } from "./transport/errors.js";
+
+function refuse(message: string): never {
+  process.stderr.write(`prover host: ${message}\n`);
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseHostCommandLine(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (error instanceof HostConfigError) refuse(error.message);
+    throw error;
+  }
+  if (parsed.kind === "help") {
+    process.stdout.write(parsed.text);
+    return;
+  }
+  const config = parsed.config;
+  const logger = createLogger({ name: "prover-host", level: config.logLevel });
+  const metrics = new MetricsRegistry({
+    processMetrics: config.processMetrics,
+    defaultLabels: { service: "prover-host" },
+  });
+  let host;
+  try {
+    host = createProverHost(config, { logger, metrics });
+  } catch (error) {
+    if (error instanceof VsockUnavailableError) refuse(error.message);
+    throw error;
+  }
+  await host.listen();
+  exitOnShutdownSignals(() => host.close(config.shutdownDrainMs), { logger });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `prover host: start-up failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,104 @@
+/**
+ * Which enclave proves a request (system-spec "Multi-enclave routing"). With a registry: in configured
+ * order, fetch each enclave's signer key (skip the enclave on failure), ask the registry whether the
+ * signer is valid, and take the first valid one; none valid is NoValidSigner (-32001). Without a
+ * registry: the first configured enclave.
+ */
+import { bytesToHex } from "viem";
+import { NoValidSignerError } from "../../generated/rpc/errors.js";
+import type { Logger } from "../log/logger.js";
+import type { EnclaveClient } from "./enclave-client.js";
+import type { HealthLatch } from "./health.js";
+import { signerAddressOf } from "./signer-address.js";
+import type { SignerRegistry } from "./signer-registry.js";
+
+export interface Route {
+  readonly enclave: EnclaveClient;
+  /** The signer address the registry confirmed (absent without a registry). */
+  readonly signer?: Uint8Array;
+}
+
+export class EnclaveRouter {
+  private pendingConfirmation: Promise<boolean> | undefined;
+
+  constructor(
+    private readonly enclaves: readonly EnclaveClient[],
+    private readonly registry: SignerRegistry | undefined,
+    private readonly health: HealthLatch,
+    private readonly logger: Logger,
+  ) {
+    if (enclaves.length === 0) throw new RangeError("at least one enclave is required");
+    if (registry === undefined && enclaves.length > 1)
+      throw new RangeError("several enclaves need a signer registry");
+  }
+
+  /** The enclave for the next proof; throws NoValidSignerError when the registry validates none. */
+  async select(signal?: AbortSignal): Promise<Route> {
+    const first = this.enclaves[0]!;
+    if (this.registry === undefined) return { enclave: first };
+    const skipped: string[] = [];
+    for (const enclave of this.enclaves) {
+      signal?.throwIfAborted();
+      let signer: Uint8Array;
+      try {
+        signer = signerAddressOf(await enclave.signerPublicKey(signal));
+      } catch (error) {
+        signal?.throwIfAborted();
+        const reason = error instanceof Error ? error.message : String(error);
+        this.logger.warn(
+          { enclave: enclave.name, reason },
+          "skipping enclave: its signer key is unavailable",
+        );
+        skipped.push(`${enclave.name}: signer key unavailable`);
+        continue;
+      }
+      const address = bytesToHex(signer);
+      let valid: boolean;
+      try {
+        valid = await this.registry.isValidSigner(signer);
+      } catch (error) {
+        signal?.throwIfAborted();
+        const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+        this.logger.warn(
+          { enclave: enclave.name, signer: address, reason },
+          "skipping enclave: registry check failed",
+        );
+        skipped.push(`${enclave.name}: registry check of ${address} failed`);
+        continue;
+      }
+      if (valid) {
+        this.health.confirmValidSigner();
+        this.logger.debug(
+          { enclave: enclave.name, signer: address },
+          "routing to enclave with a valid signer",
+        );
+        return { enclave, signer };
+      }
+      this.logger.info(
+        { enclave: enclave.name, signer: address },
+        "skipping enclave: signer not valid in the registry",
+      );
+      skipped.push(`${enclave.name}: signer ${address} not valid`);
+    }
+    throw new NoValidSignerError(
+      `NoValidSigner: no configured enclave has a signer that ${this.registry.description} reports valid (${skipped.join("; ")})`,
+    );
+  }
+
+  /**
+   * Tries to confirm some enclave's signer (for the health check while unhealthy); concurrent callers
+   * share one attempt. Resolves to the health after the attempt.
+   */
+  confirmHealth(): Promise<boolean> {
+    if (this.health.healthy) return Promise.resolve(true);
+    this.pendingConfirmation ??= this.select()
+      .then(
+        () => true,
+        () => this.health.healthy,
+      )
+      .finally(() => {
+        this.pendingConfirmation = undefined;
+      });
+    return this.pendingConfirmation;
+  }
+}

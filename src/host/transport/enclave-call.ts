@@ -1,0 +1,133 @@
+/**
+ * The host side of one host-enclave exchange (system-spec "Host-to-enclave vsock protocol"): open a
+ * connection, write one request frame in chunks of at most 28 KiB (waiting for the socket to drain),
+ * read exactly one response frame whose announced length is capped before anything is read, close.
+ * Every byte from the enclave is treated as hostile: the frame reader refuses an oversized prefix and
+ * trailing bytes, and the bincode decoder refuses anything malformed.
+ */
+import { connect, type Socket } from "node:net";
+import {
+  BincodeDecodeError,
+  decodeResponsePayload,
+  encodeRequestFrame,
+  FrameError,
+  frameWriteChunks,
+  MAX_RESPONSE_PAYLOAD_BYTES,
+  newResponseFrameReader,
+  READ_TIMEOUT_MS,
+  type Request,
+  type Response,
+} from "../../../generated/protocol/index.js";
+import { type EnclaveAddress, formatEnclaveAddress } from "../enclave-address.js";
+import { EnclaveCallAbortedError, EnclaveTransportError, VsockUnavailableError } from "./errors.js";
+
+export interface EnclaveCallOptions {
+  /** Closes the connection and rejects with EnclaveCallAbortedError. */
+  readonly signal?: AbortSignal;
+  /** Time for the whole response frame to arrive after the request was written (default 5 minutes). */
+  readonly readTimeoutMs?: number;
+  /** Largest accepted response payload (default and maximum: the protocol's cap). */
+  readonly maxResponsePayloadBytes?: number;
+}
+
+function open(address: EnclaveAddress): Socket {
+  switch (address.kind) {
+    case "unix":
+      return connect({ path: address.path });
+    case "tcp":
+      return connect({ host: address.host, port: address.port });
+    case "vsock":
+      throw new VsockUnavailableError(formatEnclaveAddress(address));
+  }
+}
+
+/** Writes every chunk, waiting for 'drain' whenever the socket's buffer is full. */
+async function writeChunks(socket: Socket, chunks: readonly Uint8Array[]): Promise<void> {
+  for (const chunk of chunks) {
+    if (socket.destroyed) return;
+    if (!socket.write(chunk)) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          socket.off("drain", done);
+          socket.off("close", done);
+          resolve();
+        };
+        socket.on("drain", done);
+        socket.on("close", done);
+      });
+    }
+  }
+}
+
+/** Sends `request` to the enclave at `address` and resolves with its one response. */
+export function callEnclave(
+  address: EnclaveAddress,
+  request: Request,
+  options: EnclaveCallOptions = {},
+): Promise<Response> {
+  const name = formatEnclaveAddress(address);
+  const frame = encodeRequestFrame(request);
+  const maxPayload = Math.min(
+    options.maxResponsePayloadBytes ?? MAX_RESPONSE_PAYLOAD_BYTES,
+    MAX_RESPONSE_PAYLOAD_BYTES,
+  );
+  return new Promise<Response>((resolve, reject) => {
+    const signal = options.signal;
+    if (signal?.aborted === true) {
+      reject(new EnclaveCallAbortedError(name));
+      return;
+    }
+    const socket = open(address);
+    const reader = newResponseFrameReader(maxPayload);
+    let settled = false;
+    let readTimer: NodeJS.Timeout | undefined;
+    const settle = (outcome: { response: Response } | { error: Error }): void => {
+      if (settled) return;
+      settled = true;
+      if (readTimer !== undefined) clearTimeout(readTimer);
+      signal?.removeEventListener("abort", onAbort);
+      socket.destroy();
+      if ("response" in outcome) resolve(outcome.response);
+      else reject(outcome.error);
+    };
+    const fail = (reason: string, cause?: unknown): void =>
+      settle({ error: new EnclaveTransportError(name, reason, { cause }) });
+    const onAbort = (): void => settle({ error: new EnclaveCallAbortedError(name) });
+    signal?.addEventListener("abort", onAbort, { once: true });
+
+    socket.on("error", (error) => fail(`connection failed: ${error.message}`, error));
+    socket.on("connect", () => {
+      readTimer = setTimeout(
+        () => fail(`no complete response within ${options.readTimeoutMs ?? READ_TIMEOUT_MS} ms`),
+        options.readTimeoutMs ?? READ_TIMEOUT_MS,
+      );
+      writeChunks(socket, frameWriteChunks(frame)).catch((error: unknown) =>
+        fail(`write failed: ${(error as Error).message}`, error),
+      );
+    });
+    socket.on("data", (chunk: Buffer) => {
+      let payload: Uint8Array | undefined;
+      try {
+        payload = reader.push(chunk);
+      } catch (error) {
+        fail(error instanceof FrameError ? `bad response frame: ${error.message}` : String(error), error);
+        return;
+      }
+      if (payload === undefined) return;
+      try {
+        settle({ response: decodeResponsePayload(payload) });
+      } catch (error) {
+        const reason = error instanceof BincodeDecodeError ? error.message : String(error);
+        fail(`undecodable response: ${reason}`, error);
+      }
+    });
+    socket.on("end", () => {
+      try {
+        reader.finish();
+      } catch (error) {
+        fail(`connection closed early: ${(error as Error).message}`, error);
+      }
+    });
+    socket.on("close", () => fail("connection closed before a response"));
+  });
+}
