@@ -1,0 +1,236 @@
+/**
+ * The chain node: opens (or initialises) the store under the data directory, runs the sequencer,
+ * and answers the questions the JSON-RPC handlers ask (which block a tag means, which state).
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Common } from "@ethereumjs/common";
+import { calcOpBaseFee } from "../chain/base-fee.js";
+import { commonFor } from "../chain/evm-setup.js";
+import { toHex, toHexRaw } from "../chain/hex.js";
+import { OpFork, type RollupConfig, activeFork } from "../chain/rollup-config.js";
+import type { Logger } from "../log/logger.js";
+import { devRollupConfig } from "./dev-chain-config.js";
+import { type DevAccount, devAccounts } from "./genesis/dev-accounts.js";
+import { buildGenesis, genesisAccounts } from "./genesis/genesis.js";
+import type { BlockContent } from "./rpc/format.js";
+import { type PendingSnapshot, Sequencer } from "./sequencer.js";
+import type { CallEnvironment } from "./state/call.js";
+import type { HashSource } from "./state/sources.js";
+import { StateView } from "./state/state-view.js";
+import { BlockStore, StoreMismatchError, type StoredBlock } from "./store/block-store.js";
+
+export interface ChainNodeOptions {
+  dataDir: string;
+  chainId: bigint;
+  blockTimeMs: number;
+  flashblockIntervalMs: number;
+  devAccountCount: number;
+  safeDepth: bigint;
+  finalizedDepth: bigint;
+  logger: Logger;
+}
+
+/** What a block selector resolved to. */
+export type ResolvedBlock =
+  | { kind: "sealed"; block: StoredBlock }
+  | { kind: "pending"; pending: PendingSnapshot };
+
+export class ChainNode {
+  readonly store: BlockStore;
+  readonly config: RollupConfig;
+  readonly sequencer: Sequencer;
+  readonly devAccounts: DevAccount[];
+  readonly common: Common;
+  private readonly viewCache = new Map<string, StateView>();
+
+  private constructor(
+    readonly options: ChainNodeOptions,
+    store: BlockStore,
+    config: RollupConfig,
+    accounts: DevAccount[],
+  ) {
+    this.store = store;
+    this.config = config;
+    this.devAccounts = accounts;
+    this.common = commonFor(config.l2ChainId, OpFork.Isthmus);
+    this.sequencer = new Sequencer({
+      config,
+      store,
+      blockTimeMs: options.blockTimeMs,
+      flashblockIntervalMs: options.flashblockIntervalMs,
+      logger: options.logger,
+    });
+  }
+
+  static async open(options: ChainNodeOptions): Promise<ChainNode> {
+    mkdirSync(options.dataDir, { recursive: true });
+    const store = new BlockStore(join(options.dataDir, "chain.sqlite"));
+    try {
+      const accounts = devAccounts(options.devAccountCount);
+      let genesisTime: bigint;
+      const storedChainId = store.getMeta("chainId");
+      if (storedChainId === undefined) {
+        genesisTime = BigInt(Math.floor(Date.now() / 1000));
+        const config = devRollupConfig(options.chainId, genesisTime);
+        const genesis = await buildGenesis(config, genesisAccounts(accounts));
+        store.commitBlock(
+          { header: genesis.header, hash: genesis.hash, transactions: [], transactionHashes: [], receipts: [], details: [] },
+          genesis.nodes,
+        );
+        store.setMeta("chainId", options.chainId.toString());
+        store.setMeta("genesisTime", genesisTime.toString());
+        store.setMeta("genesisHash", toHex(genesis.hash));
+        store.setMeta("devAccountCount", String(options.devAccountCount));
+        options.logger.info({ genesisHash: toHex(genesis.hash), dataDir: options.dataDir }, "created genesis");
+      } else {
+        if (BigInt(storedChainId) !== options.chainId) {
+          throw new StoreMismatchError(
+            `the data directory ${options.dataDir} holds chain ${storedChainId}, not ${options.chainId}: use another --data-dir`,
+          );
+        }
+        genesisTime = BigInt(store.getMeta("genesisTime") ?? "0");
+      }
+      const storedCount = Number(store.getMeta("devAccountCount") ?? options.devAccountCount);
+      const config = devRollupConfig(options.chainId, genesisTime);
+      return new ChainNode(options, store, config, storedCount === accounts.length ? accounts : devAccounts(storedCount));
+    } catch (e) {
+      store.close();
+      throw e;
+    }
+  }
+
+  start(): void {
+    this.sequencer.start();
+  }
+
+  async close(): Promise<void> {
+    await this.sequencer.stop();
+    this.store.close();
+  }
+
+  get head(): StoredBlock {
+    return this.sequencer.head;
+  }
+
+  get pending(): PendingSnapshot | undefined {
+    return this.sequencer.pending;
+  }
+
+  /** A tag or number; undefined when there is no such block. */
+  resolveTag(tag: string | bigint): ResolvedBlock | undefined {
+    const head = this.head;
+    const headNumber = head.header.number;
+    const sealed = (n: bigint): ResolvedBlock | undefined => {
+      if (n === headNumber) return { kind: "sealed", block: head };
+      const block = this.store.blockByNumber(n);
+      return block === undefined ? undefined : { kind: "sealed", block };
+    };
+    if (typeof tag === "bigint") return sealed(tag);
+    switch (tag) {
+      case "latest":
+        return { kind: "sealed", block: head };
+      case "pending": {
+        const p = this.pending;
+        return p === undefined ? { kind: "sealed", block: head } : { kind: "pending", pending: p };
+      }
+      case "safe":
+        return sealed(headNumber > this.options.safeDepth ? headNumber - this.options.safeDepth : 0n);
+      case "finalized":
+        return sealed(headNumber > this.options.finalizedDepth ? headNumber - this.options.finalizedDepth : 0n);
+      case "earliest":
+        return sealed(0n);
+      default:
+        return undefined;
+    }
+  }
+
+  blockByHash(hash: Uint8Array): ResolvedBlock | undefined {
+    const n = this.store.blockNumberByHash(hash);
+    if (n !== undefined) {
+      const block = this.store.blockByNumber(n);
+      if (block !== undefined) return { kind: "sealed", block };
+    }
+    const p = this.pending;
+    if (p !== undefined && toHexRaw(p.snapshot.blockHash) === toHexRaw(hash)) return { kind: "pending", pending: p };
+    return undefined;
+  }
+
+  content(r: ResolvedBlock): BlockContent {
+    if (r.kind === "sealed") {
+      const b = r.block;
+      return {
+        header: b.header,
+        hash: b.hash,
+        size: b.size,
+        transactions: b.transactions,
+        transactionHashes: b.transactionHashes,
+        receipts: b.receipts,
+        details: b.details,
+      };
+    }
+    const s = r.pending.snapshot;
+    return {
+      header: s.header,
+      hash: s.blockHash,
+      size: r.pending.size,
+      transactions: s.transactions,
+      transactionHashes: s.transactionHashes,
+      receipts: s.receipts,
+      details: s.receiptDetails,
+    };
+  }
+
+  stateOf(r: ResolvedBlock): StateView {
+    if (r.kind === "pending") return r.pending.view;
+    if (r.block === this.head) return this.sequencer.headView;
+    const key = toHexRaw(r.block.header.stateRoot);
+    let view = this.viewCache.get(key);
+    if (view === undefined) {
+      if (this.viewCache.size > 16) this.viewCache.clear();
+      view = new StateView(this.store, r.block.header.stateRoot);
+      this.viewCache.set(key, view);
+    }
+    return view;
+  }
+
+  /** The environment and state source a call at `r` runs in. */
+  callContext(r: ResolvedBlock): { env: CallEnvironment; source: HashSource } {
+    if (r.kind === "pending") return { env: r.pending.env, source: r.pending.view.source };
+    const h = r.block.header;
+    const parent = h.number === 0n ? undefined : this.store.blockByNumber(h.number - 1n);
+    return {
+      env: {
+        chainId: this.config.l2ChainId,
+        fork: activeFork(this.config, h.timestamp),
+        number: h.number,
+        timestamp: h.timestamp,
+        coinbase: h.beneficiary,
+        prevRandao: h.mixHash,
+        gasLimit: h.gasLimit,
+        baseFee: h.baseFeePerGas ?? 0n,
+        parentHash: h.parentHash,
+        grandparentHash: parent?.header.parentHash ?? new Uint8Array(32),
+        stateRoot: h.stateRoot,
+      },
+      source: this.store,
+    };
+  }
+
+  /** Base fee of the block being built (or of the next one when none is being built). */
+  nextBaseFee(): bigint {
+    const p = this.pending;
+    if (p !== undefined) return p.env.baseFee;
+    const h = this.head.header;
+    return calcOpBaseFee(
+      this.config,
+      { timestamp: h.timestamp, gasLimit: h.gasLimit, gasUsed: h.gasUsed, baseFeePerGas: h.baseFeePerGas ?? 0n, extraData: h.extraData, blobGasUsed: h.blobGasUsed },
+      h.timestamp + 1n,
+    );
+  }
+
+  /** State the pool admits against: the pending snapshot, else the head. */
+  admissionState(): StateView {
+    return this.pending?.view ?? this.sequencer.headView;
+  }
+}

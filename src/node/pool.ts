@@ -1,0 +1,114 @@
+/**
+ * Transaction pool: signed user transactions waiting for the sequencer, by sender and nonce.
+ * The sequencer takes them in fee order (highest effective tip first), keeping each sender's nonce
+ * order. Admission checks (nonce, balance, fees) are done by the caller against the pending state.
+ */
+import type { DecodedTransaction } from "../chain/transactions.js";
+import { toHexRaw } from "../chain/hex.js";
+
+export interface PooledTransaction {
+  decoded: DecodedTransaction;
+  hashHex: string;
+  sender: Uint8Array;
+  senderHex: string;
+  nonce: bigint;
+  gasLimit: bigint;
+  feeCap: bigint;
+  tipCap: bigint;
+  /** Order of arrival, to break fee ties first come first served. */
+  seq: number;
+}
+
+export const MAX_POOL_SIZE = 10_000;
+export const MAX_PER_SENDER = 64;
+
+export class TxPool {
+  private readonly byHash = new Map<string, PooledTransaction>();
+  private readonly bySender = new Map<string, Map<bigint, PooledTransaction>>();
+  private seq = 0;
+
+  get size(): number {
+    return this.byHash.size;
+  }
+
+  get(hashHex: string): PooledTransaction | undefined {
+    return this.byHash.get(hashHex);
+  }
+
+  bySenderNonce(senderHex: string, nonce: bigint): PooledTransaction | undefined {
+    return this.bySender.get(senderHex)?.get(nonce);
+  }
+
+  countFor(senderHex: string): number {
+    return this.bySender.get(senderHex)?.size ?? 0;
+  }
+
+  /** Adds (or replaces the same sender and nonce). */
+  add(tx: Omit<PooledTransaction, "seq">): PooledTransaction {
+    const pooled = { ...tx, seq: this.seq++ };
+    const existing = this.bySenderNonce(tx.senderHex, tx.nonce);
+    if (existing !== undefined) this.remove(existing.hashHex);
+    this.byHash.set(tx.hashHex, pooled);
+    let m = this.bySender.get(tx.senderHex);
+    if (m === undefined) {
+      m = new Map();
+      this.bySender.set(tx.senderHex, m);
+    }
+    m.set(tx.nonce, pooled);
+    return pooled;
+  }
+
+  remove(hashHex: string): void {
+    const tx = this.byHash.get(hashHex);
+    if (tx === undefined) return;
+    this.byHash.delete(hashHex);
+    const m = this.bySender.get(tx.senderHex);
+    m?.delete(tx.nonce);
+    if (m !== undefined && m.size === 0) this.bySender.delete(tx.senderHex);
+  }
+
+  /** Next nonce of `senderHex` counting pooled transactions consecutive from `stateNonce`. */
+  pendingNonce(senderHex: string, stateNonce: bigint): bigint {
+    const m = this.bySender.get(senderHex);
+    let n = stateNonce;
+    while (m?.has(n)) n++;
+    return n;
+  }
+
+  /** Drops every transaction of a sender below `nonce` (already included elsewhere). */
+  dropBelow(senderHex: string, nonce: bigint): void {
+    const m = this.bySender.get(senderHex);
+    if (m === undefined) return;
+    for (const [n, tx] of [...m]) if (n < nonce) this.remove(tx.hashHex);
+  }
+
+  /**
+   * The best executable transaction: among each sender's transaction at `nonceOf(sender)`, the one
+   * with the highest effective tip at `baseFee` (fee cap at least the base fee), or undefined.
+   */
+  best(baseFee: bigint, nonceOf: (senderHex: string, sender: Uint8Array) => bigint, skip: ReadonlySet<string>): PooledTransaction | undefined {
+    let best: PooledTransaction | undefined;
+    let bestTip = -1n;
+    for (const [senderHex, m] of this.bySender) {
+      if (skip.has(senderHex)) continue;
+      const first = m.values().next().value;
+      if (first === undefined) continue;
+      const tx = m.get(nonceOf(senderHex, first.sender));
+      if (tx === undefined || tx.feeCap < baseFee) continue;
+      const tip = tx.tipCap < tx.feeCap - baseFee ? tx.tipCap : tx.feeCap - baseFee;
+      if (tip > bestTip || (tip === bestTip && best !== undefined && tx.seq < best.seq)) {
+        best = tx;
+        bestTip = tip;
+      }
+    }
+    return best;
+  }
+
+  all(): IterableIterator<PooledTransaction> {
+    return this.byHash.values();
+  }
+}
+
+export function hexKey(bytes: Uint8Array): string {
+  return toHexRaw(bytes);
+}

@@ -1,0 +1,330 @@
+/**
+ * The node's JSON-RPC handlers (the generated NodeHandlers interface): blocks, balances and state at
+ * every tag (pending = the latest flashblock snapshot, never null), transactions and receipts
+ * (sealed, pre-confirmed or pooled), calls and gas estimates in the selected block's environment,
+ * fees, logs.
+ */
+import { decodeAbiParameters } from "viem";
+import { bytesEqual, toHex, toHexRaw } from "../../chain/hex.js";
+import { decodeTransaction } from "../../chain/transactions.js";
+import { InvalidParamsError, type RequestContext } from "../../rpc/index.js";
+import {
+  BlockNotFoundError,
+  ExecutionFailedError,
+  ExecutionRevertedError,
+  LimitExceededError,
+} from "../../../generated/rpc/errors.js";
+import type { NodeHandlers } from "../../../generated/rpc/node.js";
+import type * as T from "../../../generated/rpc/types.js";
+import { admitTransaction } from "../admission.js";
+import type { ChainNode, ResolvedBlock } from "../chain-node.js";
+import { type CallMessage, CallRunner, IntrinsicGasError, estimateGas } from "../state/call.js";
+import { type BlockContent, formatBlock, formatLogs, formatReceipt, formatTransaction } from "./format.js";
+
+export const CLIENT_VERSION = "op-enclave-suite-node/0.1.0";
+/** Suggested priority fee (wei): op-geth's default minimum suggestion, 0.001 gwei. */
+export const SUGGESTED_TIP = 1_000_000n;
+export const MAX_LOG_BLOCK_RANGE = 10_000n;
+export const MAX_LOGS = 10_000;
+export const MAX_FEE_HISTORY_BLOCKS = 1_024n;
+/** Upper bound of gas for eth_call / eth_estimateGas. */
+export const RPC_GAS_CAP = 50_000_000n;
+
+type Selector = T.BlockNumberOrTagOrHash;
+
+function describeSelector(s: Selector | T.BlockNumberOrTag): string {
+  if (typeof s === "string") return s;
+  if (typeof s === "bigint") return `0x${s.toString(16)}`;
+  if (s instanceof Uint8Array) return toHex(s);
+  if ("blockHash" in s) return toHex(s.blockHash);
+  return describeSelector(s.blockNumber);
+}
+
+/** Marks the response with the snapshot a `pending` answer came from (HTTP headers). */
+function tagSnapshot(ctx: RequestContext, r: ResolvedBlock): void {
+  if (r.kind !== "pending") return;
+  ctx.responseHeaders.set("X-Pending-Block", `0x${r.pending.snapshot.header.number.toString(16)}`);
+  ctx.responseHeaders.set("X-Flashblock-Index", String(r.pending.index));
+  ctx.responseHeaders.set("X-Flashblock-Payload-Id", toHex(r.pending.payloadId));
+}
+
+export function resolveSelector(node: ChainNode, selector: Selector | undefined, fallback = "latest"): ResolvedBlock {
+  const s = selector ?? (fallback as T.BlockTag);
+  let resolved: ResolvedBlock | undefined;
+  if (typeof s === "string" || typeof s === "bigint") resolved = node.resolveTag(s);
+  else if (s instanceof Uint8Array) resolved = node.blockByHash(s);
+  else if ("blockHash" in s) resolved = node.blockByHash(s.blockHash);
+  else resolved = node.resolveTag(s.blockNumber);
+  if (resolved === undefined) throw new BlockNotFoundError(`block not found: ${describeSelector(s)}`);
+  return resolved;
+}
+
+function revertMessage(data: Uint8Array): string {
+  if (data.length >= 4 && toHexRaw(data.subarray(0, 4)) === "08c379a0") {
+    try {
+      const [reason] = decodeAbiParameters([{ type: "string" }], toHex(data.subarray(4)));
+      return `execution reverted: ${reason}`;
+    } catch {
+      return "execution reverted";
+    }
+  }
+  return "execution reverted";
+}
+
+function callMessage(req: T.CallRequest, gasCap: bigint): CallMessage {
+  if (req.input !== undefined && req.data !== undefined && !bytesEqual(req.input, req.data)) {
+    throw new InvalidParamsError("transaction: both input and data given with different values");
+  }
+  const gas = req.gas ?? gasCap;
+  if (gas > RPC_GAS_CAP) throw new InvalidParamsError(`transaction.gas: at most ${RPC_GAS_CAP}`);
+  return {
+    from: req.from ?? new Uint8Array(20),
+    to: req.to ?? undefined,
+    value: req.value ?? 0n,
+    data: req.input ?? req.data ?? new Uint8Array(0),
+    gas,
+    gasPrice: req.gasPrice ?? 0n,
+    accessList: (req.accessList ?? []).map((e) => ({ address: e.address, storageKeys: e.storageKeys })),
+  };
+}
+
+function matchesFilter(log: T.Log, addresses: Uint8Array[] | undefined, topics: T.FilterTopic[] | null | undefined): boolean {
+  if (addresses !== undefined && !addresses.some((a) => bytesEqual(a, log.address))) return false;
+  for (let i = 0; i < (topics?.length ?? 0); i++) {
+    const want = topics![i];
+    if (want === null || want === undefined) continue;
+    const have = log.topics[i];
+    if (have === undefined) return false;
+    const options = Array.isArray(want) ? want : [want];
+    if (options.length > 0 && !options.some((t) => bytesEqual(t, have))) return false;
+  }
+  return true;
+}
+
+export function filterAddresses(address: T.FilterAddress | undefined): Uint8Array[] | undefined {
+  if (address === undefined || address === null) return undefined;
+  return Array.isArray(address) ? address : [address];
+}
+
+export function logsOf(content: BlockContent, addresses: Uint8Array[] | undefined, topics: T.FilterTopic[] | null | undefined): T.Log[] {
+  const out: T.Log[] = [];
+  for (let i = 0; i < content.receipts.length; i++) {
+    if (content.receipts[i]!.logs.length === 0) continue;
+    for (const log of formatLogs(content, i)) if (matchesFilter(log, addresses, topics)) out.push(log);
+  }
+  return out;
+}
+
+function percentile(sorted: { tip: bigint; gas: bigint }[], total: bigint, p: number): bigint {
+  if (sorted.length === 0) return 0n;
+  const threshold = (BigInt(Math.round(p * 100)) * total) / 10_000n;
+  let acc = 0n;
+  for (const e of sorted) {
+    acc += e.gas;
+    if (acc >= threshold) return e.tip;
+  }
+  return sorted[sorted.length - 1]!.tip;
+}
+
+export function createNodeHandlers(node: ChainNode): NodeHandlers {
+  const content = (r: ResolvedBlock) => node.content(r);
+
+  /** Finds a transaction: sealed, pre-confirmed, then pooled. */
+  const findTransaction = (
+    hash: Uint8Array,
+  ): { content: BlockContent; index: number } | { pooled: true } | undefined => {
+    const loc = node.store.transactionLocation(hash);
+    if (loc !== undefined) {
+      const block = node.store.blockByNumber(loc.number);
+      if (block !== undefined) return { content: content({ kind: "sealed", block }), index: loc.index };
+    }
+    const p = node.pending;
+    if (p !== undefined) {
+      const idx = p.snapshot.transactionHashes.findIndex((h) => bytesEqual(h, hash));
+      if (idx >= 0) return { content: content({ kind: "pending", pending: p }), index: idx };
+    }
+    return node.sequencer.pool.get(toHexRaw(hash)) !== undefined ? { pooled: true } : undefined;
+  };
+
+  const runnerFor = async (r: ResolvedBlock) => {
+    const { env, source } = node.callContext(r);
+    return { runner: await CallRunner.create(source, env), env };
+  };
+
+  return {
+    eth_getBlockByNumber({ block, fullTransactions }, ctx) {
+      const r = node.resolveTag(block);
+      if (r === undefined) return null;
+      tagSnapshot(ctx, r);
+      return formatBlock(content(r), fullTransactions, node.common);
+    },
+    eth_getBlockByHash({ blockHash, fullTransactions }, ctx) {
+      const r = node.blockByHash(blockHash);
+      if (r === undefined) return null;
+      tagSnapshot(ctx, r);
+      return formatBlock(content(r), fullTransactions, node.common);
+    },
+    eth_getBalance({ address, block }, ctx) {
+      const r = resolveSelector(node, block);
+      tagSnapshot(ctx, r);
+      return node.stateOf(r).balance(address);
+    },
+    eth_chainId: () => node.config.l2ChainId,
+    eth_blockNumber: () => node.head.header.number,
+    eth_getTransactionCount({ address, block }, ctx) {
+      const r = resolveSelector(node, block);
+      tagSnapshot(ctx, r);
+      const nonce = node.stateOf(r).nonce(address);
+      const isPendingTag = block === "pending" || (typeof block === "object" && !(block instanceof Uint8Array) && "blockNumber" in block && block.blockNumber === "pending");
+      return isPendingTag ? node.sequencer.pool.pendingNonce(toHexRaw(address), nonce) : nonce;
+    },
+    eth_sendRawTransaction({ transaction }) {
+      return admitTransaction(node, transaction).decoded.hash;
+    },
+    eth_getTransactionByHash({ transactionHash }) {
+      const found = findTransaction(transactionHash);
+      if (found === undefined) return null;
+      if ("pooled" in found) {
+        const pooled = node.sequencer.pool.get(toHexRaw(transactionHash))!;
+        return formatTransaction(pooled.decoded, { sender: pooled.sender });
+      }
+      const c = found.content;
+      return formatTransaction(decodeTransaction(c.transactions[found.index]!, node.common), {
+        placement: { blockHash: c.hash, blockNumber: c.header.number, blockTimestamp: c.header.timestamp, index: found.index },
+        details: c.details[found.index],
+        receipt: c.receipts[found.index],
+      });
+    },
+    eth_getTransactionReceipt({ transactionHash }) {
+      const found = findTransaction(transactionHash);
+      if (found === undefined || "pooled" in found) return null;
+      return formatReceipt(found.content, found.index);
+    },
+    async eth_call({ transaction, block }, ctx) {
+      const r = resolveSelector(node, block);
+      tagSnapshot(ctx, r);
+      const { runner, env } = await runnerFor(r);
+      const msg = callMessage(transaction, env.gasLimit < RPC_GAS_CAP ? env.gasLimit : RPC_GAS_CAP);
+      let outcome;
+      try {
+        outcome = await runner.run(msg);
+      } catch (e) {
+        if (e instanceof IntrinsicGasError) throw new ExecutionFailedError(e.message);
+        throw e;
+      }
+      if (outcome.reverted) throw new ExecutionRevertedError(revertMessage(outcome.returnData), { data: outcome.returnData });
+      if (!outcome.success) throw new ExecutionFailedError(`execution failed: ${outcome.error}`);
+      return outcome.returnData;
+    },
+    async eth_estimateGas({ transaction, block }, ctx) {
+      // Like reth, estimate against the pending block unless told otherwise.
+      const r = resolveSelector(node, block, "pending");
+      tagSnapshot(ctx, r);
+      const { runner, env } = await runnerFor(r);
+      let cap = transaction.gas ?? env.gasLimit;
+      const msg = callMessage(transaction, cap);
+      const feeCap = transaction.maxFeePerGas ?? transaction.gasPrice ?? 0n;
+      if (feeCap > 0n) {
+        const balance = node.stateOf(r).balance(msg.from);
+        const affordable = balance > msg.value ? (balance - msg.value) / feeCap : 0n;
+        if (affordable < cap) cap = affordable;
+      }
+      let result;
+      try {
+        result = await estimateGas(runner, { ...msg, gas: cap }, cap);
+      } catch (e) {
+        if (e instanceof IntrinsicGasError) throw new ExecutionFailedError(`gas required exceeds allowance (${cap})`);
+        throw e;
+      }
+      if ("failure" in result) {
+        const f = result.failure;
+        if (f.reverted) throw new ExecutionRevertedError(revertMessage(f.returnData), { data: f.returnData });
+        throw new ExecutionFailedError(f.error === "out of gas" ? `gas required exceeds allowance (${cap})` : `execution failed: ${f.error}`);
+      }
+      return result.gas;
+    },
+    eth_gasPrice: () => node.nextBaseFee() + SUGGESTED_TIP,
+    eth_maxPriorityFeePerGas: () => SUGGESTED_TIP,
+    eth_feeHistory({ blockCount, newestBlock, rewardPercentiles }) {
+      if (blockCount === 0n) return { oldestBlock: 0n, baseFeePerGas: [], gasUsedRatio: [] };
+      const percentiles = rewardPercentiles ?? [];
+      for (let i = 0; i < percentiles.length; i++) {
+        const p = percentiles[i]!;
+        if (!(p >= 0 && p <= 100) || (i > 0 && p < percentiles[i - 1]!)) {
+          throw new InvalidParamsError("rewardPercentiles: increasing numbers between 0 and 100 expected");
+        }
+      }
+      const newest = node.resolveTag(newestBlock);
+      if (newest === undefined) throw new BlockNotFoundError(`block not found: ${describeSelector(newestBlock)}`);
+      const newestNumber = content(newest).header.number;
+      const count = blockCount > MAX_FEE_HISTORY_BLOCKS ? MAX_FEE_HISTORY_BLOCKS : blockCount;
+      const oldest = newestNumber + 1n > count ? newestNumber + 1n - count : 0n;
+      const baseFeePerGas: bigint[] = [];
+      const gasUsedRatio: number[] = [];
+      const reward: bigint[][] = [];
+      for (let n = oldest; n <= newestNumber; n++) {
+        const r = n === newestNumber ? newest : node.resolveTag(n);
+        if (r === undefined) break;
+        const c = content(r);
+        const baseFee = c.header.baseFeePerGas ?? 0n;
+        baseFeePerGas.push(baseFee);
+        gasUsedRatio.push(Number(c.header.gasUsed) / Number(c.header.gasLimit));
+        if (rewardPercentiles !== undefined) {
+          const tips = c.details
+            .map((d) => ({ tip: d.effectiveGasPrice > baseFee ? d.effectiveGasPrice - baseFee : 0n, gas: d.gasUsed }))
+            .sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0));
+          const total = tips.reduce((s, e) => s + e.gas, 0n);
+          reward.push(percentiles.map((p) => percentile(tips, total, p)));
+        }
+      }
+      baseFeePerGas.push(newest.kind === "pending" || newestNumber === node.head.header.number ? node.nextBaseFee() : (node.store.blockByNumber(newestNumber + 1n)?.header.baseFeePerGas ?? 0n));
+      const out: T.FeeHistory = { oldestBlock: oldest, baseFeePerGas, gasUsedRatio };
+      if (rewardPercentiles !== undefined) out.reward = reward;
+      return out;
+    },
+    eth_getCode({ address, block }, ctx) {
+      const r = resolveSelector(node, block);
+      tagSnapshot(ctx, r);
+      return node.stateOf(r).code(address);
+    },
+    eth_getStorageAt({ address, slot, block }, ctx) {
+      const r = resolveSelector(node, block);
+      tagSnapshot(ctx, r);
+      return node.stateOf(r).storage(address, slot);
+    },
+    eth_getLogs({ filter }) {
+      const addresses = filterAddresses(filter.address);
+      if (filter.blockHash !== undefined) {
+        if (filter.fromBlock !== undefined || filter.toBlock !== undefined) {
+          throw new InvalidParamsError("filter: blockHash cannot be combined with fromBlock/toBlock");
+        }
+        const r = node.blockByHash(filter.blockHash);
+        if (r === undefined) throw new BlockNotFoundError(`block not found: ${toHex(filter.blockHash)}`);
+        return logsOf(content(r), addresses, filter.topics);
+      }
+      const from = node.resolveTag(filter.fromBlock ?? "latest");
+      const to = node.resolveTag(filter.toBlock ?? "latest");
+      if (from === undefined || to === undefined) {
+        throw new BlockNotFoundError(`block not found: ${describeSelector((from === undefined ? filter.fromBlock : filter.toBlock) ?? "latest")}`);
+      }
+      const fromN = content(from).header.number;
+      const toContent = content(to);
+      const toN = toContent.header.number;
+      if (fromN > toN) throw new InvalidParamsError("filter: fromBlock is after toBlock");
+      if (toN - fromN + 1n > MAX_LOG_BLOCK_RANGE) {
+        throw new LimitExceededError(`query exceeds the limit: at most ${MAX_LOG_BLOCK_RANGE} blocks per eth_getLogs`);
+      }
+      const logs: T.Log[] = [];
+      for (let n = fromN; n <= toN; n++) {
+        const r = n === toN ? to : node.resolveTag(n);
+        if (r === undefined) continue;
+        const c = n === toN ? toContent : content(r);
+        logs.push(...logsOf(c, addresses, filter.topics));
+        if (logs.length > MAX_LOGS) throw new LimitExceededError(`query exceeds the limit: more than ${MAX_LOGS} logs`);
+      }
+      return logs;
+    },
+    net_version: () => node.config.l2ChainId,
+    web3_clientVersion: () => CLIENT_VERSION,
+  };
+}

@@ -1,0 +1,333 @@
+/**
+ * The dev chain's sequencer. For each block: start a BlockBuilder on the head, add the L1
+ * attributes deposit, publish snapshot 0 (deposits only); then every `flashblockIntervalMs` add
+ * pool transactions in fee order and publish the next snapshot; after `blockTimeMs` seal exactly
+ * what the last snapshot showed and commit it to the store in one transaction.
+ *
+ * A snapshot is the node's pending view (header with a real state root and hash, receipts, a state
+ * view over the snapshot's state root) and one flashblocks message.
+ */
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import { BlockBuilder, type BlockSnapshot } from "../chain/block-builder.js";
+import { bigIntToWord, bytesToBigInt, concatBytes, fromHex, toHex, toHexRaw } from "../chain/hex.js";
+import { InvalidTransactionEncodingError } from "../chain/deposit-tx.js";
+import type { RollupConfig } from "../chain/rollup-config.js";
+import { TransactionRejectedError } from "../chain/tx-processor.js";
+import type { Logger } from "../log/logger.js";
+import { builderWrittenNodes } from "./builder-state.js";
+import { DEV_GAS_LIMIT } from "./dev-chain-config.js";
+import { type FlashblockMessage, encodeFlashblock } from "./flashblocks.js";
+import { PREDEPLOY } from "./genesis/predeploys.js";
+import { l1InfoDeposit, syntheticL1Origin } from "./l1-info.js";
+import { type PooledTransaction, TxPool } from "./pool.js";
+import type { CallEnvironment } from "./state/call.js";
+import { OverlaySource } from "./state/sources.js";
+import { StateView } from "./state/state-view.js";
+import { blockSize, type BlockStore, type StoredBlock } from "./store/block-store.js";
+import { encodeHeader } from "../chain/header.js";
+
+export interface SequencerOptions {
+  config: RollupConfig;
+  store: BlockStore;
+  blockTimeMs: number;
+  flashblockIntervalMs: number;
+  logger: Logger;
+}
+
+/** The latest snapshot of the block being built: the node's `pending`. */
+export interface PendingSnapshot {
+  payloadId: Uint8Array;
+  index: number;
+  snapshot: BlockSnapshot;
+  size: bigint;
+  view: StateView;
+  env: CallEnvironment;
+  /** Wall-clock time (ms since the epoch, fractional) the snapshot became the pending view. */
+  createdAt: number;
+  message: FlashblockMessage;
+}
+
+/** A transaction the sequencer could not include and dropped from the pool. */
+export interface DroppedTransaction {
+  hashHex: string;
+  reason: string;
+}
+
+const MAX_TXS_PER_TICK = 5_000;
+const MAX_DROPPED_REMEMBERED = 1_000;
+
+function now(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+export class Sequencer {
+  readonly pool = new TxPool();
+  private headBlock: StoredBlock;
+  private headStateView: StateView;
+  private pendingSnapshot: PendingSnapshot | undefined;
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private loopDone: Promise<void> | undefined;
+  private readonly snapshotListeners = new Set<(p: PendingSnapshot) => void>();
+  private readonly sealedListeners = new Set<(b: StoredBlock) => void>();
+  readonly dropped = new Map<string, string>();
+
+  constructor(private readonly opts: SequencerOptions) {
+    const headNumber = opts.store.headNumber();
+    if (headNumber === undefined) throw new Error("store has no genesis");
+    this.headBlock = opts.store.blockByNumber(headNumber)!;
+    this.headStateView = new StateView(opts.store, this.headBlock.header.stateRoot);
+  }
+
+  get head(): StoredBlock {
+    return this.headBlock;
+  }
+
+  get headView(): StateView {
+    return this.headStateView;
+  }
+
+  /** The latest snapshot, or undefined between a seal and the next block's snapshot 0. */
+  get pending(): PendingSnapshot | undefined {
+    return this.pendingSnapshot;
+  }
+
+  onSnapshot(listener: (p: PendingSnapshot) => void): () => void {
+    this.snapshotListeners.add(listener);
+    return () => this.snapshotListeners.delete(listener);
+  }
+
+  onSealed(listener: (b: StoredBlock) => void): () => void {
+    this.sealedListeners.add(listener);
+    return () => this.sealedListeners.delete(listener);
+  }
+
+  start(): void {
+    if (this.loopDone !== undefined) return;
+    this.loopDone = this.loop().catch((err: unknown) => {
+      this.opts.logger.fatal({ err }, "sequencer stopped on an error");
+      throw err;
+    });
+  }
+
+  /** Stops after sealing the block in progress (what was pre-confirmed is kept). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loopDone?.catch(() => undefined);
+  }
+
+  private sleepUntil(t: number): Promise<void> {
+    const ms = t - now();
+    if (ms <= 0 || this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wake = undefined;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+    });
+  }
+
+  private async loop(): Promise<void> {
+    const { blockTimeMs, flashblockIntervalMs } = this.opts;
+    const ticks = Math.max(1, Math.floor(blockTimeMs / flashblockIntervalMs));
+    while (!this.stopped) {
+      const t0 = now();
+      const ctx = await this.startBlock();
+      for (let i = 1; i <= ticks && !this.stopped; i++) {
+        await this.sleepUntil(t0 + i * flashblockIntervalMs);
+        if (this.stopped) break;
+        await this.addFromPool(ctx);
+        await this.publish(ctx, i);
+      }
+      await this.seal(ctx);
+      // When a full tick budget was used, wait for the block time to pass.
+      if (!this.stopped) await this.sleepUntil(t0 + blockTimeMs);
+    }
+  }
+
+  private sequenceInfo(block: StoredBlock): { originNumber: bigint; seq: bigint } | undefined {
+    const first = block.transactions[0];
+    if (first === undefined || first[0] !== 0x7e) return undefined;
+    // The calldata is the last 176 bytes of the deposit's RLP (data is its last field).
+    const data = first.subarray(first.length - 176);
+    if (toHexRaw(data.subarray(0, 4)) !== "098999be") return undefined;
+    return { seq: bytesToBigInt(data.subarray(12, 20)), originNumber: bytesToBigInt(data.subarray(28, 36)) };
+  }
+
+  private async startBlock(): Promise<BlockContext> {
+    const { config, store } = this.opts;
+    const parent = this.headBlock;
+    const nowSeconds = BigInt(Math.floor(Date.now() / 1000));
+    const timestamp = nowSeconds > parent.header.timestamp ? nowSeconds : parent.header.timestamp + 1n;
+    const origin = syntheticL1Origin(config.genesisL2Time, timestamp);
+    const prev = this.sequenceInfo(parent);
+    const seq = prev !== undefined && prev.originNumber === origin.number ? prev.seq + 1n : 0n;
+    const builder = await BlockBuilder.start({
+      config,
+      parent: parent.header,
+      attributes: {
+        timestamp,
+        prevRandao: keccak_256(concatBytes(origin.hash, bigIntToWord(seq))),
+        suggestedFeeRecipient: fromHex(PREDEPLOY.SequencerFeeVault),
+        parentBeaconBlockRoot: origin.beaconRoot,
+        gasLimit: DEV_GAS_LIMIT,
+        eip1559Params: new Uint8Array(8),
+      },
+      source: store,
+    });
+    const deposit = await builder.addTransaction(l1InfoDeposit(origin, seq));
+    if (!deposit.ok) throw new Error(`L1 attributes deposit rejected: ${deposit.error.message}`);
+    const ctx: BlockContext = {
+      builder,
+      parent,
+      payloadId: keccak_256(concatBytes(parent.hash, bigIntToWord(timestamp))).subarray(0, 8),
+      source: new OverlaySource(store, builderWrittenNodes(builder)),
+      nonces: new Map(),
+      published: 0,
+      touched: new Set([PREDEPLOY.SequencerFeeVault, PREDEPLOY.BaseFeeVault, PREDEPLOY.L1FeeVault, PREDEPLOY.OperatorFeeVault].map((a) => a.toLowerCase())),
+      view: this.headStateView,
+      parentView: this.headStateView,
+    };
+    await this.publish(ctx, 0);
+    return ctx;
+  }
+
+  private nonceIn(ctx: BlockContext, senderHex: string, sender: Uint8Array): bigint {
+    let n = ctx.nonces.get(senderHex);
+    if (n === undefined) {
+      n = ctx.view.nonce(sender);
+      ctx.nonces.set(senderHex, n);
+    }
+    return n;
+  }
+
+  private drop(tx: PooledTransaction, reason: string): void {
+    this.pool.remove(tx.hashHex);
+    this.dropped.set(tx.hashHex, reason);
+    if (this.dropped.size > MAX_DROPPED_REMEMBERED) {
+      const oldest = this.dropped.keys().next().value;
+      if (oldest !== undefined) this.dropped.delete(oldest);
+    }
+    this.opts.logger.info({ tx: `0x${tx.hashHex}`, reason }, "transaction dropped by the sequencer");
+  }
+
+  private async addFromPool(ctx: BlockContext): Promise<void> {
+    const skip = new Set<string>();
+    const baseFee = ctx.builder.baseFee;
+    for (let added = 0; added < MAX_TXS_PER_TICK; added++) {
+      const tx = this.pool.best(baseFee, (h, s) => this.nonceIn(ctx, h, s), skip);
+      if (tx === undefined) return;
+      const result = await ctx.builder.addTransaction(tx.decoded);
+      if (result.ok) {
+        this.pool.remove(tx.hashHex);
+        ctx.nonces.set(tx.senderHex, tx.nonce + 1n);
+        ctx.touched.add(`0x${tx.senderHex}`);
+        const d = result.details;
+        if (d.to !== undefined) ctx.touched.add(toHex(d.to));
+        if (d.contractAddress !== undefined) ctx.touched.add(toHex(d.contractAddress));
+        continue;
+      }
+      const err = result.error;
+      if (err instanceof TransactionRejectedError) {
+        if (err.reason === "nonce-too-low") this.drop(tx, err.message);
+        else if (
+          err.reason === "nonce-too-high" ||
+          err.reason === "fee-cap-below-base-fee" ||
+          err.reason === "gas-limit-exceeds-block" ||
+          err.reason === "da-footprint-exceeds-block"
+        ) {
+          skip.add(tx.senderHex);
+        } else this.drop(tx, err.message);
+      } else if (err instanceof InvalidTransactionEncodingError) {
+        this.drop(tx, err.message);
+      }
+    }
+  }
+
+  private async publish(ctx: BlockContext, index: number): Promise<void> {
+    const snapshot = await ctx.builder.snapshot();
+    const h = snapshot.header;
+    const view = new StateView(ctx.source, h.stateRoot);
+    const balances = new Map<string, bigint>();
+    for (const address of ctx.touched) {
+      const bytes = fromHex(address);
+      const after = view.balance(bytes);
+      if (after !== ctx.parentView.balance(bytes)) balances.set(address, after);
+    }
+    const message = encodeFlashblock({ payloadId: ctx.payloadId, index, snapshot, firstNew: ctx.published, balances });
+    ctx.published = snapshot.transactions.length;
+    ctx.view = view;
+    ctx.lastSnapshot = snapshot;
+    const pending: PendingSnapshot = {
+      payloadId: ctx.payloadId,
+      index,
+      snapshot,
+      size: blockSize(encodeHeader(h), snapshot.transactions),
+      view,
+      env: {
+        chainId: this.opts.config.l2ChainId,
+        fork: ctx.builder.fork,
+        number: h.number,
+        timestamp: h.timestamp,
+        coinbase: h.beneficiary,
+        prevRandao: h.mixHash,
+        gasLimit: h.gasLimit,
+        baseFee: ctx.builder.baseFee,
+        parentHash: h.parentHash,
+        grandparentHash: ctx.parent.header.parentHash,
+        stateRoot: h.stateRoot,
+      },
+      createdAt: now(),
+      message,
+    };
+    this.pendingSnapshot = pending;
+    for (const l of this.snapshotListeners) l(pending);
+  }
+
+  private async seal(ctx: BlockContext): Promise<void> {
+    const sealed = await ctx.builder.seal();
+    if (ctx.lastSnapshot !== undefined && toHexRaw(sealed.blockHash) !== toHexRaw(ctx.lastSnapshot.blockHash)) {
+      throw new Error("sealed block differs from the last published snapshot");
+    }
+    const stored = this.opts.store.commitBlock(
+      {
+        header: sealed.header,
+        hash: sealed.blockHash,
+        transactions: sealed.transactions,
+        transactionHashes: sealed.transactionHashes,
+        receipts: sealed.receipts,
+        details: sealed.receiptDetails,
+      },
+      sealed.newNodes,
+    );
+    this.headBlock = stored;
+    this.headStateView = new StateView(this.opts.store, stored.header.stateRoot);
+    this.pendingSnapshot = undefined;
+    this.opts.logger.debug({ number: Number(stored.header.number), txs: stored.transactions.length }, "block sealed");
+    for (const l of this.sealedListeners) l(stored);
+  }
+}
+
+interface BlockContext {
+  builder: BlockBuilder;
+  parent: StoredBlock;
+  payloadId: Uint8Array;
+  source: OverlaySource;
+  /** Next nonce per sender inside this block. */
+  nonces: Map<string, bigint>;
+  /** Transactions already published. */
+  published: number;
+  /** Addresses whose balance may have changed in this block (lowercase 0x hex). */
+  touched: Set<string>;
+  /** State at the last snapshot. */
+  view: StateView;
+  lastSnapshot?: BlockSnapshot;
+  /** State of the parent block. */
+  parentView: StateView;
+}

@@ -1,0 +1,44 @@
+/** Wires a ChainNode to the JSON-RPC server core: generated node methods, extras, flashblocks route. */
+import type { Logger } from "../log/logger.js";
+import { MetricsRegistry } from "../metrics/registry.js";
+import { type RpcServer, createRpcServer } from "../rpc/index.js";
+import { bindNodeHandlers } from "../../generated/rpc/node.js";
+import type { ChainNode } from "./chain-node.js";
+import { extraMethods } from "./rpc/extra-methods.js";
+import { createNodeHandlers } from "./rpc/handlers.js";
+
+export const FLASHBLOCKS_PATH = "/ws/flashblocks";
+
+export function createNodeServer(node: ChainNode, options: { host: string; port: number; logger: Logger }): RpcServer {
+  const methods = new Map(bindNodeHandlers(createNodeHandlers(node)));
+  for (const m of extraMethods(node)) methods.set(m.name, m);
+  const metrics = new MetricsRegistry({ processMetrics: true });
+  const head = metrics.gauge({ name: "node_head_block_number", help: "number of the latest sealed block" });
+  const snapshots = metrics.counter({ name: "node_flashblocks_total", help: "pre-confirmation snapshots published" });
+  const poolSize = metrics.gauge({ name: "node_txpool_transactions", help: "transactions waiting in the pool" });
+  const server = createRpcServer({
+    methods,
+    host: options.host,
+    port: options.port,
+    broadcastRoutes: [
+      {
+        path: FLASHBLOCKS_PATH,
+        // A new subscriber first gets the current snapshot, then every new one.
+        onOpen: (send) => {
+          const p = node.pending;
+          if (p !== undefined) send(JSON.stringify(p.message));
+        },
+      },
+    ],
+    metrics,
+    logger: options.logger,
+    corsOrigin: "*",
+  });
+  node.sequencer.onSnapshot((p) => {
+    snapshots.inc();
+    poolSize.set(node.sequencer.pool.size);
+    server.broadcast(FLASHBLOCKS_PATH, JSON.stringify(p.message));
+  });
+  node.sequencer.onSealed((b) => head.set(Number(b.header.number)));
+  return server;
+}

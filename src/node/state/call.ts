@@ -1,0 +1,171 @@
+/**
+ * eth_call and eth_estimateGas: run a message on a state root in a block's environment with the
+ * execution engine's EVM configuration (same fork rules and precompiles as block building).
+ */
+import { createEVM, type EVM } from "@ethereumjs/evm";
+import { Address } from "@ethereumjs/util";
+import { commonFor, opPrecompiles } from "../../chain/evm-setup.js";
+import { fastEipLookup, installJumpAnalysisCache } from "../../chain/evm-fast-paths.js";
+import { PreimageHeaderChain } from "../../chain/header-chain.js";
+import { calldataGas } from "../../chain/l1-fee.js";
+import { type OpFork } from "../../chain/rollup-config.js";
+import { BlockStateManager } from "../../chain/state.js";
+import { PreimageTrieDB } from "../../chain/trie-db.js";
+import { floorDataGas } from "../../chain/tx-processor.js";
+import type { HashSource } from "./sources.js";
+
+/** The block a call runs in. */
+export interface CallEnvironment {
+  chainId: bigint;
+  fork: OpFork;
+  number: bigint;
+  timestamp: bigint;
+  coinbase: Uint8Array;
+  prevRandao: Uint8Array;
+  gasLimit: bigint;
+  baseFee: bigint;
+  parentHash: Uint8Array;
+  grandparentHash: Uint8Array;
+  stateRoot: Uint8Array;
+}
+
+export interface CallMessage {
+  from: Uint8Array;
+  to: Uint8Array | undefined;
+  value: bigint;
+  data: Uint8Array;
+  /** Total gas including intrinsic gas. */
+  gas: bigint;
+  gasPrice: bigint;
+  accessList: { address: Uint8Array; storageKeys: Uint8Array[] }[];
+}
+
+export interface CallOutcome {
+  success: boolean;
+  reverted: boolean;
+  returnData: Uint8Array;
+  /** Total gas used (intrinsic + execution − refund, at least the EIP-7623 floor). */
+  gasUsed: bigint;
+  error: string | undefined;
+}
+
+export class IntrinsicGasError extends Error {
+  constructor(readonly gas: bigint, readonly intrinsic: bigint) {
+    super(`intrinsic gas too low: gas ${gas}, minimum needed ${intrinsic}`);
+    this.name = "IntrinsicGasError";
+  }
+}
+
+export function intrinsicGas(msg: Pick<CallMessage, "to" | "data" | "accessList">): bigint {
+  let gas = 21_000n + calldataGas(msg.data);
+  if (msg.to === undefined) gas += 32_000n + 2n * ((BigInt(msg.data.length) + 31n) / 32n);
+  for (const entry of msg.accessList) gas += 2_400n + 1_900n * BigInt(entry.storageKeys.length);
+  return gas;
+}
+
+async function newEvm(source: HashSource, env: CallEnvironment): Promise<{ evm: EVM; state: BlockStateManager }> {
+  await installJumpAnalysisCache();
+  const common = fastEipLookup(commonFor(env.chainId, env.fork));
+  const state = BlockStateManager.create(new PreimageTrieDB(source), env.stateRoot, common);
+  const blockchain = new PreimageHeaderChain(source, env.number - 1n, env.parentHash, env.grandparentHash);
+  const evm = await createEVM({ common, stateManager: state, blockchain, customPrecompiles: opPrecompiles(common, env.fork) });
+  return { evm, state };
+}
+
+/** Runs calls against one state; each call is reverted afterwards. */
+export class CallRunner {
+  private constructor(
+    private readonly evm: EVM,
+    private readonly state: BlockStateManager,
+    private readonly env: CallEnvironment,
+  ) {}
+
+  static async create(source: HashSource, env: CallEnvironment): Promise<CallRunner> {
+    const { evm, state } = await newEvm(source, env);
+    return new CallRunner(evm, state, env);
+  }
+
+  async run(msg: CallMessage): Promise<CallOutcome> {
+    const intrinsic = intrinsicGas(msg);
+    const floor = floorDataGas(msg.data);
+    const needed = intrinsic > floor ? intrinsic : floor;
+    if (msg.gas < needed) throw new IntrinsicGasError(msg.gas, needed);
+    const env = this.env;
+    const coinbase = new Address(env.coinbase);
+    const from = new Address(msg.from);
+    const to = msg.to === undefined ? undefined : new Address(msg.to);
+    const journal = this.evm.journal;
+    await this.state.checkpoint();
+    try {
+      for (const p of this.evm.precompiles.keys()) journal.addAlwaysWarmAddress(p);
+      journal.addAlwaysWarmAddress(from.toString());
+      if (to) journal.addAlwaysWarmAddress(to.toString());
+      journal.addAlwaysWarmAddress(coinbase.toString());
+      for (const e of msg.accessList) {
+        const a = new Address(e.address).toString();
+        journal.addAlwaysWarmAddress(a);
+        for (const k of e.storageKeys) journal.addAlwaysWarmSlot(a, `0x${Buffer.from(k).toString("hex")}`);
+      }
+      const result = await this.evm.runCall({
+        block: {
+          header: {
+            number: env.number,
+            coinbase,
+            timestamp: env.timestamp,
+            difficulty: 0n,
+            prevRandao: env.prevRandao,
+            gasLimit: env.gasLimit,
+            baseFeePerGas: env.baseFee,
+            getBlobGasPrice: () => 1n,
+          },
+        } as Parameters<EVM["runCall"]>[0]["block"],
+        caller: from,
+        origin: from,
+        to,
+        value: msg.value,
+        data: msg.data,
+        gasLimit: msg.gas - intrinsic,
+        gasPrice: msg.gasPrice,
+      });
+      const exec = result.execResult;
+      let used = intrinsic + exec.executionGasUsed;
+      const refund = exec.gasRefund ?? 0n;
+      used -= refund < used / 5n ? refund : used / 5n;
+      if (used < floor) used = floor;
+      const error = exec.exceptionError?.error;
+      return {
+        success: error === undefined,
+        reverted: error === "revert",
+        returnData: exec.returnValue,
+        gasUsed: used,
+        error,
+      };
+    } finally {
+      await this.state.revert();
+      await journal.cleanup();
+      this.state.originalStorageCache.clear();
+    }
+  }
+}
+
+/**
+ * Smallest gas limit (within `cap`) at which the message succeeds, by binary search after an
+ * optimistic first guess. Returns the failing outcome at `cap` when it cannot succeed.
+ */
+export async function estimateGas(runner: CallRunner, msg: CallMessage, cap: bigint): Promise<{ gas: bigint } | { failure: CallOutcome }> {
+  const full = await runner.run({ ...msg, gas: cap });
+  if (!full.success) return { failure: full };
+  let lo = full.gasUsed - 1n;
+  let hi = cap;
+  const optimistic = ((full.gasUsed + 2_300n) * 64n) / 63n;
+  if (optimistic < hi) {
+    if ((await runner.run({ ...msg, gas: optimistic })).success) hi = optimistic;
+    else lo = optimistic;
+  }
+  while (hi - lo > 1n) {
+    const mid = (lo + hi) / 2n;
+    if ((await runner.run({ ...msg, gas: mid }).catch(() => ({ success: false }))).success) hi = mid;
+    else lo = mid;
+  }
+  return { gas: hi };
+}

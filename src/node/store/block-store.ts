@@ -1,0 +1,233 @@
+/**
+ * Persistent chain store on better-sqlite3 (WAL, synchronous=FULL): trie nodes, contract code and
+ * header preimages by hash, sealed blocks by number (header, transactions, receipts, receipt
+ * details), a transaction index, and chain metadata. Each sealed block is committed in one
+ * transaction, so after a crash (kill -9) the store holds exactly the blocks sealed before it.
+ *
+ * It is also the PreimageSource the execution engine reads state from.
+ */
+import Database from "better-sqlite3";
+import { RLP } from "@ethereumjs/rlp";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import { type BlockHeader, decodeHeader, encodeHeader } from "../../chain/header.js";
+import { bigIntToBytes, bytesToBigInt } from "../../chain/hex.js";
+import { MissingPreimageError, type PreimageSource } from "../../chain/preimage-store.js";
+import type { Receipt, ReceiptDetails } from "../../chain/receipts.js";
+import { decodeStoredReceipt, encodeStoredReceiptRlp } from "./receipt-codec.js";
+
+/** A sealed block as stored and served. */
+export interface StoredBlock {
+  header: BlockHeader;
+  hash: Uint8Array;
+  /** EIP-2718 encodings. */
+  transactions: Uint8Array[];
+  transactionHashes: Uint8Array[];
+  receipts: Receipt[];
+  details: ReceiptDetails[];
+  /** Encoded size of the block (header, transactions, empty uncles and withdrawals). */
+  size: bigint;
+}
+
+export class StoreMismatchError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StoreMismatchError";
+  }
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS nodes (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS blocks (number INTEGER PRIMARY KEY, hash BLOB NOT NULL UNIQUE, header BLOB NOT NULL, body BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS txs (hash BLOB PRIMARY KEY, number INTEGER NOT NULL, idx INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+`;
+
+type Rlp = Uint8Array | Rlp[];
+
+function opt(b: Uint8Array | undefined): Uint8Array {
+  return b ?? new Uint8Array(0);
+}
+
+function encodeDetails(d: ReceiptDetails): Rlp {
+  return [
+    opt(d.transactionHash),
+    bigIntToBytes(BigInt(d.transactionIndex)),
+    d.from,
+    opt(d.to),
+    opt(d.contractAddress),
+    bigIntToBytes(d.gasUsed),
+    bigIntToBytes(d.effectiveGasPrice),
+    bigIntToBytes(d.l1Fee),
+    bigIntToBytes(d.operatorFee),
+  ];
+}
+
+function decodeDetails(f: Uint8Array[]): ReceiptDetails {
+  const orUndef = (b: Uint8Array): Uint8Array | undefined => (b.length === 0 ? undefined : b);
+  return {
+    transactionHash: f[0]!,
+    transactionIndex: Number(bytesToBigInt(f[1]!)),
+    from: f[2]!,
+    to: orUndef(f[3]!),
+    contractAddress: orUndef(f[4]!),
+    gasUsed: bytesToBigInt(f[5]!),
+    effectiveGasPrice: bytesToBigInt(f[6]!),
+    l1Fee: bytesToBigInt(f[7]!),
+    operatorFee: bytesToBigInt(f[8]!),
+  };
+}
+
+/** Length of an RLP list header for a payload of `n` bytes. */
+function listHeaderLength(n: number): number {
+  if (n < 56) return 1;
+  let bytes = 0;
+  for (let v = n; v > 0; v = Math.floor(v / 256)) bytes++;
+  return 1 + bytes;
+}
+
+/** Size of rlp([header, transactions, [], []]) as eth_getBlockByNumber reports it. */
+export function blockSize(headerRlp: Uint8Array, transactions: readonly Uint8Array[]): bigint {
+  let txPayload = 0;
+  for (const tx of transactions) {
+    // Legacy transactions are RLP lists and appear as such; typed ones are byte strings.
+    txPayload += tx[0]! >= 0xc0 ? tx.length : RLP.encode(tx).length;
+  }
+  const txList = listHeaderLength(txPayload) + txPayload;
+  const payload = headerRlp.length + txList + 1 + 1;
+  return BigInt(listHeaderLength(payload) + payload);
+}
+
+export class BlockStore implements PreimageSource {
+  private readonly db: Database.Database;
+  private readonly getNodeStmt: Database.Statement<[Uint8Array], { value: Uint8Array }>;
+  private readonly putNodeStmt: Database.Statement<[Uint8Array, Uint8Array]>;
+  private readonly getBlockStmt: Database.Statement<[number], { hash: Uint8Array; header: Uint8Array; body: Uint8Array }>;
+  private readonly getNumberByHashStmt: Database.Statement<[Uint8Array], { number: number }>;
+  private readonly putBlockStmt: Database.Statement<[number, Uint8Array, Uint8Array, Uint8Array]>;
+  private readonly getTxStmt: Database.Statement<[Uint8Array], { number: number; idx: number }>;
+  private readonly putTxStmt: Database.Statement<[Uint8Array, number, number]>;
+  private readonly headStmt: Database.Statement<[], { number: number } | undefined>;
+  private readonly cache = new Map<number, StoredBlock>();
+  private static readonly CACHE_BLOCKS = 256;
+
+  constructor(path: string) {
+    this.db = new Database(path);
+    this.db.pragma("journal_mode = WAL");
+    this.db.pragma("synchronous = FULL");
+    this.db.exec(SCHEMA);
+    this.getNodeStmt = this.db.prepare("SELECT value FROM nodes WHERE key = ?");
+    this.putNodeStmt = this.db.prepare("INSERT OR IGNORE INTO nodes (key, value) VALUES (?, ?)");
+    this.getBlockStmt = this.db.prepare("SELECT hash, header, body FROM blocks WHERE number = ?");
+    this.getNumberByHashStmt = this.db.prepare("SELECT number FROM blocks WHERE hash = ?");
+    this.putBlockStmt = this.db.prepare("INSERT INTO blocks (number, hash, header, body) VALUES (?, ?, ?, ?)");
+    this.getTxStmt = this.db.prepare("SELECT number, idx FROM txs WHERE hash = ?");
+    this.putTxStmt = this.db.prepare("INSERT OR REPLACE INTO txs (hash, number, idx) VALUES (?, ?, ?)");
+    this.headStmt = this.db.prepare("SELECT max(number) AS number FROM blocks") as typeof this.headStmt;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  getMeta(key: string): string | undefined {
+    const row = this.db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined;
+    return row?.value;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)").run(key, value);
+  }
+
+  // --- PreimageSource (keys: keccak256 typed keys; we store the 31 bytes after the type byte) ---
+
+  get(key: Uint8Array): Uint8Array {
+    const v = this.tryGet(key);
+    if (v === undefined) throw new MissingPreimageError(key);
+    return v;
+  }
+
+  tryGet(key: Uint8Array): Uint8Array | undefined {
+    if (key[0] !== 2) return undefined;
+    return this.getNodeStmt.get(key.subarray(1))?.value;
+  }
+
+  tryGetByKeccak256Hex(hashHex: string): Uint8Array | undefined {
+    return this.getNodeStmt.get(Buffer.from(hashHex.slice(2), "hex"))?.value;
+  }
+
+  /** Node or code by its full keccak256 hash. */
+  getNodeByHash(hash: Uint8Array): Uint8Array | undefined {
+    return this.getNodeStmt.get(hash.subarray(1))?.value;
+  }
+
+  // --- blocks ---
+
+  headNumber(): bigint | undefined {
+    const row = this.headStmt.get();
+    return row?.number === null || row?.number === undefined ? undefined : BigInt(row.number);
+  }
+
+  /**
+   * Commits one sealed block with the trie nodes and code it created, in one transaction.
+   * `nodes` keys are unprefixed hex keccak256 hashes.
+   */
+  commitBlock(block: Omit<StoredBlock, "size">, nodes: Map<string, Uint8Array>): StoredBlock {
+    const headerRlp = encodeHeader(block.header);
+    const body = RLP.encode([
+      block.transactions,
+      block.receipts.map((r) => encodeStoredReceiptRlp(r)),
+      block.details.map(encodeDetails),
+    ] as Rlp[]);
+    const number = Number(block.header.number);
+    this.db.transaction(() => {
+      for (const [hex, value] of nodes) this.putNodeStmt.run(Buffer.from(hex.slice(2), "hex"), value);
+      this.putNodeStmt.run(block.hash.subarray(1), headerRlp);
+      this.putBlockStmt.run(number, block.hash, headerRlp, body);
+      block.transactionHashes.forEach((h, i) => this.putTxStmt.run(h, number, i));
+    })();
+    const stored: StoredBlock = { ...block, size: blockSize(headerRlp, block.transactions) };
+    this.remember(number, stored);
+    return stored;
+  }
+
+  private remember(number: number, block: StoredBlock): void {
+    this.cache.set(number, block);
+    if (this.cache.size > BlockStore.CACHE_BLOCKS) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+  }
+
+  blockByNumber(number: bigint): StoredBlock | undefined {
+    if (number < 0n || number > BigInt(Number.MAX_SAFE_INTEGER)) return undefined;
+    const n = Number(number);
+    const cached = this.cache.get(n);
+    if (cached !== undefined) return cached;
+    const row = this.getBlockStmt.get(n);
+    if (row === undefined) return undefined;
+    const header = decodeHeader(row.header);
+    const [txs, receipts, details] = RLP.decode(row.body) as unknown as [Uint8Array[], Uint8Array[][], Uint8Array[][]];
+    const block: StoredBlock = {
+      header,
+      hash: new Uint8Array(row.hash),
+      transactions: txs,
+      transactionHashes: txs.map((t) => keccak_256(t)),
+      receipts: receipts.map((r) => decodeStoredReceipt(r)),
+      details: details.map(decodeDetails),
+      size: blockSize(row.header, txs),
+    };
+    this.remember(n, block);
+    return block;
+  }
+
+  blockNumberByHash(hash: Uint8Array): bigint | undefined {
+    const row = this.getNumberByHashStmt.get(hash);
+    return row === undefined ? undefined : BigInt(row.number);
+  }
+
+  transactionLocation(hash: Uint8Array): { number: bigint; index: number } | undefined {
+    const row = this.getTxStmt.get(hash);
+    return row === undefined ? undefined : { number: BigInt(row.number), index: row.idx };
+  }
+}
+
