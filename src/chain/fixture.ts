@@ -36,15 +36,10 @@ function str(o: Record<string, unknown>, name: string): string {
   return v;
 }
 
-export function parseFixture(json: unknown): ExecutionFixture {
-  if (typeof json !== "object" || json === null) throw new InvalidFixtureError("fixture must be an object");
-  const f = json as Record<string, unknown>;
-  const payload = f.executing_payload as Record<string, unknown> | undefined;
-  if (typeof payload !== "object" || payload === null) throw new InvalidFixtureError("executing_payload missing");
-  const txs = payload.transactions;
-  if (!Array.isArray(txs) || txs.some((t) => typeof t !== "string")) {
-    throw new InvalidFixtureError("executing_payload.transactions must be an array of hex strings");
-  }
+/** Engine API payload attributes (JSON, hex quantities) as the engine takes them. */
+export function parsePayloadAttributes(json: unknown): PayloadAttributes {
+  if (typeof json !== "object" || json === null) throw new InvalidFixtureError("payload attributes must be an object");
+  const payload = json as Record<string, unknown>;
   const attributes: PayloadAttributes = {
     timestamp: hexToBigInt(str(payload, "timestamp")),
     prevRandao: fromHex(str(payload, "prevRandao")),
@@ -55,6 +50,28 @@ export function parseFixture(json: unknown): ExecutionFixture {
   if (typeof payload.eip1559Params === "string") attributes.eip1559Params = fromHex(payload.eip1559Params);
   if (typeof payload.minBaseFee === "string") attributes.minBaseFee = hexToBigInt(payload.minBaseFee);
   else if (typeof payload.minBaseFee === "number") attributes.minBaseFee = BigInt(payload.minBaseFee);
+  const lengths: [string, Uint8Array | undefined, number][] = [
+    ["prevRandao", attributes.prevRandao, 32],
+    ["suggestedFeeRecipient", attributes.suggestedFeeRecipient, 20],
+    ["parentBeaconBlockRoot", attributes.parentBeaconBlockRoot, 32],
+    ["eip1559Params", attributes.eip1559Params, 8],
+  ];
+  for (const [name, value, len] of lengths) {
+    if (value !== undefined && value.length !== len) throw new InvalidFixtureError(`${name} must be ${len} bytes`);
+  }
+  return attributes;
+}
+
+export function parseFixture(json: unknown): ExecutionFixture {
+  if (typeof json !== "object" || json === null) throw new InvalidFixtureError("fixture must be an object");
+  const f = json as Record<string, unknown>;
+  const payload = f.executing_payload as Record<string, unknown> | undefined;
+  if (typeof payload !== "object" || payload === null) throw new InvalidFixtureError("executing_payload missing");
+  const txs = payload.transactions;
+  if (!Array.isArray(txs) || txs.some((t) => typeof t !== "string")) {
+    throw new InvalidFixtureError("executing_payload.transactions must be an array of hex strings");
+  }
+  const attributes = parsePayloadAttributes(payload);
   const pre = f.preimages;
   if (typeof pre !== "object" || pre === null) throw new InvalidFixtureError("preimages missing");
   const preimages = new Map<string, Uint8Array>();

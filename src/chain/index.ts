@@ -24,7 +24,8 @@ export {
   encodeDepositTransaction,
 } from "./deposit-tx.js";
 export { type ExecuteBlockInput, InvalidBlockError, executeBlock } from "./execute-block.js";
-export { type ExecutionFixture, InvalidFixtureError, fixtureStore, loadFixture, parseFixture } from "./fixture.js";
+export { type ExecutionFixture, InvalidFixtureError, fixtureStore, loadFixture, parseFixture, parsePayloadAttributes } from "./fixture.js";
+export { type GenesisAccount, buildGenesisState } from "./genesis.js";
 export { FastTrie, type TrieNodeStore } from "./fast-trie.js";
 export { type BlockHeader, EMPTY_OMMERS_HASH, EMPTY_TRIE_ROOT, decodeHeader, encodeHeader, headerFromJson, headerHash } from "./header.js";
 export { type L1FeeParams, daFootprint, l1DataFee, operatorFee } from "./l1-fee.js";

@@ -15,8 +15,9 @@ import { encodeDepositTransaction } from "./deposit-tx.js";
 import { fastLzCompressedLength } from "./fastlz.js";
 import { commonFor } from "./evm-setup.js";
 import { FastTrie, type TrieNodeStore } from "./fast-trie.js";
+import { buildGenesisState } from "./genesis.js";
 import { type BlockHeader, EMPTY_OMMERS_HASH, EMPTY_TRIE_ROOT } from "./header.js";
-import { bigIntToBytes, bigIntToWord, bytesToBigInt, fromHex, toHex, toHexRaw } from "./hex.js";
+import { bigIntToWord, bytesToBigInt, fromHex, toHex, toHexRaw } from "./hex.js";
 import { L1_BLOCK_ADDRESS, daFootprint, decodeL1FeeParams, l1DataFee } from "./l1-fee.js";
 import { PreimageStore } from "./preimage-store.js";
 import { OpFork, type RollupConfig } from "./rollup-config.js";
@@ -25,7 +26,6 @@ import { BASE_FEE_VAULT, L1_FEE_VAULT, OPERATOR_FEE_VAULT } from "./tx-processor
 const ETH = 10n ** 18n;
 const GWEI = 10n ** 9n;
 const CHAIN_ID = 11155420n;
-const KECCAK_EMPTY = keccak_256(new Uint8Array(0));
 
 class StoreNodes implements TrieNodeStore {
   constructor(
@@ -40,24 +40,8 @@ class StoreNodes implements TrieNodeStore {
   }
 }
 
-interface GenesisAccount {
-  balance?: bigint;
-  nonce?: bigint;
-  storage?: [bigint, bigint][];
-}
-
-function buildState(store: PreimageStore, accounts: Map<string, GenesisAccount>): Uint8Array {
-  const trie = new FastTrie(new StoreNodes(store));
-  const changes: [Uint8Array, Uint8Array][] = [];
-  for (const [address, a] of accounts) {
-    const storageRoot = trie.update(
-      EMPTY_TRIE_ROOT,
-      (a.storage ?? []).map(([k, v]) => [keccak_256(bigIntToWord(k)), RLP.encode(bigIntToBytes(v))]),
-    );
-    const rlp = RLP.encode([bigIntToBytes(a.nonce ?? 0n), bigIntToBytes(a.balance ?? 0n), storageRoot, KECCAK_EMPTY]);
-    changes.push([keccak_256(fromHex(address)), rlp]);
-  }
-  return trie.update(EMPTY_TRIE_ROOT, changes);
+function buildState(store: PreimageStore, accounts: Map<string, { balance?: bigint; storage?: [bigint, bigint][] }>): Uint8Array {
+  return buildGenesisState(store, new Map([...accounts].map(([address, a]) => [fromHex(address), a])));
 }
 
 function readAccount(store: PreimageStore, newNodes: Map<string, Uint8Array>, root: Uint8Array, address: Uint8Array) {
@@ -89,7 +73,7 @@ async function startBlock(opts: ChainSetup) {
     const store = new PreimageStore();
     const stateRoot = buildState(
       store,
-      new Map<string, GenesisAccount>([
+      new Map<string, { balance?: bigint; storage?: [bigint, bigint][] }>([
         [toHex(sender), { balance: 10n * ETH }],
         [toHex(delegator), { balance: ETH }],
         [L1_BLOCK_ADDRESS, { storage: [[1n, 2n * GWEI], [3n, scalars], [7n, 1n], [8n, operatorParams]] }],
