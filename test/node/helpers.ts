@@ -1,0 +1,67 @@
+/** Small helpers for the node tests: raw JSON-RPC over fetch, viem clients for a node process, waiting. */
+import { createPublicClient, createWalletClient, defineChain, http, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import type { NodeProcess } from "./spawn-node.js";
+
+export interface RawResponse {
+  status: number;
+  headers: Headers;
+  body: { jsonrpc?: string; id?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } } | undefined;
+  text: string;
+}
+
+export async function rawCall(url: string, body: string): Promise<RawResponse> {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+  const text = await res.text();
+  let parsed: RawResponse["body"];
+  try {
+    parsed = text.length > 0 ? (JSON.parse(text) as RawResponse["body"]) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
+
+export async function rpc(url: string, method: string, params: unknown[]): Promise<RawResponse> {
+  return rawCall(url, JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }));
+}
+
+/** The result, or throws with the JSON-RPC error. */
+export async function call<T = unknown>(url: string, method: string, params: unknown[]): Promise<T> {
+  const r = await rpc(url, method, params);
+  if (r.body?.error !== undefined) throw new Error(`${method}: ${r.body.error.code} ${r.body.error.message}`);
+  return r.body?.result as T;
+}
+
+export function devChain(node: NodeProcess) {
+  return defineChain({
+    id: node.chainId,
+    name: "op-dev",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [node.url], webSocket: [node.wsUrl] } },
+  });
+}
+
+export function clients(node: NodeProcess, accountIndex = 0) {
+  const chain = devChain(node);
+  const publicClient = createPublicClient({ chain, transport: http(node.url), pollingInterval: 50 });
+  const walletClient = createWalletClient({
+    chain,
+    transport: http(node.url),
+    account: privateKeyToAccount(node.accounts[accountIndex]!.privateKey),
+  });
+  return { chain, publicClient, walletClient };
+}
+
+/** Polls `probe` every `intervalMs` until it returns a value other than undefined. */
+export async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 15_000, intervalMs = 10): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+export const hexNumber = (n: bigint | number): Hex => `0x${n.toString(16)}`;

@@ -1,0 +1,154 @@
+/**
+ * The pending view against a real node process: pre-confirmed balances before the block seals,
+ * snapshots that advance (number, hash, gasUsed, transactions) and a sealed block that holds exactly
+ * the last snapshot's transactions, with real hashes over real state roots.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { keccak256, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { headerFromJson, headerHash } from "../../src/chain/header.js";
+import { toHex } from "../../src/chain/hex.js";
+import { call, clients, rpc, waitFor } from "./helpers.js";
+import { type NodeProcess, startNodeProcess } from "./spawn-node.js";
+
+interface RpcBlock {
+  number: Hex;
+  hash: Hex;
+  stateRoot: Hex;
+  gasUsed: Hex;
+  transactions: Hex[];
+  [k: string]: unknown;
+}
+
+const BLOCK_MS = 1000;
+const FLASH_MS = 100;
+let node: NodeProcess;
+
+beforeAll(async () => {
+  node = await startNodeProcess({ blockTimeMs: BLOCK_MS, flashblockIntervalMs: FLASH_MS });
+}, 60_000);
+afterAll(async () => {
+  await node?.stop();
+});
+
+async function pendingIndex(): Promise<{ number: bigint; index: number }> {
+  const r = await rpc(node.url, "eth_getBlockByNumber", ["pending", false]);
+  const block = r.body?.result as RpcBlock;
+  const index = r.headers.get("x-flashblock-index");
+  return { number: BigInt(block.number), index: index === null ? -1 : Number(index) };
+}
+
+/** Waits until the block being built has just started (snapshot index 0 or 1). */
+async function atBlockStart(): Promise<{ number: bigint; index: number }> {
+  return waitFor(async () => {
+    const p = await pendingIndex();
+    return p.index >= 0 && p.index <= 1 ? p : undefined;
+  }, "the start of a block", 10_000, 5);
+}
+
+describe("pending view", () => {
+  it("shows a transfer in eth_getBalance(pending) at the next snapshot, before the block seals", async () => {
+    const { walletClient } = clients(node, 1);
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    const start = await atBlockStart();
+    await walletClient.sendTransaction({ to: recipient, value: 12_345n });
+    const afterSend = await pendingIndex();
+    const seen = await waitFor(async () => {
+      const r = await rpc(node.url, "eth_getBalance", [recipient, "pending"]);
+      if (BigInt(r.body?.result as string) !== 12_345n) return undefined;
+      return { number: BigInt(r.headers.get("x-pending-block")!), index: Number(r.headers.get("x-flashblock-index")) };
+    }, "the pre-confirmed balance", 5_000, 2);
+    // Same block as when the transaction was sent: visible before sealing.
+    expect(seen.number).toBe(start.number);
+    expect(afterSend.number).toBe(start.number);
+    // The first snapshot assembled after the pool accepted it (allowing for the one being
+    // assembled while the request was answered).
+    expect(seen.index).toBeLessThanOrEqual(afterSend.index + 2);
+    // Not sealed yet at that point: latest is still the parent of the block being built.
+    const latestAtSeen = BigInt(await call<Hex>(node.url, "eth_blockNumber", []));
+    expect(latestAtSeen).toBeLessThanOrEqual(seen.number);
+    // Once sealed, latest agrees.
+    await waitFor(async () => (BigInt(await call<Hex>(node.url, "eth_blockNumber", [])) >= seen.number ? true : undefined), "seal");
+    expect(BigInt(await call<Hex>(node.url, "eth_getBalance", [recipient, "latest"]))).toBe(12_345n);
+  });
+
+  it("advances number, hash, gasUsed and transactions across snapshots; the sealed block is the last snapshot", async () => {
+    const { walletClient } = clients(node, 2);
+    const messages: Record<string, unknown>[] = [];
+    const ws = new WebSocket(node.flashblocksUrl);
+    ws.on("message", (data) => messages.push(JSON.parse(data.toString()) as Record<string, unknown>));
+    await new Promise((resolve, reject) => {
+      ws.once("open", resolve);
+      ws.once("error", reject);
+    });
+    try {
+      const start = await atBlockStart();
+      const before = await call<RpcBlock>(node.url, "eth_getBlockByNumber", ["pending", false]);
+      const tx1 = await walletClient.sendTransaction({ to: privateKeyToAccount(generatePrivateKey()).address, value: 1n });
+      const p1 = await waitFor(async () => {
+        const b = await call<RpcBlock>(node.url, "eth_getBlockByNumber", ["pending", false]);
+        return b.transactions.includes(tx1) ? b : undefined;
+      }, "tx1 pre-confirmed", 5_000, 2);
+      // Pre-confirmed receipt and transaction, in the pending block.
+      const receipt1 = await call<{ blockNumber: Hex; blockHash: Hex; status: Hex }>(node.url, "eth_getTransactionReceipt", [tx1]);
+      expect(BigInt(receipt1.blockNumber)).toBe(start.number);
+      expect(receipt1.status).toBe("0x1");
+      const tx2 = await walletClient.sendTransaction({ to: privateKeyToAccount(generatePrivateKey()).address, value: 2n });
+      const p2 = await waitFor(async () => {
+        const b = await call<RpcBlock>(node.url, "eth_getBlockByNumber", ["pending", false]);
+        return b.transactions.includes(tx2) ? b : undefined;
+      }, "tx2 pre-confirmed", 5_000, 2);
+
+      for (const b of [before, p1, p2]) {
+        expect(BigInt(b.number)).toBe(start.number);
+        // The hash is the real hash of the partial block's header (over a real state root).
+        expect(toHex(headerHash(headerFromJson(b)))).toBe(b.hash);
+        expect(b.stateRoot).not.toBe(`0x${"00".repeat(32)}`);
+        expect(b.size).toMatch(/^0x[1-9a-f][0-9a-f]*$/);
+      }
+      expect(before.transactions.length).toBe(1); // the L1 attributes deposit
+      expect(p1.transactions.slice(0, before.transactions.length)).toEqual(before.transactions);
+      expect(p2.transactions.slice(0, p1.transactions.length)).toEqual(p1.transactions);
+      expect(p2.transactions.length).toBeGreaterThan(p1.transactions.length);
+      expect(BigInt(p1.gasUsed)).toBeGreaterThan(BigInt(before.gasUsed));
+      expect(BigInt(p2.gasUsed)).toBeGreaterThan(BigInt(p1.gasUsed));
+      expect(new Set([before.hash, p1.hash, p2.hash]).size).toBe(3);
+
+      // The sealed block holds exactly the transactions of the last snapshot of that block.
+      const sealed = await waitFor(
+        () => call<RpcBlock | null>(node.url, "eth_getBlockByNumber", [`0x${start.number.toString(16)}`, false]).then((b) => b ?? undefined),
+        "the block to seal",
+      );
+      const ofBlock = messages.filter((m) => (m.metadata as { block_number: number }).block_number === Number(start.number));
+      const last = ofBlock[ofBlock.length - 1]!;
+      const streamed = ofBlock.flatMap((m) => (m.diff as { transactions: Hex[] }).transactions.map((t) => keccak256(t)));
+      expect(sealed.transactions).toEqual(streamed);
+      expect((last.diff as { block_hash: Hex }).block_hash).toBe(sealed.hash);
+      expect(sealed.transactions.slice(0, p2.transactions.length)).toEqual(p2.transactions);
+      expect(ofBlock.map((m) => m.index)).toEqual(ofBlock.map((_, i) => i));
+      // The receipt now names the sealed block.
+      const sealedReceipt = await call<{ blockHash: Hex }>(node.url, "eth_getTransactionReceipt", [tx1]);
+      expect(sealedReceipt.blockHash).toBe(sealed.hash);
+    } finally {
+      ws.close();
+    }
+  });
+
+  it("counts pre-confirmed transactions in eth_getTransactionCount(pending) and is never null", async () => {
+    const { walletClient } = clients(node, 3);
+    const address = walletClient.account.address;
+    await atBlockStart();
+    const latestBefore = BigInt(await call<Hex>(node.url, "eth_getTransactionCount", [address, "latest"]));
+    const hash = await walletClient.sendTransaction({ to: address, value: 0n });
+    const pendingCount = BigInt(await call<Hex>(node.url, "eth_getTransactionCount", [address, "pending"]));
+    expect(pendingCount).toBe(latestBefore + 1n);
+    await waitFor(async () => ((await call<RpcBlock>(node.url, "eth_getBlockByNumber", ["pending", false])).transactions.includes(hash) ? true : undefined), "pre-confirmation");
+    // Pending is never null, across many snapshots and block boundaries.
+    for (let i = 0; i < 40; i++) {
+      const b = await call<RpcBlock | null>(node.url, "eth_getBlockByNumber", ["pending", true]);
+      expect(b).not.toBeNull();
+      await new Promise((r) => setTimeout(r, 30));
+    }
+  });
+});

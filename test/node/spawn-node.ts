@@ -1,0 +1,147 @@
+/**
+ * Starts a real chain node process (src/node/main.ts) on 127.0.0.1 and a free port with a temp data
+ * directory, for tests of this and other services:
+ *
+ *   const node = await startNodeProcess({ blockTimeMs: 500, flashblockIntervalMs: 50 });
+ *   const client = createPublicClient({ transport: http(node.url) });
+ *   ... node.accounts[0].privateKey ...
+ *   await node.stop(); // SIGTERM, waits for exit, removes the temp data dir
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export interface StartNodeOptions {
+  blockTimeMs?: number;
+  flashblockIntervalMs?: number;
+  chainId?: number;
+  /** Reuse a data directory (e.g. to restart a node); it is then not removed by stop(). */
+  dataDir?: string;
+  safeDepth?: number;
+  finalizedDepth?: number;
+  /** Fixed port; default 0 (any free port). */
+  port?: number;
+  logLevel?: string;
+  /** Milliseconds to wait for "node ready"; default 30 000. */
+  startTimeoutMs?: number;
+}
+
+export interface DevKey {
+  address: `0x${string}`;
+  privateKey: `0x${string}`;
+}
+
+export interface NodeProcess {
+  url: string;
+  wsUrl: string;
+  flashblocksUrl: string;
+  chainId: number;
+  dataDir: string;
+  accounts: DevKey[];
+  process: ChildProcess;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  /** SIGTERM (graceful: the block in progress is sealed) and wait for exit; removes a temp data dir. */
+  stop(): Promise<void>;
+  /** SIGKILL and wait for exit; keeps the data dir (for crash tests). */
+  kill(): Promise<void>;
+}
+
+export class NodeStartError extends Error {
+  constructor(message: string, readonly output: string) {
+    super(`${message}\n--- node output ---\n${output.slice(-4000)}`);
+    this.name = "NodeStartError";
+  }
+}
+
+const MAIN = fileURLToPath(new URL("../../src/node/main.ts", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+function waitForExit(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once("exit", () => resolve()));
+}
+
+export async function startNodeProcess(options: StartNodeOptions = {}): Promise<NodeProcess> {
+  const ownDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "op-node-test-"));
+  const chainId = options.chainId ?? 901;
+  const args = [
+    "--import",
+    "tsx",
+    MAIN,
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(options.port ?? 0),
+    "--data-dir",
+    dataDir,
+    "--chain-id",
+    String(chainId),
+    "--block-time-ms",
+    String(options.blockTimeMs ?? 2000),
+    "--flashblock-interval-ms",
+    String(options.flashblockIntervalMs ?? 200),
+    "--safe-depth",
+    String(options.safeDepth ?? 0),
+    "--finalized-depth",
+    String(options.finalizedDepth ?? 0),
+    "--log-level",
+    options.logLevel ?? "info",
+  ];
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env } });
+  let out = "";
+  const accounts: DevKey[] = [];
+  const ready = new Promise<{ url: string; wsUrl: string; flashblocks: string }>((resolve, reject) => {
+    let buffered = "";
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new NodeStartError("node did not become ready in time", out));
+    }, options.startTimeoutMs ?? 30_000);
+    child.stdout!.on("data", (chunk: Buffer) => {
+      const text = chunk.toString("utf8");
+      out += text;
+      buffered += text;
+      let nl: number;
+      while ((nl = buffered.indexOf("\n")) >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        const acct = /^\s+\(\d+\) (0x[0-9a-fA-F]{40})\s+key (0x[0-9a-f]{64})/.exec(line);
+        if (acct) accounts.push({ address: acct[1] as `0x${string}`, privateKey: acct[2] as `0x${string}` });
+        if (line.startsWith("{") && line.includes('"node ready"')) {
+          clearTimeout(timer);
+          resolve(JSON.parse(line) as { url: string; wsUrl: string; flashblocks: string });
+        }
+      }
+    });
+    child.stderr!.on("data", (chunk: Buffer) => {
+      out += chunk.toString("utf8");
+    });
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new NodeStartError(`node exited before ready (code ${code}, signal ${signal})`, out));
+    });
+  });
+  const info = await ready;
+  return {
+    url: info.url,
+    wsUrl: info.wsUrl,
+    flashblocksUrl: info.flashblocks,
+    chainId,
+    dataDir,
+    accounts,
+    process: child,
+    output: () => out,
+    async stop() {
+      child.kill("SIGTERM");
+      await waitForExit(child);
+      if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+    async kill() {
+      child.kill("SIGKILL");
+      await waitForExit(child);
+    },
+  };
+}
