@@ -1,0 +1,3 @@
+/** The AWS Nitro Security Module: device access (nsm addon) and its CBOR messages. */
+export * from "./device.js";
+export * from "./messages.js";
