@@ -106,9 +106,7 @@ describe.each(Object.keys(stores))("%s order store", (kind) => {
     const after = await store.getOrder(order.id);
     expect(after?.state).toBe(winners[0]?.state);
     expect(after?.version).toBe(2);
-    expect(
-      await store.transition({ id: order.id, from: ["authorized"], to: "voided" }),
-    ).toBeNull();
+    expect(await store.transition({ id: order.id, from: ["authorized"], to: "voided" })).toBeNull();
     expect(await store.transition({ id: "missing", from: ["authorized"], to: "voided" })).toBeNull();
   });
 

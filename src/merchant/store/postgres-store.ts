@@ -123,7 +123,13 @@ export class PostgresOrderStore implements OrderStore {
   }
 
   async transition(transition: Transition): Promise<Order | null> {
-    const params: unknown[] = [transition.id, transition.from, transition.to, this.now(), transition.patch?.note ?? null];
+    const params: unknown[] = [
+      transition.id,
+      transition.from,
+      transition.to,
+      this.now(),
+      transition.patch?.note ?? null,
+    ];
     const sets = ["state = $3", "version = o.version + 1", "updated_at_ms = $4"];
     for (const [field, column] of PATCH_COLUMNS) {
       const value = transition.patch?.[field];
@@ -138,7 +144,9 @@ export class PostgresOrderStore implements OrderStore {
        ), upd AS (
          UPDATE orders o SET ${sets.join(", ")} FROM prev
          WHERE o.id = prev.id AND o.state = ANY($2::text[])
-         RETURNING ${ORDER_COLUMNS.split(", ").map((c) => `o.${c}`).join(", ")}, prev.state AS prev_state
+         RETURNING ${ORDER_COLUMNS.split(", ")
+           .map((c) => `o.${c}`)
+           .join(", ")}, prev.state AS prev_state
        ), log AS (
          INSERT INTO order_transitions (order_id, from_state, to_state, version, note, at_ms)
          SELECT id, prev_state, state, version, $5, $4 FROM upd

@@ -81,7 +81,8 @@ export class SqliteOrderStore implements OrderStore {
       .prepare(
         `SELECT ${ORDER_COLUMNS} FROM orders WHERE chain_id = ? AND token = ? AND authorizer = ? AND nonce = ?`,
       )
-      .get(key.chainId.toString(), key.token, key.authorizer, key.nonce.toLowerCase()) as OrderRow | undefined;
+      .get(key.chainId.toString(), key.token, key.authorizer, key.nonce.toLowerCase()) as
+      OrderRow | undefined;
     return row === undefined ? null : orderFromRow(row);
   }
 
@@ -124,7 +125,8 @@ export class SqliteOrderStore implements OrderStore {
     const run = this.db.transaction((): Order | null => {
       const current = this.db.prepare("SELECT state, version FROM orders WHERE id = ?").get(transition.id) as
         { state: string; version: number } | undefined;
-      if (current === undefined || !(transition.from as readonly string[]).includes(current.state)) return null;
+      if (current === undefined || !(transition.from as readonly string[]).includes(current.state))
+        return null;
       const now = this.now();
       const sets = ["state = ?", "version = version + 1", "updated_at_ms = ?"];
       const params: unknown[] = [transition.to, now];
@@ -136,14 +138,23 @@ export class SqliteOrderStore implements OrderStore {
         }
       }
       const updated = this.db
-        .prepare(`UPDATE orders SET ${sets.join(", ")} WHERE id = ? AND version = ? RETURNING ${ORDER_COLUMNS}`)
+        .prepare(
+          `UPDATE orders SET ${sets.join(", ")} WHERE id = ? AND version = ? RETURNING ${ORDER_COLUMNS}`,
+        )
         .get(...params, transition.id, current.version) as OrderRow | undefined;
       if (updated === undefined) return null;
       this.db
         .prepare(
           "INSERT INTO order_transitions (order_id, from_state, to_state, version, note, at_ms) VALUES (?, ?, ?, ?, ?, ?)",
         )
-        .run(transition.id, current.state, transition.to, updated.version, transition.patch?.note ?? null, now);
+        .run(
+          transition.id,
+          current.state,
+          transition.to,
+          updated.version,
+          transition.patch?.note ?? null,
+          now,
+        );
       return orderFromRow(updated);
     });
     return Promise.resolve(run.immediate());

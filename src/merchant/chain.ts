@@ -1,0 +1,207 @@
+/**
+ * The order service's view of the chain, over viem clients only (any JSON-RPC node): the token's
+ * domain, sealed block heads, signature checks (EIP-1271 by eth_call), simulation, signing with an
+ * explicit relayer nonce, broadcasting, receipts and the token's nonce-consumption logs.
+ */
+import {
+  type Account,
+  type Address,
+  type Chain,
+  getAddress,
+  type Hash,
+  type Hex,
+  keccak256,
+  numberToHex,
+  type PublicClient,
+  type Transport,
+  type WalletClient,
+} from "viem";
+import {
+  AUTHORIZATION_CANCELED_TOPIC,
+  AUTHORIZATION_USED_TOPIC,
+  findNonceConsumer,
+  type NonceConsumption,
+  readAuthorizationState,
+  readTokenDomain,
+  type SignatureVerdict,
+  simulateTokenCall,
+  type TokenCall,
+  type TokenDomain,
+  verifySignatureForAccount,
+} from "../payments/index.js";
+
+export type RelayerWalletClient = WalletClient<Transport, Chain | undefined, Account>;
+
+export interface SealedHead {
+  number: bigint;
+  timestamp: bigint;
+}
+
+/** A token log that consumed a nonce. */
+export interface ConsumptionLog {
+  kind: "used" | "canceled";
+  authorizer: Address;
+  nonce: Hex;
+  transactionHash: Hash;
+  blockNumber: bigint;
+}
+
+export type BroadcastOutcome = "accepted" | "known" | "nonce-taken";
+
+export interface SignedTransaction {
+  raw: Hex;
+  hash: Hash;
+  nonce: number;
+}
+
+export interface TxReceiptSummary {
+  status: "success" | "reverted";
+  blockNumber: bigint;
+}
+
+export class MerchantChain {
+  private domainPromise: Promise<TokenDomain> | undefined;
+  readonly token: Address;
+
+  constructor(
+    readonly publicClient: PublicClient,
+    readonly walletClient: RelayerWalletClient,
+    token: Address,
+  ) {
+    this.token = getAddress(token);
+  }
+
+  get relayer(): Address {
+    return this.walletClient.account.address;
+  }
+
+  /** Read once from the token (name(), version(), chain id, address). */
+  domain(): Promise<TokenDomain> {
+    this.domainPromise ??= readTokenDomain(this.publicClient, this.token).catch((error: unknown) => {
+      this.domainPromise = undefined;
+      throw error;
+    });
+    return this.domainPromise;
+  }
+
+  /** The latest sealed block's number and timestamp. */
+  async head(): Promise<SealedHead> {
+    const block = await this.publicClient.getBlock({ blockTag: "latest" });
+    return { number: block.number, timestamp: block.timestamp };
+  }
+
+  async blockAt(number: bigint): Promise<SealedHead> {
+    const block = await this.publicClient.getBlock({ blockNumber: number });
+    return { number: block.number, timestamp: block.timestamp };
+  }
+
+  verifySignature(signer: Address, digest: Hex, signature: Hex): Promise<SignatureVerdict> {
+    return verifySignatureForAccount(this.publicClient, signer, digest, signature);
+  }
+
+  authorizationUsed(authorizer: Address, nonce: Hex): Promise<boolean> {
+    return readAuthorizationState(this.publicClient, this.token, authorizer, nonce);
+  }
+
+  /** eth_call from the relayer; throws RelaySimulationFailedError with the revert string. */
+  simulate(call: TokenCall): Promise<void> {
+    return simulateTokenCall(this.publicClient, this.relayer, call);
+  }
+
+  /** The relayer's next nonce including pending transactions. */
+  async pendingNonce(): Promise<number> {
+    return this.publicClient.getTransactionCount({ address: this.relayer, blockTag: "pending" });
+  }
+
+  /** Fills gas and fees, signs with the given nonce. Nothing is sent. */
+  async sign(call: TokenCall, nonce: number): Promise<SignedTransaction> {
+    const request = await this.walletClient.prepareTransactionRequest({
+      account: this.walletClient.account,
+      chain: this.walletClient.chain,
+      to: call.to,
+      data: call.data,
+      nonce,
+    });
+    const raw = await this.walletClient.signTransaction(
+      request as Parameters<RelayerWalletClient["signTransaction"]>[0],
+    );
+    return { raw, hash: keccak256(raw), nonce };
+  }
+
+  /**
+   * Sends a signed transaction. A node that already has it answers "already known" (known); one
+   * whose relayer nonce has moved past it answers a nonce error (nonce-taken: mined already, or
+   * replaced by another transaction; the receipt tells which).
+   */
+  async broadcast(raw: Hex): Promise<BroadcastOutcome> {
+    try {
+      await this.publicClient.sendRawTransaction({ serializedTransaction: raw });
+      return "accepted";
+    } catch (error) {
+      const text = errorText(error);
+      if (text.includes("already known") || text.includes("already imported")) return "known";
+      if (text.includes("nonce")) return "nonce-taken";
+      throw error;
+    }
+  }
+
+  async receipt(hash: Hash): Promise<TxReceiptSummary | null> {
+    const receipt = await this.publicClient.request({ method: "eth_getTransactionReceipt", params: [hash] });
+    if (receipt === null || receipt === undefined || receipt.blockNumber === null) return null;
+    return {
+      status: receipt.status === "0x1" ? "success" : "reverted",
+      blockNumber: BigInt(receipt.blockNumber),
+    };
+  }
+
+  consumer(
+    authorizer: Address,
+    nonce: Hex,
+    fromBlock: bigint,
+    toBlock: bigint,
+  ): Promise<NonceConsumption | null> {
+    return findNonceConsumer(this.publicClient, { token: this.token, authorizer, nonce, fromBlock, toBlock });
+  }
+
+  /** Every AuthorizationUsed / AuthorizationCanceled log of the token in [fromBlock, toBlock]. */
+  async consumptionLogs(fromBlock: bigint, toBlock: bigint): Promise<ConsumptionLog[]> {
+    if (fromBlock > toBlock) return [];
+    const logs = await this.publicClient.request({
+      method: "eth_getLogs",
+      params: [
+        {
+          address: this.token,
+          topics: [[AUTHORIZATION_USED_TOPIC, AUTHORIZATION_CANCELED_TOPIC]],
+          fromBlock: numberToHex(fromBlock),
+          toBlock: numberToHex(toBlock),
+        },
+      ],
+    });
+    const out: ConsumptionLog[] = [];
+    for (const log of logs) {
+      const [topic0, authorizerTopic, nonce] = log.topics as Hex[];
+      if (log.removed === true || authorizerTopic === undefined || nonce === undefined) continue;
+      if (log.transactionHash === null || log.blockNumber === null) continue;
+      out.push({
+        kind: topic0?.toLowerCase() === AUTHORIZATION_USED_TOPIC.toLowerCase() ? "used" : "canceled",
+        authorizer: getAddress(`0x${authorizerTopic.slice(26)}`),
+        nonce: nonce.toLowerCase() as Hex,
+        transactionHash: log.transactionHash,
+        blockNumber: BigInt(log.blockNumber),
+      });
+    }
+    return out;
+  }
+}
+
+function errorText(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 8; depth++) {
+    parts.push(current.message);
+    const details = (current as { details?: unknown }).details;
+    if (typeof details === "string") parts.push(details);
+    current = current.cause;
+  }
+  return parts.join(" | ").toLowerCase();
+}

@@ -1,0 +1,97 @@
+/**
+ * The merchant HTTP API (REST-style JSON):
+ *   POST /orders                 create from a signed authorization (201 new, 200 same one again)
+ *   GET  /orders                 list (?state=&limit=&after=)
+ *   GET  /orders/:id             read
+ *   POST /orders/:id/capture     capture onchain (202 while in flight, 200 when replayed)
+ *   POST /orders/:id/void        void offchain (no transaction)
+ *   POST /orders/:id/cancel      cancel onchain with the buyer's signed CancelAuthorization
+ *   GET  /healthz, GET /metrics
+ */
+import type { TemplatedApp } from "@trufflesuite/uws-js-unofficial";
+import type { Logger } from "../../log/logger.js";
+import type { MetricsRegistry } from "../../metrics/registry.js";
+import type { DecisionResult, OrderService } from "../service.js";
+import { type JsonResponse, JsonRouter } from "./router.js";
+import {
+  orderToJson,
+  parseCancel,
+  parseCreateOrder,
+  parseEmpty,
+  parseListQuery,
+  parseOrderId,
+} from "./wire.js";
+
+export interface MerchantApiOptions {
+  service: OrderService;
+  logger: Logger;
+  metrics: MetricsRegistry;
+  maxBodyBytes?: number;
+}
+
+function decision(result: DecisionResult): JsonResponse {
+  const inFlight = result.order.state === "capturing" || result.order.state === "cancelling";
+  return {
+    status: result.changed && inFlight ? 202 : 200,
+    body: { order: orderToJson(result.order), changed: result.changed },
+  };
+}
+
+export function mountMerchantApi(app: TemplatedApp, options: MerchantApiOptions): void {
+  const { service, metrics } = options;
+  const router = new JsonRouter(app, {
+    logger: options.logger,
+    metrics,
+    maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+  });
+  router
+    .get("/healthz", async () => ({ status: 200, body: { status: "ok" } }))
+    .post("/orders", async (request) => {
+      const result = await service.create(parseCreateOrder(request.body));
+      return {
+        status: result.changed ? 201 : 200,
+        body: { order: orderToJson(result.order), changed: result.changed },
+      };
+    })
+    .get("/orders", async (request) => {
+      const query = parseListQuery(request.query);
+      const orders = await service.list(query);
+      const last = orders.at(-1);
+      return {
+        status: 200,
+        body: {
+          orders: orders.map(orderToJson),
+          next: orders.length === query.limit && last !== undefined ? last.id : null,
+        },
+      };
+    })
+    .get("/orders/:id", async (request) => ({
+      status: 200,
+      body: { order: orderToJson(await service.get(parseOrderId(request.params.id))) },
+    }))
+    .post("/orders/:id/capture", async (request) => {
+      const id = parseOrderId(request.params.id);
+      parseEmpty(request.body, "capture");
+      return decision(await service.capture(id));
+    })
+    .post("/orders/:id/void", async (request) => {
+      const id = parseOrderId(request.params.id);
+      parseEmpty(request.body, "void");
+      return decision(await service.void(id));
+    })
+    .post("/orders/:id/cancel", async (request) => {
+      const id = parseOrderId(request.params.id);
+      return decision(await service.cancel(id, parseCancel(request.body)));
+    });
+  app.get("/metrics", (res) => {
+    const state = { aborted: false };
+    res.onAborted(() => {
+      state.aborted = true;
+    });
+    void metrics.exposition().then((text) => {
+      if (state.aborted) return;
+      res.cork(() => res.writeStatus("200 OK").writeHeader("content-type", metrics.contentType).end(text));
+    });
+  });
+  router.finish();
+}

@@ -1,0 +1,278 @@
+/**
+ * Settles orders from what the chain shows. Each pass, against the latest block with the required
+ * confirmations (the "safe head", default: latest - 1, i.e. 2 confirmations):
+ * 1. our recorded attempts: a missing receipt means re-sending the same signed bytes (never a new
+ *    transaction); a mined one is marked mined/reverted;
+ * 2. the token's AuthorizationUsed / AuthorizationCanceled logs since the last pass: an order whose
+ *    nonce was consumed becomes captured or cancelled, whoever sent the transaction (a buyer's own
+ *    cancel, someone else's capture, or ours); a lost race is noted as what happened;
+ * 3. reverted attempts with no consumption log fail their order with the reason;
+ * 4. voided orders expire once the safe head's timestamp >= validBefore (strict rule; the nonce
+ *    stays unused onchain);
+ * 5. orders left in capturing/cancelling with no live attempt (a crash before the attempt was
+ *    recorded, or a dropped transaction) are driven again.
+ */
+import type { Hash } from "viem";
+import { isExpiredAt } from "../payments/index.js";
+import type { ConsumptionLog, MerchantChain } from "./chain.js";
+import type { Logger } from "../log/logger.js";
+import type { OrderLocks } from "./order-locks.js";
+import { type Attempt, type Order, type OrderState, WATCHED_STATES } from "./order.js";
+import type { Relayer } from "./relayer.js";
+import { driveOrder } from "./drive.js";
+import type { OrderStore } from "./store/store.js";
+
+export interface ReconcilerOptions {
+  store: OrderStore;
+  chain: MerchantChain;
+  relayer: Relayer;
+  locks: OrderLocks;
+  logger: Logger;
+  /** Confirmations a block needs before its effects are final (default 2). */
+  confirmations?: number;
+  /** Blocks per eth_getLogs request (default 5000). */
+  maxLogRange?: bigint;
+}
+
+export interface ReconcileReport {
+  safeHead: bigint;
+  settled: number;
+  expired: number;
+  rebroadcast: number;
+  redriven: number;
+}
+
+export class Reconciler {
+  private readonly store: OrderStore;
+  private readonly chain: MerchantChain;
+  private readonly relayer: Relayer;
+  private readonly locks: OrderLocks;
+  private readonly logger: Logger;
+  readonly confirmations: number;
+  private readonly maxLogRange: bigint;
+  private running: Promise<ReconcileReport> | undefined;
+  private rerun = false;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(options: ReconcilerOptions) {
+    this.store = options.store;
+    this.chain = options.chain;
+    this.relayer = options.relayer;
+    this.locks = options.locks;
+    this.logger = options.logger;
+    this.confirmations = Math.max(1, options.confirmations ?? 2);
+    this.maxLogRange = options.maxLogRange ?? 5000n;
+  }
+
+  /** Passes every `intervalMs` until stop(). */
+  start(intervalMs: number): void {
+    const loop = (): void => {
+      if (this.stopped) return;
+      this.timer = setTimeout(() => {
+        this.pass()
+          .catch((error: unknown) => this.logger.warn({ err: error }, "reconcile pass failed"))
+          .finally(loop);
+      }, intervalMs);
+    };
+    loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+
+  /** Asks for a pass soon (after a request sent a transaction). */
+  poke(): void {
+    if (this.stopped) return;
+    setImmediate(() => {
+      this.pass().catch((error: unknown) => this.logger.warn({ err: error }, "reconcile pass failed"));
+    });
+  }
+
+  /** One pass; concurrent callers share the running pass (and one more runs after it). */
+  pass(): Promise<ReconcileReport> {
+    if (this.running !== undefined) {
+      this.rerun = true;
+      return this.running;
+    }
+    this.running = this.runPass().finally(() => {
+      this.running = undefined;
+      if (this.rerun && !this.stopped) {
+        this.rerun = false;
+        this.poke();
+      }
+    });
+    return this.running;
+  }
+
+  private async runPass(): Promise<ReconcileReport> {
+    const report: ReconcileReport = { safeHead: 0n, settled: 0, expired: 0, rebroadcast: 0, redriven: 0 };
+    const head = await this.chain.head();
+    const safeHead = head.number - BigInt(this.confirmations - 1);
+    report.safeHead = safeHead;
+    if (safeHead < 0n) return report;
+    const domain = await this.chain.domain();
+
+    // 1. Our attempts.
+    const reverted: Attempt[] = [];
+    for (const attempt of await this.store.attemptsInStatus(["prepared", "broadcast"])) {
+      const receipt = await this.chain.receipt(attempt.txHash);
+      if (receipt === null) {
+        const outcome = await this.relayer.rebroadcast(attempt.rawTransaction);
+        if (outcome === "nonce-taken") {
+          const late = await this.chain.receipt(attempt.txHash);
+          if (late === null) {
+            await this.store.setAttemptStatus(attempt.txHash, "dropped");
+            this.logger.warn(
+              { txHash: attempt.txHash, order: attempt.orderId },
+              "attempt dropped: relayer nonce taken",
+            );
+          }
+        } else {
+          if (attempt.status === "prepared") await this.store.setAttemptStatus(attempt.txHash, "broadcast");
+          if (outcome === "accepted") report.rebroadcast += 1;
+        }
+        continue;
+      }
+      if (receipt.blockNumber > safeHead) continue;
+      await this.store.setAttemptStatus(attempt.txHash, receipt.status === "success" ? "mined" : "reverted");
+      if (receipt.status === "reverted") reverted.push(attempt);
+    }
+
+    // 2. Consumption logs since the cursor.
+    const cursor = await this.store.getCursor(domain.chainId, domain.verifyingContract);
+    let from = cursor === null ? 0n : cursor + 1n;
+    while (from <= safeHead) {
+      const to = from + this.maxLogRange - 1n < safeHead ? from + this.maxLogRange - 1n : safeHead;
+      for (const log of await this.chain.consumptionLogs(from, to)) {
+        if (await this.applyConsumption(log)) report.settled += 1;
+      }
+      await this.store.setCursor(domain.chainId, domain.verifyingContract, to);
+      from = to + 1n;
+    }
+
+    // 3. Reverted attempts whose order no log settled.
+    for (const attempt of reverted) {
+      const order = await this.store.getOrder(attempt.orderId);
+      if (order === null || (order.state !== "capturing" && order.state !== "cancelling")) continue;
+      if (order.txHash !== attempt.txHash) continue;
+      await this.settleFromChain(order, `our ${attempt.kind} ${attempt.txHash} reverted`, safeHead);
+      const after = await this.store.getOrder(order.id);
+      if (after?.state === order.state) {
+        await this.store.transition({
+          id: order.id,
+          from: [order.state],
+          to: "failed",
+          patch: { note: `our ${attempt.kind} ${attempt.txHash} reverted and the nonce is unused` },
+        });
+      }
+      report.settled += 1;
+    }
+
+    // 4. Expiry of voided orders on sealed chain time.
+    const sealed = safeHead === head.number ? head : await this.chain.blockAt(safeHead);
+    for (const order of await this.store.ordersInStates(["voided"])) {
+      if (!isExpiredAt(order, sealed.timestamp)) continue;
+      const moved = await this.store.transition({
+        id: order.id,
+        from: ["voided"],
+        to: "expired",
+        patch: {
+          note: `block ${sealed.number} timestamp ${sealed.timestamp} >= validBefore ${order.validBefore}; nonce unused`,
+        },
+      });
+      if (moved !== null) report.expired += 1;
+    }
+
+    // 5. In-flight orders without a live attempt.
+    for (const order of await this.store.ordersInStates(["capturing", "cancelling"])) {
+      const release = this.locks.tryAcquire(order.id);
+      if (release === null) continue;
+      try {
+        const attempts = await this.store.attemptsOf(order.id);
+        if (attempts.some((a) => a.status !== "dropped")) continue;
+        const current = await this.store.getOrder(order.id);
+        if (current === null || (current.state !== "capturing" && current.state !== "cancelling")) continue;
+        this.logger.info(
+          { order: order.id, state: current.state },
+          "re-driving an order with no live attempt",
+        );
+        await driveOrder(
+          this.relayer,
+          this,
+          this.store,
+          current,
+          current.state === "capturing" ? "capture" : "cancel",
+        );
+        report.redriven += 1;
+      } finally {
+        release();
+      }
+    }
+    return report;
+  }
+
+  /** Moves the order of a consumption log to what happened; true when it changed. */
+  private async applyConsumption(log: ConsumptionLog): Promise<boolean> {
+    const domain = await this.chain.domain();
+    const order = await this.store.getOrderByKey({
+      chainId: domain.chainId,
+      token: domain.verifyingContract,
+      authorizer: log.authorizer,
+      nonce: log.nonce,
+    });
+    if (order === null) return false;
+    return this.settle(order, log.kind, log.transactionHash, "");
+  }
+
+  /**
+   * Looks up what consumed the order's nonce (from the order's creation block) and settles the
+   * order to it. Leaves the order alone when the nonce is unused.
+   */
+  async settleFromChain(order: Order, context: string, toBlock?: bigint): Promise<boolean> {
+    const last = toBlock ?? (await this.chain.head()).number;
+    const consumer = await this.chain.consumer(order.authorizer, order.nonce, order.createdBlock, last);
+    if (consumer === null) return false;
+    return this.settle(order, consumer.kind, consumer.transactionHash, context);
+  }
+
+  private async settle(
+    order: Order,
+    kind: "used" | "canceled",
+    txHash: Hash,
+    context: string,
+  ): Promise<boolean> {
+    const to: OrderState = kind === "used" ? "captured" : "cancelled";
+    const from = WATCHED_STATES.filter(
+      (state) => state !== to && (to === "cancelled" || state !== "expired"),
+    );
+    const ours = order.txHash !== null && order.txHash.toLowerCase() === txHash.toLowerCase();
+    const what = kind === "used" ? "captured" : "cancelled";
+    const note = ours
+      ? `${what} by our transaction ${txHash}`
+      : `${what} onchain by transaction ${txHash}, not ours${lostRace(order.state, kind)}${context === "" ? "" : ` (${context})`}`;
+    // Cross-check with the token's own record before calling it final.
+    if (!(await this.chain.authorizationUsed(order.authorizer, order.nonce))) return false;
+    const moved = await this.store.transition({
+      id: order.id,
+      from,
+      to,
+      patch: { settledTxHash: txHash, note },
+    });
+    if (moved !== null) {
+      this.logger.info({ order: order.id, from: order.state, to, txHash }, "order settled from the chain");
+    }
+    return moved !== null;
+  }
+}
+
+function lostRace(state: OrderState, kind: "used" | "canceled"): string {
+  if (state === "cancelling" && kind === "used") return ": our cancel lost the race, the buyer paid";
+  if (state === "capturing" && kind === "canceled") return ": our capture lost the race, the buyer cancelled";
+  if (state === "voided" && kind === "used")
+    return ": the voided authorization was captured by someone holding the signature";
+  return "";
+}

@@ -1,0 +1,103 @@
+/**
+ * Sends our transactions for orders, one at a time per relayer account: simulate, sign with the
+ * next relayer nonce, commit the attempt (raw transaction and hash, with the order's txHash) to
+ * the store while the order is still in the expected state, and only then broadcast.
+ */
+import type { Hash } from "viem";
+import { cancelAuthorizationCall, captureCall, splitSignature, type TokenCall } from "../payments/index.js";
+import type { MerchantChain } from "./chain.js";
+import { crashPoint } from "./crash-points.js";
+import type { AttemptKind, Order, OrderState } from "./order.js";
+import type { OrderStore } from "./store/store.js";
+
+export interface SubmitResult {
+  /** Null when the order left the expected state before the attempt was recorded (nothing sent). */
+  txHash: Hash | null;
+}
+
+export class Relayer {
+  private queue: Promise<unknown> = Promise.resolve();
+  private nextNonce: number | undefined;
+
+  constructor(
+    private readonly chain: MerchantChain,
+    private readonly store: OrderStore,
+  ) {}
+
+  private async callFor(order: Order, kind: AttemptKind): Promise<TokenCall> {
+    const domain = await this.chain.domain();
+    if (kind === "capture") {
+      return captureCall(this.chain.token, {
+        authorization: {
+          kind: order.kind,
+          from: order.authorizer,
+          to: order.to,
+          value: order.value,
+          validAfter: order.validAfter,
+          validBefore: order.validBefore,
+          nonce: order.nonce,
+        },
+        domain,
+        signature: order.signature,
+        split: splitSignature(order.signature),
+      });
+    }
+    if (order.cancelSignature === null) throw new Error(`order ${order.id} has no cancellation signature`);
+    return cancelAuthorizationCall(this.chain.token, {
+      authorizer: order.authorizer,
+      nonce: order.nonce,
+      domain,
+      signature: order.cancelSignature,
+      split: splitSignature(order.cancelSignature),
+    });
+  }
+
+  /** Runs `task` after every earlier submission of this process has finished. */
+  private serialize<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task, task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Simulates the order's capture or cancel (RelaySimulationFailedError when it would revert:
+   * nothing is signed or sent), then records and broadcasts it.
+   */
+  submit(order: Order, kind: AttemptKind, expectedState: OrderState): Promise<SubmitResult> {
+    return this.serialize(async () => {
+      const call = await this.callFor(order, kind);
+      await this.chain.simulate(call);
+      const pending = await this.chain.pendingNonce();
+      const nonce = Math.max(pending, this.nextNonce ?? 0);
+      const signed = await this.chain.sign(call, nonce);
+      const recorded = await this.store.recordAttempt(
+        {
+          txHash: signed.hash,
+          orderId: order.id,
+          kind,
+          relayer: this.chain.relayer,
+          relayerNonce: nonce,
+          rawTransaction: signed.raw,
+        },
+        expectedState,
+      );
+      if (!recorded) return { txHash: null };
+      crashPoint("after-commit", kind);
+      const outcome = await this.chain.broadcast(signed.raw);
+      if (outcome === "nonce-taken") {
+        // Someone else used this relayer nonce; the reconciler settles or re-drives the attempt.
+        this.nextNonce = undefined;
+        return { txHash: signed.hash };
+      }
+      this.nextNonce = nonce + 1;
+      await this.store.setAttemptStatus(signed.hash, "broadcast");
+      crashPoint("after-broadcast", kind);
+      return { txHash: signed.hash };
+    });
+  }
+
+  /** Re-sends a recorded transaction (same bytes, same hash: never a second transaction). */
+  rebroadcast(raw: `0x${string}`): ReturnType<MerchantChain["broadcast"]> {
+    return this.serialize(() => this.chain.broadcast(raw));
+  }
+}

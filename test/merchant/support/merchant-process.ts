@@ -1,0 +1,108 @@
+/**
+ * Runs src/merchant/main.ts as a separate process (so tests can kill -9 it) and waits for its
+ * "merchant service listening" log line to learn the port.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { MerchantClient } from "../../../src/merchant/client.js";
+
+const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+
+export interface MerchantProcess {
+  url: string;
+  client: MerchantClient;
+  child: ChildProcess;
+  /** Resolves with the exit signal (e.g. "SIGKILL") or code. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export interface MerchantProcessOptions {
+  rpcUrl: string;
+  token: string;
+  relayerKey: string;
+  /** SQLite file path, or a PostgreSQL URL. */
+  store: { sqlite: string } | { databaseUrl: string };
+  env?: Record<string, string>;
+  confirmations?: number;
+}
+
+export async function startMerchantProcess(options: MerchantProcessOptions): Promise<MerchantProcess> {
+  const args = [
+    "--import",
+    "tsx",
+    "src/merchant/main.ts",
+    "--rpc-url",
+    options.rpcUrl,
+    "--token",
+    options.token,
+    "--relayer-key",
+    options.relayerKey,
+    "--listen",
+    "127.0.0.1:0",
+    "--reconcile-interval-ms",
+    "100",
+    "--confirmations",
+    String(options.confirmations ?? 2),
+    "--log-level",
+    "info",
+    ...("sqlite" in options.store
+      ? ["--sqlite", options.store.sqlite]
+      : ["--database-url", options.store.databaseUrl]),
+  ];
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
+  delete env.DATABASE_URL;
+  if (options.env?.DATABASE_URL !== undefined) env.DATABASE_URL = options.env.DATABASE_URL;
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once("exit", (code, signal) => resolve({ code, signal }));
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let buffered = "";
+    const timer = setTimeout(() => reject(new Error(`merchant did not start in time:\n${output}`)), 30_000);
+    child.stdout?.on("data", (chunk: Buffer) => {
+      const text = chunk.toString("utf8");
+      output += text;
+      buffered += text;
+      let newline = buffered.indexOf("\n");
+      while (newline >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        newline = buffered.indexOf("\n");
+        try {
+          const parsed = JSON.parse(line) as { msg?: string; port?: number };
+          if (parsed.msg === "merchant service listening" && typeof parsed.port === "number") {
+            clearTimeout(timer);
+            resolve(parsed.port);
+          }
+        } catch {
+          // not a JSON line
+        }
+      }
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+    });
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`merchant exited (${code ?? signal}) before listening:\n${output}`));
+    });
+  });
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    client: new MerchantClient(url),
+    child,
+    exited,
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
