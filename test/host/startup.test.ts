@@ -1,0 +1,56 @@
+/** Start-up refusals and --help of the real host process. */
+import { describe, expect, it } from "vitest";
+import { hostArgs, runHostToExit } from "./spawn-host.js";
+
+describe("host start-up", () => {
+  it("refuses an unknown L2 chain id, naming the known chains", async () => {
+    const { code, stderr } = await runHostToExit(
+      hostArgs({ enclaves: ["/tmp/no-enclave.sock"], chainId: "999" }),
+    );
+    expect(code).toBe(2);
+    expect(stderr).toContain("unknown L2 chain id 999");
+    expect(stderr).toContain("84532 (Base Sepolia)");
+  });
+
+  it("refuses several enclaves without a registry address", async () => {
+    const { code, stderr } = await runHostToExit(
+      hostArgs({ enclaves: ["/tmp/a.sock", "/tmp/b.sock,127.0.0.1:7001"] }),
+    );
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/3 enclaves are configured but no --tee-prover-registry-address/);
+  });
+
+  it("refuses a vsock enclave in a build without vsock support, before connecting anywhere", async () => {
+    const { code, stderr } = await runHostToExit(hostArgs({ enclaves: ["vsock:16"] }));
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/vsock:16:8000: vsock needs an AF_VSOCK native addon/);
+  });
+
+  it("reads the environment twins and refuses a missing flag with its name", async () => {
+    const { code, stderr } = await runHostToExit(["--vsock-cid", "/tmp/a.sock"], {
+      PROVER_L1_RPC_URL: "http://127.0.0.1:1",
+      PROVER_L1_BEACON_URL: "http://127.0.0.1:1",
+      PROVER_L2_CHAIN_ID: "1",
+    });
+    expect(code).toBe(2);
+    expect(stderr).toContain("--l2-rpc-url is required");
+  });
+
+  it("prints every flag and its environment twin with --help", async () => {
+    const { code, stdout } = await runHostToExit(["--help"]);
+    expect(code).toBe(0);
+    for (const flag of [
+      "--l1-rpc-url",
+      "--l1-beacon-url",
+      "--l2-rpc-url",
+      "--l2-chain-id",
+      "--listen",
+      "--vsock-cid",
+      "--proof-request-timeout",
+      "--tee-prover-registry-address",
+      "--log-level",
+    ])
+      expect(stdout).toContain(flag);
+    expect(stdout).toContain("PROVER_TEE_PROVER_REGISTRY_ADDRESS");
+  });
+});
