@@ -5,7 +5,8 @@
  */
 import { Capability } from "@ethereumjs/tx";
 import { InvalidTransactionEncodingError } from "../chain/deposit-tx.js";
-import { toHexRaw } from "../chain/hex.js";
+import { RLP } from "@ethereumjs/rlp";
+import { bytesToBigInt, toHexRaw } from "../chain/hex.js";
 import { type DecodedTransaction, decodeTransaction } from "../chain/transactions.js";
 import { floorDataGas } from "../chain/tx-processor.js";
 import { TransactionRejectedError } from "../../generated/rpc/errors.js";
@@ -20,10 +21,29 @@ export const MAX_NONCE_GAP = 64n;
 /** Minimum fee bump (percent) for replacing a pooled transaction. */
 const REPLACEMENT_BUMP = 10n;
 
+/** The chain id a transaction was signed for (typed: first field; legacy: from EIP-155 v), if readable. */
+function declaredChainIdOf(raw: Uint8Array): bigint | undefined {
+  try {
+    if (raw[0]! >= 0xc0) {
+      const fields = RLP.decode(raw) as Uint8Array[];
+      const v = fields.length === 9 && fields[6] instanceof Uint8Array ? bytesToBigInt(fields[6]) : undefined;
+      return v !== undefined && v >= 35n ? (v - 35n) / 2n : undefined;
+    }
+    const fields = RLP.decode(raw.subarray(1)) as Uint8Array[];
+    return Array.isArray(fields) && fields[0] instanceof Uint8Array ? bytesToBigInt(fields[0]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function admitTransaction(node: ChainNode, raw: Uint8Array): PooledTransaction {
   if (raw.length > MAX_TX_BYTES) throw new TransactionRejectedError(`oversized data: ${raw.length} bytes, limit ${MAX_TX_BYTES}`);
   if (raw.length === 0) throw new TransactionRejectedError("invalid transaction: empty");
   if (raw[0] === 0x7e) throw new TransactionRejectedError("deposit transactions cannot be submitted through the RPC");
+  const declaredChainId = declaredChainIdOf(raw);
+  if (declaredChainId !== undefined && declaredChainId !== node.config.l2ChainId) {
+    throw new TransactionRejectedError(`invalid chain id ${declaredChainId}, this chain is ${node.config.l2ChainId}`);
+  }
   let decoded: DecodedTransaction;
   try {
     decoded = decodeTransaction(raw, node.common);

@@ -1,4 +1,5 @@
 /** Small helpers for the node tests: raw JSON-RPC over fetch, viem clients for a node process, waiting. */
+import { connect } from "node:net";
 import { createPublicClient, createWalletClient, defineChain, http, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { NodeProcess } from "./spawn-node.js";
@@ -65,3 +66,30 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, what: stri
 }
 
 export const hexNumber = (n: bigint | number): Hex => `0x${n.toString(16)}`;
+
+/**
+ * Declares a body of `length` bytes and sends only the headers: resolves to the HTTP status the
+ * server answers with before reading the body (e.g. 413 for an oversized body).
+ */
+export function declaredBodyStatus(url: string, length: number): Promise<number> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => {
+      socket.write(`POST / HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`);
+    });
+    let text = "";
+    socket.on("data", (d) => {
+      text += d.toString("latin1");
+      const m = /^HTTP\/1\.1 (\d{3})/.exec(text);
+      if (m) {
+        resolve(Number(m[1]));
+        socket.destroy();
+      }
+    });
+    socket.on("error", reject);
+    socket.setTimeout(5_000, () => {
+      socket.destroy();
+      reject(new Error("no answer to the declared body"));
+    });
+  });
+}

@@ -302,8 +302,14 @@ export function createNodeHandlers(node: ChainNode): NodeHandlers {
         if (r === undefined) throw new BlockNotFoundError(`block not found: ${toHex(filter.blockHash)}`);
         return logsOf(content(r), addresses, filter.topics);
       }
-      const from = node.resolveTag(filter.fromBlock ?? "latest");
-      const to = node.resolveTag(filter.toBlock ?? "latest");
+      // A range may end at (or start from) the number of the block being built: that is pending.
+      const rangeEnd = (tag: T.BlockNumberOrTag): ResolvedBlock | undefined => {
+        const p = node.pending;
+        if (typeof tag === "bigint" && p !== undefined && tag === p.snapshot.header.number) return { kind: "pending", pending: p };
+        return node.resolveTag(tag);
+      };
+      const from = rangeEnd(filter.fromBlock ?? "latest");
+      const to = rangeEnd(filter.toBlock ?? "latest");
       if (from === undefined || to === undefined) {
         throw new BlockNotFoundError(`block not found: ${describeSelector((from === undefined ? filter.fromBlock : filter.toBlock) ?? "latest")}`);
       }
@@ -316,7 +322,7 @@ export function createNodeHandlers(node: ChainNode): NodeHandlers {
       }
       const logs: T.Log[] = [];
       for (let n = fromN; n <= toN; n++) {
-        const r = n === toN ? to : node.resolveTag(n);
+        const r = n === toN ? to : n === fromN ? from : node.resolveTag(n);
         if (r === undefined) continue;
         const c = n === toN ? toContent : content(r);
         logs.push(...logsOf(c, addresses, filter.topics));

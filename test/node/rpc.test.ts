@@ -1,0 +1,284 @@
+/**
+ * JSON-RPC against a real node process with viem: every tag and EIP-1898 form, full transaction
+ * objects, a contract deployed and called on latest and pending, calls in the pending block's
+ * environment, logs and receipts of pre-confirmed transactions, and the error cases.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Hex, encodeFunctionData, parseEther, parseGwei, keccak256, toHex as viemToHex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { eip3009TokenAbi } from "../../contracts/artifacts.js";
+import { loadArtifact } from "../../contracts/artifacts.js";
+import { deployArtifact } from "../../contracts/deploy.js";
+import { call, clients, hexNumber, declaredBodyStatus, rawCall, rpc, waitFor } from "./helpers.js";
+import { type NodeProcess, startNodeProcess } from "./spawn-node.js";
+
+const SPEC_BLOCK_FIELDS = [
+  "number", "hash", "parentHash", "nonce", "sha3Uncles", "logsBloom", "transactionsRoot", "stateRoot",
+  "receiptsRoot", "miner", "difficulty", "mixHash", "extraData", "size", "gasLimit", "gasUsed", "timestamp",
+  "transactions", "uncles", "withdrawals", "withdrawalsRoot", "baseFeePerGas", "blobGasUsed", "excessBlobGas",
+  "parentBeaconBlockRoot", "requestsHash",
+];
+
+type Block = Record<string, unknown> & { number: Hex; hash: Hex; transactions: unknown[] };
+
+let node: NodeProcess;
+beforeAll(async () => {
+  node = await startNodeProcess({ blockTimeMs: 500, flashblockIntervalMs: 50, safeDepth: 2, finalizedDepth: 4 });
+}, 60_000);
+afterAll(async () => {
+  await node?.stop();
+});
+
+async function sealedReceipt(hash: Hex): Promise<{ blockNumber: Hex; blockHash: Hex }> {
+  const { publicClient } = clients(node);
+  const r = await publicClient.waitForTransactionReceipt({ hash });
+  // waitForTransactionReceipt may return a pre-confirmed receipt; wait until the block is sealed.
+  await waitFor(async () => (BigInt(await call<Hex>(node.url, "eth_blockNumber", [])) >= r.blockNumber ? true : undefined), "seal");
+  return call(node.url, "eth_getTransactionReceipt", [hash]);
+}
+
+describe("block tags and EIP-1898", () => {
+  it("answers every tag, hex numbers and block-hash forms consistently", async () => {
+    const { walletClient } = clients(node, 4);
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    const hash = await walletClient.sendTransaction({ to: recipient, value: parseEther("1") });
+    const receipt = await sealedReceipt(hash);
+    const b = BigInt(receipt.blockNumber);
+    // Let safe (2 behind) and finalized (4 behind) pass the block.
+    await waitFor(async () => (BigInt(await call<Hex>(node.url, "eth_blockNumber", [])) >= b + 5n ? true : undefined), "5 more blocks");
+
+    const balance = (block: unknown) => call<Hex>(node.url, "eth_getBalance", [recipient, block]).then(BigInt);
+    const one = parseEther("1");
+    expect(await balance("latest")).toBe(one);
+    expect(await balance("pending")).toBe(one);
+    expect(await balance("safe")).toBe(one);
+    expect(await balance("finalized")).toBe(one);
+    expect(await balance("earliest")).toBe(0n);
+    expect(await balance(hexNumber(b))).toBe(one);
+    expect(await balance(hexNumber(b - 1n))).toBe(0n);
+    expect(await balance(receipt.blockHash)).toBe(one);
+    expect(await balance({ blockHash: receipt.blockHash })).toBe(one);
+    expect(await balance({ blockHash: receipt.blockHash, requireCanonical: true })).toBe(one);
+    expect(await balance({ blockNumber: hexNumber(b - 1n) })).toBe(0n);
+    expect(await balance({ blockNumber: "pending" })).toBe(one);
+    expect(BigInt(await call<Hex>(node.url, "eth_getBalance", [recipient]))).toBe(one); // default latest
+
+    // Unknown blocks: an error naming the block for state, null for eth_getBlockByNumber.
+    const missingHash = keccak256("0x1234");
+    for (const sel of [missingHash, { blockHash: missingHash }, "0xffffffff", { blockNumber: "0xffffffff" }]) {
+      const r = await rpc(node.url, "eth_getBalance", [recipient, sel]);
+      expect(r.body?.error?.code).toBe(-32001);
+      expect(r.body?.error?.message).toMatch(/block not found/);
+    }
+    expect((await rpc(node.url, "eth_getBlockByNumber", ["0xffffffff", false])).body?.result).toBeNull();
+
+    const get = (tag: string) => call<Block>(node.url, "eth_getBlockByNumber", [tag, false]);
+    const latest = await get("latest");
+    const head = BigInt(latest.number);
+    const safe = await get("safe");
+    const finalized = await get("finalized");
+    expect(BigInt(safe.number)).toBeGreaterThanOrEqual(head - 2n);
+    expect(BigInt(safe.number)).toBeLessThanOrEqual(head);
+    expect(BigInt(finalized.number)).toBeLessThanOrEqual(BigInt(safe.number) - 1n);
+    const earliest = await get("earliest");
+    expect(earliest.number).toBe("0x0");
+    const pending = await get("pending");
+    expect(BigInt(pending.number)).toBeGreaterThanOrEqual(head);
+    const byNumber = await get(hexNumber(b));
+    expect(byNumber.hash).toBe(receipt.blockHash);
+    const byHash = await call<Block>(node.url, "eth_getBlockByHash", [receipt.blockHash, false]);
+    expect(byHash.hash).toBe(receipt.blockHash);
+    for (const blk of [latest, safe, finalized, earliest, pending, byNumber]) {
+      for (const f of SPEC_BLOCK_FIELDS) expect(blk, `field ${f}`).toHaveProperty(f);
+      expect(blk.nonce).toBe("0x0000000000000000");
+      expect(blk.difficulty).toBe("0x0");
+      expect(blk.uncles).toEqual([]);
+      expect(blk.withdrawals).toEqual([]);
+    }
+  });
+
+  it("returns full transaction objects with deposit fields", async () => {
+    const { walletClient } = clients(node, 5);
+    const hash = await walletClient.sendTransaction({ to: privateKeyToAccount(generatePrivateKey()).address, value: 5n });
+    const receipt = await sealedReceipt(hash);
+    const block = await call<Block>(node.url, "eth_getBlockByNumber", [receipt.blockNumber, true]);
+    const [deposit, ...rest] = block.transactions as Record<string, unknown>[];
+    expect(deposit).toMatchObject({
+      type: "0x7e",
+      from: "0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001",
+      to: "0x4200000000000000000000000000000000000015",
+      mint: "0x0",
+      value: "0x0",
+      gas: "0xf4240",
+      depositReceiptVersion: "0x1",
+      gasPrice: "0x0",
+      v: "0x0",
+      r: "0x0",
+      s: "0x0",
+      yParity: "0x0",
+      blockHash: block.hash,
+      blockNumber: block.number,
+      transactionIndex: "0x0",
+    });
+    expect(deposit!.sourceHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(deposit!.input).toMatch(/^0x098999be/);
+    expect(deposit).not.toHaveProperty("isSystemTx");
+    const user = rest.find((t) => t.hash === hash)!;
+    expect(user).toMatchObject({ type: "0x2", value: "0x5", from: walletClient.account.address.toLowerCase(), blockHash: block.hash });
+    expect(user.chainId).toBe(hexNumber(node.chainId));
+    const depositReceipt = await call<Record<string, unknown>>(node.url, "eth_getTransactionReceipt", [deposit!.hash]);
+    expect(depositReceipt).toMatchObject({ type: "0x7e", status: "0x1", depositReceiptVersion: "0x1" });
+    const userReceipt = await call<Record<string, unknown>>(node.url, "eth_getTransactionReceipt", [hash]);
+    expect(BigInt(userReceipt.l1Fee as Hex)).toBeGreaterThan(0n);
+  });
+});
+
+describe("contracts and calls", () => {
+  it("deploys the EIP-3009 token and calls it on latest and pending", async () => {
+    const { publicClient, walletClient } = clients(node, 6);
+    const owner = walletClient.account.address;
+    const { abi, bytecode } = loadArtifact("Eip3009Token");
+    const deployHash = await walletClient.deployContract({ abi, bytecode, args: ["Dev USD", "DUSD", owner], chain: walletClient.chain });
+    // The receipt is served as soon as the deployment is pre-confirmed: its code is then in the
+    // pending state, and in latest once the block seals.
+    const deployReceipt = await publicClient.waitForTransactionReceipt({ hash: deployHash });
+    const token = deployReceipt.contractAddress!;
+    expect(await publicClient.getCode({ address: token, blockTag: "pending" })).toMatch(/^0x[0-9a-f]{100,}$/);
+    const deployment = { blockNumber: deployReceipt.blockNumber };
+    // Mint and watch the pending state before the block seals.
+    await waitFor(async () => (BigInt(await call<Hex>(node.url, "eth_blockNumber", [])) >= deployment.blockNumber ? true : undefined), "deployment sealed");
+    const holder = privateKeyToAccount(generatePrivateKey()).address;
+    const mint = await walletClient.writeContract({ address: token, abi: eip3009TokenAbi, functionName: "mint", args: [holder, 1_000n], chain: walletClient.chain });
+    const data = encodeFunctionData({ abi: eip3009TokenAbi, functionName: "balanceOf", args: [holder] });
+    const balanceAt = (tag: string) => call<Hex>(node.url, "eth_call", [{ to: token, data }, tag]).then(BigInt);
+    await waitFor(async () => ((await balanceAt("pending")) === 1_000n ? true : undefined), "pending balanceOf", 5_000, 2);
+    // A pre-confirmed receipt and its Transfer log via eth_getLogs up to pending.
+    const pendingReceipt = await call<{ blockNumber: Hex; logs: unknown[] } | null>(node.url, "eth_getTransactionReceipt", [mint]);
+    expect(pendingReceipt).not.toBeNull();
+    expect(pendingReceipt!.logs.length).toBeGreaterThan(0);
+    const logs = await call<{ transactionHash: Hex; address: Hex }[]>(node.url, "eth_getLogs", [{ address: token, fromBlock: pendingReceipt!.blockNumber, toBlock: "pending" }]);
+    expect(logs.some((l) => l.transactionHash === mint)).toBe(true);
+    await sealedReceipt(mint);
+    expect(await balanceAt("latest")).toBe(1_000n);
+    expect(await publicClient.readContract({ address: token, abi: eip3009TokenAbi, functionName: "balanceOf", args: [holder] })).toBe(1_000n);
+    const sealedLogs = await publicClient.getContractEvents({ address: token, abi: eip3009TokenAbi, eventName: "Transfer", fromBlock: 0n });
+    expect(sealedLogs.some((l) => l.transactionHash === mint)).toBe(true);
+    // Reverts carry their data and reason.
+    const r = await rpc(node.url, "eth_call", [{ to: token, from: holder, data: encodeFunctionData({ abi: eip3009TokenAbi, functionName: "mint", args: [holder, 1n] }) }, "latest"]);
+    expect(r.body?.error?.code).toBe(3);
+    expect(r.body?.error?.data).toMatch(/^0x/);
+    // eth_estimateGas agrees with what the transfer used.
+    const transferData = encodeFunctionData({ abi: eip3009TokenAbi, functionName: "mint", args: [holder, 7n] });
+    const estimate = BigInt(await call<Hex>(node.url, "eth_estimateGas", [{ from: owner, to: token, data: transferData }]));
+    expect(estimate).toBeGreaterThan(21_000n);
+    const sent = await walletClient.sendTransaction({ to: token, data: transferData, gas: estimate });
+    const rc = await publicClient.waitForTransactionReceipt({ hash: sent });
+    expect(rc.status).toBe("success");
+  });
+
+  it("runs pending calls in the pending block's environment", async () => {
+    // Init code that returns NUMBER, TIMESTAMP and BASEFEE as the created contract's "code".
+    // NUMBER PUSH0 MSTORE TIMESTAMP PUSH1 32 MSTORE BASEFEE PUSH1 64 MSTORE PUSH1 96 PUSH0 RETURN
+    const initCode = "0x435f52426020524860405260605ff3";
+    const r = await rawCall(node.url, JSON.stringify([
+      { jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ data: initCode }, "pending"] },
+      { jsonrpc: "2.0", id: 2, method: "eth_getBlockByNumber", params: ["pending", false] },
+    ]));
+    const [callRes, blockRes] = r.body as unknown as [{ result: Hex }, { result: Block }];
+    const out = callRes.result;
+    const word = (i: number) => BigInt(`0x${out.slice(2 + 64 * i, 2 + 64 * (i + 1))}`);
+    const block = blockRes.result;
+    // Both answers come from one snapshot unless a seal happened in between; the number is the
+    // block being built either way, never an older block.
+    const head = BigInt(await call<Hex>(node.url, "eth_blockNumber", []));
+    expect(word(0)).toBeGreaterThan(head - 1n);
+    if (word(0) === BigInt(block.number)) {
+      expect(word(1)).toBe(BigInt(block.timestamp as Hex));
+      expect(word(2)).toBe(BigInt(block.baseFeePerGas as Hex));
+    }
+    const latest = await call<Hex>(node.url, "eth_call", [{ data: initCode }, "latest"]);
+    expect(BigInt(`0x${latest.slice(2, 66)}`)).toBeLessThan(word(0) + 1n);
+  });
+});
+
+describe("bad input", () => {
+  const bad = async (body: string) => (await rawCall(node.url, body)).body?.error;
+  const req = (method: string, params: unknown) => JSON.stringify({ jsonrpc: "2.0", id: 7, method, params });
+
+  it("answers malformed requests and params with clear errors", async () => {
+    expect((await bad("{not json"))!.code).toBe(-32700);
+    expect((await bad(req("eth_nope", [])))!.code).toBe(-32601);
+    const cases: [string, unknown[], RegExp][] = [
+      ["eth_getBlockByNumber", ["latest"], /fullTransactions/],
+      ["eth_getBlockByNumber", [true, false], /block/],
+      ["eth_getBlockByNumber", ["latests", false], /block/],
+      ["eth_getBlockByNumber", ["0x01", false], /block/],
+      ["eth_getBlockByNumber", ["0xzz", false], /block/],
+      ["eth_getBlockByNumber", ["latest", "yes"], /fullTransactions/],
+      ["eth_getBalance", ["0x1234", "latest"], /address/],
+      ["eth_getBalance", ["0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", "latest", 1], /at most/],
+      ["eth_getBalance", [], /address/],
+      ["eth_getBalance", ["0xf39Fd6e51aad88F6F4ce6aB8827279cffFb9226g", "latest"], /address/],
+      ["eth_getBalance", ["0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", { blockHash: "0x12" }], /block/],
+      ["eth_sendRawTransaction", ["0xabc"], /transaction/],
+    ];
+    for (const [method, params, message] of cases) {
+      const error = await bad(req(method, params));
+      expect(error, `${method} ${JSON.stringify(params)}`).toBeDefined();
+      expect(error!.code, `${method} ${JSON.stringify(params)}`).toBe(-32602);
+      expect(error!.message).toMatch(message);
+    }
+  });
+
+  it("refuses oversized bodies and invalid or underpriced transactions, and keeps serving", async () => {
+    expect(await declaredBodyStatus(node.url, 6 * 1024 * 1024)).toBe(413);
+
+    const { walletClient, publicClient } = clients(node, 7);
+    const account = walletClient.account;
+    const nonce = await publicClient.getTransactionCount({ address: account.address, blockTag: "pending" });
+    const base = { to: account.address, value: 1n, gas: 21_000n, chainId: node.chainId, type: "eip1559" as const };
+    const send = async (tx: Parameters<typeof account.signTransaction>[0]) =>
+      (await rawCall(node.url, req("eth_sendRawTransaction", [await account.signTransaction!(tx)]))).body?.error;
+
+    const underpriced = await send({ ...base, nonce, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n });
+    expect(underpriced).toMatchObject({ code: -32000 });
+    expect(underpriced!.message).toMatch(/underpriced/);
+    const tooLow = nonce > 0 ? await send({ ...base, nonce: nonce - 1, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n }) : undefined;
+    if (tooLow) expect(tooLow.message).toMatch(/nonce too low/);
+    const wrongChain = await send({ ...base, chainId: 1, nonce, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n });
+    expect(wrongChain!.message).toMatch(/chain id/);
+    const broke = privateKeyToAccount(generatePrivateKey());
+    const poor = (await rawCall(node.url, req("eth_sendRawTransaction", [await broke.signTransaction({ ...base, nonce: 0, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n })]))).body?.error;
+    expect(poor!.message).toMatch(/insufficient funds/);
+    const lowGas = await send({ ...base, gas: 20_000n, nonce, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n });
+    expect(lowGas!.message).toMatch(/intrinsic gas too low/);
+    const garbage = await bad(req("eth_sendRawTransaction", ["0x02deadbeef"]));
+    expect(garbage).toMatchObject({ code: -32000 });
+    expect(garbage!.message).toMatch(/invalid transaction/);
+    const deposit = await bad(req("eth_sendRawTransaction", ["0x7ef8"]));
+    expect(deposit!.message).toMatch(/deposit/);
+
+    const ok = await send({ ...base, nonce, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n });
+    expect(ok).toBeUndefined();
+    const again = await send({ ...base, nonce, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n });
+    expect(again).toBeDefined();
+    expect(again!.message).toMatch(/already known|nonce too low|underpriced/);
+
+    // Still alive and answering.
+    expect(await call<Hex>(node.url, "eth_chainId", [])).toBe(viemToHex(node.chainId));
+  });
+});
+
+describe("deploying with contracts/deploy.ts", () => {
+  it("deploys once the deployment is sealed", async () => {
+    const { publicClient, walletClient } = clients(node, 8);
+    // deployArtifact reads the code at latest right after the receipt: give it sealed receipts.
+    const sealedOnly = { ...publicClient, waitForTransactionReceipt: async (args: { hash: Hex }) => {
+      const r = await publicClient.waitForTransactionReceipt(args);
+      await waitFor(async () => (BigInt(await call<Hex>(node.url, "eth_blockNumber", [])) >= r.blockNumber ? true : undefined), "seal");
+      return r;
+    } } as typeof publicClient;
+    const d = await deployArtifact({ publicClient: sealedOnly, walletClient }, "TEEProverRegistry", [walletClient.account.address, keccak256("0x01")], { pollingIntervalMs: 50 });
+    expect(await publicClient.getCode({ address: d.address })).toMatch(/^0x[0-9a-f]+$/);
+  });
+});
