@@ -1,0 +1,154 @@
+/**
+ * Registry-gated routing and health through the real host process, with three real local-mode enclaves
+ * and TEEProverRegistry deployed on a real chain node process (the host's L1 RPC). Only a registered
+ * signer of the active image hash is routed to; deregistering it and registering another moves new
+ * requests; rotating the active image hash away from every signer leaves none valid (-32001); health is
+ * unhealthy until a signer is confirmed, then latched, even after the node is gone.
+ */
+import { type Address, type Hex, pad } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { teeProverRegistryAbi } from "../../contracts/artifacts.js";
+import { deployArtifact } from "../../contracts/deploy.js";
+import { type RunningEnclave, startEnclave } from "../../enclave/test/enclave-process.js";
+import { clients, waitFor } from "../node/helpers.js";
+import { type NodeProcess, startNodeProcess } from "../node/spawn-node.js";
+import { hostClient, type HostCall, rpcFailure } from "./host-client.js";
+import { proofRequest } from "./proof-request.js";
+import { hostArgs, type RunningHost, startHost } from "./spawn-host.js";
+
+/** Local-mode enclaves have no PCR0: their tee_image_hash is zero. */
+const LOCAL_IMAGE_HASH = pad("0x00", { size: 32 });
+const OTHER_IMAGE_HASH = pad("0xab", { size: 32 });
+
+const proveRequests = (enclave: RunningEnclave): number =>
+  enclave.logs.filter((line) => line.msg === "request served" && line.request === "Prove").length;
+
+describe("registry-gated routing and health", () => {
+  let node: NodeProcess;
+  let enclaves: RunningEnclave[] = [];
+  let host: RunningHost;
+  let call: HostCall;
+  let registry: Address;
+  let chainClients: ReturnType<typeof clients>;
+  let nodeStopped = false;
+
+  /** Sends an owner transaction to the registry and waits until `latest` shows its effect. */
+  async function registryWrite(
+    functionName: "registerSigner" | "deregisterSigner" | "setActiveImageHash",
+    args: readonly unknown[],
+    settled: () => Promise<boolean>,
+  ): Promise<void> {
+    const { walletClient, publicClient } = chainClients;
+    const hash = await walletClient.writeContract({
+      address: registry,
+      abi: teeProverRegistryAbi,
+      functionName,
+      args,
+      chain: walletClient.chain,
+    } as never);
+    const receipt = await publicClient.waitForTransactionReceipt({ hash });
+    expect(receipt.status).toBe("success");
+    await waitFor(async () => ((await settled()) ? true : undefined), `${functionName} visible on latest`);
+  }
+
+  const isValid = (signer: string): Promise<boolean> =>
+    chainClients.publicClient.readContract({
+      address: registry,
+      abi: teeProverRegistryAbi,
+      functionName: "isValidSigner",
+      args: [signer as Address],
+    });
+
+  beforeAll(async () => {
+    [node, ...enclaves] = await Promise.all([
+      startNodeProcess({ blockTimeMs: 250, flashblockIntervalMs: 50 }),
+      startEnclave(),
+      startEnclave(),
+      startEnclave(),
+    ]);
+    chainClients = clients(node);
+    const owner = chainClients.walletClient.account.address;
+    const deployment = await deployArtifact(chainClients, "TEEProverRegistry", [owner, LOCAL_IMAGE_HASH], {
+      pollingIntervalMs: 50,
+    });
+    registry = deployment.address;
+    await waitFor(
+      async () =>
+        (await chainClients.publicClient.getCode({ address: registry })) !== undefined ? true : undefined,
+      "registry code on latest",
+    );
+    host = await startHost(
+      hostArgs({
+        enclaves: enclaves.map((enclave) => (enclave.address.kind === "unix" ? enclave.address.path : "")),
+        registry,
+        l1RpcUrl: node.url,
+      }),
+    );
+    call = hostClient(host.url);
+  });
+
+  afterAll(async () => {
+    await host?.stop();
+    await Promise.all(enclaves.map((enclave) => enclave.stop()));
+    if (!nodeStopped) await node?.stop();
+  });
+
+  it("is unhealthy and answers NoValidSigner while no enclave's signer is registered", async () => {
+    const response = await fetch(`${host.url}/healthz`);
+    expect(response.status).toBe(500);
+    expect(((await response.json()) as { code: number }).code).toBe(-32001);
+    expect((await rpcFailure(call("healthz"))).code).toBe(-32001);
+    const failure = await rpcFailure(call("prover_prove", [proofRequest()]));
+    expect(failure.code).toBe(-32001);
+    expect(failure.message).toMatch(/^NoValidSigner: /);
+    expect(failure.message.toLowerCase()).toContain(registry.toLowerCase());
+    expect(enclaves.map(proveRequests)).toEqual([0, 0, 0]);
+  });
+
+  it("routes only to the registered signer and latches healthy", async () => {
+    const chosen = enclaves[1]!;
+    await registryWrite("registerSigner", [chosen.signer, LOCAL_IMAGE_HASH], () => isValid(chosen.signer));
+    const failure = await rpcFailure(call("prover_prove", [proofRequest()]));
+    expect(failure.code).toBe(-32000);
+    expect(failure.message).toMatch(/derivation stage not available/);
+    expect(enclaves.map(proveRequests)).toEqual([0, 1, 0]);
+    const response = await fetch(`${host.url}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ version: "0.1.0" });
+    const routed = host.logs.filter((line) => line.msg === "proving").at(-1);
+    expect(String(routed?.signer).toLowerCase()).toBe(chosen.signer.toLowerCase());
+  });
+
+  it("moves new requests to another enclave after deregistering the first and registering it", async () => {
+    const [, previous, next] = enclaves as [RunningEnclave, RunningEnclave, RunningEnclave];
+    await registryWrite("deregisterSigner", [previous.signer], async () => !(await isValid(previous.signer)));
+    await registryWrite("registerSigner", [next.signer, LOCAL_IMAGE_HASH], () => isValid(next.signer));
+    expect((await rpcFailure(call("prover_prove", [proofRequest()]))).code).toBe(-32000);
+    expect((await rpcFailure(call("prover_prove", [proofRequest()]))).code).toBe(-32000);
+    expect(enclaves.map(proveRequests)).toEqual([0, 1, 2]);
+  });
+
+  it("answers NoValidSigner after the active image hash rotates away from every signer; health stays latched", async () => {
+    const last = enclaves[2]!;
+    await registryWrite(
+      "setActiveImageHash",
+      [OTHER_IMAGE_HASH as Hex],
+      async () => !(await isValid(last.signer)),
+    );
+    const failure = await rpcFailure(call("prover_prove", [proofRequest()]));
+    expect(failure.code).toBe(-32001);
+    expect(failure.message).toMatch(/^NoValidSigner: /);
+    expect(enclaves.map(proveRequests)).toEqual([0, 1, 2]);
+    expect((await fetch(`${host.url}/healthz`)).status).toBe(200);
+  });
+
+  it("stays healthy after the registry's RPC is gone; proofs then find no valid signer", async () => {
+    await node.stop();
+    nodeStopped = true;
+    expect((await fetch(`${host.url}/healthz`)).status).toBe(200);
+    expect(await call("healthz")).toEqual({ version: "0.1.0" });
+    const failure = await rpcFailure(call("prover_prove", [proofRequest()]));
+    expect(failure.code).toBe(-32001);
+    expect(failure.message).toMatch(/registry check of 0x[0-9a-f]{40} failed/);
+  });
+});
