@@ -9,6 +9,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { calcOpBaseFee, encodeOpExtraData, resolveEip1559Params } from "./base-fee.js";
 import { fastEipLookup, installJumpAnalysisCache } from "./evm-fast-paths.js";
 import { initKeccak } from "./keccak.js";
+import { CREATE2_DEPLOYER_ADDRESS, create2DeployerCode } from "./create2-deployer.js";
 import { commonFor, opPrecompiles } from "./evm-setup.js";
 import { type BlockHeader, EMPTY_OMMERS_HASH, EMPTY_TRIE_ROOT, headerHash } from "./header.js";
 import { PreimageHeaderChain } from "./header-chain.js";
@@ -202,6 +203,9 @@ export class BlockBuilder {
       evmBlock,
     });
     const builder = new BlockBuilder({ opts, fork, parentHash, baseFee, extraData, db, state, evm, processor });
+    if (config.forkTimes[OpFork.Canyon] === attributes.timestamp) {
+      await state.putCode(new Address(CREATE2_DEPLOYER_ADDRESS), create2DeployerCode());
+    }
     await builder.systemCalls(evmBlock);
     return builder;
   }
