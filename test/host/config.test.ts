@@ -1,0 +1,119 @@
+/** The host's flags, environment twins and enclave address syntax. */
+import { describe, expect, it } from "vitest";
+import { HostConfigError, parseHostCommandLine } from "../../src/host/config.js";
+import {
+  EnclaveAddressError,
+  parseEnclaveAddress,
+  parseEnclaveAddresses,
+} from "../../src/host/enclave-address.js";
+
+const BASE = [
+  "--l1-rpc-url",
+  "http://127.0.0.1:8545",
+  "--l1-beacon-url",
+  "http://127.0.0.1:5052",
+  "--l2-rpc-url",
+  "http://127.0.0.1:9545",
+  "--l2-chain-id",
+  "8453",
+];
+
+function run(argv: string[], env: NodeJS.ProcessEnv = {}) {
+  const parsed = parseHostCommandLine(argv, env);
+  if (parsed.kind !== "run") throw new Error("expected a run configuration");
+  return parsed.config;
+}
+
+describe("enclave addresses", () => {
+  it("parses vsock context ids and local-mode addresses", () => {
+    expect(parseEnclaveAddress("16")).toEqual({ kind: "vsock", cid: 16, port: 8000 });
+    expect(parseEnclaveAddress("vsock:3")).toEqual({ kind: "vsock", cid: 3, port: 8000 });
+    expect(parseEnclaveAddress("vsock:3:9000")).toEqual({ kind: "vsock", cid: 3, port: 9000 });
+    expect(parseEnclaveAddress("/tmp/e.sock")).toEqual({ kind: "unix", path: "/tmp/e.sock" });
+    expect(parseEnclaveAddress("unix:./e.sock")).toEqual({ kind: "unix", path: "./e.sock" });
+    expect(parseEnclaveAddress("127.0.0.1:7000")).toEqual({ kind: "tcp", host: "127.0.0.1", port: 7000 });
+    expect(parseEnclaveAddresses(["/a.sock,/b.sock", " 127.0.0.1:1 "])).toHaveLength(3);
+  });
+
+  it("refuses malformed and non-loopback addresses", () => {
+    for (const bad of [
+      "vsock:",
+      "vsock:x",
+      "vsock:1:2:3",
+      "4294967296",
+      "10.0.0.1:7000",
+      "localhost:7000",
+      "127.0.0.1:0",
+      "127.0.0.1:70000",
+      "e.sock",
+    ])
+      expect(() => parseEnclaveAddress(bad), bad).toThrow(EnclaveAddressError);
+  });
+});
+
+describe("host command line", () => {
+  it("has defaults for everything but the upstreams, the chain and the enclaves", () => {
+    const config = run([...BASE, "--vsock-cid", "/tmp/e.sock"]);
+    expect(config.l2ChainId).toBe(8453n);
+    expect(config.listen).toEqual({ host: "127.0.0.1", port: 7300 });
+    expect(config.proofTimeoutMs).toBe(1_740_000);
+    expect(config.shutdownDrainMs).toBe(1_750_000);
+    expect(config.registryAddress).toBeUndefined();
+    expect(config.logLevel).toBe("info");
+    expect(config.processMetrics).toBe(false);
+  });
+
+  it("reads environment twins; flags win", () => {
+    const env = {
+      PROVER_L1_RPC_URL: "http://l1:8545",
+      PROVER_L1_BEACON_URL: "http://beacon:5052",
+      PROVER_L2_RPC_URL: "http://l2:9545",
+      PROVER_L2_CHAIN_ID: "84532",
+      PROVER_VSOCK_CID: "/a.sock,/b.sock",
+      PROVER_TEE_PROVER_REGISTRY_ADDRESS: "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+      PROVER_PROOF_REQUEST_TIMEOUT: "2.5",
+      PROVER_LOG_LEVEL: "debug",
+      PROVER_PROCESS_METRICS: "true",
+      PROVER_LISTEN: "0.0.0.0:8080",
+    };
+    const config = run([], env);
+    expect(config.enclaves).toHaveLength(2);
+    expect(config.registryAddress).toBe("0x5FbDB2315678afecb367f032d93F642f64180aa3");
+    expect(config.proofTimeoutMs).toBe(2500);
+    expect(config.logLevel).toBe("debug");
+    expect(config.processMetrics).toBe(true);
+    expect(config.listen).toEqual({ host: "0.0.0.0", port: 8080 });
+    const overridden = run(["--l2-chain-id", "10", "--vsock-cid", "/c.sock", "--listen", "[::1]:9"], env);
+    expect(overridden.l2ChainId).toBe(10n);
+    expect(overridden.enclaves).toEqual([{ kind: "unix", path: "/c.sock" }]);
+    expect(overridden.listen).toEqual({ host: "::1", port: 9 });
+  });
+
+  it("refuses bad values with the flag's name", () => {
+    const cases: [string[], RegExp][] = [
+      [[...BASE], /--vsock-cid is required/],
+      [[...BASE.slice(0, 6), "--l2-chain-id", "901", "--vsock-cid", "/e"], /unknown L2 chain id 901/],
+      [
+        [...BASE, "--vsock-cid", "/a", "--vsock-cid", "/b"],
+        /2 enclaves are configured but no --tee-prover-registry-address/,
+      ],
+      [[...BASE, "--vsock-cid", "/a", "--tee-prover-registry-address", "0x12"], /is not an address/],
+      [[...BASE, "--vsock-cid", "/a", "--proof-request-timeout", "0"], /--proof-request-timeout/],
+      [[...BASE, "--vsock-cid", "/a", "--proof-request-timeout", "-3"], /--proof-request-timeout/],
+      [[...BASE, "--vsock-cid", "/a", "--log-level", "loud"], /--log-level/],
+      [[...BASE, "--vsock-cid", "/a", "--listen", "7300"], /--listen/],
+      [[...BASE, "--vsock-cid", "nowhere"], /--vsock-cid: bad enclave address/],
+      [["--l1-rpc-url", "ftp://x", ...BASE.slice(2), "--vsock-cid", "/a"], /http\(s\) or ws\(s\)/],
+      [[...BASE, "--vsock-cid", "/a", "--unknown-flag"], /Unknown option/],
+    ];
+    for (const [argv, message] of cases) {
+      expect(() => run(argv), argv.join(" ")).toThrow(HostConfigError);
+      expect(() => run(argv), argv.join(" ")).toThrow(message);
+    }
+  });
+
+  it("answers --help with the usage text", () => {
+    const parsed = parseHostCommandLine(["--help"], {});
+    expect(parsed.kind).toBe("help");
+  });
+});

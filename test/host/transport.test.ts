@@ -1,0 +1,187 @@
+/**
+ * The host's transport client against real socket peers that misbehave (hostile peers, not mocks of
+ * the enclave) and against a real enclave process: every failure is an EnclaveTransportError, nothing is
+ * allocated from an announced length, writes are chunked at 28 KiB.
+ */
+import { createServer, type Socket } from "node:net";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEnclave, startEnclave } from "../../enclave/test/enclave-process.js";
+import {
+  encodeRequestFrame,
+  encodeResponseFrame,
+  frameWriteChunks,
+  MAX_RESPONSE_PAYLOAD_BYTES,
+  MAX_WRITE_CHUNK_BYTES,
+  type Preimage,
+} from "../../generated/protocol/index.js";
+import {
+  EnclaveClient,
+  EnclaveRefusedError,
+  UnexpectedEnclaveResponseError,
+} from "../../src/host/enclave-client.js";
+import { callEnclave } from "../../src/host/transport/enclave-call.js";
+import {
+  EnclaveCallAbortedError,
+  EnclaveTransportError,
+  VsockUnavailableError,
+} from "../../src/host/transport/errors.js";
+import { startRawResponder, startSilentPeer } from "./peers.js";
+
+const unix = (path: string) => ({ kind: "unix" as const, path });
+
+function prefix(length: number): Uint8Array {
+  const bytes = new Uint8Array(4);
+  new DataView(bytes.buffer).setUint32(0, length, false);
+  return bytes;
+}
+
+async function transportFailure(bytes: Uint8Array): Promise<EnclaveTransportError> {
+  const peer = await startRawResponder(bytes);
+  try {
+    const error = await callEnclave(unix(peer.path), { kind: "SignerPublicKey" }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(EnclaveTransportError);
+    return error as EnclaveTransportError;
+  } finally {
+    await peer.close();
+  }
+}
+
+describe("host transport client against hostile peers", () => {
+  it("refuses an oversized length prefix before reading the payload", async () => {
+    const error = await transportFailure(prefix(MAX_RESPONSE_PAYLOAD_BYTES + 1));
+    expect(error.reason).toMatch(/bad response frame: frame length \d+ exceeds the maximum/);
+  });
+
+  it("refuses a truncated frame, trailing bytes and an undecodable payload", async () => {
+    expect((await transportFailure(new Uint8Array([0, 0, 0, 9, 1, 2]))).reason).toMatch(/closed early/);
+    const frame = encodeResponseFrame({ kind: "Error", message: "x" });
+    const trailing = new Uint8Array([...frame, 0xff]);
+    expect((await transportFailure(trailing)).reason).toMatch(/bytes after the end of the frame/);
+    expect((await transportFailure(new Uint8Array([0, 0, 0, 2, 0xee, 0x01]))).reason).toMatch(
+      /undecodable response/,
+    );
+    expect((await transportFailure(new Uint8Array(0))).reason).toMatch(/closed early|closed before/);
+  });
+
+  it("fails a connection to nothing, and honours the read timeout and the abort signal", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "host-transport-"));
+    try {
+      await expect(callEnclave(unix(join(dir, "absent.sock")), { kind: "SignerPublicKey" })).rejects.toThrow(
+        /connection failed: connect ENOENT/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    const silent = await startSilentPeer();
+    try {
+      await expect(
+        callEnclave(unix(silent.path), { kind: "SignerPublicKey" }, { readTimeoutMs: 100 }),
+      ).rejects.toThrow(/no complete response within 100 ms/);
+      const controller = new AbortController();
+      const pending = callEnclave(
+        unix(silent.path),
+        { kind: "SignerPublicKey" },
+        { signal: controller.signal },
+      );
+      await silent.connectionAccepted(2);
+      controller.abort();
+      await expect(pending).rejects.toBeInstanceOf(EnclaveCallAbortedError);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it("never opens a vsock connection: a vsock address fails before any socket exists", async () => {
+    await expect(
+      callEnclave({ kind: "vsock", cid: 16, port: 8000 }, { kind: "SignerPublicKey" }),
+    ).rejects.toBeInstanceOf(VsockUnavailableError);
+  });
+
+  it("rejects a response of the wrong kind and a malformed public key", async () => {
+    const wrongKind = await startRawResponder(
+      encodeResponseFrame({ kind: "SignerAttestation", document: new Uint8Array([1]) }),
+    );
+    const shortKey = await startRawResponder(
+      encodeResponseFrame({ kind: "SignerPublicKey", publicKey: new Uint8Array(33).fill(2) }),
+    );
+    try {
+      await expect(new EnclaveClient(unix(wrongKind.path)).signerPublicKey()).rejects.toBeInstanceOf(
+        UnexpectedEnclaveResponseError,
+      );
+      await expect(new EnclaveClient(unix(shortKey.path)).signerPublicKey()).rejects.toThrow(
+        /must be 65 bytes/,
+      );
+    } finally {
+      await wrongKind.close();
+      await shortKey.close();
+    }
+  });
+
+  it("writes a large request completely and intact while the peer applies backpressure", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "host-transport-"));
+    const path = join(dir, "slow-reader.sock");
+    const received: Buffer[] = [];
+    let allReceived: () => void = () => {};
+    const value = new Uint8Array(4_000_000).map((_, i) => i % 251);
+    const request = {
+      kind: "Prove" as const,
+      preimages: [[{ data: new Uint8Array(31), keyType: "GlobalGeneric" as const }, value]] as Preimage[],
+    };
+    const expected = encodeRequestFrame(request);
+    const done = new Promise<void>((resolve) => (allReceived = resolve));
+    const sockets: Socket[] = [];
+    const server = createServer((socket) => {
+      sockets.push(socket);
+      socket.on("error", () => {});
+      socket.pause(); // the host's writes fill the socket buffers and must wait for 'drain'
+      setTimeout(() => {
+        socket.on("data", (chunk: Buffer) => {
+          received.push(chunk);
+          if (received.reduce((n, part) => n + part.length, 0) >= expected.length) allReceived();
+        });
+        socket.resume();
+      }, 200);
+    });
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    try {
+      const pending = callEnclave(unix(path), request, { readTimeoutMs: 5_000 }).catch((e: unknown) => e);
+      await done;
+      expect(Buffer.concat(received).equals(expected)).toBe(true);
+      for (const socket of sockets) socket.destroy();
+      for (const chunk of frameWriteChunks(expected))
+        expect(chunk.length).toBeLessThanOrEqual(MAX_WRITE_CHUNK_BYTES);
+      expect(await pending).toBeInstanceOf(EnclaveTransportError);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("host transport client against a real enclave", () => {
+  let enclave: RunningEnclave;
+  beforeAll(async () => {
+    enclave = await startEnclave();
+  });
+  afterAll(async () => {
+    await enclave?.stop();
+  });
+
+  it("fetches the key and turns an enclave Error response into EnclaveRefusedError", async () => {
+    const client = new EnclaveClient(enclave.address);
+    const key = await client.signerPublicKey();
+    expect(key).toHaveLength(65);
+    const refusal = await client.prove([]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(refusal).toBeInstanceOf(EnclaveRefusedError);
+    expect((refusal as EnclaveRefusedError).enclaveMessage).toMatch(/missing boot information: local key 1/);
+  });
+});
