@@ -164,7 +164,8 @@ export class TransactionProcessor {
   private async finishTx(result: EVMResult | undefined): Promise<void> {
     const { evm, state } = this.env;
     if (result?.execResult.selfdestruct !== undefined) {
-      const created = result.execResult.createdAddresses;
+      // EIP-6780 (Cancun, i.e. Ecotone): only contracts created in this transaction are deleted.
+      const created = this.env.block.fork >= OpFork.Ecotone ? result.execResult.createdAddresses : undefined;
       for (const addressHex of result.execResult.selfdestruct.keys()) {
         if (created !== undefined && !created.has(addressHex)) continue;
         await evm.journal.deleteAccount(new Address(fromHex(addressHex)));
@@ -227,7 +228,8 @@ export class TransactionProcessor {
     // EIP-7623 (Isthmus): op-geth checks and applies the calldata floor to deposits too.
     const floor = block.fork >= OpFork.Isthmus ? floorDataGas(tx.data) : 0n;
     const balance = ((await state.getAccount(from)) ?? new Account()).balance;
-    if (tx.gasLimit < intrinsic) failure = `intrinsic gas ${intrinsic} exceeds gas limit ${tx.gasLimit}`;
+    if (tx.isSystemTx && regolith) failure = "system transactions are not supported after Regolith";
+    else if (tx.gasLimit < intrinsic) failure = `intrinsic gas ${intrinsic} exceeds gas limit ${tx.gasLimit}`;
     else if (tx.gasLimit < floor) failure = `calldata floor ${floor} exceeds gas limit ${tx.gasLimit}`;
     else if (balance < tx.value) failure = `insufficient balance for value transfer`;
     else if (to === undefined && tx.data.length > MAX_INIT_CODE_SIZE && block.fork >= OpFork.Canyon) {
