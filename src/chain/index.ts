@@ -23,6 +23,7 @@ export {
   depositTransactionHash,
   encodeDepositTransaction,
 } from "./deposit-tx.js";
+export { commonFor, ethereumHardforkFor } from "./evm-setup.js";
 export { type ExecuteBlockInput, InvalidBlockError, executeBlock } from "./execute-block.js";
 export { type ExecutionFixture, InvalidFixtureError, fixtureStore, loadFixture, parseFixture, parsePayloadAttributes } from "./fixture.js";
 export { type GenesisAccount, buildGenesisState } from "./genesis.js";
