@@ -74,9 +74,12 @@ export class EnclaveClient {
     return response.document;
   }
 
-  /** Runs the proof program on `preimages`. */
+  /**
+   * Runs the proof program on `preimages`. The enclave computes before it answers, so only the frame
+   * itself is bounded by the read timeout; the wait for it is bounded by `signal` (the proof timeout).
+   */
   async prove(preimages: readonly Preimage[], signal?: AbortSignal): Promise<ProofResult> {
-    const response = await this.exchange({ kind: "Prove", preimages }, signal);
+    const response = await this.exchange({ kind: "Prove", preimages }, signal, Number.POSITIVE_INFINITY);
     if (response.kind !== "Prove") throw this.unexpected("Prove", response);
     return response.result;
   }
@@ -88,12 +91,17 @@ export class EnclaveClient {
     );
   }
 
-  private async exchange(request: Request, signal: AbortSignal | undefined): Promise<Response> {
+  private async exchange(
+    request: Request,
+    signal: AbortSignal | undefined,
+    responseStartTimeoutMs?: number,
+  ): Promise<Response> {
     let outcome: EnclaveCallOutcome = "transport_error";
     try {
       const response = await callEnclave(this.address, request, {
         ...(signal === undefined ? {} : { signal }),
         ...(this.options.readTimeoutMs === undefined ? {} : { readTimeoutMs: this.options.readTimeoutMs }),
+        ...(responseStartTimeoutMs === undefined ? {} : { responseStartTimeoutMs }),
       });
       if (response.kind === "Error") {
         outcome = "enclave_error";

@@ -80,9 +80,18 @@ export function startSlowLink(target: string, delayMs: number): Promise<SocketPe
   });
 }
 
-/** Answers every connection with `bytes` (e.g. a broken frame), then closes. */
-export function startRawResponder(bytes: Uint8Array): Promise<SocketPeer> {
+/**
+ * Answers every connection's first bytes with `bytes` (e.g. a broken frame), then closes, or with
+ * `keepOpen` leaves the connection open (a frame that starts and never completes).
+ */
+export function startRawResponder(
+  bytes: Uint8Array,
+  options: { keepOpen?: boolean } = {},
+): Promise<SocketPeer> {
   return peer((socket) => {
-    socket.once("data", () => socket.end(bytes));
+    socket.once("data", () => {
+      if (options.keepOpen === true) socket.write(bytes);
+      else socket.end(bytes);
+    });
   });
 }

@@ -24,8 +24,14 @@ import { EnclaveCallAbortedError, EnclaveTransportError, VsockUnavailableError }
 export interface EnclaveCallOptions {
   /** Closes the connection and rejects with EnclaveCallAbortedError. */
   readonly signal?: AbortSignal;
-  /** Time for the whole response frame to arrive after the request was written (default 5 minutes). */
+  /** Time for the response frame to arrive once its first byte has (default: the protocol's 5 minutes). */
   readonly readTimeoutMs?: number;
+  /**
+   * Time from connecting until the response starts (default: readTimeoutMs). A Prove runs the proof
+   * program before answering, so its caller passes Infinity and bounds the wait with `signal` (the proof
+   * request timeout) instead.
+   */
+  readonly responseStartTimeoutMs?: number;
   /** Largest accepted response payload (default and maximum: the protocol's cap). */
   readonly maxResponsePayloadBytes?: number;
 }
@@ -96,16 +102,26 @@ export function callEnclave(
     signal?.addEventListener("abort", onAbort, { once: true });
 
     socket.on("error", (error) => fail(`connection failed: ${error.message}`, error));
+    const readTimeoutMs = options.readTimeoutMs ?? READ_TIMEOUT_MS;
+    const startTimeoutMs = options.responseStartTimeoutMs ?? readTimeoutMs;
+    let responseStarted = false;
     socket.on("connect", () => {
-      readTimer = setTimeout(
-        () => fail(`no complete response within ${options.readTimeoutMs ?? READ_TIMEOUT_MS} ms`),
-        options.readTimeoutMs ?? READ_TIMEOUT_MS,
-      );
+      if (Number.isFinite(startTimeoutMs)) {
+        readTimer = setTimeout(() => fail(`no response within ${startTimeoutMs} ms`), startTimeoutMs);
+      }
       writeChunks(socket, frameWriteChunks(frame)).catch((error: unknown) =>
         fail(`write failed: ${(error as Error).message}`, error),
       );
     });
     socket.on("data", (chunk: Buffer) => {
+      if (!responseStarted) {
+        responseStarted = true;
+        if (readTimer !== undefined) clearTimeout(readTimer);
+        readTimer = setTimeout(
+          () => fail(`response frame incomplete after ${readTimeoutMs} ms`),
+          readTimeoutMs,
+        );
+      }
       let payload: Uint8Array | undefined;
       try {
         payload = reader.push(chunk);
