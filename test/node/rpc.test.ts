@@ -282,3 +282,32 @@ describe("deploying with contracts/deploy.ts", () => {
     expect(await publicClient.getCode({ address: d.address })).toMatch(/^0x[0-9a-f]+$/);
   });
 });
+
+describe("predeploys", () => {
+  it("serves L1Block values set by the L1 attributes deposit and a working GasPriceOracle", async () => {
+    const l1Block = "0x4200000000000000000000000000000000000015";
+    const gpo = "0x420000000000000000000000000000000000000F";
+    const abi = [
+      { type: "function", name: "basefee", stateMutability: "view", inputs: [], outputs: [{ type: "uint256" }] },
+      { type: "function", name: "baseFeeScalar", stateMutability: "view", inputs: [], outputs: [{ type: "uint32" }] },
+      { type: "function", name: "sequenceNumber", stateMutability: "view", inputs: [], outputs: [{ type: "uint64" }] },
+      { type: "function", name: "getL1Fee", stateMutability: "view", inputs: [{ type: "bytes" }], outputs: [{ type: "uint256" }] },
+      { type: "function", name: "isFjord", stateMutability: "view", inputs: [], outputs: [{ type: "bool" }] },
+    ] as const;
+    const { publicClient } = clients(node);
+    expect(await publicClient.readContract({ address: l1Block, abi, functionName: "basefee" })).toBe(1_000_000_000n);
+    expect(await publicClient.readContract({ address: l1Block, abi, functionName: "baseFeeScalar" })).toBe(2269);
+    expect(await publicClient.readContract({ address: gpo, abi, functionName: "isFjord" })).toBe(true);
+    const fee = await publicClient.readContract({ address: gpo, abi, functionName: "getL1Fee", args: [`0x${"ab".repeat(200)}`] });
+    expect(fee).toBeGreaterThan(0n);
+    for (const system of ["0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02", "0x0000F90827F1C53a10cb7A02335B175320002935", "0x4200000000000000000000000000000000000016", "0x4200000000000000000000000000000000000019"] as const) {
+      expect(await publicClient.getCode({ address: system }), system).toMatch(/^0x[0-9a-f]{40,}$/);
+    }
+    // EIP-2935: the history contract serves the parent's hash.
+    const head = await publicClient.getBlock({ blockTag: "latest" });
+    const parentNumber = head.number - 1n;
+    const stored = await call<Hex>(node.url, "eth_call", [{ to: "0x0000F90827F1C53a10cb7A02335B175320002935", data: `0x${parentNumber.toString(16).padStart(64, "0")}` }, "latest"]);
+    const parent = await call<{ hash: Hex }>(node.url, "eth_getBlockByNumber", [hexNumber(parentNumber), false]);
+    expect(stored).toBe(parent.hash);
+  });
+});
