@@ -236,6 +236,15 @@ export class BlockBuilder {
     }
   }
 
+  /**
+   * Every trie node and code the builder has written so far, keyed by unprefixed hex keccak256
+   * (superseded nodes included). Together with the source it resolves the state root of every
+   * snapshot taken so far, so a node can serve pending state before the block is sealed.
+   */
+  get writtenNodes(): ReadonlyMap<string, Uint8Array> {
+    return this.db.written;
+  }
+
   get number(): bigint {
     return this.parent.number + 1n;
   }

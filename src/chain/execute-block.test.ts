@@ -141,6 +141,8 @@ describe("BlockBuilder", () => {
 
     const snap = await builder.snapshot();
     expect(snap.transactions.length).toBe(2);
+    // the snapshot's state root node is readable from the builder's written nodes
+    expect(builder.writtenNodes.has(toHexRaw(snap.header.stateRoot))).toBe(true);
     expect(snap.header.gasUsed).toBe(snap.receipts[1]!.cumulativeGasUsed);
     expect(toHex(snap.blockHash)).toBe(toHex(keccak_256(encodeHeaderForTest(snap.header))));
 
