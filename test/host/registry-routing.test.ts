@@ -68,9 +68,29 @@ describe("registry-gated routing and health", () => {
     ]);
     chainClients = clients(node);
     const owner = chainClients.walletClient.account.address;
-    const deployment = await deployArtifact(chainClients, "TEEProverRegistry", [owner, LOCAL_IMAGE_HASH], {
-      pollingIntervalMs: 50,
-    });
+    // The node serves a receipt as soon as the transaction is pre-confirmed (pending); deployArtifact
+    // then checks the code on latest, so its receipt wait also waits for the block to be sealed.
+    const { publicClient } = chainClients;
+    const sealedReceipts = {
+      getCode: publicClient.getCode.bind(publicClient),
+      waitForTransactionReceipt: (async (
+        args: Parameters<typeof publicClient.waitForTransactionReceipt>[0],
+      ) => {
+        const receipt = await publicClient.waitForTransactionReceipt(args);
+        await waitFor(
+          async () =>
+            (await publicClient.getBlockNumber({ cacheTime: 0 })) >= receipt.blockNumber ? true : undefined,
+          "deployment block sealed",
+        );
+        return receipt;
+      }) as typeof publicClient.waitForTransactionReceipt,
+    };
+    const deployment = await deployArtifact(
+      { publicClient: sealedReceipts, walletClient: chainClients.walletClient },
+      "TEEProverRegistry",
+      [owner, LOCAL_IMAGE_HASH],
+      { pollingIntervalMs: 50 },
+    );
     registry = deployment.address;
     await waitFor(
       async () =>
