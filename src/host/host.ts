@@ -15,7 +15,7 @@ import { HostMetrics } from "./metrics.js";
 import { ProofService } from "./proof-service.js";
 import { EnclaveRouter } from "./router.js";
 import { type SignerRegistry, ViemSignerRegistry } from "./signer-registry.js";
-import { VsockUnavailableError } from "./transport/errors.js";
+import { ensureVsockAvailable } from "./transport/vsock.js";
 import { packageVersion } from "./version.js";
 
 export interface ProverHostDeps {
@@ -35,7 +35,7 @@ export interface ProverHost {
 
 export function createProverHost(config: HostConfig, deps: ProverHostDeps): ProverHost {
   const vsock = config.enclaves.find((address) => address.kind === "vsock");
-  if (vsock !== undefined) throw new VsockUnavailableError(formatEnclaveAddress(vsock));
+  if (vsock !== undefined) ensureVsockAvailable(formatEnclaveAddress(vsock));
 
   const metrics = new HostMetrics(deps.metrics);
   const logger = deps.logger.child({ component: "prover-host" });

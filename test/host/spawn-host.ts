@@ -42,7 +42,8 @@ function spawnHost(args: readonly string[], env: NodeJS.ProcessEnv = {}): ChildP
   return spawn(process.execPath, ["--import", "tsx", "src/host/main.ts", ...args], {
     cwd: repoRoot,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, ...env },
+    // AF_VSOCK is never opened on this machine: the host's transport and the addon both refuse it.
+    env: { ...process.env, OP_ENCLAVE_FORBID_VSOCK: "1", ...env },
   });
 }
 

@@ -1,6 +1,7 @@
 /** Start-up refusals and --help of the real host process. */
 import { describe, expect, it } from "vitest";
-import { hostArgs, runHostToExit } from "./spawn-host.js";
+import { hostClient, rpcFailure } from "./host-client.js";
+import { hostArgs, runHostToExit, startHost } from "./spawn-host.js";
 
 describe("host start-up", () => {
   it("refuses an unknown L2 chain id, naming the known chains", async () => {
@@ -20,10 +21,15 @@ describe("host start-up", () => {
     expect(stderr).toMatch(/3 enclaves are configured but no --tee-prover-registry-address/);
   });
 
-  it("refuses a vsock enclave in a build without vsock support, before connecting anywhere", async () => {
-    const { code, stderr } = await runHostToExit(hostArgs({ enclaves: ["vsock:16"] }));
-    expect(code).toBe(2);
-    expect(stderr).toMatch(/vsock:16:8000: vsock needs an AF_VSOCK native addon/);
+  it("accepts vsock enclaves (the AF_VSOCK addon loads at start-up); with AF_VSOCK forbidden, enclave_* fails -32001", async () => {
+    const host = await startHost(hostArgs({ enclaves: ["vsock:16"] }));
+    try {
+      const failure = await rpcFailure(hostClient(host.url)("enclave_signerPublicKey"));
+      expect(failure.code).toBe(-32001);
+      expect(failure.message).toMatch(/vsock:16:8000: connection failed: VsockForbiddenError/);
+    } finally {
+      expect(await host.stop()).toBe(0);
+    }
   });
 
   it("reads the environment twins and refuses a missing flag with its name", async () => {

@@ -23,12 +23,11 @@ import {
   UnexpectedEnclaveResponseError,
 } from "../../src/host/enclave-client.js";
 import { callEnclave } from "../../src/host/transport/enclave-call.js";
-import {
-  EnclaveCallAbortedError,
-  EnclaveTransportError,
-  VsockUnavailableError,
-} from "../../src/host/transport/errors.js";
+import { EnclaveCallAbortedError, EnclaveTransportError } from "../../src/host/transport/errors.js";
 import { startRawResponder, startSilentPeer } from "./peers.js";
+
+// Never open AF_VSOCK on this machine: the host transport and the native addon both refuse it.
+process.env.OP_ENCLAVE_FORBID_VSOCK = "1";
 
 const unix = (path: string) => ({ kind: "unix" as const, path });
 
@@ -111,10 +110,18 @@ describe("host transport client against hostile peers", () => {
     }
   });
 
-  it("never opens a vsock connection: a vsock address fails before any socket exists", async () => {
-    await expect(
-      callEnclave({ kind: "vsock", cid: 16, port: 8000 }, { kind: "SignerPublicKey" }),
-    ).rejects.toBeInstanceOf(VsockUnavailableError);
+  it("never opens a vsock connection here: the interlock refuses it as a transport failure", async () => {
+    const failure = await callEnclave(
+      { kind: "vsock", cid: 16, port: 8000 },
+      { kind: "SignerPublicKey" },
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(failure).toBeInstanceOf(EnclaveTransportError);
+    expect((failure as Error).message).toMatch(
+      /vsock:16:8000: connection failed: VsockForbiddenError: AF_VSOCK sockets are forbidden/,
+    );
   });
 
   it("rejects a response of the wrong kind and a malformed public key", async () => {

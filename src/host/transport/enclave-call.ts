@@ -19,7 +19,8 @@ import {
   type Response,
 } from "../../../generated/protocol/index.js";
 import { type EnclaveAddress, formatEnclaveAddress } from "../enclave-address.js";
-import { EnclaveCallAbortedError, EnclaveTransportError, VsockUnavailableError } from "./errors.js";
+import { EnclaveCallAbortedError, EnclaveTransportError } from "./errors.js";
+import { openVsock } from "./vsock.js";
 
 export interface EnclaveCallOptions {
   /** Closes the connection and rejects with EnclaveCallAbortedError. */
@@ -36,14 +37,15 @@ export interface EnclaveCallOptions {
   readonly maxResponsePayloadBytes?: number;
 }
 
-function open(address: EnclaveAddress): Socket {
+/** A socket that is connecting (local mode: "connect" follows) or already connected (vsock). */
+async function open(address: EnclaveAddress): Promise<{ socket: Socket; connected: boolean }> {
   switch (address.kind) {
     case "unix":
-      return connect({ path: address.path });
+      return { socket: connect({ path: address.path }), connected: false };
     case "tcp":
-      return connect({ host: address.host, port: address.port });
+      return { socket: connect({ host: address.host, port: address.port }), connected: false };
     case "vsock":
-      throw new VsockUnavailableError(formatEnclaveAddress(address));
+      return { socket: await openVsock(address.cid, address.port), connected: true };
   }
 }
 
@@ -66,24 +68,42 @@ async function writeChunks(socket: Socket, chunks: readonly Uint8Array[]): Promi
 }
 
 /** Sends `request` to the enclave at `address` and resolves with its one response. */
-export function callEnclave(
+export async function callEnclave(
   address: EnclaveAddress,
   request: Request,
   options: EnclaveCallOptions = {},
 ): Promise<Response> {
   const name = formatEnclaveAddress(address);
   const frame = encodeRequestFrame(request);
+  if (options.signal?.aborted === true) throw new EnclaveCallAbortedError(name);
+  let opened: { socket: Socket; connected: boolean };
+  try {
+    opened = await open(address);
+  } catch (error) {
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    throw new EnclaveTransportError(name, `connection failed: ${reason}`, { cause: error });
+  }
+  if (options.signal?.aborted === true) {
+    opened.socket.destroy();
+    throw new EnclaveCallAbortedError(name);
+  }
+  return exchange(name, opened.socket, opened.connected, frame, options);
+}
+
+/** Writes the request frame on `socket` and reads the one response frame. */
+function exchange(
+  name: string,
+  socket: Socket,
+  connected: boolean,
+  frame: Uint8Array,
+  options: EnclaveCallOptions,
+): Promise<Response> {
   const maxPayload = Math.min(
     options.maxResponsePayloadBytes ?? MAX_RESPONSE_PAYLOAD_BYTES,
     MAX_RESPONSE_PAYLOAD_BYTES,
   );
   return new Promise<Response>((resolve, reject) => {
     const signal = options.signal;
-    if (signal?.aborted === true) {
-      reject(new EnclaveCallAbortedError(name));
-      return;
-    }
-    const socket = open(address);
     const reader = newResponseFrameReader(maxPayload);
     let settled = false;
     let readTimer: NodeJS.Timeout | undefined;
@@ -105,14 +125,14 @@ export function callEnclave(
     const readTimeoutMs = options.readTimeoutMs ?? READ_TIMEOUT_MS;
     const startTimeoutMs = options.responseStartTimeoutMs ?? readTimeoutMs;
     let responseStarted = false;
-    socket.on("connect", () => {
+    const onConnected = (): void => {
       if (Number.isFinite(startTimeoutMs)) {
         readTimer = setTimeout(() => fail(`no response within ${startTimeoutMs} ms`), startTimeoutMs);
       }
       writeChunks(socket, frameWriteChunks(frame)).catch((error: unknown) =>
         fail(`write failed: ${(error as Error).message}`, error),
       );
-    });
+    };
     socket.on("data", (chunk: Buffer) => {
       if (!responseStarted) {
         responseStarted = true;
@@ -145,5 +165,7 @@ export function callEnclave(
       }
     });
     socket.on("close", () => fail("connection closed before a response"));
+    if (connected) onConnected();
+    else socket.once("connect", onConnected);
   });
 }

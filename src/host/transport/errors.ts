@@ -20,13 +20,16 @@ export class EnclaveCallAbortedError extends Error {
   }
 }
 
-/** A vsock address was configured but this build has no AF_VSOCK support. */
+/** A vsock address was configured but the AF_VSOCK native addon cannot be loaded. */
 export class VsockUnavailableError extends Error {
   override readonly name = "VsockUnavailableError";
-  constructor(readonly address: string) {
+  constructor(
+    readonly address: string,
+    reason: string,
+  ) {
     super(
-      `cannot reach enclave ${address}: vsock needs an AF_VSOCK native addon, which this build does not include; ` +
-        `run the enclaves in local mode and pass their Unix socket paths or 127.0.0.1:<port> addresses instead`,
+      `cannot reach enclave ${address}: vsock needs the AF_VSOCK native addon: ${reason}; ` +
+        `or run the enclaves in local mode and pass their Unix socket paths or 127.0.0.1:<port> addresses`,
     );
   }
 }
