@@ -57,9 +57,9 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     "",
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
-  logger.info(
-    { url, wsUrl, flashblocks: `${wsUrl}${FLASHBLOCKS_PATH}`, chainId: Number(config.chainId), head: Number(node.head.header.number) },
-    "node ready",
+  // Written whatever the log level: tools (test/node/spawn-node.ts) wait for this line.
+  process.stdout.write(
+    `${JSON.stringify({ level: "info", time: new Date().toISOString(), service: "node", url, wsUrl, flashblocks: `${wsUrl}${FLASHBLOCKS_PATH}`, chainId: Number(config.chainId), head: Number(node.head.header.number), msg: "node ready" })}\n`,
   );
   exitOnShutdownSignals(
     async () => {

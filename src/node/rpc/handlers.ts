@@ -46,6 +46,7 @@ function tagSnapshot(ctx: RequestContext, r: ResolvedBlock): void {
   ctx.responseHeaders.set("X-Pending-Block", `0x${r.pending.snapshot.header.number.toString(16)}`);
   ctx.responseHeaders.set("X-Flashblock-Index", String(r.pending.index));
   ctx.responseHeaders.set("X-Flashblock-Payload-Id", toHex(r.pending.payloadId));
+  ctx.responseHeaders.set("X-Flashblock-Created-At", r.pending.createdAt.toFixed(3));
 }
 
 export function resolveSelector(node: ChainNode, selector: Selector | undefined, fallback = "latest"): ResolvedBlock {
