@@ -75,7 +75,8 @@ export async function callEnclave(
 ): Promise<Response> {
   const name = formatEnclaveAddress(address);
   const frame = encodeRequestFrame(request);
-  if (options.signal?.aborted === true) throw new EnclaveCallAbortedError(name);
+  const aborted = (): boolean => options.signal?.aborted === true;
+  if (aborted()) throw new EnclaveCallAbortedError(name);
   let opened: { socket: Socket; connected: boolean };
   try {
     opened = await open(address);
@@ -83,7 +84,7 @@ export async function callEnclave(
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     throw new EnclaveTransportError(name, `connection failed: ${reason}`, { cause: error });
   }
-  if (options.signal?.aborted === true) {
+  if (aborted()) {
     opened.socket.destroy();
     throw new EnclaveCallAbortedError(name);
   }
