@@ -15,8 +15,12 @@ import { jsonLinesLogger as log } from "./log.js";
 import { openNitroSecurityModule } from "./nitro.js";
 import { derivationNotBuilt } from "./prove.js";
 import { type SecurityModule, teeImageHashOf } from "./security-module.js";
-import { EnclaveServer } from "./server.js";
+import { EnclaveServer, type ServerAddress } from "./server.js";
 import { EnclaveSigner } from "./signer.js";
+import { VMADDR_CID_ANY } from "../native/vsock/index.js";
+
+/** system-spec B: "Enclave listens on port 8000, any context id". */
+const ENCLAVE_VSOCK_PORT = 8000;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -30,9 +34,17 @@ async function main(): Promise<void> {
   const securityModule: SecurityModule = values.local
     ? await LocalSecurityModule.open()
     : await openNitroSecurityModule();
-  if (values.listen === undefined)
-    throw new Error("--listen <unix path | 127.0.0.1:port> is required in local mode");
-  const listen = parseListenAddress(values.listen);
+  // Nitro: vsock port 8000 on any context id, no operator input. Local: an explicit --listen.
+  let listen: ServerAddress;
+  if (securityModule.mode === "nitro") {
+    if (values.listen !== undefined)
+      throw new Error("--listen is for local mode; on Nitro the enclave listens on vsock port 8000");
+    listen = { kind: "vsock", cid: VMADDR_CID_ANY, port: ENCLAVE_VSOCK_PORT };
+  } else {
+    if (values.listen === undefined)
+      throw new Error("--listen <unix path | 127.0.0.1:port> is required in local mode");
+    listen = parseListenAddress(values.listen);
+  }
   const readTimeoutMs =
     values["read-timeout-ms"] === undefined ? undefined : Number(values["read-timeout-ms"]);
   if (readTimeoutMs !== undefined && !(Number.isSafeInteger(readTimeoutMs) && readTimeoutMs > 0)) {

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { decode, encode } from "cborg";
 import { describe, expect, it } from "vitest";
@@ -87,7 +88,8 @@ describe("local security module", () => {
 });
 
 describe("Nitro security module", () => {
-  it("fails loudly until the native addon exists (no fallback)", async () => {
+  // On a real Nitro instance /dev/nsm exists and opening it must succeed; never touch it from tests here.
+  it.skipIf(existsSync("/dev/nsm"))("fails loudly without the NSM device (no fallback to local mode)", async () => {
     await expect(openNitroSecurityModule()).rejects.toThrow(NitroUnavailableError);
   });
 });

@@ -19,11 +19,21 @@ import {
   type Request,
   type Response,
 } from "../generated/protocol/index.js";
+import { listenVsock, type StreamListener } from "../native/vsock/index.js";
 import { type ListenAddress, formatListenAddress } from "./listen-address.js";
 import { type Logger, silentLogger } from "./log.js";
 
+/** Nitro mode: AF_VSOCK through native/vsock (the spec's port 8000, any context id). */
+export interface VsockListenAddress {
+  readonly kind: "vsock";
+  readonly cid: number;
+  readonly port: number;
+}
+
+export type ServerAddress = ListenAddress | VsockListenAddress;
+
 export interface EnclaveServerOptions {
-  readonly listen: ListenAddress;
+  readonly listen: ServerAddress;
   readonly handle: (request: Request) => Promise<Response>;
   /** Time for a request frame to arrive completely (default: the spec's 5 minutes). */
   readonly readTimeoutMs?: number;
@@ -64,23 +74,32 @@ export class EnclaveServer {
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
   private readonly log: Logger;
-  private boundAddress: ListenAddress;
+  private boundAddress: ListenAddress | null;
+  private vsock: StreamListener | null = null;
   private admittedBytes = 0;
 
   constructor(private readonly options: EnclaveServerOptions) {
     this.log = options.log ?? silentLogger;
-    this.boundAddress = options.listen;
+    this.boundAddress = options.listen.kind === "vsock" ? null : options.listen;
     this.server = createServer({ allowHalfOpen: true }, (socket) => this.serve(socket));
     this.server.on("error", (error) => this.log("error", "server error", { error: error.message }));
   }
 
   /** The address actually bound (with the real port when 0 was asked for). */
   get address(): ListenAddress {
+    if (this.boundAddress === null) throw new Error("a vsock server has no local-mode address");
     return this.boundAddress;
   }
 
   async start(): Promise<void> {
     const listen = this.options.listen;
+    if (listen.kind === "vsock") {
+      const listener = listenVsock(listen.port, listen.cid, { allowHalfOpen: true });
+      listener.on("connection", (socket) => this.serve(socket));
+      listener.on("error", (error) => this.log("error", "vsock accept failed", { error: error.message }));
+      this.vsock = listener;
+      return;
+    }
     if (listen.kind === "unix") await rm(listen.path, { force: true });
     await new Promise<void>((resolve, reject) => {
       this.server.once("error", reject);
@@ -99,12 +118,18 @@ export class EnclaveServer {
 
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
+    if (this.vsock !== null) {
+      await this.vsock.close();
+      return;
+    }
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     if (this.options.listen.kind === "unix") await rm(this.options.listen.path, { force: true });
   }
 
   describe(): string {
-    return formatListenAddress(this.boundAddress);
+    const listen = this.options.listen;
+    if (listen.kind === "vsock") return `vsock:${listen.cid}:${listen.port}`;
+    return formatListenAddress(this.boundAddress ?? listen);
   }
 
   private serve(socket: Socket): void {
