@@ -31,6 +31,7 @@ import {
   headTimestamp,
   orderBody,
   relayerTxCount,
+  sealedReceipt,
   type World,
 } from "./support/world.js";
 
@@ -130,7 +131,7 @@ describe.each(["sqlite", "postgres"] as const)("merchant service on %s", (storeK
     );
     const wallet = world.walletFor(world.stranger);
     const sent = await wallet.sendTransaction({ to: world.token, data: capture.data, gas: 200_000n });
-    const receipt = await world.publicClient.waitForTransactionReceipt({ hash: sent, pollingInterval: 50 });
+    const receipt = await sealedReceipt(world.publicClient, sent);
     expect(receipt.status).toBe("reverted");
     await expectApiError(merchant.client.capture(created.order.id), 409, "invalid_transition");
   });
@@ -169,7 +170,7 @@ describe.each(["sqlite", "postgres"] as const)("merchant service on %s", (storeK
   });
 
   it("void offchain: nothing is sent; expired once a sealed block reaches validBefore; the nonce stays unused", async () => {
-    const signed = await buyerAuthorization(world, { lifetime: 30n });
+    const signed = await buyerAuthorization(world, { lifetime: 12n });
     const sentBefore = await relayerTxCount(world);
     const { order } = await merchant.client.createOrder(orderBody(signed));
     const voided = await merchant.client.void(order.id);

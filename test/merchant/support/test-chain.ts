@@ -1,9 +1,11 @@
 /**
  * The chain the merchant tests run against, behind one shape: an RPC URL, funded keys, a viem
- * public client. Today: the harness dev chain served over HTTP (test/merchant/support/dev-chain-server.ts)
- * with a block every 100 ms. The real node process (test/node/spawn-node.ts) plugs in here.
+ * public client. By default a real chain node process (src/node via test/node/spawn-node.ts) with
+ * a 200 ms block time (each block advances chain time by at least 1 s); with
+ * MERCHANT_TEST_CHAIN=dev-chain, the harness dev chain served over HTTP instead.
  */
 import { createPublicClient, defineChain, type Hex, http, type PublicClient } from "viem";
+import { startNodeProcess } from "../../node/spawn-node.js";
 import { startDevChainServer } from "./dev-chain-server.js";
 
 export interface TestChain {
@@ -39,6 +41,23 @@ export function clientFor(rpcUrl: string, chainId: number): PublicClient {
 }
 
 export async function startTestChain(): Promise<TestChain> {
+  if (process.env.MERCHANT_TEST_CHAIN === "dev-chain") return startDevChain();
+  const node = await startNodeProcess({ blockTimeMs: 200, flashblockIntervalMs: 50 });
+  if (node.accounts.length < 4) {
+    await node.stop();
+    throw new Error(`the node printed ${node.accounts.length} dev keys; the merchant tests need 4`);
+  }
+  return {
+    kind: "node",
+    rpcUrl: node.url,
+    chainId: node.chainId,
+    keys: node.accounts.map((a) => a.privateKey),
+    publicClient: clientFor(node.url, node.chainId),
+    close: () => node.stop(),
+  };
+}
+
+async function startDevChain(): Promise<TestChain> {
   const server = await startDevChainServer({ blockIntervalMs: 100 });
   const chainId = Number(server.chainId);
   return {
