@@ -36,7 +36,10 @@ const WORKLOADS: Workload[] = [
   ["eth_getBlockByNumber pending (hashes)", "eth_getBlockByNumber", ["pending", false]],
   ["eth_getBlockByNumber latest (full)", "eth_getBlockByNumber", ["latest", true]],
   ["eth_getBlockByNumber pending (full)", "eth_getBlockByNumber", ["pending", true]],
-].map(([name, method, params]) => ({ name: name as string, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) }));
+].map(([name, method, params]) => ({
+  name: name as string,
+  body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+}));
 
 interface Result {
   rps: number;
@@ -56,7 +59,12 @@ async function run(url: string, w: Workload, seconds = SECONDS): Promise<Result>
   const latencies: number[] = [];
   let errors = 0;
   const send = async () => {
-    const res = await pool.request({ path: "/", method: "POST", headers: { "content-type": "application/json" }, body: w.body });
+    const res = await pool.request({
+      path: "/",
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: w.body,
+    });
     const text = await res.body.text();
     if (res.statusCode !== 200 || !text.includes('"result"')) errors++;
   };
@@ -75,7 +83,12 @@ async function run(url: string, w: Workload, seconds = SECONDS): Promise<Result>
   const elapsed = (performance.now() - t0) / 1000;
   await pool.close();
   latencies.sort((a, b) => a - b);
-  return { rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+  return {
+    rps: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors,
+  };
 }
 
 async function freePort(): Promise<number> {
@@ -97,11 +110,24 @@ async function startHardhat(): Promise<{ url: string; child: ChildProcess; dir: 
   symlinkSync(fileURLToPath(new URL("../node_modules", import.meta.url)), join(dir, "node_modules"), "dir");
   const port = await freePort();
   const cli = fileURLToPath(new URL("../node_modules/hardhat/internal/cli/cli.js", import.meta.url));
-  const child = spawn(process.execPath, [cli, "--config", join(dir, "hardhat.config.cjs"), "node", "--hostname", "127.0.0.1", "--port", String(port)], {
-    cwd: dir,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: "true" },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      cli,
+      "--config",
+      join(dir, "hardhat.config.cjs"),
+      "node",
+      "--hostname",
+      "127.0.0.1",
+      "--port",
+      String(port),
+    ],
+    {
+      cwd: dir,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: "true" },
+    },
+  );
   let out = "";
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`hardhat did not start:\n${out}`)), 60_000);
@@ -118,14 +144,26 @@ async function startHardhat(): Promise<{ url: string; child: ChildProcess; dir: 
   return { url: `http://127.0.0.1:${port}`, child, dir };
 }
 
-async function snapshotVisibility(url: string): Promise<{ snapshots: number; p50: number; p99: number; max: number }> {
+async function snapshotVisibility(
+  url: string,
+): Promise<{ snapshots: number; p50: number; p99: number; max: number }> {
   const seen = new Map<string, number>();
   const end = performance.now() + SECONDS * 1000;
-  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getBlockByNumber", params: ["pending", false] });
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "eth_getBlockByNumber",
+    params: ["pending", false],
+  });
   const pool = new Pool(new URL(url).origin, { connections: 1 });
   let first = true;
   while (performance.now() < end) {
-    const res = await pool.request({ path: "/", method: "POST", headers: { "content-type": "application/json" }, body });
+    const res = await pool.request({
+      path: "/",
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
     await res.body.text();
     const at = performance.timeOrigin + performance.now();
     const created = res.headers["x-flashblock-created-at"];
@@ -139,13 +177,23 @@ async function snapshotVisibility(url: string): Promise<{ snapshots: number; p50
   }
   await pool.close();
   const delays = [...seen.values()].filter((d) => !Number.isNaN(d)).sort((a, b) => a - b);
-  return { snapshots: delays.length, p50: percentile(delays, 50), p99: percentile(delays, 99), max: delays[delays.length - 1] ?? Number.NaN };
+  return {
+    snapshots: delays.length,
+    p50: percentile(delays, 50),
+    p99: percentile(delays, 99),
+    max: delays[delays.length - 1] ?? Number.NaN,
+  };
 }
 
 const fmt = (n: number, digits = 2) => (Number.isNaN(n) ? "-" : n.toFixed(digits));
 
 async function main(): Promise<void> {
-  console.log(`bench:rpc — ${SECONDS}s per call, ${CONCURRENCY} keep-alive clients; ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, Node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+  console.log(
+    `bench:rpc — ${SECONDS}s per call, ${CONCURRENCY} keep-alive clients; ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, Node ${process.version}, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  );
   const node = await startNodeProcess({ logLevel: "warn" });
   const hardhat = SKIP_HARDHAT ? undefined : await startHardhat();
   try {
@@ -155,12 +203,15 @@ async function main(): Promise<void> {
       if (hardhat !== undefined) await run(hardhat.url, w, 0.5);
     }
     const rows: string[] = [];
-    rows.push("| call | node req/s | node p50 ms | node p99 ms | hardhat req/s | hardhat p50 ms | hardhat p99 ms | throughput ratio | p99 ratio (hardhat/node) |");
+    rows.push(
+      "| call | node req/s | node p50 ms | node p99 ms | hardhat req/s | hardhat p50 ms | hardhat p99 ms | throughput ratio | p99 ratio (hardhat/node) |",
+    );
     rows.push("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for (const w of WORKLOADS) {
       const ours = await run(node.url, w);
       const theirs = hardhat === undefined ? undefined : await run(hardhat.url, w);
-      if (ours.errors > 0 || (theirs?.errors ?? 0) > 0) console.warn(`${w.name}: errors node ${ours.errors}, hardhat ${theirs?.errors}`);
+      if (ours.errors > 0 || (theirs?.errors ?? 0) > 0)
+        console.warn(`${w.name}: errors node ${ours.errors}, hardhat ${theirs?.errors}`);
       rows.push(
         `| ${w.name} | ${fmt(ours.rps, 0)} | ${fmt(ours.p50)} | ${fmt(ours.p99)} | ${fmt(theirs?.rps ?? Number.NaN, 0)} | ${fmt(theirs?.p50 ?? Number.NaN)} | ${fmt(theirs?.p99 ?? Number.NaN)} | ${theirs ? `${fmt(ours.rps / theirs.rps)}×` : "-"} | ${theirs ? `${fmt(theirs.p99 / ours.p99)}×` : "-"} |`,
       );
@@ -168,7 +219,9 @@ async function main(): Promise<void> {
     }
     console.log(`\n${rows.join("\n")}\n`);
     const v = await snapshotVisibility(node.url);
-    console.log(`snapshot creation -> visible via eth_getBlockByNumber("pending") (one client polling back to back): ${v.snapshots} snapshots, p50 ${fmt(v.p50)} ms, p99 ${fmt(v.p99)} ms, max ${fmt(v.max)} ms`);
+    console.log(
+      `snapshot creation -> visible via eth_getBlockByNumber("pending") (one client polling back to back): ${v.snapshots} snapshots, p50 ${fmt(v.p50)} ms, p99 ${fmt(v.p99)} ms, max ${fmt(v.max)} ms`,
+    );
   } finally {
     await node.stop();
     if (hardhat !== undefined) {

@@ -29,12 +29,13 @@ export interface ChainNodeOptions {
   safeDepth: bigint;
   finalizedDepth: bigint;
   logger: Logger;
+  /** Block production failed; default: log only. */
+  onFatal?: (err: unknown) => void;
 }
 
 /** What a block selector resolved to. */
 export type ResolvedBlock =
-  | { kind: "sealed"; block: StoredBlock }
-  | { kind: "pending"; pending: PendingSnapshot };
+  { kind: "sealed"; block: StoredBlock } | { kind: "pending"; pending: PendingSnapshot };
 
 export class ChainNode {
   readonly store: BlockStore;
@@ -60,6 +61,7 @@ export class ChainNode {
       blockTimeMs: options.blockTimeMs,
       flashblockIntervalMs: options.flashblockIntervalMs,
       logger: options.logger,
+      ...(options.onFatal === undefined ? {} : { onFatal: options.onFatal }),
     });
   }
 
@@ -75,14 +77,24 @@ export class ChainNode {
         const config = devRollupConfig(options.chainId, genesisTime);
         const genesis = await buildGenesis(config, genesisAccounts(accounts));
         store.commitBlock(
-          { header: genesis.header, hash: genesis.hash, transactions: [], transactionHashes: [], receipts: [], details: [] },
+          {
+            header: genesis.header,
+            hash: genesis.hash,
+            transactions: [],
+            transactionHashes: [],
+            receipts: [],
+            details: [],
+          },
           genesis.nodes,
         );
         store.setMeta("chainId", options.chainId.toString());
         store.setMeta("genesisTime", genesisTime.toString());
         store.setMeta("genesisHash", toHex(genesis.hash));
         store.setMeta("devAccountCount", String(options.devAccountCount));
-        options.logger.info({ genesisHash: toHex(genesis.hash), dataDir: options.dataDir }, "created genesis");
+        options.logger.info(
+          { genesisHash: toHex(genesis.hash), dataDir: options.dataDir },
+          "created genesis",
+        );
       } else {
         if (BigInt(storedChainId) !== options.chainId) {
           throw new StoreMismatchError(
@@ -93,7 +105,12 @@ export class ChainNode {
       }
       const storedCount = Number(store.getMeta("devAccountCount") ?? options.devAccountCount);
       const config = devRollupConfig(options.chainId, genesisTime);
-      return new ChainNode(options, store, config, storedCount === accounts.length ? accounts : devAccounts(storedCount));
+      return new ChainNode(
+        options,
+        store,
+        config,
+        storedCount === accounts.length ? accounts : devAccounts(storedCount),
+      );
     } catch (e) {
       store.close();
       throw e;
@@ -137,7 +154,9 @@ export class ChainNode {
       case "safe":
         return sealed(headNumber > this.options.safeDepth ? headNumber - this.options.safeDepth : 0n);
       case "finalized":
-        return sealed(headNumber > this.options.finalizedDepth ? headNumber - this.options.finalizedDepth : 0n);
+        return sealed(
+          headNumber > this.options.finalizedDepth ? headNumber - this.options.finalizedDepth : 0n,
+        );
       case "earliest":
         return sealed(0n);
       default:
@@ -152,7 +171,8 @@ export class ChainNode {
       if (block !== undefined) return { kind: "sealed", block };
     }
     const p = this.pending;
-    if (p !== undefined && toHexRaw(p.snapshot.blockHash) === toHexRaw(hash)) return { kind: "pending", pending: p };
+    if (p !== undefined && toHexRaw(p.snapshot.blockHash) === toHexRaw(hash))
+      return { kind: "pending", pending: p };
     return undefined;
   }
 
@@ -224,7 +244,14 @@ export class ChainNode {
     const h = this.head.header;
     return calcOpBaseFee(
       this.config,
-      { timestamp: h.timestamp, gasLimit: h.gasLimit, gasUsed: h.gasUsed, baseFeePerGas: h.baseFeePerGas ?? 0n, extraData: h.extraData, blobGasUsed: h.blobGasUsed },
+      {
+        timestamp: h.timestamp,
+        gasLimit: h.gasLimit,
+        gasUsed: h.gasUsed,
+        baseFeePerGas: h.baseFeePerGas ?? 0n,
+        extraData: h.extraData,
+        blobGasUsed: h.blobGasUsed,
+      },
       h.timestamp + 1n,
     );
   }

@@ -23,16 +23,61 @@ interface FlagSpec {
 }
 
 export const FLAGS: FlagSpec[] = [
-  { flag: "--host", env: "NODE_HOST", default: "127.0.0.1", help: "address to serve JSON-RPC (HTTP and websocket) on" },
+  {
+    flag: "--host",
+    env: "NODE_HOST",
+    default: "127.0.0.1",
+    help: "address to serve JSON-RPC (HTTP and websocket) on",
+  },
   { flag: "--port", env: "NODE_PORT", default: "8545", help: "port to serve on (0 = any free port)" },
-  { flag: "--data-dir", env: "NODE_DATA_DIR", default: ".data/node", help: "directory of the chain database (created if missing)" },
-  { flag: "--chain-id", env: "NODE_CHAIN_ID", default: "901", help: "L2 chain id of a new chain (must match an existing data dir)" },
-  { flag: "--block-time-ms", env: "NODE_BLOCK_TIME_MS", default: "2000", help: "time between sealed blocks, milliseconds" },
-  { flag: "--flashblock-interval-ms", env: "NODE_FLASHBLOCK_INTERVAL_MS", default: "200", help: "time between pre-confirmation snapshots, milliseconds" },
-  { flag: "--dev-accounts", env: "NODE_DEV_ACCOUNTS", default: "10", help: "prefunded accounts of the test mnemonic in a new genesis (1-100)" },
-  { flag: "--safe-depth", env: "NODE_SAFE_DEPTH", default: "0", help: "`safe` is this many blocks behind `latest`" },
-  { flag: "--finalized-depth", env: "NODE_FINALIZED_DEPTH", default: "0", help: "`finalized` is this many blocks behind `latest`" },
-  { flag: "--log-level", env: "LOG_LEVEL", default: "info", help: "fatal, error, warn, info, debug, trace or silent" },
+  {
+    flag: "--data-dir",
+    env: "NODE_DATA_DIR",
+    default: ".data/node",
+    help: "directory of the chain database (created if missing)",
+  },
+  {
+    flag: "--chain-id",
+    env: "NODE_CHAIN_ID",
+    default: "901",
+    help: "L2 chain id of a new chain (must match an existing data dir)",
+  },
+  {
+    flag: "--block-time-ms",
+    env: "NODE_BLOCK_TIME_MS",
+    default: "2000",
+    help: "time between sealed blocks, milliseconds",
+  },
+  {
+    flag: "--flashblock-interval-ms",
+    env: "NODE_FLASHBLOCK_INTERVAL_MS",
+    default: "200",
+    help: "time between pre-confirmation snapshots, milliseconds",
+  },
+  {
+    flag: "--dev-accounts",
+    env: "NODE_DEV_ACCOUNTS",
+    default: "10",
+    help: "prefunded accounts of the test mnemonic in a new genesis (1-100)",
+  },
+  {
+    flag: "--safe-depth",
+    env: "NODE_SAFE_DEPTH",
+    default: "0",
+    help: "`safe` is this many blocks behind `latest`",
+  },
+  {
+    flag: "--finalized-depth",
+    env: "NODE_FINALIZED_DEPTH",
+    default: "0",
+    help: "`finalized` is this many blocks behind `latest`",
+  },
+  {
+    flag: "--log-level",
+    env: "LOG_LEVEL",
+    default: "info",
+    help: "fatal, error, warn, info, debug, trace or silent",
+  },
 ];
 
 export class ConfigError extends Error {
@@ -51,7 +96,10 @@ export function usage(): string {
     "",
     "Flags (each also read from its environment variable; the flag wins):",
   ];
-  for (const f of FLAGS) lines.push(`  ${`${f.flag} <value>`.padEnd(34)} ${f.help}\n  ${"".padEnd(34)} env ${f.env}, default ${f.default}`);
+  for (const f of FLAGS)
+    lines.push(
+      `  ${`${f.flag} <value>`.padEnd(34)} ${f.help}\n  ${"".padEnd(34)} env ${f.env}, default ${f.default}`,
+    );
   lines.push(`  ${"--help".padEnd(34)} print this help`);
   return lines.join("\n");
 }
@@ -73,7 +121,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--help" || arg === "-h") return "help";
-    const [flag, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const [flag, inline] = arg.includes("=")
+      ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
+      : [arg, undefined];
     if (!FLAGS.some((f) => f.flag === flag)) throw new ConfigError(`unknown flag ${flag} (see --help)`);
     const value = inline ?? argv[++i];
     if (value === undefined) throw new ConfigError(`${flag} needs a value`);
@@ -81,10 +131,17 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   }
   const get = (flag: string): string => values.get(flag) ?? FLAGS.find((f) => f.flag === flag)!.default;
   const blockTimeMs = integer("--block-time-ms", get("--block-time-ms"), 50, 3_600_000);
-  const flashblockIntervalMs = integer("--flashblock-interval-ms", get("--flashblock-interval-ms"), 10, 3_600_000);
-  if (flashblockIntervalMs > blockTimeMs) throw new ConfigError("--flashblock-interval-ms cannot exceed --block-time-ms");
+  const flashblockIntervalMs = integer(
+    "--flashblock-interval-ms",
+    get("--flashblock-interval-ms"),
+    10,
+    3_600_000,
+  );
+  if (flashblockIntervalMs > blockTimeMs)
+    throw new ConfigError("--flashblock-interval-ms cannot exceed --block-time-ms");
   const chainIdText = get("--chain-id");
-  if (!/^\d{1,15}$/.test(chainIdText) || BigInt(chainIdText) === 0n) throw new ConfigError(`--chain-id must be a positive integer, got "${chainIdText}"`);
+  if (!/^\d{1,15}$/.test(chainIdText) || BigInt(chainIdText) === 0n)
+    throw new ConfigError(`--chain-id must be a positive integer, got "${chainIdText}"`);
   const host = get("--host");
   if (host.length === 0) throw new ConfigError("--host cannot be empty");
   let logLevel: LogLevel;

@@ -69,7 +69,11 @@ export function encodeFlashblockReceipt(r: Receipt): Record<string, unknown> {
   const body: Record<string, unknown> = {
     status: r.status === 1 ? "0x1" : "0x0",
     cumulativeGasUsed: qty(r.cumulativeGasUsed),
-    logs: r.logs.map((l) => ({ address: toHex(l.address), topics: l.topics.map(toHex), data: toHex(l.data) })),
+    logs: r.logs.map((l) => ({
+      address: toHex(l.address),
+      topics: l.topics.map(toHex),
+      data: toHex(l.data),
+    })),
   };
   if (r.depositNonce !== undefined) body.depositNonce = qty(r.depositNonce);
   if (r.depositReceiptVersion !== undefined) body.depositReceiptVersion = qty(r.depositReceiptVersion);

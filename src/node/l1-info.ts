@@ -95,6 +95,7 @@ export function l1InfoDeposit(origin: L1Origin, sequenceNumber: bigint): Uint8Ar
 /** The L1 fee inputs carried by a block's first transaction (for receipts); undefined if absent. */
 export function decodeL1InfoCalldata(data: Uint8Array): { baseFee: bigint; blobBaseFee: bigint } | undefined {
   if (data.length !== 176) return undefined;
-  const big = (from: number, to: number): bigint => BigInt(`0x${Buffer.from(data.subarray(from, to)).toString("hex")}`);
+  const big = (from: number, to: number): bigint =>
+    BigInt(`0x${Buffer.from(data.subarray(from, to)).toString("hex")}`);
   return { baseFee: big(36, 68), blobBaseFee: big(68, 100) };
 }

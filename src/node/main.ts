@@ -34,6 +34,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     safeDepth: config.safeDepth,
     finalizedDepth: config.finalizedDepth,
     logger,
+    // Without a sequencer the node would serve a frozen chain: exit and let the operator see it.
+    onFatal: () => process.exit(1),
   });
   const server = createNodeServer(node, { host: config.host, port: config.port, logger });
   let port: number;

@@ -86,7 +86,11 @@ export class TxPool {
    * The best executable transaction: among each sender's transaction at `nonceOf(sender)`, the one
    * with the highest effective tip at `baseFee` (fee cap at least the base fee), or undefined.
    */
-  best(baseFee: bigint, nonceOf: (senderHex: string, sender: Uint8Array) => bigint, skip: ReadonlySet<string>): PooledTransaction | undefined {
+  best(
+    baseFee: bigint,
+    nonceOf: (senderHex: string, sender: Uint8Array) => bigint,
+    skip: ReadonlySet<string>,
+  ): PooledTransaction | undefined {
     let best: PooledTransaction | undefined;
     let bestTip = -1n;
     for (const [senderHex, m] of this.bySender) {

@@ -32,6 +32,8 @@ export interface SequencerOptions {
   blockTimeMs: number;
   flashblockIntervalMs: number;
   logger: Logger;
+  /** Called when block production fails (the process should exit: the node can no longer make blocks). */
+  onFatal?: (err: unknown) => void;
 }
 
 /** The latest snapshot of the block being built: the node's `pending`. */
@@ -106,7 +108,7 @@ export class Sequencer {
     if (this.loopDone !== undefined) return;
     this.loopDone = this.loop().catch((err: unknown) => {
       this.opts.logger.fatal({ err }, "sequencer stopped on an error");
-      throw err;
+      this.opts.onFatal?.(err);
     });
   }
 
@@ -190,7 +192,14 @@ export class Sequencer {
       source: new OverlaySource(store, builderWrittenNodes(builder)),
       nonces: new Map(),
       published: 0,
-      touched: new Set([PREDEPLOY.SequencerFeeVault, PREDEPLOY.BaseFeeVault, PREDEPLOY.L1FeeVault, PREDEPLOY.OperatorFeeVault].map((a) => a.toLowerCase())),
+      touched: new Set(
+        [
+          PREDEPLOY.SequencerFeeVault,
+          PREDEPLOY.BaseFeeVault,
+          PREDEPLOY.L1FeeVault,
+          PREDEPLOY.OperatorFeeVault,
+        ].map((a) => a.toLowerCase()),
+      ),
       view: this.headStateView,
       parentView: this.headStateView,
     };
@@ -260,7 +269,13 @@ export class Sequencer {
       const after = view.balance(bytes);
       if (after !== ctx.parentView.balance(bytes)) balances.set(address, after);
     }
-    const message = encodeFlashblock({ payloadId: ctx.payloadId, index, snapshot, firstNew: ctx.published, balances });
+    const message = encodeFlashblock({
+      payloadId: ctx.payloadId,
+      index,
+      snapshot,
+      firstNew: ctx.published,
+      balances,
+    });
     ctx.published = snapshot.transactions.length;
     ctx.view = view;
     ctx.lastSnapshot = snapshot;
@@ -292,7 +307,10 @@ export class Sequencer {
 
   private async seal(ctx: BlockContext): Promise<void> {
     const sealed = await ctx.builder.seal();
-    if (ctx.lastSnapshot !== undefined && toHexRaw(sealed.blockHash) !== toHexRaw(ctx.lastSnapshot.blockHash)) {
+    if (
+      ctx.lastSnapshot !== undefined &&
+      toHexRaw(sealed.blockHash) !== toHexRaw(ctx.lastSnapshot.blockHash)
+    ) {
       throw new Error("sealed block differs from the last published snapshot");
     }
     const stored = this.opts.store.commitBlock(
@@ -309,7 +327,10 @@ export class Sequencer {
     this.headBlock = stored;
     this.headStateView = new StateView(this.opts.store, stored.header.stateRoot);
     this.pendingSnapshot = undefined;
-    this.opts.logger.debug({ number: Number(stored.header.number), txs: stored.transactions.length }, "block sealed");
+    this.opts.logger.debug(
+      { number: Number(stored.header.number), txs: stored.transactions.length },
+      "block sealed",
+    );
     for (const l of this.sealedListeners) l(stored);
   }
 }

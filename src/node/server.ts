@@ -9,13 +9,22 @@ import { createNodeHandlers } from "./rpc/handlers.js";
 
 export const FLASHBLOCKS_PATH = "/ws/flashblocks";
 
-export function createNodeServer(node: ChainNode, options: { host: string; port: number; logger: Logger }): RpcServer {
+export function createNodeServer(
+  node: ChainNode,
+  options: { host: string; port: number; logger: Logger },
+): RpcServer {
   const methods = new Map(bindNodeHandlers(createNodeHandlers(node)));
   for (const m of extraMethods(node)) methods.set(m.name, m);
   const metrics = new MetricsRegistry({ processMetrics: true });
   const head = metrics.gauge({ name: "node_head_block_number", help: "number of the latest sealed block" });
-  const snapshots = metrics.counter({ name: "node_flashblocks_total", help: "pre-confirmation snapshots published" });
-  const poolSize = metrics.gauge({ name: "node_txpool_transactions", help: "transactions waiting in the pool" });
+  const snapshots = metrics.counter({
+    name: "node_flashblocks_total",
+    help: "pre-confirmation snapshots published",
+  });
+  const poolSize = metrics.gauge({
+    name: "node_txpool_transactions",
+    help: "transactions waiting in the pool",
+  });
   const server = createRpcServer({
     methods,
     host: options.host,

@@ -22,7 +22,8 @@ const start = () => startNodeProcess({ dataDir, blockTimeMs: 300, flashblockInte
 
 async function hashes(url: string, upTo: bigint): Promise<Hex[]> {
   const out: Hex[] = [];
-  for (let n = 0n; n <= upTo; n++) out.push((await call<{ hash: Hex }>(url, "eth_getBlockByNumber", [hexNumber(n), false])).hash);
+  for (let n = 0n; n <= upTo; n++)
+    out.push((await call<{ hash: Hex }>(url, "eth_getBlockByNumber", [hexNumber(n), false])).hash);
   return out;
 }
 
@@ -33,7 +34,11 @@ describe("durability", () => {
     const { walletClient, publicClient } = clients(node, 0);
     const tx = await walletClient.sendTransaction({ to: recipient, value: 4242n });
     const receipt = await publicClient.waitForTransactionReceipt({ hash: tx });
-    await waitFor(async () => (BigInt(await call<Hex>(node!.url, "eth_blockNumber", [])) > receipt.blockNumber ? true : undefined), "seal");
+    await waitFor(
+      async () =>
+        BigInt(await call<Hex>(node!.url, "eth_blockNumber", [])) > receipt.blockNumber ? true : undefined,
+      "seal",
+    );
 
     // Graceful restart (SIGTERM): the block in progress is sealed before exit.
     await node.stop();
@@ -45,8 +50,15 @@ describe("durability", () => {
     const txAfter = await call<{ blockHash: Hex }>(node.url, "eth_getTransactionReceipt", [tx]);
     expect(txAfter.blockHash).toBe(before[Number(receipt.blockNumber)]);
     // It keeps building on the stored head.
-    await waitFor(async () => (BigInt(await call<Hex>(node!.url, "eth_blockNumber", [])) >= head1 + 3n ? true : undefined), "new blocks");
-    const next = await call<{ parentHash: Hex }>(node.url, "eth_getBlockByNumber", [hexNumber(head1 + 1n), false]);
+    await waitFor(
+      async () =>
+        BigInt(await call<Hex>(node!.url, "eth_blockNumber", [])) >= head1 + 3n ? true : undefined,
+      "new blocks",
+    );
+    const next = await call<{ parentHash: Hex }>(node.url, "eth_getBlockByNumber", [
+      hexNumber(head1 + 1n),
+      false,
+    ]);
     expect(next.parentHash).toBe(before[Number(head1)]);
 
     // kill -9 in the middle of building: every block sealed before it survives unchanged.
@@ -56,7 +68,7 @@ describe("durability", () => {
     node = await start();
     const head2 = BigInt(await call<Hex>(node.url, "eth_blockNumber", []));
     expect(head2).toBeGreaterThanOrEqual(sealedBeforeKill);
-    expect((await hashes(node.url, sealedBeforeKill))).toEqual(hashesBeforeKill);
+    expect(await hashes(node.url, sealedBeforeKill)).toEqual(hashesBeforeKill);
     expect(hashesBeforeKill.slice(0, before.length)).toEqual(before);
     expect(BigInt(await call<Hex>(node.url, "eth_getBalance", [recipient, "latest"]))).toBe(4242n);
     // The dev accounts are the same and can keep transacting (nonces continue).

@@ -7,7 +7,14 @@ import type { NodeProcess } from "./spawn-node.js";
 export interface RawResponse {
   status: number;
   headers: Headers;
-  body: { jsonrpc?: string; id?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } } | undefined;
+  body:
+    | {
+        jsonrpc?: string;
+        id?: unknown;
+        result?: unknown;
+        error?: { code: number; message: string; data?: unknown };
+      }
+    | undefined;
   text: string;
 }
 
@@ -55,7 +62,12 @@ export function clients(node: NodeProcess, accountIndex = 0) {
 }
 
 /** Polls `probe` every `intervalMs` until it returns a value other than undefined. */
-export async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 15_000, intervalMs = 10): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined>,
+  what: string,
+  timeoutMs = 15_000,
+  intervalMs = 10,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -75,7 +87,9 @@ export function declaredBodyStatus(url: string, length: number): Promise<number>
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => {
-      socket.write(`POST / HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`);
+      socket.write(
+        `POST / HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`,
+      );
     });
     let text = "";
     socket.on("data", (d) => {

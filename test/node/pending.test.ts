@@ -41,10 +41,15 @@ async function pendingIndex(): Promise<{ number: bigint; index: number }> {
 
 /** Waits until the block being built has just started (snapshot index 0 or 1). */
 async function atBlockStart(): Promise<{ number: bigint; index: number }> {
-  return waitFor(async () => {
-    const p = await pendingIndex();
-    return p.index >= 0 && p.index <= 1 ? p : undefined;
-  }, "the start of a block", 10_000, 5);
+  return waitFor(
+    async () => {
+      const p = await pendingIndex();
+      return p.index >= 0 && p.index <= 1 ? p : undefined;
+    },
+    "the start of a block",
+    10_000,
+    5,
+  );
 }
 
 describe("pending view", () => {
@@ -54,11 +59,19 @@ describe("pending view", () => {
     const start = await atBlockStart();
     await walletClient.sendTransaction({ to: recipient, value: 12_345n });
     const afterSend = await pendingIndex();
-    const seen = await waitFor(async () => {
-      const r = await rpc(node.url, "eth_getBalance", [recipient, "pending"]);
-      if (BigInt(r.body?.result as string) !== 12_345n) return undefined;
-      return { number: BigInt(r.headers.get("x-pending-block")!), index: Number(r.headers.get("x-flashblock-index")) };
-    }, "the pre-confirmed balance", 5_000, 2);
+    const seen = await waitFor(
+      async () => {
+        const r = await rpc(node.url, "eth_getBalance", [recipient, "pending"]);
+        if (BigInt(r.body?.result as string) !== 12_345n) return undefined;
+        return {
+          number: BigInt(r.headers.get("x-pending-block")!),
+          index: Number(r.headers.get("x-flashblock-index")),
+        };
+      },
+      "the pre-confirmed balance",
+      5_000,
+      2,
+    );
     // Same block as when the transaction was sent: visible before sealing.
     expect(seen.number).toBe(start.number);
     expect(afterSend.number).toBe(start.number);
@@ -69,7 +82,11 @@ describe("pending view", () => {
     const latestAtSeen = BigInt(await call<Hex>(node.url, "eth_blockNumber", []));
     expect(latestAtSeen).toBeLessThanOrEqual(seen.number);
     // Once sealed, latest agrees.
-    await waitFor(async () => (BigInt(await call<Hex>(node.url, "eth_blockNumber", [])) >= seen.number ? true : undefined), "seal");
+    await waitFor(
+      async () =>
+        BigInt(await call<Hex>(node.url, "eth_blockNumber", [])) >= seen.number ? true : undefined,
+      "seal",
+    );
     expect(BigInt(await call<Hex>(node.url, "eth_getBalance", [recipient, "latest"]))).toBe(12_345n);
   });
 
@@ -85,20 +102,40 @@ describe("pending view", () => {
     try {
       const start = await atBlockStart();
       const before = await call<RpcBlock>(node.url, "eth_getBlockByNumber", ["pending", false]);
-      const tx1 = await walletClient.sendTransaction({ to: privateKeyToAccount(generatePrivateKey()).address, value: 1n });
-      const p1 = await waitFor(async () => {
-        const b = await call<RpcBlock>(node.url, "eth_getBlockByNumber", ["pending", false]);
-        return b.transactions.includes(tx1) ? b : undefined;
-      }, "tx1 pre-confirmed", 5_000, 2);
+      const tx1 = await walletClient.sendTransaction({
+        to: privateKeyToAccount(generatePrivateKey()).address,
+        value: 1n,
+      });
+      const p1 = await waitFor(
+        async () => {
+          const b = await call<RpcBlock>(node.url, "eth_getBlockByNumber", ["pending", false]);
+          return b.transactions.includes(tx1) ? b : undefined;
+        },
+        "tx1 pre-confirmed",
+        5_000,
+        2,
+      );
       // Pre-confirmed receipt and transaction, in the pending block.
-      const receipt1 = await call<{ blockNumber: Hex; blockHash: Hex; status: Hex }>(node.url, "eth_getTransactionReceipt", [tx1]);
+      const receipt1 = await call<{ blockNumber: Hex; blockHash: Hex; status: Hex }>(
+        node.url,
+        "eth_getTransactionReceipt",
+        [tx1],
+      );
       expect(BigInt(receipt1.blockNumber)).toBe(start.number);
       expect(receipt1.status).toBe("0x1");
-      const tx2 = await walletClient.sendTransaction({ to: privateKeyToAccount(generatePrivateKey()).address, value: 2n });
-      const p2 = await waitFor(async () => {
-        const b = await call<RpcBlock>(node.url, "eth_getBlockByNumber", ["pending", false]);
-        return b.transactions.includes(tx2) ? b : undefined;
-      }, "tx2 pre-confirmed", 5_000, 2);
+      const tx2 = await walletClient.sendTransaction({
+        to: privateKeyToAccount(generatePrivateKey()).address,
+        value: 2n,
+      });
+      const p2 = await waitFor(
+        async () => {
+          const b = await call<RpcBlock>(node.url, "eth_getBlockByNumber", ["pending", false]);
+          return b.transactions.includes(tx2) ? b : undefined;
+        },
+        "tx2 pre-confirmed",
+        5_000,
+        2,
+      );
 
       for (const b of [before, p1, p2]) {
         expect(BigInt(b.number)).toBe(start.number);
@@ -117,12 +154,20 @@ describe("pending view", () => {
 
       // The sealed block holds exactly the transactions of the last snapshot of that block.
       const sealed = await waitFor(
-        () => call<RpcBlock | null>(node.url, "eth_getBlockByNumber", [`0x${start.number.toString(16)}`, false]).then((b) => b ?? undefined),
+        () =>
+          call<RpcBlock | null>(node.url, "eth_getBlockByNumber", [
+            `0x${start.number.toString(16)}`,
+            false,
+          ]).then((b) => b ?? undefined),
         "the block to seal",
       );
-      const ofBlock = messages.filter((m) => (m.metadata as { block_number: number }).block_number === Number(start.number));
+      const ofBlock = messages.filter(
+        (m) => (m.metadata as { block_number: number }).block_number === Number(start.number),
+      );
       const last = ofBlock[ofBlock.length - 1]!;
-      const streamed = ofBlock.flatMap((m) => (m.diff as { transactions: Hex[] }).transactions.map((t) => keccak256(t)));
+      const streamed = ofBlock.flatMap((m) =>
+        (m.diff as { transactions: Hex[] }).transactions.map((t) => keccak256(t)),
+      );
       expect(sealed.transactions).toEqual(streamed);
       expect((last.diff as { block_hash: Hex }).block_hash).toBe(sealed.hash);
       expect(sealed.transactions.slice(0, p2.transactions.length)).toEqual(p2.transactions);
@@ -143,7 +188,15 @@ describe("pending view", () => {
     const hash = await walletClient.sendTransaction({ to: address, value: 0n });
     const pendingCount = BigInt(await call<Hex>(node.url, "eth_getTransactionCount", [address, "pending"]));
     expect(pendingCount).toBe(latestBefore + 1n);
-    await waitFor(async () => ((await call<RpcBlock>(node.url, "eth_getBlockByNumber", ["pending", false])).transactions.includes(hash) ? true : undefined), "pre-confirmation");
+    await waitFor(
+      async () =>
+        (await call<RpcBlock>(node.url, "eth_getBlockByNumber", ["pending", false])).transactions.includes(
+          hash,
+        )
+          ? true
+          : undefined,
+      "pre-confirmation",
+    );
     // Pending is never null, across many snapshots and block boundaries.
     for (let i = 0; i < 40; i++) {
       const b = await call<RpcBlock | null>(node.url, "eth_getBlockByNumber", ["pending", true]);

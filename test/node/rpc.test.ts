@@ -13,17 +13,44 @@ import { call, clients, hexNumber, declaredBodyStatus, rawCall, rpc, waitFor } f
 import { type NodeProcess, startNodeProcess } from "./spawn-node.js";
 
 const SPEC_BLOCK_FIELDS = [
-  "number", "hash", "parentHash", "nonce", "sha3Uncles", "logsBloom", "transactionsRoot", "stateRoot",
-  "receiptsRoot", "miner", "difficulty", "mixHash", "extraData", "size", "gasLimit", "gasUsed", "timestamp",
-  "transactions", "uncles", "withdrawals", "withdrawalsRoot", "baseFeePerGas", "blobGasUsed", "excessBlobGas",
-  "parentBeaconBlockRoot", "requestsHash",
+  "number",
+  "hash",
+  "parentHash",
+  "nonce",
+  "sha3Uncles",
+  "logsBloom",
+  "transactionsRoot",
+  "stateRoot",
+  "receiptsRoot",
+  "miner",
+  "difficulty",
+  "mixHash",
+  "extraData",
+  "size",
+  "gasLimit",
+  "gasUsed",
+  "timestamp",
+  "transactions",
+  "uncles",
+  "withdrawals",
+  "withdrawalsRoot",
+  "baseFeePerGas",
+  "blobGasUsed",
+  "excessBlobGas",
+  "parentBeaconBlockRoot",
+  "requestsHash",
 ];
 
 type Block = Record<string, unknown> & { number: Hex; hash: Hex; transactions: unknown[] };
 
 let node: NodeProcess;
 beforeAll(async () => {
-  node = await startNodeProcess({ blockTimeMs: 500, flashblockIntervalMs: 50, safeDepth: 2, finalizedDepth: 4 });
+  node = await startNodeProcess({
+    blockTimeMs: 500,
+    flashblockIntervalMs: 50,
+    safeDepth: 2,
+    finalizedDepth: 4,
+  });
 }, 60_000);
 afterAll(async () => {
   await node?.stop();
@@ -33,7 +60,11 @@ async function sealedReceipt(hash: Hex): Promise<{ blockNumber: Hex; blockHash: 
   const { publicClient } = clients(node);
   const r = await publicClient.waitForTransactionReceipt({ hash });
   // waitForTransactionReceipt may return a pre-confirmed receipt; wait until the block is sealed.
-  await waitFor(async () => (BigInt(await call<Hex>(node.url, "eth_blockNumber", [])) >= r.blockNumber ? true : undefined), "seal");
+  await waitFor(
+    async () =>
+      BigInt(await call<Hex>(node.url, "eth_blockNumber", [])) >= r.blockNumber ? true : undefined,
+    "seal",
+  );
   return call(node.url, "eth_getTransactionReceipt", [hash]);
 }
 
@@ -45,9 +76,13 @@ describe("block tags and EIP-1898", () => {
     const receipt = await sealedReceipt(hash);
     const b = BigInt(receipt.blockNumber);
     // Let safe (2 behind) and finalized (4 behind) pass the block.
-    await waitFor(async () => (BigInt(await call<Hex>(node.url, "eth_blockNumber", [])) >= b + 5n ? true : undefined), "5 more blocks");
+    await waitFor(
+      async () => (BigInt(await call<Hex>(node.url, "eth_blockNumber", [])) >= b + 5n ? true : undefined),
+      "5 more blocks",
+    );
 
-    const balance = (block: unknown) => call<Hex>(node.url, "eth_getBalance", [recipient, block]).then(BigInt);
+    const balance = (block: unknown) =>
+      call<Hex>(node.url, "eth_getBalance", [recipient, block]).then(BigInt);
     const one = parseEther("1");
     expect(await balance("latest")).toBe(one);
     expect(await balance("pending")).toBe(one);
@@ -65,7 +100,12 @@ describe("block tags and EIP-1898", () => {
 
     // Unknown blocks: an error naming the block for state, null for eth_getBlockByNumber.
     const missingHash = keccak256("0x1234");
-    for (const sel of [missingHash, { blockHash: missingHash }, "0xffffffff", { blockNumber: "0xffffffff" }]) {
+    for (const sel of [
+      missingHash,
+      { blockHash: missingHash },
+      "0xffffffff",
+      { blockNumber: "0xffffffff" },
+    ]) {
       const r = await rpc(node.url, "eth_getBalance", [recipient, sel]);
       expect(r.body?.error?.code).toBe(-32001);
       expect(r.body?.error?.message).toMatch(/block not found/);
@@ -99,7 +139,10 @@ describe("block tags and EIP-1898", () => {
 
   it("returns full transaction objects with deposit fields", async () => {
     const { walletClient } = clients(node, 5);
-    const hash = await walletClient.sendTransaction({ to: privateKeyToAccount(generatePrivateKey()).address, value: 5n });
+    const hash = await walletClient.sendTransaction({
+      to: privateKeyToAccount(generatePrivateKey()).address,
+      value: 5n,
+    });
     const receipt = await sealedReceipt(hash);
     const block = await call<Block>(node.url, "eth_getBlockByNumber", [receipt.blockNumber, true]);
     const [deposit, ...rest] = block.transactions as Record<string, unknown>[];
@@ -124,9 +167,16 @@ describe("block tags and EIP-1898", () => {
     expect(deposit!.input).toMatch(/^0x098999be/);
     expect(deposit).not.toHaveProperty("isSystemTx");
     const user = rest.find((t) => t.hash === hash)!;
-    expect(user).toMatchObject({ type: "0x2", value: "0x5", from: walletClient.account.address.toLowerCase(), blockHash: block.hash });
+    expect(user).toMatchObject({
+      type: "0x2",
+      value: "0x5",
+      from: walletClient.account.address.toLowerCase(),
+      blockHash: block.hash,
+    });
     expect(user.chainId).toBe(hexNumber(node.chainId));
-    const depositReceipt = await call<Record<string, unknown>>(node.url, "eth_getTransactionReceipt", [deposit!.hash]);
+    const depositReceipt = await call<Record<string, unknown>>(node.url, "eth_getTransactionReceipt", [
+      deposit!.hash,
+    ]);
     expect(depositReceipt).toMatchObject({ type: "0x7e", status: "0x1", depositReceiptVersion: "0x1" });
     const userReceipt = await call<Record<string, unknown>>(node.url, "eth_getTransactionReceipt", [hash]);
     expect(BigInt(userReceipt.l1Fee as Hex)).toBeGreaterThan(0n);
@@ -138,7 +188,12 @@ describe("contracts and calls", () => {
     const { publicClient, walletClient } = clients(node, 6);
     const owner = walletClient.account.address;
     const { abi, bytecode } = loadArtifact("Eip3009Token");
-    const deployHash = await walletClient.deployContract({ abi, bytecode, args: ["Dev USD", "DUSD", owner], chain: walletClient.chain });
+    const deployHash = await walletClient.deployContract({
+      abi,
+      bytecode,
+      args: ["Dev USD", "DUSD", owner],
+      chain: walletClient.chain,
+    });
     // The receipt is served as soon as the deployment is pre-confirmed: its code is then in the
     // pending state, and in latest once the block seals.
     const deployReceipt = await publicClient.waitForTransactionReceipt({ hash: deployHash });
@@ -146,30 +201,77 @@ describe("contracts and calls", () => {
     expect(await publicClient.getCode({ address: token, blockTag: "pending" })).toMatch(/^0x[0-9a-f]{100,}$/);
     const deployment = { blockNumber: deployReceipt.blockNumber };
     // Mint and watch the pending state before the block seals.
-    await waitFor(async () => (BigInt(await call<Hex>(node.url, "eth_blockNumber", [])) >= deployment.blockNumber ? true : undefined), "deployment sealed");
+    await waitFor(
+      async () =>
+        BigInt(await call<Hex>(node.url, "eth_blockNumber", [])) >= deployment.blockNumber ? true : undefined,
+      "deployment sealed",
+    );
     const holder = privateKeyToAccount(generatePrivateKey()).address;
-    const mint = await walletClient.writeContract({ address: token, abi: eip3009TokenAbi, functionName: "mint", args: [holder, 1_000n], chain: walletClient.chain });
+    const mint = await walletClient.writeContract({
+      address: token,
+      abi: eip3009TokenAbi,
+      functionName: "mint",
+      args: [holder, 1_000n],
+      chain: walletClient.chain,
+    });
     const data = encodeFunctionData({ abi: eip3009TokenAbi, functionName: "balanceOf", args: [holder] });
-    const balanceAt = (tag: string) => call<Hex>(node.url, "eth_call", [{ to: token, data }, tag]).then(BigInt);
-    await waitFor(async () => ((await balanceAt("pending")) === 1_000n ? true : undefined), "pending balanceOf", 5_000, 2);
+    const balanceAt = (tag: string) =>
+      call<Hex>(node.url, "eth_call", [{ to: token, data }, tag]).then(BigInt);
+    await waitFor(
+      async () => ((await balanceAt("pending")) === 1_000n ? true : undefined),
+      "pending balanceOf",
+      5_000,
+      2,
+    );
     // A pre-confirmed receipt and its Transfer log via eth_getLogs up to pending.
-    const pendingReceipt = await call<{ blockNumber: Hex; logs: unknown[] } | null>(node.url, "eth_getTransactionReceipt", [mint]);
+    const pendingReceipt = await call<{ blockNumber: Hex; logs: unknown[] } | null>(
+      node.url,
+      "eth_getTransactionReceipt",
+      [mint],
+    );
     expect(pendingReceipt).not.toBeNull();
     expect(pendingReceipt!.logs.length).toBeGreaterThan(0);
-    const logs = await call<{ transactionHash: Hex; address: Hex }[]>(node.url, "eth_getLogs", [{ address: token, fromBlock: pendingReceipt!.blockNumber, toBlock: "pending" }]);
+    const logs = await call<{ transactionHash: Hex; address: Hex }[]>(node.url, "eth_getLogs", [
+      { address: token, fromBlock: pendingReceipt!.blockNumber, toBlock: "pending" },
+    ]);
     expect(logs.some((l) => l.transactionHash === mint)).toBe(true);
     await sealedReceipt(mint);
     expect(await balanceAt("latest")).toBe(1_000n);
-    expect(await publicClient.readContract({ address: token, abi: eip3009TokenAbi, functionName: "balanceOf", args: [holder] })).toBe(1_000n);
-    const sealedLogs = await publicClient.getContractEvents({ address: token, abi: eip3009TokenAbi, eventName: "Transfer", fromBlock: 0n });
+    expect(
+      await publicClient.readContract({
+        address: token,
+        abi: eip3009TokenAbi,
+        functionName: "balanceOf",
+        args: [holder],
+      }),
+    ).toBe(1_000n);
+    const sealedLogs = await publicClient.getContractEvents({
+      address: token,
+      abi: eip3009TokenAbi,
+      eventName: "Transfer",
+      fromBlock: 0n,
+    });
     expect(sealedLogs.some((l) => l.transactionHash === mint)).toBe(true);
     // Reverts carry their data and reason.
-    const r = await rpc(node.url, "eth_call", [{ to: token, from: holder, data: encodeFunctionData({ abi: eip3009TokenAbi, functionName: "mint", args: [holder, 1n] }) }, "latest"]);
+    const r = await rpc(node.url, "eth_call", [
+      {
+        to: token,
+        from: holder,
+        data: encodeFunctionData({ abi: eip3009TokenAbi, functionName: "mint", args: [holder, 1n] }),
+      },
+      "latest",
+    ]);
     expect(r.body?.error?.code).toBe(3);
     expect(r.body?.error?.data).toMatch(/^0x/);
     // eth_estimateGas agrees with what the transfer used.
-    const transferData = encodeFunctionData({ abi: eip3009TokenAbi, functionName: "mint", args: [holder, 7n] });
-    const estimate = BigInt(await call<Hex>(node.url, "eth_estimateGas", [{ from: owner, to: token, data: transferData }]));
+    const transferData = encodeFunctionData({
+      abi: eip3009TokenAbi,
+      functionName: "mint",
+      args: [holder, 7n],
+    });
+    const estimate = BigInt(
+      await call<Hex>(node.url, "eth_estimateGas", [{ from: owner, to: token, data: transferData }]),
+    );
     expect(estimate).toBeGreaterThan(21_000n);
     const sent = await walletClient.sendTransaction({ to: token, data: transferData, gas: estimate });
     const rc = await publicClient.waitForTransactionReceipt({ hash: sent });
@@ -180,10 +282,13 @@ describe("contracts and calls", () => {
     // Init code that returns NUMBER, TIMESTAMP and BASEFEE as the created contract's "code".
     // NUMBER PUSH0 MSTORE TIMESTAMP PUSH1 32 MSTORE BASEFEE PUSH1 64 MSTORE PUSH1 96 PUSH0 RETURN
     const initCode = "0x435f52426020524860405260605ff3";
-    const r = await rawCall(node.url, JSON.stringify([
-      { jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ data: initCode }, "pending"] },
-      { jsonrpc: "2.0", id: 2, method: "eth_getBlockByNumber", params: ["pending", false] },
-    ]));
+    const r = await rawCall(
+      node.url,
+      JSON.stringify([
+        { jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ data: initCode }, "pending"] },
+        { jsonrpc: "2.0", id: 2, method: "eth_getBlockByNumber", params: ["pending", false] },
+      ]),
+    );
     const [callRes, blockRes] = r.body as unknown as [{ result: Hex }, { result: Block }];
     const out = callRes.result;
     const word = (i: number) => BigInt(`0x${out.slice(2 + 64 * i, 2 + 64 * (i + 1))}`);
@@ -236,21 +341,55 @@ describe("bad input", () => {
     const { walletClient, publicClient } = clients(node, 7);
     const account = walletClient.account;
     const nonce = await publicClient.getTransactionCount({ address: account.address, blockTag: "pending" });
-    const base = { to: account.address, value: 1n, gas: 21_000n, chainId: node.chainId, type: "eip1559" as const };
+    const base = {
+      to: account.address,
+      value: 1n,
+      gas: 21_000n,
+      chainId: node.chainId,
+      type: "eip1559" as const,
+    };
     const send = async (tx: Parameters<typeof account.signTransaction>[0]) =>
-      (await rawCall(node.url, req("eth_sendRawTransaction", [await account.signTransaction!(tx)]))).body?.error;
+      (await rawCall(node.url, req("eth_sendRawTransaction", [await account.signTransaction!(tx)]))).body
+        ?.error;
 
     const underpriced = await send({ ...base, nonce, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n });
     expect(underpriced).toMatchObject({ code: -32000 });
     expect(underpriced!.message).toMatch(/underpriced/);
-    const tooLow = nonce > 0 ? await send({ ...base, nonce: nonce - 1, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n }) : undefined;
+    const tooLow =
+      nonce > 0
+        ? await send({ ...base, nonce: nonce - 1, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n })
+        : undefined;
     if (tooLow) expect(tooLow.message).toMatch(/nonce too low/);
-    const wrongChain = await send({ ...base, chainId: 1, nonce, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n });
+    const wrongChain = await send({
+      ...base,
+      chainId: 1,
+      nonce,
+      maxFeePerGas: parseGwei("10"),
+      maxPriorityFeePerGas: 1n,
+    });
     expect(wrongChain!.message).toMatch(/chain id/);
     const broke = privateKeyToAccount(generatePrivateKey());
-    const poor = (await rawCall(node.url, req("eth_sendRawTransaction", [await broke.signTransaction({ ...base, nonce: 0, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n })]))).body?.error;
+    const poor = (
+      await rawCall(
+        node.url,
+        req("eth_sendRawTransaction", [
+          await broke.signTransaction({
+            ...base,
+            nonce: 0,
+            maxFeePerGas: parseGwei("10"),
+            maxPriorityFeePerGas: 1n,
+          }),
+        ]),
+      )
+    ).body?.error;
     expect(poor!.message).toMatch(/insufficient funds/);
-    const lowGas = await send({ ...base, gas: 20_000n, nonce, maxFeePerGas: parseGwei("10"), maxPriorityFeePerGas: 1n });
+    const lowGas = await send({
+      ...base,
+      gas: 20_000n,
+      nonce,
+      maxFeePerGas: parseGwei("10"),
+      maxPriorityFeePerGas: 1n,
+    });
     expect(lowGas!.message).toMatch(/intrinsic gas too low/);
     const garbage = await bad(req("eth_sendRawTransaction", ["0x02deadbeef"]));
     expect(garbage).toMatchObject({ code: -32000 });
@@ -273,12 +412,24 @@ describe("deploying with contracts/deploy.ts", () => {
   it("deploys once the deployment is sealed", async () => {
     const { publicClient, walletClient } = clients(node, 8);
     // deployArtifact reads the code at latest right after the receipt: give it sealed receipts.
-    const sealedOnly = { ...publicClient, waitForTransactionReceipt: async (args: { hash: Hex }) => {
-      const r = await publicClient.waitForTransactionReceipt(args);
-      await waitFor(async () => (BigInt(await call<Hex>(node.url, "eth_blockNumber", [])) >= r.blockNumber ? true : undefined), "seal");
-      return r;
-    } } as typeof publicClient;
-    const d = await deployArtifact({ publicClient: sealedOnly, walletClient }, "TEEProverRegistry", [walletClient.account.address, keccak256("0x01")], { pollingIntervalMs: 50 });
+    const sealedOnly = {
+      ...publicClient,
+      waitForTransactionReceipt: async (args: { hash: Hex }) => {
+        const r = await publicClient.waitForTransactionReceipt(args);
+        await waitFor(
+          async () =>
+            BigInt(await call<Hex>(node.url, "eth_blockNumber", [])) >= r.blockNumber ? true : undefined,
+          "seal",
+        );
+        return r;
+      },
+    } as typeof publicClient;
+    const d = await deployArtifact(
+      { publicClient: sealedOnly, walletClient },
+      "TEEProverRegistry",
+      [walletClient.account.address, keccak256("0x01")],
+      { pollingIntervalMs: 50 },
+    );
     expect(await publicClient.getCode({ address: d.address })).toMatch(/^0x[0-9a-f]+$/);
   });
 });
@@ -288,26 +439,73 @@ describe("predeploys", () => {
     const l1Block = "0x4200000000000000000000000000000000000015";
     const gpo = "0x420000000000000000000000000000000000000F";
     const abi = [
-      { type: "function", name: "basefee", stateMutability: "view", inputs: [], outputs: [{ type: "uint256" }] },
-      { type: "function", name: "baseFeeScalar", stateMutability: "view", inputs: [], outputs: [{ type: "uint32" }] },
-      { type: "function", name: "sequenceNumber", stateMutability: "view", inputs: [], outputs: [{ type: "uint64" }] },
-      { type: "function", name: "getL1Fee", stateMutability: "view", inputs: [{ type: "bytes" }], outputs: [{ type: "uint256" }] },
+      {
+        type: "function",
+        name: "basefee",
+        stateMutability: "view",
+        inputs: [],
+        outputs: [{ type: "uint256" }],
+      },
+      {
+        type: "function",
+        name: "baseFeeScalar",
+        stateMutability: "view",
+        inputs: [],
+        outputs: [{ type: "uint32" }],
+      },
+      {
+        type: "function",
+        name: "sequenceNumber",
+        stateMutability: "view",
+        inputs: [],
+        outputs: [{ type: "uint64" }],
+      },
+      {
+        type: "function",
+        name: "getL1Fee",
+        stateMutability: "view",
+        inputs: [{ type: "bytes" }],
+        outputs: [{ type: "uint256" }],
+      },
       { type: "function", name: "isFjord", stateMutability: "view", inputs: [], outputs: [{ type: "bool" }] },
     ] as const;
     const { publicClient } = clients(node);
-    expect(await publicClient.readContract({ address: l1Block, abi, functionName: "basefee" })).toBe(1_000_000_000n);
-    expect(await publicClient.readContract({ address: l1Block, abi, functionName: "baseFeeScalar" })).toBe(2269);
+    expect(await publicClient.readContract({ address: l1Block, abi, functionName: "basefee" })).toBe(
+      1_000_000_000n,
+    );
+    expect(await publicClient.readContract({ address: l1Block, abi, functionName: "baseFeeScalar" })).toBe(
+      2269,
+    );
     expect(await publicClient.readContract({ address: gpo, abi, functionName: "isFjord" })).toBe(true);
-    const fee = await publicClient.readContract({ address: gpo, abi, functionName: "getL1Fee", args: [`0x${"ab".repeat(200)}`] });
+    const fee = await publicClient.readContract({
+      address: gpo,
+      abi,
+      functionName: "getL1Fee",
+      args: [`0x${"ab".repeat(200)}`],
+    });
     expect(fee).toBeGreaterThan(0n);
-    for (const system of ["0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02", "0x0000F90827F1C53a10cb7A02335B175320002935", "0x4200000000000000000000000000000000000016", "0x4200000000000000000000000000000000000019"] as const) {
+    for (const system of [
+      "0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02",
+      "0x0000F90827F1C53a10cb7A02335B175320002935",
+      "0x4200000000000000000000000000000000000016",
+      "0x4200000000000000000000000000000000000019",
+    ] as const) {
       expect(await publicClient.getCode({ address: system }), system).toMatch(/^0x[0-9a-f]{40,}$/);
     }
     // EIP-2935: the history contract serves the parent's hash.
     const head = await publicClient.getBlock({ blockTag: "latest" });
     const parentNumber = head.number - 1n;
-    const stored = await call<Hex>(node.url, "eth_call", [{ to: "0x0000F90827F1C53a10cb7A02335B175320002935", data: `0x${parentNumber.toString(16).padStart(64, "0")}` }, "latest"]);
-    const parent = await call<{ hash: Hex }>(node.url, "eth_getBlockByNumber", [hexNumber(parentNumber), false]);
+    const stored = await call<Hex>(node.url, "eth_call", [
+      {
+        to: "0x0000F90827F1C53a10cb7A02335B175320002935",
+        data: `0x${parentNumber.toString(16).padStart(64, "0")}`,
+      },
+      "latest",
+    ]);
+    const parent = await call<{ hash: Hex }>(node.url, "eth_getBlockByNumber", [
+      hexNumber(parentNumber),
+      false,
+    ]);
     expect(stored).toBe(parent.hash);
   });
 });

@@ -50,7 +50,10 @@ export interface NodeProcess {
 }
 
 export class NodeStartError extends Error {
-  constructor(message: string, readonly output: string) {
+  constructor(
+    message: string,
+    readonly output: string,
+  ) {
     super(`${message}\n--- node output ---\n${output.slice(-4000)}`);
     this.name = "NodeStartError";
   }
@@ -91,7 +94,11 @@ export async function startNodeProcess(options: StartNodeOptions = {}): Promise<
     "--log-level",
     options.logLevel ?? "info",
   ];
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env } });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env },
+  });
   let out = "";
   const accounts: DevKey[] = [];
   const ready = new Promise<{ url: string; wsUrl: string; flashblocks: string }>((resolve, reject) => {

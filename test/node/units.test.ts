@@ -9,9 +9,24 @@ import { TxPool } from "../../src/node/pool.js";
 
 describe("config", () => {
   it("reads flags over environment over defaults", () => {
-    const c = parseConfig(["--port", "9000", "--block-time-ms=1000"], { NODE_PORT: "1", NODE_HOST: "0.0.0.0", NODE_FLASHBLOCK_INTERVAL_MS: "100" });
-    expect(c).toMatchObject({ port: 9000, host: "0.0.0.0", blockTimeMs: 1000, flashblockIntervalMs: 100, chainId: 901n });
-    expect(parseConfig([], {})).toMatchObject({ host: "127.0.0.1", port: 8545, blockTimeMs: 2000, flashblockIntervalMs: 200 });
+    const c = parseConfig(["--port", "9000", "--block-time-ms=1000"], {
+      NODE_PORT: "1",
+      NODE_HOST: "0.0.0.0",
+      NODE_FLASHBLOCK_INTERVAL_MS: "100",
+    });
+    expect(c).toMatchObject({
+      port: 9000,
+      host: "0.0.0.0",
+      blockTimeMs: 1000,
+      flashblockIntervalMs: 100,
+      chainId: 901n,
+    });
+    expect(parseConfig([], {})).toMatchObject({
+      host: "127.0.0.1",
+      port: 8545,
+      blockTimeMs: 2000,
+      flashblockIntervalMs: 200,
+    });
     expect(parseConfig(["--help"], {})).toBe("help");
   });
 
@@ -19,14 +34,29 @@ describe("config", () => {
     expect(() => parseConfig(["--port", "http"], {})).toThrow(ConfigError);
     expect(() => parseConfig(["--port", "70000"], {})).toThrow(/--port/);
     expect(() => parseConfig(["--bogus", "1"], {})).toThrow(/unknown flag --bogus/);
-    expect(() => parseConfig(["--block-time-ms", "100", "--flashblock-interval-ms", "200"], {})).toThrow(/cannot exceed/);
+    expect(() => parseConfig(["--block-time-ms", "100", "--flashblock-interval-ms", "200"], {})).toThrow(
+      /cannot exceed/,
+    );
     expect(() => parseConfig(["--chain-id", "0"], {})).toThrow(/--chain-id/);
     expect(() => parseConfig(["--port"], {})).toThrow(/needs a value/);
   });
 
   it("documents every flag and its environment twin in --help", () => {
     const text = usage();
-    for (const f of ["--host", "--port", "--data-dir", "--chain-id", "--block-time-ms", "--flashblock-interval-ms", "NODE_HOST", "NODE_PORT", "NODE_DATA_DIR", "NODE_BLOCK_TIME_MS", "NODE_FLASHBLOCK_INTERVAL_MS", "NODE_CHAIN_ID"]) {
+    for (const f of [
+      "--host",
+      "--port",
+      "--data-dir",
+      "--chain-id",
+      "--block-time-ms",
+      "--flashblock-interval-ms",
+      "NODE_HOST",
+      "NODE_PORT",
+      "NODE_DATA_DIR",
+      "NODE_BLOCK_TIME_MS",
+      "NODE_FLASHBLOCK_INTERVAL_MS",
+      "NODE_CHAIN_ID",
+    ]) {
       expect(text).toContain(f);
     }
   });
@@ -35,12 +65,17 @@ describe("config", () => {
 describe("genesis inputs", () => {
   it("derives the well-known test mnemonic accounts", () => {
     const [a0, a1] = devAccounts(2);
-    expect(a0).toEqual({ address: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", privateKey: "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80" });
+    expect(a0).toEqual({
+      address: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+      privateKey: "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+    });
     expect(a1!.address).toBe("0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
   });
 
   it("has a committed L1Block artifact that matches its source", () => {
-    const committed = JSON.parse(readFileSync(L1_BLOCK_ARTIFACT_PATH, "utf8")) as { deployedBytecode: string };
+    const committed = JSON.parse(readFileSync(L1_BLOCK_ARTIFACT_PATH, "utf8")) as {
+      deployedBytecode: string;
+    };
     expect(compileL1Block().deployedBytecode).toBe(committed.deployedBytecode);
   }, 60_000);
 
@@ -58,7 +93,16 @@ describe("pool ordering", () => {
   it("picks the highest effective tip, keeps nonce order per sender and skips fee caps below the base fee", () => {
     const pool = new TxPool();
     const add = (sender: string, nonce: bigint, feeCap: bigint, tipCap: bigint, hashHex: string) =>
-      pool.add({ decoded: {} as never, hashHex, sender: new Uint8Array(20), senderHex: sender, nonce, gasLimit: 21_000n, feeCap, tipCap });
+      pool.add({
+        decoded: {} as never,
+        hashHex,
+        sender: new Uint8Array(20),
+        senderHex: sender,
+        nonce,
+        gasLimit: 21_000n,
+        feeCap,
+        tipCap,
+      });
     add("a", 0n, 100n, 10n, "a0");
     add("a", 1n, 100n, 50n, "a1");
     add("b", 0n, 100n, 20n, "b0");

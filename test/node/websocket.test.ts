@@ -26,7 +26,11 @@ type Message = {
   index: number;
   base?: Record<string, string>;
   diff: Record<string, unknown> & { transactions: Hex[]; block_hash: Hex };
-  metadata: { block_number: number; receipts: Record<string, Record<string, { status: string; cumulativeGasUsed: string; logs: unknown[] }>>; new_account_balances: Record<string, string> };
+  metadata: {
+    block_number: number;
+    receipts: Record<string, Record<string, { status: string; cumulativeGasUsed: string; logs: unknown[] }>>;
+    new_account_balances: Record<string, string>;
+  };
 };
 
 async function openWs(url: string): Promise<WebSocket> {
@@ -53,31 +57,57 @@ describe("flashblocks websocket stream", () => {
       const { walletClient } = clients(node, 1);
       const recipient = privateKeyToAccount(generatePrivateKey()).address;
       // Wait for a block to start, then send a transfer into it.
-      const first = await waitFor(async () => messages.find((m) => m.index === 0), "an index-0 message", 5_000);
+      const first = await waitFor(
+        async () => messages.find((m) => m.index === 0),
+        "an index-0 message",
+        5_000,
+      );
       const hash = await walletClient.sendTransaction({ to: recipient, value: 777n });
       // Collect until the block after `first` has started and the transfer was streamed.
-      await waitFor(async () => (messages.some((m) => m.metadata.block_number > first.metadata.block_number + 1) ? true : undefined), "two blocks", 10_000);
+      await waitFor(
+        async () =>
+          messages.some((m) => m.metadata.block_number > first.metadata.block_number + 1) ? true : undefined,
+        "two blocks",
+        10_000,
+      );
 
       const ofFirst = messages.filter((m) => m.metadata.block_number === first.metadata.block_number);
       expect(ofFirst.map((m) => m.index)).toEqual([...Array(PER_BLOCK).keys()]);
       expect(new Set(ofFirst.map((m) => m.payload_id)).size).toBe(1);
       expect(first.payload_id).toMatch(/^0x[0-9a-f]{16}$/);
       for (const m of messages) {
-        expect(Object.keys(m)).toEqual(m.index === 0 ? ["payload_id", "index", "base", "diff", "metadata"] : ["payload_id", "index", "diff", "metadata"]);
+        expect(Object.keys(m)).toEqual(
+          m.index === 0
+            ? ["payload_id", "index", "base", "diff", "metadata"]
+            : ["payload_id", "index", "diff", "metadata"],
+        );
         expect(Number.isInteger(m.index)).toBe(true);
-        for (const f of ["state_root", "receipts_root", "block_hash", "withdrawals_root"]) expect(m.diff[f]).toMatch(/^0x[0-9a-f]{64}$/);
+        for (const f of ["state_root", "receipts_root", "block_hash", "withdrawals_root"])
+          expect(m.diff[f]).toMatch(/^0x[0-9a-f]{64}$/);
         expect(m.diff.logs_bloom).toMatch(/^0x[0-9a-f]{512}$/);
         expect(m.diff.gas_used).toMatch(QTY);
         expect(m.diff.blob_gas_used).toMatch(QTY);
         expect(m.diff.withdrawals).toEqual([]);
         for (const t of m.diff.transactions) expect(t).toMatch(HEX);
         expect(Number.isInteger(m.metadata.block_number)).toBe(true);
-        expect(Object.keys(m.metadata.receipts).sort()).toEqual(m.diff.transactions.map((t) => keccak256(t)).sort());
+        expect(Object.keys(m.metadata.receipts).sort()).toEqual(
+          m.diff.transactions.map((t) => keccak256(t)).sort(),
+        );
         for (const v of Object.values(m.metadata.new_account_balances)) expect(v).toMatch(QTY);
       }
       // Index 0: the base and the deposits only (the L1 attributes deposit).
       expect(Object.keys(first.base!).sort()).toEqual(
-        ["base_fee_per_gas", "block_number", "extra_data", "fee_recipient", "gas_limit", "parent_beacon_block_root", "parent_hash", "prev_randao", "timestamp"].sort(),
+        [
+          "base_fee_per_gas",
+          "block_number",
+          "extra_data",
+          "fee_recipient",
+          "gas_limit",
+          "parent_beacon_block_root",
+          "parent_hash",
+          "prev_randao",
+          "timestamp",
+        ].sort(),
       );
       expect(BigInt(first.base!.block_number!)).toBe(BigInt(first.metadata.block_number));
       expect(first.diff.transactions.length).toBe(1);
@@ -99,7 +129,11 @@ describe("flashblocks websocket stream", () => {
       const sealedNumber = m.metadata.block_number;
       const lastOfBlock = messages.filter((x) => x.metadata.block_number === sealedNumber).at(-1)!;
       const sealed = await waitFor(
-        () => call<{ hash: Hex } | null>(node.url, "eth_getBlockByNumber", [`0x${sealedNumber.toString(16)}`, false]).then((b) => b ?? undefined),
+        () =>
+          call<{ hash: Hex } | null>(node.url, "eth_getBlockByNumber", [
+            `0x${sealedNumber.toString(16)}`,
+            false,
+          ]).then((b) => b ?? undefined),
         "seal",
       );
       expect(lastOfBlock.index).toBe(PER_BLOCK - 1);
@@ -111,7 +145,9 @@ describe("flashblocks websocket stream", () => {
 
   it("sends a new subscriber the current snapshot first", async () => {
     const ws = await openWs(node.flashblocksUrl);
-    const firstMessage = await new Promise<Message>((resolve) => ws.once("message", (d) => resolve(JSON.parse(d.toString()) as Message)));
+    const firstMessage = await new Promise<Message>((resolve) =>
+      ws.once("message", (d) => resolve(JSON.parse(d.toString()) as Message)),
+    );
     ws.close();
     const pending = await call<{ number: Hex }>(node.url, "eth_getBlockByNumber", ["pending", false]);
     expect(BigInt(firstMessage.metadata.block_number)).toBeLessThanOrEqual(BigInt(pending.number));
@@ -127,15 +163,26 @@ describe("eth_subscribe", () => {
     const ws = await openWs(node.wsUrl);
     const notes: { subscription: string; result: Message }[] = [];
     ws.on("message", (d) => {
-      const msg = JSON.parse(d.toString()) as { method?: string; params?: { subscription: string; result: Message } };
+      const msg = JSON.parse(d.toString()) as {
+        method?: string;
+        params?: { subscription: string; result: Message };
+      };
       if (msg.method === "eth_subscription") notes.push(msg.params!);
     });
     ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_subscribe", params: ["newFlashblocks"] }));
     // Subscribing over HTTP is refused with a clear error.
-    const overHttp = await fetch(node.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_subscribe", params: ["newHeads"] }) });
+    const overHttp = await fetch(node.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_subscribe", params: ["newHeads"] }),
+    });
     expect(((await overHttp.json()) as { error: { message: string } }).error.message).toMatch(/websocket/);
     try {
-      await waitFor(async () => (heads.length >= 2 && notes.length >= 3 ? true : undefined), "heads and flashblocks", 10_000);
+      await waitFor(
+        async () => (heads.length >= 2 && notes.length >= 3 ? true : undefined),
+        "heads and flashblocks",
+        10_000,
+      );
       expect(heads[1]).toBe(heads[0]! + 1n);
       expect(notes[0]!.result.payload_id).toMatch(/^0x[0-9a-f]{16}$/);
       expect(notes[1]!.result.diff.block_hash).toMatch(/^0x[0-9a-f]{64}$/);
@@ -152,16 +199,27 @@ describe("eth_subscribe", () => {
     const logs: { address: Hex; transactionHash: Hex; topics: Hex[] }[] = [];
     let subId: string | undefined;
     ws.on("message", (d) => {
-      const msg = JSON.parse(d.toString()) as { id?: number; result?: string; method?: string; params?: { result: (typeof logs)[number] } };
+      const msg = JSON.parse(d.toString()) as {
+        id?: number;
+        result?: string;
+        method?: string;
+        params?: { result: (typeof logs)[number] };
+      };
       if (msg.id === 1) subId = msg.result;
       if (msg.method === "eth_subscription") logs.push(msg.params!.result);
     });
-    ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_subscribe", params: ["logs", { address: weth }] }));
+    ws.send(
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_subscribe", params: ["logs", { address: weth }] }),
+    );
     try {
       await waitFor(async () => subId, "subscription id");
       const { walletClient } = clients(node, 2);
       const hash = await walletClient.sendTransaction({ to: weth, value: 1000n, data: "0xd0e30db0" }); // deposit()
-      await waitFor(async () => (logs.some((l) => l.transactionHash === hash) ? true : undefined), "the Deposit log", 10_000);
+      await waitFor(
+        async () => (logs.some((l) => l.transactionHash === hash) ? true : undefined),
+        "the Deposit log",
+        10_000,
+      );
       expect(logs.every((l) => l.address === weth)).toBe(true);
       ws.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "eth_unsubscribe", params: [subId] }));
     } finally {

@@ -20,7 +20,10 @@ export interface DevAccount {
 /** BIP-39 seed (PBKDF2-HMAC-SHA512, 2048 rounds, empty passphrase), computed once for all accounts. */
 function mnemonicSeed(mnemonic: string): Uint8Array {
   const enc = new TextEncoder();
-  return pbkdf2(sha512, enc.encode(mnemonic.normalize("NFKD")), enc.encode("mnemonic"), { c: 2048, dkLen: 64 });
+  return pbkdf2(sha512, enc.encode(mnemonic.normalize("NFKD")), enc.encode("mnemonic"), {
+    c: 2048,
+    dkLen: 64,
+  });
 }
 
 export function devAccounts(count: number): DevAccount[] {

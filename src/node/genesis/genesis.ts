@@ -6,7 +6,13 @@ import { Account, Address } from "@ethereumjs/util";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { encodeOpExtraData, resolveEip1559Params } from "../../chain/base-fee.js";
 import { commonFor } from "../../chain/evm-setup.js";
-import { type BlockHeader, EMPTY_OMMERS_HASH, EMPTY_TRIE_ROOT, encodeHeader, headerHash } from "../../chain/header.js";
+import {
+  type BlockHeader,
+  EMPTY_OMMERS_HASH,
+  EMPTY_TRIE_ROOT,
+  encodeHeader,
+  headerHash,
+} from "../../chain/header.js";
 import { fromHex } from "../../chain/hex.js";
 import { PreimageStore } from "../../chain/preimage-store.js";
 import { OpFork, type RollupConfig } from "../../chain/rollup-config.js";
@@ -31,7 +37,10 @@ export function genesisAccounts(devs: readonly DevAccount[]): GenesisAccount[] {
   ];
 }
 
-export async function buildGenesis(config: RollupConfig, accounts: readonly GenesisAccount[]): Promise<Genesis> {
+export async function buildGenesis(
+  config: RollupConfig,
+  accounts: readonly GenesisAccount[],
+): Promise<Genesis> {
   const db = new PreimageTrieDB(new PreimageStore());
   const state = BlockStateManager.create(db, EMPTY_TRIE_ROOT, commonFor(config.l2ChainId, OpFork.Isthmus));
   for (const a of accounts) {

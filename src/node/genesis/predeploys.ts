@@ -41,7 +41,10 @@ export const HISTORY_STORAGE_CODE =
   "0x3373fffffffffffffffffffffffffffffffffffffffe14604657602036036042575f35600143038111604257611fff81430311604257611fff9006545f5260205ff35b5f5ffd5b5f35611fff60014303065500";
 
 interface ForgeArtifact {
-  deployedBytecode: { object: string; immutableReferences?: Record<string, { start: number; length: number }[]> };
+  deployedBytecode: {
+    object: string;
+    immutableReferences?: Record<string, { start: number; length: number }[]>;
+  };
   ast: unknown;
 }
 
@@ -62,7 +65,12 @@ function immutableIds(ast: unknown, names: readonly string[]): Map<string, numbe
   const walk = (n: unknown): void => {
     if (n === null || typeof n !== "object") return;
     const node = n as { nodeType?: string; name?: string; id?: number; mutability?: string };
-    if (node.nodeType === "VariableDeclaration" && node.mutability === "immutable" && node.name && names.includes(node.name)) {
+    if (
+      node.nodeType === "VariableDeclaration" &&
+      node.mutability === "immutable" &&
+      node.name &&
+      names.includes(node.name)
+    ) {
       out.set(node.name, node.id!);
     }
     for (const v of Object.values(n)) walk(v);
@@ -84,7 +92,9 @@ function linkImmutables(name: string, astSource: string, values: Record<string, 
     for (const p of places) code.set(value, p.start);
   }
   if (Object.keys(refs).length !== Object.keys(values).length) {
-    throw new PredeployArtifactError(`${name}: ${Object.keys(refs).length} immutables, ${Object.keys(values).length} given`);
+    throw new PredeployArtifactError(
+      `${name}: ${Object.keys(refs).length} immutables, ${Object.keys(values).length} given`,
+    );
   }
   return code;
 }
@@ -117,7 +127,12 @@ export function predeployAccounts(vaultRecipient: Uint8Array): GenesisAccount[] 
       MIN_WITHDRAWAL_AMOUNT: word(10n ** 19n),
       WITHDRAWAL_NETWORK: word(1n), // L2
     });
-  const account = (address: string, code: Uint8Array, storage?: [Uint8Array, Uint8Array][], nonce = 0n): GenesisAccount => ({
+  const account = (
+    address: string,
+    code: Uint8Array,
+    storage?: [Uint8Array, Uint8Array][],
+    nonce = 0n,
+  ): GenesisAccount => ({
     address: fromHex(address),
     balance: 0n,
     nonce,
@@ -125,7 +140,10 @@ export function predeployAccounts(vaultRecipient: Uint8Array): GenesisAccount[] 
     ...(storage === undefined ? {} : { storage }),
   });
   return [
-    account(PREDEPLOY.L2ToL1MessagePasser, fromHex(forgeArtifact("L2ToL1MessagePasser").deployedBytecode.object)),
+    account(
+      PREDEPLOY.L2ToL1MessagePasser,
+      fromHex(forgeArtifact("L2ToL1MessagePasser").deployedBytecode.object),
+    ),
     account(PREDEPLOY.WETH9, fromHex(forgeArtifact("WETH98").deployedBytecode.object)),
     // GasPriceOracle: slot 0 packs isEcotone (byte 0) and isFjord (byte 1), both true.
     account(PREDEPLOY.GasPriceOracle, fromHex(forgeArtifact("GasPriceOracle").deployedBytecode.object), [

@@ -29,7 +29,10 @@ export const eth_subscribe = defineMethod<SubscribeParams, string>({
   params: [
     {
       name: "kind",
-      codec: wire.union([wire.literal("newHeads"), wire.literal("logs"), wire.literal("newFlashblocks")], "newHeads, logs or newFlashblocks"),
+      codec: wire.union(
+        [wire.literal("newHeads"), wire.literal("logs"), wire.literal("newFlashblocks")],
+        "newHeads, logs or newFlashblocks",
+      ),
       required: true,
     },
     { name: "filter", codec: C.FilterCodec, required: false },
@@ -48,7 +51,10 @@ export const eth_unsubscribe = defineMethod<{ id: string }, boolean>({
 export const SYNC_DEFAULT_TIMEOUT_MS = 6_000;
 export const SYNC_MAX_TIMEOUT_MS = 60_000;
 
-export const eth_sendRawTransactionSync = defineMethod<{ transaction: T.Data; timeoutMs?: number }, T.Receipt>({
+export const eth_sendRawTransactionSync = defineMethod<
+  { transaction: T.Data; timeoutMs?: number },
+  T.Receipt
+>({
   name: "eth_sendRawTransactionSync",
   paramStructure: "by-position",
   params: [
@@ -84,13 +90,20 @@ export function extraMethods(node: ChainNode): BoundMethod[] {
   return [
     bindMethod(eth_subscribe, ({ kind, filter }, ctx) => {
       const host = ctx.subscriptions;
-      if (host === undefined) throw new RpcError(-32601, "eth_subscribe needs a websocket connection (notifications are not supported over HTTP)");
-      if (kind !== "logs" && filter !== undefined) throw new RpcError(-32602, `invalid params: ${kind} takes no filter`);
+      if (host === undefined)
+        throw new RpcError(
+          -32601,
+          "eth_subscribe needs a websocket connection (notifications are not supported over HTTP)",
+        );
+      if (kind !== "logs" && filter !== undefined)
+        throw new RpcError(-32602, `invalid params: ${kind} takes no filter`);
       let stop: () => void = () => {};
       const subscription = host.open(() => stop());
       if (kind === "newHeads") {
         stop = seq.onSealed((b) => {
-          subscription.push(C.BlockCodec.encode(formatBlock(node.content({ kind: "sealed", block: b }), false, node.common)));
+          subscription.push(
+            C.BlockCodec.encode(formatBlock(node.content({ kind: "sealed", block: b }), false, node.common)),
+          );
         });
       } else if (kind === "logs") {
         const addresses = filterAddresses(filter?.address);
@@ -110,7 +123,10 @@ export function extraMethods(node: ChainNode): BoundMethod[] {
     bindMethod(eth_sendRawTransactionSync, async ({ transaction, timeoutMs }, ctx) => {
       const limit = timeoutMs ?? SYNC_DEFAULT_TIMEOUT_MS;
       if (!Number.isInteger(limit) || limit <= 0 || limit > SYNC_MAX_TIMEOUT_MS) {
-        throw new RpcError(-32602, `invalid params: timeoutMs must be an integer between 1 and ${SYNC_MAX_TIMEOUT_MS}`);
+        throw new RpcError(
+          -32602,
+          `invalid params: timeoutMs must be an integer between 1 and ${SYNC_MAX_TIMEOUT_MS}`,
+        );
       }
       const pooled = admitTransaction(node, transaction);
       const hash = pooled.decoded.hash;
@@ -123,13 +139,17 @@ export function extraMethods(node: ChainNode): BoundMethod[] {
         };
         const unsubscribe = seq.onSnapshot((p) => {
           const idx = p.snapshot.transactionHashes.findIndex((h) => toHexRaw(h) === pooled.hashHex);
-          if (idx >= 0) finish(() => resolve(formatReceipt(node.content({ kind: "pending", pending: p }), idx)));
+          if (idx >= 0)
+            finish(() => resolve(formatReceipt(node.content({ kind: "pending", pending: p }), idx)));
           else {
             const reason = seq.dropped.get(pooled.hashHex);
             if (reason !== undefined) finish(() => reject(new TransactionRejectedError(reason)));
           }
         });
-        const timer = setTimeout(() => finish(() => reject(new PreconfirmationTimeoutError(toHexRaw(hash), limit))), limit);
+        const timer = setTimeout(
+          () => finish(() => reject(new PreconfirmationTimeoutError(toHexRaw(hash), limit))),
+          limit,
+        );
         const onAbort = () => finish(() => reject(new RpcError(-32000, "request aborted")));
         ctx.signal.addEventListener("abort", onAbort);
       });

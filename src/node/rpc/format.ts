@@ -67,7 +67,12 @@ export function formatBlock(content: BlockContent, full: boolean, common: Common
   const transactions: T.BlockTransactions = full
     ? content.transactions.map((raw, i) =>
         formatTransaction(decodeTransaction(raw, common), {
-          placement: { blockHash: content.hash, blockNumber: content.header.number, blockTimestamp: content.header.timestamp, index: i },
+          placement: {
+            blockHash: content.hash,
+            blockNumber: content.header.number,
+            blockTimestamp: content.header.timestamp,
+            index: i,
+          },
           details: content.details[i],
           receipt: content.receipts[i],
         }),
@@ -112,7 +117,8 @@ export function formatTransaction(
       yParity: 0,
     };
     if (body.isSystemTx) tx.isSystemTx = true;
-    if (ctx.receipt?.depositReceiptVersion !== undefined) tx.depositReceiptVersion = ctx.receipt.depositReceiptVersion;
+    if (ctx.receipt?.depositReceiptVersion !== undefined)
+      tx.depositReceiptVersion = ctx.receipt.depositReceiptVersion;
     return tx;
   }
   const t = body.tx;
@@ -141,11 +147,24 @@ export function formatTransaction(
     }
     case 1: {
       const a = t as unknown as { gasPrice: bigint; accessList: [Uint8Array, Uint8Array[]][] };
-      return { type: "0x1", ...common, to, gasPrice: a.gasPrice, chainId, accessList: accessList(a.accessList), yParity, v: BigInt(yParity) };
+      return {
+        type: "0x1",
+        ...common,
+        to,
+        gasPrice: a.gasPrice,
+        chainId,
+        accessList: accessList(a.accessList),
+        yParity,
+        v: BigInt(yParity),
+      };
     }
     case 2:
     case 4: {
-      const d = t as unknown as { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint; accessList: [Uint8Array, Uint8Array[]][] };
+      const d = t as unknown as {
+        maxFeePerGas: bigint;
+        maxPriorityFeePerGas: bigint;
+        accessList: [Uint8Array, Uint8Array[]][];
+      };
       const fees = {
         maxFeePerGas: d.maxFeePerGas,
         maxPriorityFeePerGas: d.maxPriorityFeePerGas,
@@ -221,7 +240,10 @@ export function formatReceipt(content: BlockContent, index: number): T.Receipt {
   } else {
     r.l1Fee = details.l1Fee;
     const first = content.transactions[0];
-    const info = first !== undefined && first[0] === 0x7e ? decodeL1InfoCalldata(first.subarray(first.length - 176)) : undefined;
+    const info =
+      first !== undefined && first[0] === 0x7e
+        ? decodeL1InfoCalldata(first.subarray(first.length - 176))
+        : undefined;
     if (info !== undefined) {
       r.l1GasPrice = info.baseFee;
       r.l1BlobBaseFee = info.blobBaseFee;

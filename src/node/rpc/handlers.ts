@@ -49,7 +49,11 @@ function tagSnapshot(ctx: RequestContext, r: ResolvedBlock): void {
   ctx.responseHeaders.set("X-Flashblock-Created-At", r.pending.createdAt.toFixed(3));
 }
 
-export function resolveSelector(node: ChainNode, selector: Selector | undefined, fallback = "latest"): ResolvedBlock {
+export function resolveSelector(
+  node: ChainNode,
+  selector: Selector | undefined,
+  fallback = "latest",
+): ResolvedBlock {
   const s = selector ?? (fallback as T.BlockTag);
   let resolved: ResolvedBlock | undefined;
   if (typeof s === "string" || typeof s === "bigint") resolved = node.resolveTag(s);
@@ -89,7 +93,11 @@ function callMessage(req: T.CallRequest, gasCap: bigint): CallMessage {
   };
 }
 
-function matchesFilter(log: T.Log, addresses: Uint8Array[] | undefined, topics: T.FilterTopic[] | null | undefined): boolean {
+function matchesFilter(
+  log: T.Log,
+  addresses: Uint8Array[] | undefined,
+  topics: T.FilterTopic[] | null | undefined,
+): boolean {
   if (addresses !== undefined && !addresses.some((a) => bytesEqual(a, log.address))) return false;
   for (let i = 0; i < (topics?.length ?? 0); i++) {
     const want = topics![i];
@@ -107,7 +115,11 @@ export function filterAddresses(address: T.FilterAddress | undefined): Uint8Arra
   return Array.isArray(address) ? address : [address];
 }
 
-export function logsOf(content: BlockContent, addresses: Uint8Array[] | undefined, topics: T.FilterTopic[] | null | undefined): T.Log[] {
+export function logsOf(
+  content: BlockContent,
+  addresses: Uint8Array[] | undefined,
+  topics: T.FilterTopic[] | null | undefined,
+): T.Log[] {
   const out: T.Log[] = [];
   for (let i = 0; i < content.receipts.length; i++) {
     if (content.receipts[i]!.logs.length === 0) continue;
@@ -176,7 +188,12 @@ export function createNodeHandlers(node: ChainNode): NodeHandlers {
       const r = resolveSelector(node, block);
       tagSnapshot(ctx, r);
       const nonce = node.stateOf(r).nonce(address);
-      const isPendingTag = block === "pending" || (typeof block === "object" && !(block instanceof Uint8Array) && "blockNumber" in block && block.blockNumber === "pending");
+      const isPendingTag =
+        block === "pending" ||
+        (typeof block === "object" &&
+          !(block instanceof Uint8Array) &&
+          "blockNumber" in block &&
+          block.blockNumber === "pending");
       return isPendingTag ? node.sequencer.pool.pendingNonce(toHexRaw(address), nonce) : nonce;
     },
     eth_sendRawTransaction({ transaction }) {
@@ -191,7 +208,12 @@ export function createNodeHandlers(node: ChainNode): NodeHandlers {
       }
       const c = found.content;
       return formatTransaction(decodeTransaction(c.transactions[found.index]!, node.common), {
-        placement: { blockHash: c.hash, blockNumber: c.header.number, blockTimestamp: c.header.timestamp, index: found.index },
+        placement: {
+          blockHash: c.hash,
+          blockNumber: c.header.number,
+          blockTimestamp: c.header.timestamp,
+          index: found.index,
+        },
         details: c.details[found.index],
         receipt: c.receipts[found.index],
       });
@@ -213,7 +235,8 @@ export function createNodeHandlers(node: ChainNode): NodeHandlers {
         if (e instanceof IntrinsicGasError) throw new ExecutionFailedError(e.message);
         throw e;
       }
-      if (outcome.reverted) throw new ExecutionRevertedError(revertMessage(outcome.returnData), { data: outcome.returnData });
+      if (outcome.reverted)
+        throw new ExecutionRevertedError(revertMessage(outcome.returnData), { data: outcome.returnData });
       if (!outcome.success) throw new ExecutionFailedError(`execution failed: ${outcome.error}`);
       return outcome.returnData;
     },
@@ -234,13 +257,18 @@ export function createNodeHandlers(node: ChainNode): NodeHandlers {
       try {
         result = await estimateGas(runner, { ...msg, gas: cap }, cap);
       } catch (e) {
-        if (e instanceof IntrinsicGasError) throw new ExecutionFailedError(`gas required exceeds allowance (${cap})`);
+        if (e instanceof IntrinsicGasError)
+          throw new ExecutionFailedError(`gas required exceeds allowance (${cap})`);
         throw e;
       }
       if ("failure" in result) {
         const f = result.failure;
         if (f.reverted) throw new ExecutionRevertedError(revertMessage(f.returnData), { data: f.returnData });
-        throw new ExecutionFailedError(f.error === "out of gas" ? `gas required exceeds allowance (${cap})` : `execution failed: ${f.error}`);
+        throw new ExecutionFailedError(
+          f.error === "out of gas"
+            ? `gas required exceeds allowance (${cap})`
+            : `execution failed: ${f.error}`,
+        );
       }
       return result.gas;
     },
@@ -256,7 +284,8 @@ export function createNodeHandlers(node: ChainNode): NodeHandlers {
         }
       }
       const newest = node.resolveTag(newestBlock);
-      if (newest === undefined) throw new BlockNotFoundError(`block not found: ${describeSelector(newestBlock)}`);
+      if (newest === undefined)
+        throw new BlockNotFoundError(`block not found: ${describeSelector(newestBlock)}`);
       const newestNumber = content(newest).header.number;
       const count = blockCount > MAX_FEE_HISTORY_BLOCKS ? MAX_FEE_HISTORY_BLOCKS : blockCount;
       const oldest = newestNumber + 1n > count ? newestNumber + 1n - count : 0n;
@@ -272,13 +301,20 @@ export function createNodeHandlers(node: ChainNode): NodeHandlers {
         gasUsedRatio.push(Number(c.header.gasUsed) / Number(c.header.gasLimit));
         if (rewardPercentiles !== undefined) {
           const tips = c.details
-            .map((d) => ({ tip: d.effectiveGasPrice > baseFee ? d.effectiveGasPrice - baseFee : 0n, gas: d.gasUsed }))
+            .map((d) => ({
+              tip: d.effectiveGasPrice > baseFee ? d.effectiveGasPrice - baseFee : 0n,
+              gas: d.gasUsed,
+            }))
             .sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0));
           const total = tips.reduce((s, e) => s + e.gas, 0n);
           reward.push(percentiles.map((p) => percentile(tips, total, p)));
         }
       }
-      baseFeePerGas.push(newest.kind === "pending" || newestNumber === node.head.header.number ? node.nextBaseFee() : (node.store.blockByNumber(newestNumber + 1n)?.header.baseFeePerGas ?? 0n));
+      baseFeePerGas.push(
+        newest.kind === "pending" || newestNumber === node.head.header.number
+          ? node.nextBaseFee()
+          : (node.store.blockByNumber(newestNumber + 1n)?.header.baseFeePerGas ?? 0n),
+      );
       const out: T.FeeHistory = { oldestBlock: oldest, baseFeePerGas, gasUsedRatio };
       if (rewardPercentiles !== undefined) out.reward = reward;
       return out;
@@ -306,20 +342,25 @@ export function createNodeHandlers(node: ChainNode): NodeHandlers {
       // A range may end at (or start from) the number of the block being built: that is pending.
       const rangeEnd = (tag: T.BlockNumberOrTag): ResolvedBlock | undefined => {
         const p = node.pending;
-        if (typeof tag === "bigint" && p !== undefined && tag === p.snapshot.header.number) return { kind: "pending", pending: p };
+        if (typeof tag === "bigint" && p !== undefined && tag === p.snapshot.header.number)
+          return { kind: "pending", pending: p };
         return node.resolveTag(tag);
       };
       const from = rangeEnd(filter.fromBlock ?? "latest");
       const to = rangeEnd(filter.toBlock ?? "latest");
       if (from === undefined || to === undefined) {
-        throw new BlockNotFoundError(`block not found: ${describeSelector((from === undefined ? filter.fromBlock : filter.toBlock) ?? "latest")}`);
+        throw new BlockNotFoundError(
+          `block not found: ${describeSelector((from === undefined ? filter.fromBlock : filter.toBlock) ?? "latest")}`,
+        );
       }
       const fromN = content(from).header.number;
       const toContent = content(to);
       const toN = toContent.header.number;
       if (fromN > toN) throw new InvalidParamsError("filter: fromBlock is after toBlock");
       if (toN - fromN + 1n > MAX_LOG_BLOCK_RANGE) {
-        throw new LimitExceededError(`query exceeds the limit: at most ${MAX_LOG_BLOCK_RANGE} blocks per eth_getLogs`);
+        throw new LimitExceededError(
+          `query exceeds the limit: at most ${MAX_LOG_BLOCK_RANGE} blocks per eth_getLogs`,
+        );
       }
       const logs: T.Log[] = [];
       for (let n = fromN; n <= toN; n++) {
@@ -327,7 +368,8 @@ export function createNodeHandlers(node: ChainNode): NodeHandlers {
         if (r === undefined) continue;
         const c = n === toN ? toContent : content(r);
         logs.push(...logsOf(c, addresses, filter.topics));
-        if (logs.length > MAX_LOGS) throw new LimitExceededError(`query exceeds the limit: more than ${MAX_LOGS} logs`);
+        if (logs.length > MAX_LOGS)
+          throw new LimitExceededError(`query exceeds the limit: more than ${MAX_LOGS} logs`);
       }
       return logs;
     },

@@ -50,7 +50,10 @@ export interface CallOutcome {
 }
 
 export class IntrinsicGasError extends Error {
-  constructor(readonly gas: bigint, readonly intrinsic: bigint) {
+  constructor(
+    readonly gas: bigint,
+    readonly intrinsic: bigint,
+  ) {
     super(`intrinsic gas too low: gas ${gas}, minimum needed ${intrinsic}`);
     this.name = "IntrinsicGasError";
   }
@@ -63,12 +66,20 @@ export function intrinsicGas(msg: Pick<CallMessage, "to" | "data" | "accessList"
   return gas;
 }
 
-async function newEvm(source: HashSource, env: CallEnvironment): Promise<{ evm: EVM; state: BlockStateManager }> {
+async function newEvm(
+  source: HashSource,
+  env: CallEnvironment,
+): Promise<{ evm: EVM; state: BlockStateManager }> {
   await installJumpAnalysisCache();
   const common = fastEipLookup(commonFor(env.chainId, env.fork));
   const state = BlockStateManager.create(new PreimageTrieDB(source), env.stateRoot, common);
   const blockchain = new PreimageHeaderChain(source, env.number - 1n, env.parentHash, env.grandparentHash);
-  const evm = await createEVM({ common, stateManager: state, blockchain, customPrecompiles: opPrecompiles(common, env.fork) });
+  const evm = await createEVM({
+    common,
+    stateManager: state,
+    blockchain,
+    customPrecompiles: opPrecompiles(common, env.fork),
+  });
   return { evm, state };
 }
 
@@ -152,7 +163,11 @@ export class CallRunner {
  * Smallest gas limit (within `cap`) at which the message succeeds, by binary search after an
  * optimistic first guess. Returns the failing outcome at `cap` when it cannot succeed.
  */
-export async function estimateGas(runner: CallRunner, msg: CallMessage, cap: bigint): Promise<{ gas: bigint } | { failure: CallOutcome }> {
+export async function estimateGas(
+  runner: CallRunner,
+  msg: CallMessage,
+  cap: bigint,
+): Promise<{ gas: bigint } | { failure: CallOutcome }> {
   const full = await runner.run({ ...msg, gas: cap });
   if (!full.success) return { failure: full };
   let lo = full.gasUsed - 1n;

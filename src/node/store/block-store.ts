@@ -101,7 +101,10 @@ export class BlockStore implements PreimageSource {
   private readonly db: Database.Database;
   private readonly getNodeStmt: Database.Statement<[Uint8Array], { value: Uint8Array }>;
   private readonly putNodeStmt: Database.Statement<[Uint8Array, Uint8Array]>;
-  private readonly getBlockStmt: Database.Statement<[number], { hash: Uint8Array; header: Uint8Array; body: Uint8Array }>;
+  private readonly getBlockStmt: Database.Statement<
+    [number],
+    { hash: Uint8Array; header: Uint8Array; body: Uint8Array }
+  >;
   private readonly getNumberByHashStmt: Database.Statement<[Uint8Array], { number: number }>;
   private readonly putBlockStmt: Database.Statement<[number, Uint8Array, Uint8Array, Uint8Array]>;
   private readonly getTxStmt: Database.Statement<[Uint8Array], { number: number; idx: number }>;
@@ -121,7 +124,9 @@ export class BlockStore implements PreimageSource {
     this.putNodeStmt = this.db.prepare("INSERT OR IGNORE INTO nodes (key, value) VALUES (?, ?)");
     this.getBlockStmt = this.db.prepare("SELECT hash, header, body FROM blocks WHERE number = ?");
     this.getNumberByHashStmt = this.db.prepare("SELECT number FROM blocks WHERE hash = ?");
-    this.putBlockStmt = this.db.prepare("INSERT INTO blocks (number, hash, header, body) VALUES (?, ?, ?, ?)");
+    this.putBlockStmt = this.db.prepare(
+      "INSERT INTO blocks (number, hash, header, body) VALUES (?, ?, ?, ?)",
+    );
     this.getTxStmt = this.db.prepare("SELECT number, idx FROM txs WHERE hash = ?");
     this.putTxStmt = this.db.prepare("INSERT OR REPLACE INTO txs (hash, number, idx) VALUES (?, ?, ?)");
     this.headStmt = this.db.prepare("SELECT max(number) AS number FROM blocks") as typeof this.headStmt;
@@ -132,7 +137,8 @@ export class BlockStore implements PreimageSource {
   }
 
   getMeta(key: string): string | undefined {
-    const row = this.db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined;
+    const row = this.db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as
+      { value: string } | undefined;
     return row?.value;
   }
 
@@ -208,7 +214,11 @@ export class BlockStore implements PreimageSource {
     const row = this.getBlockStmt.get(n);
     if (row === undefined) return undefined;
     const header = decodeHeader(row.header);
-    const [txs, receipts, details] = RLP.decode(row.body) as unknown as [Uint8Array[], Uint8Array[][], Uint8Array[][]];
+    const [txs, receipts, details] = RLP.decode(row.body) as unknown as [
+      Uint8Array[],
+      Uint8Array[][],
+      Uint8Array[][],
+    ];
     const block: StoredBlock = {
       header,
       hash: new Uint8Array(row.hash),
@@ -232,4 +242,3 @@ export class BlockStore implements PreimageSource {
     return row === undefined ? undefined : { number: BigInt(row.number), index: row.idx };
   }
 }
-
