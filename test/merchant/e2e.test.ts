@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startThrowawayCluster, type ThrowawayCluster } from "../../scripts/postgres/throwaway-cluster.js";
+import { runCli } from "../../src/merchant/cli-commands.js";
 import { MerchantApiError } from "../../src/merchant/client.js";
 import {
   CancellationSignerMismatchError,
@@ -298,6 +299,83 @@ describe.each(["sqlite", "postgres"] as const)("merchant service on %s", (storeK
     expect(final.state).toBe("captured");
     expect(final.settledTxHash).toBe(relayed.transactionHash);
     expect(final.note).toContain("voided authorization was captured");
+  });
+
+  it("the CLI signs as the buyer, creates, voids, cancels and reads orders through the API", async () => {
+    const cli = async (args: string[], stdin = "") => {
+      let out = "";
+      let err = "";
+      const status = await runCli([...args, "--url", merchant.url], {
+        out: (t) => (out += t),
+        err: (t) => (err += t),
+        readStdin: async () => stdin,
+        env: {},
+      });
+      return { status, out, err };
+    };
+    const buyerKey = chain.keys[2] as string;
+    const chainFlags = ["--rpc-url", chain.rpcUrl, "--token", world.token];
+    const signed = await cli([
+      "sign-authorization",
+      ...chainFlags,
+      "--key",
+      buyerKey,
+      "--to",
+      world.relayer.address,
+      "--value",
+      "1234",
+    ]);
+    expect(signed.status, signed.err).toBe(0);
+    const created = await cli(["create"], signed.out);
+    expect(created.status, created.err).toBe(0);
+    const { order } = JSON.parse(created.out) as { order: { id: string; nonce: string; state: string } };
+    expect(order.state).toBe("authorized");
+    const voided = await cli(["void", order.id]);
+    expect(JSON.parse(voided.out).order.state).toBe("voided");
+
+    const second = JSON.parse(
+      (
+        await cli(
+          ["create"],
+          (
+            await cli([
+              "sign-authorization",
+              ...chainFlags,
+              "--key",
+              buyerKey,
+              "--to",
+              world.relayer.address,
+              "--value",
+              "99",
+            ])
+          ).out,
+        )
+      ).out,
+    ) as {
+      order: { id: string; nonce: string };
+    };
+    const cancelSig = await cli([
+      "sign-cancel",
+      ...chainFlags,
+      "--key",
+      buyerKey,
+      "--nonce",
+      second.order.nonce,
+    ]);
+    const { signature } = JSON.parse(cancelSig.out) as { signature: string };
+    expect((await cli(["cancel", second.order.id, "--signature", signature])).status).toBe(0);
+    const waited = await cli(["wait", second.order.id, "--state", "cancelled,failed"]);
+    expect(JSON.parse(waited.out).order.state).toBe("cancelled");
+    const listed = await cli(["list", "--state", "voided"]);
+    expect((JSON.parse(listed.out) as { orders: { id: string }[] }).orders.map((o) => o.id)).toContain(
+      order.id,
+    );
+
+    const missing = await cli(["get", "00000000-0000-4000-8000-000000000000"]);
+    expect(missing.status).toBe(1);
+    expect(JSON.parse(missing.err)).toMatchObject({ status: 404, error: { code: "order_not_found" } });
+    expect((await cli(["frobnicate"])).status).toBe(2);
+    expect((await cli(["capture"])).status).toBe(2);
   });
 
   it("answers bad input with 4xx JSON errors naming the problem", async () => {
