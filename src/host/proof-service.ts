@@ -55,7 +55,8 @@ function toRpcProposal(proposal: WireProposal): Proposal {
   };
 }
 
-function toRpcResult(result: WireProofResult): ProofResult {
+/** The enclave's ProofResult (protocol types) as the prover_prove result (RPC types). */
+export function toRpcResult(result: WireProofResult): ProofResult {
   return {
     Tee: {
       aggregate_proposal: toRpcProposal(result.aggregateProposal),
@@ -80,6 +81,7 @@ export class ProofService {
     }, this.options.proofTimeoutMs);
     const onCallerAbort = (): void => deadline.abort();
     callerSignal.addEventListener("abort", onCallerAbort, { once: true });
+    if (callerSignal.aborted) deadline.abort();
     const block = request.claimed_l2_block_number;
     try {
       validateProofRequest(request);
