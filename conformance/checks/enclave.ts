@@ -1,0 +1,367 @@
+/**
+ * Enclave checks: the framed bincode protocol spoken directly to an enclave address (a Unix socket or a
+ * 127.0.0.1 port; never vsock). Each check names the requirement of system-spec section B it covers.
+ */
+import { randomBytes } from "node:crypto";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import {
+  decodeResponsePayload,
+  type Preimage,
+  type ProofResult,
+  type Response,
+} from "../../generated/protocol/index.js";
+import type { ListenAddress } from "../../enclave/listen-address.js";
+import { addressOfPublicKey } from "../../enclave/signer.js";
+import { verifyAttestationDocument } from "../../enclave/local-attestation.js";
+import { type Check, CheckFailed, CheckSkipped, expectThat } from "../check.js";
+import { exchange, RawEnclaveConnection } from "../enclave-connection.js";
+import { imageHashFromPcrs, journalProblems } from "../journal-check.js";
+import {
+  BootIndex,
+  UNKNOWN_CHAIN_ID,
+  u64be,
+  withBootValue,
+  withoutBootKey,
+  withTamperedPreimage,
+} from "../witness.js";
+
+export interface EnclaveContext {
+  readonly address: ListenAddress;
+  /** The control witness: a file the implementation can prove, or the synthetic one. */
+  readonly witness: readonly Preimage[];
+  readonly witnessSource: string;
+  /** How long to wait for one response (a Prove may take a while with a real witness). */
+  readonly responseTimeoutMs: number;
+  publicKey?: Uint8Array;
+  teeImageHash?: Uint8Array;
+  control?: Response;
+  /** Every proof any check obtained, with the witness it answers. */
+  readonly proofs: { label: string; witness: readonly Preimage[]; result: ProofResult }[];
+}
+
+const hex = (bytes: Uint8Array): string => `0x${Buffer.from(bytes).toString("hex")}`;
+const equalBytes = (a: Uint8Array, b: Uint8Array): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+function describe(response: Response): string {
+  return response.kind === "Error" ? `Error "${response.message}"` : `Response::${response.kind}`;
+}
+
+async function fetchPublicKey(context: EnclaveContext): Promise<Uint8Array> {
+  const response = await exchange(context.address, { kind: "SignerPublicKey" }, context.responseTimeoutMs);
+  if (response.kind !== "SignerPublicKey")
+    throw new CheckFailed(`SignerPublicKey answered with ${describe(response)}`);
+  return response.publicKey;
+}
+
+async function knownPublicKey(context: EnclaveContext): Promise<Uint8Array> {
+  context.publicKey ??= await fetchPublicKey(context);
+  return context.publicKey;
+}
+
+async function prove(
+  context: EnclaveContext,
+  label: string,
+  witness: readonly Preimage[],
+): Promise<Response> {
+  const response = await exchange(
+    context.address,
+    { kind: "Prove", preimages: witness },
+    context.responseTimeoutMs,
+  );
+  if (response.kind === "Prove") context.proofs.push({ label, witness, result: response.result });
+  return response;
+}
+
+async function controlResponse(context: EnclaveContext): Promise<Response> {
+  context.control ??= await prove(context, `control (${context.witnessSource} witness)`, context.witness);
+  return context.control;
+}
+
+/**
+ * A Prove that must be refused. Signing fails the check. A refusal passes when it can be attributed to
+ * the defect: the unmodified control was proved, or was refused with a different message. A refusal
+ * identical to the control's cannot be attributed, and is reported as SKIP with both messages.
+ */
+async function expectRefused(
+  context: EnclaveContext,
+  defect: string,
+  witness: readonly Preimage[],
+): Promise<string> {
+  const response = await prove(context, defect, witness);
+  if (response.kind === "Prove") {
+    throw new CheckFailed(
+      `a request with ${defect} was signed (${response.result.proposals.length} per-block proposals)`,
+    );
+  }
+  expectThat(response.kind === "Error", `a request with ${defect} was answered with ${describe(response)}`);
+  const control = await controlResponse(context);
+  if (control.kind === "Prove") return `refused ("${response.message}"); the unmodified request was proved`;
+  if (control.kind === "Error" && control.message === response.message) {
+    throw new CheckSkipped(
+      `refused, but with the same message as the unmodified ${context.witnessSource} request ("${control.message}"), so the refusal cannot be attributed to ${defect}; give a witness the implementation can prove (--witness)`,
+    );
+  }
+  return `refused ("${response.message}"); unmodified request: ${describe(control)}`;
+}
+
+/** Sends `bytes` on one connection, then requires that a fresh connection is still answered with the same key. */
+async function survivesHostileBytes(
+  context: EnclaveContext,
+  bytes: Uint8Array,
+  halfClose: boolean,
+): Promise<string> {
+  const before = await knownPublicKey(context);
+  const hostile = await RawEnclaveConnection.open(context.address);
+  let observed: string;
+  try {
+    hostile.write(bytes);
+    if (halfClose) hostile.endInput();
+    const outcome = await hostile
+      .readFrame(5_000)
+      .catch((error: Error) => ({ kind: "invalid", error }) as const);
+    if (outcome.kind === "frame") {
+      const response = (() => {
+        try {
+          return decodeResponsePayload(outcome.payload);
+        } catch (error) {
+          throw new CheckFailed(`the answer to hostile bytes is not a Response: ${(error as Error).message}`);
+        }
+      })();
+      expectThat(
+        response.kind === "Error",
+        `hostile bytes were answered with ${describe(response)}, not Error`,
+      );
+    }
+    observed =
+      outcome.kind === "frame"
+        ? "answered with an Error"
+        : outcome.kind === "closed"
+          ? "closed the connection"
+          : outcome.kind === "timeout"
+            ? "kept the connection open (no answer within 5 s)"
+            : `sent an invalid frame (${outcome.error.message})`;
+  } finally {
+    hostile.destroy();
+  }
+  const after = await fetchPublicKey(context).catch((error: Error) => {
+    throw new CheckFailed(
+      `after the hostile bytes the enclave ${observed}, then a fresh connection failed: ${error.message}`,
+    );
+  });
+  expectThat(
+    equalBytes(before, after),
+    "the signer public key changed after the hostile bytes (the enclave restarted?)",
+  );
+  return `the enclave ${observed}; the next connection was answered with the same key`;
+}
+
+function prefixed(length: number, payload: Uint8Array): Uint8Array {
+  const out = new Uint8Array(4 + payload.length);
+  new DataView(out.buffer).setUint32(0, length, false);
+  out.set(payload, 4);
+  return out;
+}
+
+export const enclaveChecks: readonly Check<EnclaveContext>[] = [
+  {
+    id: "enclave.signer-public-key",
+    covers:
+      "limits: 65-byte uncompressed secp256k1 signer key; safety 7: no mutable state (same key on every connection)",
+    async run(context) {
+      const keys = [
+        await fetchPublicKey(context),
+        await fetchPublicKey(context),
+        await fetchPublicKey(context),
+      ];
+      const key = keys[0] as Uint8Array;
+      expectThat(
+        key.length === 65 && key[0] === 0x04,
+        `public key is not 65 bytes starting 0x04: ${hex(key)}`,
+      );
+      try {
+        secp256k1.Point.fromBytes(key).assertValidity();
+      } catch {
+        throw new CheckFailed(`public key is not a point on secp256k1: ${hex(key)}`);
+      }
+      expectThat(
+        keys.every((k) => equalBytes(k, key)),
+        "the public key differs between connections",
+      );
+      context.publicKey = key;
+      return `signer ${hex(addressOfPublicKey(key))}, same key on 3 connections`;
+    },
+  },
+  {
+    id: "enclave.attestation-binds-key",
+    covers: "attestation document: COSE_Sign1 embedding the 65-byte public key, user_data and nonce",
+    async run(context) {
+      const userData = new Uint8Array(randomBytes(64));
+      const nonce = new Uint8Array(randomBytes(16));
+      const response = await exchange(
+        context.address,
+        { kind: "SignerAttestation", userData, nonce },
+        context.responseTimeoutMs,
+      );
+      if (response.kind !== "SignerAttestation") {
+        throw new CheckFailed(`SignerAttestation answered with ${describe(response)}`);
+      }
+      const document = await verifyAttestationDocument(response.document).catch((error: Error) => {
+        throw new CheckFailed(`the attestation is not a verifiable COSE_Sign1 document: ${error.message}`);
+      });
+      const key = await knownPublicKey(context);
+      expectThat(
+        document.publicKey !== null && equalBytes(document.publicKey, key),
+        "the document's public_key is not the signer key",
+      );
+      expectThat(
+        document.userData !== null && equalBytes(document.userData, userData),
+        "the document does not carry the user_data sent",
+      );
+      expectThat(
+        document.nonce !== null && equalBytes(document.nonce, nonce),
+        "the document does not carry the nonce sent",
+      );
+      const imageHash = imageHashFromPcrs(document.pcrs);
+      if (imageHash !== undefined) context.teeImageHash = imageHash;
+      return `module ${document.moduleId}, ${document.pcrs.size} PCRs, tee_image_hash ${imageHash === undefined ? "unknown" : hex(imageHash)}`;
+    },
+  },
+  {
+    id: "enclave.one-request-per-connection",
+    covers: "safety 7 / limits: one request per connection (a second frame is not answered)",
+    async run(context) {
+      const connection = await RawEnclaveConnection.open(context.address);
+      try {
+        connection.sendRequest({ kind: "SignerPublicKey" });
+        const first = await connection.readResponse(context.responseTimeoutMs);
+        expectThat(
+          first.kind === "SignerPublicKey",
+          `the first request was answered with ${describe(first)}`,
+        );
+        connection.sendRequest({ kind: "SignerPublicKey" });
+        const second = await connection.readFrame(2_000).catch(() => ({ kind: "invalid" }) as const);
+        expectThat(second.kind !== "frame", "a second request frame on the same connection was answered");
+        return second.kind === "closed"
+          ? "the connection was closed after the first response"
+          : "the second frame got no answer";
+      } finally {
+        connection.destroy();
+      }
+    },
+  },
+  {
+    id: "enclave.hostile-frame.oversized-prefix",
+    covers: "limits: u32 length prefix capped before allocating; a hostile frame does not kill the enclave",
+    run: (context) =>
+      survivesHostileBytes(context, prefixed(0xffff_ffff, new Uint8Array(16).fill(0x41)), false),
+  },
+  {
+    id: "enclave.hostile-frame.truncated",
+    covers: "host-enclave frames: a truncated frame does not kill the enclave",
+    run: (context) => survivesHostileBytes(context, prefixed(64, new Uint8Array(10).fill(0x01)), true),
+  },
+  {
+    id: "enclave.hostile-frame.garbage",
+    covers: "host-enclave frames: an undecodable payload does not kill the enclave",
+    run: (context) => {
+      const garbage = new Uint8Array(randomBytes(48));
+      garbage[0] = 0xee; // not a Request variant index
+      return survivesHostileBytes(context, prefixed(garbage.length, garbage), false);
+    },
+  },
+  {
+    id: "enclave.content-verification.keccak256",
+    covers:
+      "safety 4: every keccak256-keyed preimage is content-verified (tampered value refused, nothing signed)",
+    run: (context) =>
+      expectRefused(
+        context,
+        "a tampered keccak256 preimage",
+        withTamperedPreimage(context.witness, "Keccak256"),
+      ),
+  },
+  {
+    id: "enclave.content-verification.sha256",
+    covers:
+      "safety 4: every sha256-keyed preimage is content-verified (tampered value refused, nothing signed)",
+    run: (context) =>
+      expectRefused(context, "a tampered sha256 preimage", withTamperedPreimage(context.witness, "Sha256")),
+  },
+  {
+    id: "enclave.unknown-chain",
+    covers: "safety 5: unknown chain ids are refused (UnsupportedChain), nothing signed",
+    async run(context) {
+      const detail = await expectRefused(
+        context,
+        `the unknown chain id ${UNKNOWN_CHAIN_ID}`,
+        withBootValue(context.witness, BootIndex.L2ChainId, u64be(UNKNOWN_CHAIN_ID)),
+      );
+      return /unsupported.?chain/i.test(detail)
+        ? detail
+        : `${detail} (the message does not name UnsupportedChain)`;
+    },
+  },
+  {
+    id: "enclave.missing-boot-key",
+    covers:
+      "proof pipeline step 4: boot values come from local preimages; a missing claimed-root key is refused, nothing signed",
+    run: (context) =>
+      expectRefused(
+        context,
+        "no claimed output root boot key",
+        withoutBootKey(context.witness, BootIndex.ClaimedOutputRoot),
+      ),
+  },
+  {
+    id: "enclave.wrong-claimed-root",
+    covers: "safety 2: the claimed output root is validated before any signing",
+    async run(context) {
+      const wrongRoot = keccak_256(
+        new TextEncoder().encode("conformance: a claimed root no execution reproduces"),
+      );
+      const response = await prove(
+        context,
+        "a wrong claimed output root",
+        withBootValue(context.witness, BootIndex.ClaimedOutputRoot, wrongRoot),
+      );
+      if (response.kind === "Prove")
+        throw new CheckFailed(`a wrong claimed output root ${hex(wrongRoot)} was signed`);
+      const control = await controlResponse(context);
+      if (control.kind !== "Prove") {
+        throw new CheckSkipped(
+          `the wrong root was refused ("${response.kind === "Error" ? response.message : response.kind}"), but the implementation produced no proof for the unmodified ${context.witnessSource} witness either (${describe(control)}), so validation of the root cannot be told apart from failing to prove`,
+        );
+      }
+      return `refused ("${response.kind === "Error" ? response.message : response.kind}") while the correct root was proved`;
+    },
+  },
+  {
+    id: "enclave.journal-image-hash",
+    covers:
+      "safety 3: tee_image_hash embedded in every signed journal; signatures recover to the enclave signer",
+    async run(context) {
+      await controlResponse(context);
+      if (context.proofs.length === 0) {
+        throw new CheckSkipped(
+          `no request of this run produced a proof (unmodified ${context.witnessSource} witness: ${describe(await controlResponse(context))}), so there is no signed journal to inspect`,
+        );
+      }
+      const key = await knownPublicKey(context);
+      const teeImageHash = context.teeImageHash;
+      if (teeImageHash === undefined) {
+        throw new CheckFailed(
+          "the expected tee_image_hash is unknown: the attestation document gave no usable PCR0",
+        );
+      }
+      const problems = context.proofs.flatMap(({ label, witness, result }) =>
+        journalProblems(result, { witness, signerAddress: addressOfPublicKey(key), teeImageHash }).map(
+          (problem) => `${label}: ${problem}`,
+        ),
+      );
+      expectThat(problems.length === 0, problems.join("; "));
+      return `${context.proofs.length} proof(s), every journal embeds ${hex(teeImageHash)} and recovers to the signer`;
+    },
+  },
+];

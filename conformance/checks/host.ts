@@ -1,0 +1,275 @@
+/**
+ * Prover host checks: the JSON-RPC listener of system-spec section B (enclave_*, healthz, prover_prove
+ * validation, standard JSON-RPC errors) with the wire encodings of notes/prover.md.
+ */
+import { randomBytes } from "node:crypto";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { verifyAttestationDocument } from "../../enclave/local-attestation.js";
+import { type Check, CheckFailed, expectThat } from "../check.js";
+import { describeOutcome, httpRequest, isRecord, parseEnvelope, rpcCall, rpcResult } from "../json-rpc.js";
+
+export interface HostContext {
+  readonly url: string;
+  publicKeys?: Uint8Array[];
+}
+
+/** serde's JSON encoding of bytes: an array of integers 0..255. */
+function byteArray(value: unknown, what: string): Uint8Array {
+  expectThat(
+    Array.isArray(value) &&
+      value.every((b) => Number.isInteger(b) && (b as number) >= 0 && (b as number) <= 255),
+    `${what} is not a JSON array of bytes: ${JSON.stringify(value)?.slice(0, 80)}`,
+  );
+  return new Uint8Array(value as number[]);
+}
+
+const equalBytes = (a: Uint8Array, b: Uint8Array): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+async function publicKeys(context: HostContext): Promise<Uint8Array[]> {
+  if (context.publicKeys !== undefined) return context.publicKeys;
+  const result = await rpcResult(context.url, "enclave_signerPublicKey", []);
+  expectThat(
+    Array.isArray(result) && result.length > 0,
+    `enclave_signerPublicKey returned ${JSON.stringify(result)?.slice(0, 80)}, not a non-empty array`,
+  );
+  context.publicKeys = result.map((entry, i) => byteArray(entry, `key ${i}`));
+  return context.publicKeys;
+}
+
+async function expectCode(
+  url: string,
+  method: string,
+  params: unknown,
+  code: number,
+  what: string,
+): Promise<string> {
+  const outcome = await rpcCall(url, method, params);
+  expectThat(
+    outcome.kind === "error" && outcome.error.code === code,
+    `${what}: expected error ${code}, got ${describeOutcome(outcome)}`,
+  );
+  return `${what}: ${code}`;
+}
+
+const hash = (byte: string): string => `0x${byte.repeat(32)}`;
+
+function proofRequest(overrides: Record<string, unknown>): Record<string, unknown> {
+  const request: Record<string, unknown> = {
+    l1_head: hash("11"),
+    l1_head_number: 100,
+    agreed_l2_head_hash: hash("22"),
+    agreed_l2_output_root: hash("33"),
+    claimed_l2_output_root: hash("44"),
+    claimed_l2_block_number: 1234,
+    proposer: `0x${"55".repeat(20)}`,
+    intermediate_block_interval: 2,
+    ...overrides,
+  };
+  for (const [key, value] of Object.entries(overrides)) if (value === undefined) delete request[key];
+  return request;
+}
+
+export const hostChecks: readonly Check<HostContext>[] = [
+  {
+    id: "host.signer-public-key",
+    covers: "enclave_signerPublicKey: one 65-byte uncompressed secp256k1 key per configured enclave",
+    async run(context) {
+      const keys = await publicKeys(context);
+      keys.forEach((key, i) => {
+        expectThat(key.length === 65 && key[0] === 0x04, `key ${i} is not 65 bytes starting 0x04`);
+        try {
+          secp256k1.Point.fromBytes(key).assertValidity();
+        } catch {
+          throw new CheckFailed(`key ${i} is not a point on secp256k1`);
+        }
+      });
+      return `${keys.length} key(s)`;
+    },
+  },
+  {
+    id: "host.signer-attestation",
+    covers:
+      "enclave_signerAttestation: one COSE_Sign1 per enclave, same order as the keys, embedding user_data and nonce",
+    async run(context) {
+      const keys = await publicKeys(context);
+      const userData = Array.from({ length: 40 }, (_, i) => (i * 7) & 0xff);
+      const nonce = Array.from({ length: 12 }, (_, i) => 255 - i);
+      const result = await rpcResult(context.url, "enclave_signerAttestation", [userData, nonce]);
+      expectThat(
+        Array.isArray(result) && result.length === keys.length,
+        `expected ${keys.length} documents, got ${JSON.stringify(result)?.slice(0, 80)}`,
+      );
+      for (const [i, entry] of result.entries()) {
+        const document = await verifyAttestationDocument(byteArray(entry, `document ${i}`)).catch(
+          (error: Error) => {
+            throw new CheckFailed(
+              `document ${i} is not a verifiable COSE_Sign1 attestation: ${error.message}`,
+            );
+          },
+        );
+        expectThat(
+          document.publicKey !== null && equalBytes(document.publicKey, keys[i] as Uint8Array),
+          `document ${i} does not embed key ${i}`,
+        );
+        expectThat(
+          document.userData !== null && equalBytes(document.userData, new Uint8Array(userData)),
+          `document ${i} does not carry user_data`,
+        );
+        expectThat(
+          document.nonce !== null && equalBytes(document.nonce, new Uint8Array(nonce)),
+          `document ${i} does not carry the nonce`,
+        );
+      }
+      return `${keys.length} document(s) bound to the keys, user_data and nonce echoed`;
+    },
+  },
+  {
+    id: "host.attestation-input-cap",
+    covers: "safety 6: user_data and nonce capped at 512 bytes at the host boundary (-32602)",
+    async run(context) {
+      const bytes = (n: number) => new Array<number>(n).fill(0x61);
+      const details = [
+        await expectCode(
+          context.url,
+          "enclave_signerAttestation",
+          [bytes(513), null],
+          -32602,
+          "513-byte user_data",
+        ),
+        await expectCode(
+          context.url,
+          "enclave_signerAttestation",
+          [null, bytes(513)],
+          -32602,
+          "513-byte nonce",
+        ),
+        await expectCode(
+          context.url,
+          "enclave_signerAttestation",
+          [[256], null],
+          -32602,
+          "a user_data entry above 255",
+        ),
+      ];
+      const atLimit = await rpcCall(context.url, "enclave_signerAttestation", [bytes(512), bytes(512)]);
+      expectThat(
+        atLimit.kind === "result",
+        `512 bytes each must be accepted, got ${describeOutcome(atLimit)}`,
+      );
+      return `${details.join(", ")}; 512 bytes accepted`;
+    },
+  },
+  {
+    id: "host.healthz",
+    covers:
+      "healthz method and GET /healthz (the same body; HTTP 200 healthy, 500 with the error object unhealthy)",
+    async run(context) {
+      const outcome = await rpcCall(context.url, "healthz", []);
+      const get = await httpRequest(new URL("/healthz", context.url).toString(), { method: "GET" });
+      if (outcome.kind === "result") {
+        expectThat(
+          isRecord(outcome.result) && typeof outcome.result.version === "string",
+          `healthz result ${JSON.stringify(outcome.result)} is not {"version": string}`,
+        );
+        expectThat(
+          get.status === 200,
+          `GET /healthz answered HTTP ${get.status} while the method reports healthy`,
+        );
+        expectThat(
+          JSON.stringify(get.body) === JSON.stringify(outcome.result),
+          `GET /healthz body ${get.text.slice(0, 120)} differs from the method's result`,
+        );
+        return `healthy, version ${outcome.result.version}`;
+      }
+      expectThat(
+        get.status === 500,
+        `healthz errs (${describeOutcome(outcome)}) but GET /healthz answered HTTP ${get.status}`,
+      );
+      expectThat(
+        isRecord(get.body) && typeof get.body.code === "number",
+        `GET /healthz body ${get.text.slice(0, 120)} is not a JSON-RPC error object`,
+      );
+      return `unhealthy: ${describeOutcome(outcome)}`;
+    },
+  },
+  {
+    id: "host.prove-validation",
+    covers: "prover_prove request validation: interval 0 and malformed fields refused with -32602",
+    async run(context) {
+      const cases: [string, Record<string, unknown>][] = [
+        ["intermediate_block_interval 0", { intermediate_block_interval: 0 }],
+        ["a 2-byte claimed_l2_output_root", { claimed_l2_output_root: "0x1234" }],
+        ["a non-hex l1_head", { l1_head: `0x${"zz".repeat(32)}` }],
+        ["a 19-byte proposer", { proposer: `0x${"55".repeat(19)}` }],
+        ["a missing agreed_l2_output_root", { agreed_l2_output_root: undefined }],
+        ["a negative claimed_l2_block_number", { claimed_l2_block_number: -1 }],
+      ];
+      const details: string[] = [];
+      for (const [what, overrides] of cases) {
+        details.push(await expectCode(context.url, "prover_prove", [proofRequest(overrides)], -32602, what));
+      }
+      details.push(await expectCode(context.url, "prover_prove", [], -32602, "no request"));
+      return `${details.length} invalid requests refused with -32602`;
+    },
+  },
+  {
+    id: "host.prove-unprovable-claim",
+    covers:
+      "safety 2 at the host: prover_prove never returns a proof for a claim no execution reproduces (-32000 or -32001)",
+    async run(context) {
+      const request = proofRequest({ claimed_l2_output_root: `0x${randomBytes(32).toString("hex")}` });
+      const positional = await rpcCall(context.url, "prover_prove", [request]);
+      if (positional.kind === "result")
+        throw new CheckFailed(`a random claimed root was proved: ${describeOutcome(positional)}`);
+      expectThat(
+        [-32000, -32001].includes(positional.error.code),
+        `expected -32000 or -32001, got ${describeOutcome(positional)}`,
+      );
+      const named = await rpcCall(context.url, "prover_prove", { request });
+      expectThat(
+        named.kind === "error" && named.error.code === positional.error.code,
+        `the named form {"request":…} got ${describeOutcome(named)}, the positional form ${positional.error.code}`,
+      );
+      return `refused with ${positional.error.code} ("${positional.error.message.slice(0, 100)}")`;
+    },
+  },
+  {
+    id: "host.unknown-method",
+    covers: "JSON-RPC 2.0: unknown method -32601",
+    run: (context) => expectCode(context.url, "prover_doesNotExist", [], -32601, "prover_doesNotExist"),
+  },
+  {
+    id: "host.malformed-json",
+    covers: "JSON-RPC 2.0: malformed JSON -32700 (id null)",
+    async run(context) {
+      const response = await httpRequest(context.url, {
+        method: "POST",
+        body: '{"jsonrpc":"2.0","id":1,"method":',
+      });
+      const outcome = parseEnvelope(response.body, null);
+      expectThat(
+        outcome.kind === "error" && outcome.error.code === -32700,
+        `expected -32700, got ${describeOutcome(outcome)}`,
+      );
+      expectThat(
+        isRecord(response.body) && response.body.id === null,
+        `the error's id is ${JSON.stringify(isRecord(response.body) ? response.body.id : undefined)}, not null`,
+      );
+      return "-32700 with id null";
+    },
+  },
+  {
+    id: "host.invalid-request",
+    covers: "JSON-RPC 2.0: a request object without a method -32600",
+    async run(context) {
+      const response = await httpRequest(context.url, { method: "POST", body: '{"jsonrpc":"2.0","id":7}' });
+      const outcome = parseEnvelope(response.body, 7);
+      expectThat(
+        outcome.kind === "error" && outcome.error.code === -32600,
+        `expected -32600, got ${describeOutcome(outcome)}`,
+      );
+      return "-32600";
+    },
+  },
+];

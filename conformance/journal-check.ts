@@ -1,0 +1,115 @@
+/**
+ * Rebuilds the journals an enclave must have signed for a proof result (system-spec "Signed journal",
+ * notes/prover.md) with the expected `teeImageHash`, and checks that every signature recovers to the
+ * enclave's signer. A signature that recovers to the signer only over a journal with another image hash
+ * (or another layout) is reported as a problem.
+ */
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import type { Preimage, Proposal, ProofResult } from "../generated/protocol/index.js";
+import { type Journal, packJournal } from "../generated/journal/index.js";
+import { recoverSignerAddress } from "../enclave/signer.js";
+import { BootIndex, bootValue } from "./witness.js";
+
+function hex(bytes: Uint8Array): string {
+  return `0x${Buffer.from(bytes).toString("hex")}`;
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}
+
+function readU64(bytes: Uint8Array | undefined): bigint | undefined {
+  if (bytes?.length !== 8) return undefined;
+  return new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, false);
+}
+
+export interface JournalExpectations {
+  /** The witness the proof answered (its boot keys give the proposer and the interval). */
+  readonly witness: readonly Preimage[];
+  /** 20-byte address of the enclave's signer key. */
+  readonly signerAddress: Uint8Array;
+  /** keccak256(PCR0), or 32 zero bytes for a local-mode enclave. */
+  readonly teeImageHash: Uint8Array;
+}
+
+function recoverOrUndefined(journal: Journal, signature: Uint8Array): Uint8Array | undefined {
+  try {
+    return recoverSignerAddress(keccak_256(packJournal(journal)), signature);
+  } catch {
+    return undefined;
+  }
+}
+
+function checkSigned(
+  what: string,
+  journal: Journal,
+  proposal: Proposal,
+  expected: JournalExpectations,
+): string[] {
+  if (proposal.signature.length !== 65)
+    return [`${what}: signature is ${proposal.signature.length} bytes, not 65`];
+  const recovered = recoverOrUndefined(journal, proposal.signature);
+  if (recovered !== undefined && equalBytes(recovered, expected.signerAddress)) return [];
+  return [
+    `${what}: the signature does not recover to the enclave signer ${hex(expected.signerAddress)} over the journal with teeImageHash ${hex(expected.teeImageHash)}` +
+      (recovered === undefined ? " (unrecoverable signature)" : ` (recovers to ${hex(recovered)})`),
+  ];
+}
+
+/** Problems found in `result`; empty when every journal embeds the image hash and is signed by the enclave. */
+export function journalProblems(result: ProofResult, expected: JournalExpectations): string[] {
+  const proposer = bootValue(expected.witness, BootIndex.Proposer);
+  const interval = readU64(bootValue(expected.witness, BootIndex.IntermediateBlockInterval));
+  if (proposer?.length !== 20) return ["the witness has no 20-byte proposer boot value"];
+  if (result.proposals.length === 0) return ["the proof result has no per-block proposals"];
+  const journalOf = (proposal: Proposal, start: bigint, prev: Uint8Array, roots: Uint8Array[]): Journal => ({
+    proposer,
+    l1OriginHash: proposal.l1OriginHash,
+    prevOutputRoot: prev,
+    startingL2Block: start,
+    outputRoot: proposal.outputRoot,
+    endingL2Block: proposal.l2BlockNumber,
+    intermediateRoots: roots,
+    configHash: proposal.configHash,
+    teeImageHash: expected.teeImageHash,
+  });
+  const problems: string[] = [];
+  result.proposals.forEach((proposal, i) => {
+    if (proposal.l2BlockNumber === 0n) {
+      problems.push(`proposal ${i}: l2_block_number 0 has no parent`);
+      return;
+    }
+    const journal = journalOf(proposal, proposal.l2BlockNumber - 1n, proposal.prevOutputRoot, []);
+    problems.push(
+      ...checkSigned(`proposal ${i} (block ${proposal.l2BlockNumber})`, journal, proposal, expected),
+    );
+  });
+  const aggregate = result.aggregateProposal;
+  const first = result.proposals[0] as Proposal;
+  if (result.proposals.length === 1) {
+    if (
+      !equalBytes(aggregate.signature, first.signature) ||
+      !equalBytes(aggregate.outputRoot, first.outputRoot)
+    ) {
+      problems.push("a one-block range's aggregate proposal differs from its per-block proposal");
+    }
+    return problems;
+  }
+  if (interval === undefined || interval === 0n)
+    return [...problems, "the witness has no usable interval boot value"];
+  const count = BigInt(result.proposals.length);
+  const roots: Uint8Array[] = [];
+  for (let k = 1n; k <= count / interval; k++) {
+    roots.push((result.proposals[Number(k * interval - 1n)] as Proposal).outputRoot);
+  }
+  const journal = journalOf(aggregate, first.l2BlockNumber - 1n, aggregate.prevOutputRoot, roots);
+  problems.push(...checkSigned("aggregate proposal", journal, aggregate, expected));
+  return problems;
+}
+
+/** keccak256(PCR0) for a document with PCR0, zero (local mode) for one without PCRs. */
+export function imageHashFromPcrs(pcrs: ReadonlyMap<number, Uint8Array>): Uint8Array | undefined {
+  const pcr0 = pcrs.get(0);
+  if (pcr0 === undefined) return pcrs.size === 0 ? new Uint8Array(32) : undefined;
+  return pcr0.length === 48 ? keccak_256(pcr0) : undefined;
+}

@@ -1,0 +1,127 @@
+/**
+ * Raw JSON-RPC 2.0 over HTTP POST for the conformance checks. Deliberately not the generated typed
+ * clients: the checks send malformed bodies and bad parameters on purpose and judge the raw envelope.
+ * Responses are untrusted: bodies are read up to a cap and parsed defensively.
+ */
+
+export interface RawHttpResponse {
+  readonly status: number;
+  readonly text: string;
+  /** The parsed body, or undefined when it is not JSON. */
+  readonly body: unknown;
+}
+
+export interface JsonRpcErrorObject {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+export type JsonRpcOutcome =
+  | { readonly kind: "result"; readonly result: unknown }
+  | { readonly kind: "error"; readonly error: JsonRpcErrorObject };
+
+export class JsonRpcEnvelopeError extends Error {
+  override readonly name = "JsonRpcEnvelopeError";
+}
+
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+const TIMEOUT_MS = 20_000;
+
+async function readCapped(response: Response): Promise<string> {
+  if (response.body === null) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new JsonRpcEnvelopeError(`response body exceeds ${MAX_BODY_BYTES} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, total).toString("utf8");
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function httpRequest(
+  url: string,
+  init: { method: "GET" | "POST"; body?: string },
+): Promise<RawHttpResponse> {
+  const response = await fetch(url, {
+    method: init.method,
+    headers: init.body === undefined ? {} : { "content-type": "application/json" },
+    body: init.body,
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
+  const text = await readCapped(response);
+  return { status: response.status, text, body: parseOrUndefined(text) };
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Interprets a parsed body as a single JSON-RPC 2.0 response; throws JsonRpcEnvelopeError otherwise. */
+export function parseEnvelope(body: unknown, expectedId: unknown): JsonRpcOutcome {
+  if (!isRecord(body) || body.jsonrpc !== "2.0") {
+    throw new JsonRpcEnvelopeError(`not a JSON-RPC 2.0 response: ${JSON.stringify(body)?.slice(0, 200)}`);
+  }
+  if (isRecord(body.error)) {
+    const { code, message, data } = body.error;
+    if (typeof code !== "number" || !Number.isInteger(code) || typeof message !== "string") {
+      throw new JsonRpcEnvelopeError(`malformed error object: ${JSON.stringify(body.error)}`);
+    }
+    if ("result" in body) throw new JsonRpcEnvelopeError("response carries both result and error");
+    return { kind: "error", error: { code, message, data } };
+  }
+  if (!("result" in body)) throw new JsonRpcEnvelopeError("response has neither result nor error");
+  if (body.id !== expectedId) {
+    throw new JsonRpcEnvelopeError(
+      `response id ${JSON.stringify(body.id)} does not match ${JSON.stringify(expectedId)}`,
+    );
+  }
+  return { kind: "result", result: body.result };
+}
+
+let nextId = 1;
+
+/** One JSON-RPC call with the given params (any JSON value, sent as-is). */
+export async function rpcCall(url: string, method: string, params: unknown): Promise<JsonRpcOutcome> {
+  const id = nextId++;
+  const response = await httpRequest(url, {
+    method: "POST",
+    body: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
+  });
+  if (response.body === undefined) {
+    throw new JsonRpcEnvelopeError(
+      `HTTP ${response.status} with a body that is not JSON: ${response.text.slice(0, 200)}`,
+    );
+  }
+  return parseEnvelope(response.body, id);
+}
+
+/** The result of a call that must succeed; throws (a check failure) with the error otherwise. */
+export async function rpcResult(url: string, method: string, params: unknown): Promise<unknown> {
+  const outcome = await rpcCall(url, method, params);
+  if (outcome.kind === "error") {
+    throw new JsonRpcEnvelopeError(`${method} failed with ${outcome.error.code}: ${outcome.error.message}`);
+  }
+  return outcome.result;
+}
+
+export function describeOutcome(outcome: JsonRpcOutcome): string {
+  return outcome.kind === "error"
+    ? `error ${outcome.error.code} "${outcome.error.message}"`
+    : `result ${JSON.stringify(outcome.result)?.slice(0, 120)}`;
+}

@@ -1,0 +1,103 @@
+/**
+ * `npm run conformance -- --host <url> --enclave <unix path|127.0.0.1:port> --node <url>`
+ * Runs every check that applies to the targets given, prints one line per check and a summary, and exits
+ * 1 when any check fails (2 on a usage error).
+ */
+import { parseArgs } from "node:util";
+import { parseListenAddress } from "../enclave/listen-address.js";
+import { formatResult, formatSummary } from "./check.js";
+import { allCheckIds, type ConformanceTargets, runConformance } from "./suite.js";
+import { loadWitnessFile } from "./witness.js";
+
+const USAGE = `usage: npm run conformance -- [--host <url>] [--enclave <unix path|127.0.0.1:port>] [--node <url>]
+       [--witness <file.json>] [--only <check id prefix>]... [--check-timeout-ms <ms>] [--response-timeout-ms <ms>]
+
+  --host      a prover host's JSON-RPC URL (e.g. http://127.0.0.1:7300)
+  --enclave   an enclave speaking the framed bincode protocol: a Unix socket path or 127.0.0.1:<port>
+              (vsock is never opened by this suite)
+  --node      a chain node's JSON-RPC URL (e.g. http://127.0.0.1:8545)
+  --witness   {"preimages":[{"key":"0x<32 bytes>","value":"0x…"}]}: a Prove witness the enclave can prove;
+              enables the checks that need a signed proof
+  --only      run only checks whose id starts with this prefix (repeatable)
+
+checks: ${allCheckIds.join(", ")}`;
+
+class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+function positiveInt(text: string | undefined, flag: string): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value <= 0) throw new UsageError(`${flag} must be a positive integer`);
+  return value;
+}
+
+function httpUrl(text: string | undefined, flag: string): string | undefined {
+  if (text === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`${flag} must be a URL, got ${text}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new UsageError(`${flag} must be an http(s) URL`);
+  return text;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      host: { type: "string" },
+      enclave: { type: "string" },
+      node: { type: "string" },
+      witness: { type: "string" },
+      only: { type: "string", multiple: true },
+      "check-timeout-ms": { type: "string" },
+      "response-timeout-ms": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+  });
+  if (values.help === true) {
+    console.log(USAGE);
+    return 0;
+  }
+  const targets: ConformanceTargets = {
+    host: httpUrl(values.host, "--host"),
+    node: httpUrl(values.node, "--node"),
+    enclave: values.enclave === undefined ? undefined : parseListenAddress(values.enclave),
+  };
+  if (targets.host === undefined && targets.node === undefined && targets.enclave === undefined) {
+    throw new UsageError("give at least one of --host, --enclave, --node");
+  }
+  const witness = values.witness === undefined ? undefined : await loadWitnessFile(values.witness);
+  const results = await runConformance(targets, {
+    witness,
+    only: values.only,
+    checkTimeoutMs: positiveInt(values["check-timeout-ms"], "--check-timeout-ms"),
+    responseTimeoutMs: positiveInt(values["response-timeout-ms"], "--response-timeout-ms"),
+    onResult: (result) => console.log(formatResult(result)),
+  });
+  console.log(formatSummary(results));
+  return results.some((r) => r.status === "FAIL") ? 1 : 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`conformance: ${error instanceof Error ? error.message : String(error)}`);
+    if (
+      !(error instanceof Error) ||
+      error.name === "UsageError" ||
+      error.name === "ListenAddressError" ||
+      error.name === "WitnessFileError" ||
+      error.name === "TypeError"
+    ) {
+      console.error(USAGE);
+    }
+    process.exit(2);
+  },
+);

@@ -1,0 +1,78 @@
+/**
+ * The conformance suite: the checks that apply to the targets given, run in order, one result each.
+ * Black-box: it takes only addresses (and optionally a witness the enclave can prove).
+ */
+import type { Preimage } from "../generated/protocol/index.js";
+import type { ListenAddress } from "../enclave/listen-address.js";
+import { type Check, type CheckResult, runCheck, type TargetKind } from "./check.js";
+import { type EnclaveContext, enclaveChecks } from "./checks/enclave.js";
+import { type HostContext, hostChecks } from "./checks/host.js";
+import { type NodeContext, nodeChecks } from "./checks/node.js";
+import { syntheticWitness } from "./witness.js";
+
+export interface ConformanceTargets {
+  /** A prover host's JSON-RPC URL. */
+  readonly host?: string;
+  /** An enclave speaking the framed bincode protocol on a Unix socket or 127.0.0.1 port. */
+  readonly enclave?: ListenAddress;
+  /** A chain node's JSON-RPC URL. */
+  readonly node?: string;
+}
+
+export interface ConformanceOptions {
+  /** A witness the enclave can prove; without it a synthetic one (which no prover can prove) is used. */
+  readonly witness?: readonly Preimage[];
+  /** Per-check time limit; default 60 000 ms. */
+  readonly checkTimeoutMs?: number;
+  /** Time limit for one enclave response; default 30 000 ms. */
+  readonly responseTimeoutMs?: number;
+  /** Called with each result as soon as it is known. */
+  readonly onResult?: (result: CheckResult) => void;
+  /** Only checks whose id starts with one of these prefixes. */
+  readonly only?: readonly string[];
+}
+
+async function runAll<Context>(
+  target: TargetKind,
+  checks: readonly Check<Context>[],
+  context: Context,
+  options: ConformanceOptions,
+  results: CheckResult[],
+): Promise<void> {
+  for (const check of checks) {
+    if (options.only !== undefined && !options.only.some((prefix) => check.id.startsWith(prefix))) continue;
+    const result = await runCheck(target, check, context, options.checkTimeoutMs ?? 60_000);
+    results.push(result);
+    options.onResult?.(result);
+  }
+}
+
+export async function runConformance(
+  targets: ConformanceTargets,
+  options: ConformanceOptions = {},
+): Promise<CheckResult[]> {
+  const results: CheckResult[] = [];
+  if (targets.enclave !== undefined) {
+    const context: EnclaveContext = {
+      address: targets.enclave,
+      witness: options.witness ?? syntheticWitness(),
+      witnessSource: options.witness === undefined ? "synthetic" : "given",
+      responseTimeoutMs: options.responseTimeoutMs ?? 30_000,
+      proofs: [],
+    };
+    await runAll("enclave", enclaveChecks, context, options, results);
+  }
+  if (targets.host !== undefined) {
+    const context: HostContext = { url: targets.host };
+    await runAll("host", hostChecks, context, options, results);
+  }
+  if (targets.node !== undefined) {
+    const context: NodeContext = { url: targets.node };
+    await runAll("node", nodeChecks, context, options, results);
+  }
+  return results;
+}
+
+export const allCheckIds: readonly string[] = [...enclaveChecks, ...hostChecks, ...nodeChecks].map(
+  (c) => c.id,
+);
