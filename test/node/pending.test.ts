@@ -204,4 +204,91 @@ describe("pending view", () => {
       await new Promise((r) => setTimeout(r, 30));
     }
   });
+
+  it("answers eth_sendRawTransactionSync with the pre-confirmed receipt; pooled transactions are found with null block fields", async () => {
+    const { walletClient, publicClient } = clients(node, 4);
+    const account = walletClient.account;
+    const nonce = await publicClient.getTransactionCount({ address: account.address, blockTag: "pending" });
+    const fees = {
+      maxFeePerGas: 10_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000n,
+      gas: 21_000n,
+      chainId: node.chainId,
+      type: "eip1559" as const,
+    };
+    const signed = await account.signTransaction({ ...fees, to: account.address, value: 1n, nonce });
+    const r = await rpc(node.url, "eth_sendRawTransactionSync", [signed, 5_000]);
+    const receipt = r.body?.result as { status: Hex; blockNumber: Hex; transactionHash: Hex };
+    expect(receipt.status).toBe("0x1");
+    expect(receipt.transactionHash).toBe(keccak256(signed));
+    // Pre-confirmed: in the block being built (or, at a boundary, the one just sealed).
+    expect(BigInt(receipt.blockNumber)).toBeGreaterThanOrEqual(
+      BigInt(await call<Hex>(node.url, "eth_blockNumber", [])),
+    );
+
+    // A nonce gap: the transaction waits in the pool; the sync call times out with code 4.
+    const gapped = await account.signTransaction({
+      ...fees,
+      to: account.address,
+      value: 2n,
+      nonce: nonce + 2,
+    });
+    const timedOut = await rpc(node.url, "eth_sendRawTransactionSync", [gapped, 300]);
+    expect(timedOut.body?.error?.code).toBe(4);
+    const pooled = await call<{
+      blockHash: null;
+      blockNumber: null;
+      transactionIndex: null;
+      hash: Hex;
+      nonce: Hex;
+    }>(node.url, "eth_getTransactionByHash", [keccak256(gapped)]);
+    expect(pooled).toMatchObject({
+      blockHash: null,
+      blockNumber: null,
+      transactionIndex: null,
+      hash: keccak256(gapped),
+      nonce: `0x${(nonce + 2).toString(16)}`,
+    });
+    expect(await call(node.url, "eth_getTransactionReceipt", [keccak256(gapped)])).toBeNull();
+    // Replacing it needs a 10 % higher fee.
+    const sameFee = await account.signTransaction({
+      ...fees,
+      to: account.address,
+      value: 3n,
+      nonce: nonce + 2,
+    });
+    expect((await rpc(node.url, "eth_sendRawTransaction", [sameFee])).body?.error?.message).toMatch(
+      /replacement transaction underpriced/,
+    );
+    // Filling the gap lets both through, in nonce order.
+    const filler = await account.signTransaction({
+      ...fees,
+      to: account.address,
+      value: 4n,
+      nonce: nonce + 1,
+    });
+    await call(node.url, "eth_sendRawTransaction", [filler]);
+    const sealed = await waitFor(
+      async () => {
+        const rc = await call<{ blockNumber: Hex; transactionIndex: Hex } | null>(
+          node.url,
+          "eth_getTransactionReceipt",
+          [keccak256(gapped)],
+        );
+        return rc ?? undefined;
+      },
+      "the gapped transaction",
+      5_000,
+    );
+    const fillerReceipt = await call<{ blockNumber: Hex; transactionIndex: Hex }>(
+      node.url,
+      "eth_getTransactionReceipt",
+      [keccak256(filler)],
+    );
+    const fb = BigInt(fillerReceipt.blockNumber);
+    const gb = BigInt(sealed.blockNumber);
+    expect(
+      fb < gb || (fb === gb && BigInt(fillerReceipt.transactionIndex) < BigInt(sealed.transactionIndex)),
+    ).toBe(true);
+  });
 });
