@@ -31,6 +31,8 @@ describe("registry-gated routing and health", () => {
   let registry: Address;
   let chainClients: ReturnType<typeof clients>;
   let nodeStopped = false;
+  /** Enclaves a test stopped (enclave/test/enclave-process.ts stop() must run once per enclave). */
+  const stopped = new Set<RunningEnclave>();
 
   /** Sends an owner transaction to the registry and waits until `latest` shows its effect. */
   async function registryWrite(
@@ -109,7 +111,7 @@ describe("registry-gated routing and health", () => {
 
   afterAll(async () => {
     await host?.stop();
-    await Promise.all(enclaves.map((enclave) => enclave.stop()));
+    await Promise.all(enclaves.filter((enclave) => !stopped.has(enclave)).map((enclave) => enclave.stop()));
     if (!nodeStopped) await node?.stop();
   });
 
@@ -148,6 +150,21 @@ describe("registry-gated routing and health", () => {
     expect(enclaves.map(proveRequests)).toEqual([0, 1, 2]);
   });
 
+  it("skips an enclave whose key cannot be fetched and still routes to the valid one", async () => {
+    const dead = enclaves[0]!;
+    await dead.stop();
+    stopped.add(dead);
+    expect((await rpcFailure(call("prover_prove", [proofRequest()]))).code).toBe(-32000);
+    expect(enclaves.map(proveRequests)).toEqual([0, 1, 3]);
+    expect(
+      host.logs.some(
+        (line) =>
+          line.msg === "skipping enclave: its signer key is unavailable" &&
+          String(line.enclave).includes(dead.address.kind === "unix" ? dead.address.path : "?"),
+      ),
+    ).toBe(true);
+  });
+
   it("answers NoValidSigner after the active image hash rotates away from every signer; health stays latched", async () => {
     const last = enclaves[2]!;
     await registryWrite(
@@ -158,7 +175,7 @@ describe("registry-gated routing and health", () => {
     const failure = await rpcFailure(call("prover_prove", [proofRequest()]));
     expect(failure.code).toBe(-32001);
     expect(failure.message).toMatch(/^NoValidSigner: /);
-    expect(enclaves.map(proveRequests)).toEqual([0, 1, 2]);
+    expect(enclaves.map(proveRequests)).toEqual([0, 1, 3]);
     expect((await fetch(`${host.url}/healthz`)).status).toBe(200);
   });
 
