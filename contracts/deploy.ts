@@ -55,7 +55,9 @@ export async function deployArtifact(
   ) {
     throw new ContractDeploymentError(contractName, transactionHash, `receipt status ${receipt.status}`);
   }
-  const code = await clients.publicClient.getCode({ address: receipt.contractAddress });
+  // "pending": a flashblocks node answers with the pre-confirmed receipt before the block is sealed, so the
+  // code is visible in the pending state first; on any other node pending includes the mined block too.
+  const code = await clients.publicClient.getCode({ address: receipt.contractAddress, blockTag: "pending" });
   if (code === undefined || code === "0x") {
     throw new ContractDeploymentError(contractName, transactionHash, "no code at the created address");
   }

@@ -51,7 +51,8 @@ export async function startEnclave(extraArgs: string[] = []): Promise<RunningEnc
     logs,
     child,
     async stop() {
-      if (child.exitCode === null) {
+      // A child that already exited (by itself or from a signal) emits no further "exit" event.
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once("exit", resolve));
         child.kill("SIGTERM");
         await exited;
