@@ -4,12 +4,23 @@
  * environment, logs and receipts of pre-confirmed transactions, and the error cases.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Hex, encodeFunctionData, parseEther, parseGwei, keccak256, toHex as viemToHex } from "viem";
+import {
+  type Hex,
+  createPublicClient,
+  defineChain,
+  http,
+  encodeFunctionData,
+  parseEther,
+  parseGwei,
+  keccak256,
+  toHex as viemToHex,
+} from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { eip3009TokenAbi } from "../../contracts/artifacts.js";
 import { loadArtifact } from "../../contracts/artifacts.js";
 import { deployArtifact } from "../../contracts/deploy.js";
-import { call, clients, hexNumber, declaredBodyStatus, rawCall, rpc, waitFor } from "./helpers.js";
+import { chainConfig, publicActionsL2 } from "viem/op-stack";
+import { call, clients, devChain, hexNumber, declaredBodyStatus, rawCall, rpc, waitFor } from "./helpers.js";
 import { type NodeProcess, startNodeProcess } from "./spawn-node.js";
 
 const SPEC_BLOCK_FIELDS = [
@@ -468,6 +479,13 @@ describe("predeploys", () => {
         outputs: [{ type: "uint256" }],
       },
       { type: "function", name: "isFjord", stateMutability: "view", inputs: [], outputs: [{ type: "bool" }] },
+      {
+        type: "function",
+        name: "isIsthmus",
+        stateMutability: "view",
+        inputs: [],
+        outputs: [{ type: "bool" }],
+      },
     ] as const;
     const { publicClient } = clients(node);
     expect(await publicClient.readContract({ address: l1Block, abi, functionName: "basefee" })).toBe(
@@ -477,6 +495,17 @@ describe("predeploys", () => {
       2269,
     );
     expect(await publicClient.readContract({ address: gpo, abi, functionName: "isFjord" })).toBe(true);
+    expect(await publicClient.readContract({ address: gpo, abi, functionName: "isIsthmus" })).toBe(true);
+    // viem's OP Stack actions: L1 fee, operator fee and total fee estimates.
+    const l2 = createPublicClient({
+      chain: defineChain({ ...chainConfig, ...devChain(node) }),
+      transport: http(node.url),
+    }).extend(publicActionsL2());
+    const request = { account: node.accounts[0]!.address, to: node.accounts[1]!.address, value: 1n } as const;
+    const l1Fee = await l2.estimateL1Fee(request);
+    expect(l1Fee).toBeGreaterThan(0n);
+    expect(await l2.estimateOperatorFee(request)).toBe(0n);
+    expect(await l2.estimateTotalFee(request)).toBeGreaterThan(l1Fee);
     const fee = await publicClient.readContract({
       address: gpo,
       abi,

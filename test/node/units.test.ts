@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig, usage } from "../../src/node/config.js";
 import { devAccounts } from "../../src/node/genesis/dev-accounts.js";
-import { L1_BLOCK_ARTIFACT_PATH, compileL1Block } from "../../src/node/genesis/compile-l1-block.js";
+import { PREDEPLOYS_ARTIFACT_PATH, compilePredeploys } from "../../src/node/genesis/compile-predeploys.js";
 import { decodeL1InfoCalldata, l1InfoCalldata, syntheticL1Origin } from "../../src/node/l1-info.js";
 import { TxPool } from "../../src/node/pool.js";
 
@@ -72,11 +72,11 @@ describe("genesis inputs", () => {
     expect(a1!.address).toBe("0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
   });
 
-  it("has a committed L1Block artifact that matches its source", () => {
-    const committed = JSON.parse(readFileSync(L1_BLOCK_ARTIFACT_PATH, "utf8")) as {
-      deployedBytecode: string;
+  it("has a committed artifact of our own predeploys that matches their sources", () => {
+    const committed = JSON.parse(readFileSync(PREDEPLOYS_ARTIFACT_PATH, "utf8")) as {
+      deployedBytecode: Record<string, string>;
     };
-    expect(compileL1Block().deployedBytecode).toBe(committed.deployedBytecode);
+    expect(compilePredeploys().deployedBytecode).toEqual(committed.deployedBytecode);
   }, 60_000);
 
   it("encodes Isthmus L1 attributes calldata (176 bytes) with the origin's fees", () => {

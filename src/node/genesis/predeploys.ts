@@ -1,7 +1,7 @@
 /**
  * Predeploys of the dev chain's genesis. Bytecode comes from @eth-optimism/contracts-bedrock 0.17.3
- * (GasPriceOracle up to Fjord, fee vaults, L2ToL1MessagePasser, WETH9) except L1Block, compiled from
- * our own Isthmus-format source (l1-block.artifact.json), and the EIP-4788 / EIP-2935 system
+ * (Fjord GasPriceOracle, fee vaults, L2ToL1MessagePasser, WETH9), our own L1Block (Isthmus format)
+ * and Isthmus GasPriceOracle front (predeploys.artifact.json), and the EIP-4788 / EIP-2935 system
  * contracts (bytecode fixed by the EIPs). Implementations sit directly at the predeploy addresses
  * (no proxies: the dev chain has no upgrades).
  */
@@ -24,6 +24,8 @@ export const PREDEPLOY = {
   L2ToL1MessagePasser: "0x4200000000000000000000000000000000000016",
   WETH9: "0x4200000000000000000000000000000000000006",
   GasPriceOracle: "0x420000000000000000000000000000000000000F",
+  /** The Fjord GasPriceOracle our Isthmus GasPriceOracle delegates to. */
+  GasPriceOracleFjordImplementation: "0xc0d3C0d3C0d3c0D3C0D3C0d3C0d3C0D3C0D3000f",
   L1Block: "0x4200000000000000000000000000000000000015",
   SequencerFeeVault: "0x4200000000000000000000000000000000000011",
   BaseFeeVault: "0x4200000000000000000000000000000000000019",
@@ -113,10 +115,13 @@ function word(value: bigint | Uint8Array): Uint8Array {
   return out;
 }
 
-function l1BlockCode(): Uint8Array {
-  const url = new URL("./l1-block.artifact.json", import.meta.url);
-  const artifact = JSON.parse(readFileSync(url, "utf8")) as { deployedBytecode: string };
-  return fromHex(artifact.deployedBytecode);
+/** Runtime code of one of our own predeploys (predeploys.artifact.json). */
+function ownCode(name: "L1Block" | "GasPriceOracle"): Uint8Array {
+  const url = new URL("./predeploys.artifact.json", import.meta.url);
+  const artifact = JSON.parse(readFileSync(url, "utf8")) as { deployedBytecode: Record<string, string> };
+  const code = artifact.deployedBytecode[name];
+  if (code === undefined) throw new PredeployArtifactError(`predeploys.artifact.json has no ${name}`);
+  return fromHex(code);
 }
 
 /** The predeploy accounts; fee vaults pay out to `vaultRecipient` on L2 (10 ETH minimum). */
@@ -145,11 +150,14 @@ export function predeployAccounts(vaultRecipient: Uint8Array): GenesisAccount[] 
       fromHex(forgeArtifact("L2ToL1MessagePasser").deployedBytecode.object),
     ),
     account(PREDEPLOY.WETH9, fromHex(forgeArtifact("WETH98").deployedBytecode.object)),
-    // GasPriceOracle: slot 0 packs isEcotone (byte 0) and isFjord (byte 1), both true.
-    account(PREDEPLOY.GasPriceOracle, fromHex(forgeArtifact("GasPriceOracle").deployedBytecode.object), [
-      [word(0n), Uint8Array.of(0x01, 0x01)],
-    ]),
-    account(PREDEPLOY.L1Block, l1BlockCode()),
+    // GasPriceOracle: our Isthmus front (operator fee) delegating to the published Fjord
+    // implementation; slot 0 packs isEcotone (byte 0) and isFjord (byte 1), both true.
+    account(PREDEPLOY.GasPriceOracle, ownCode("GasPriceOracle"), [[word(0n), Uint8Array.of(0x01, 0x01)]]),
+    account(
+      PREDEPLOY.GasPriceOracleFjordImplementation,
+      fromHex(forgeArtifact("GasPriceOracle").deployedBytecode.object),
+    ),
+    account(PREDEPLOY.L1Block, ownCode("L1Block")),
     account(PREDEPLOY.SequencerFeeVault, vault("SequencerFeeVault")),
     account(PREDEPLOY.BaseFeeVault, vault("BaseFeeVault")),
     account(PREDEPLOY.L1FeeVault, vault("L1FeeVault")),
