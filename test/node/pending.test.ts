@@ -9,7 +9,7 @@ import { keccak256, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { headerFromJson, headerHash } from "../../src/chain/header.js";
 import { toHex } from "../../src/chain/hex.js";
-import { call, clients, rpc, waitFor } from "./helpers.js";
+import { call, clients, rawCall, rpc, waitFor } from "./helpers.js";
 import { type NodeProcess, startNodeProcess } from "./spawn-node.js";
 
 interface RpcBlock {
@@ -59,28 +59,39 @@ describe("pending view", () => {
     const start = await atBlockStart();
     await walletClient.sendTransaction({ to: recipient, value: 12_345n });
     const afterSend = await pendingIndex();
+    // One batch reads pending, latest and the head together (answered from the same moment).
+    const batch = JSON.stringify([
+      { jsonrpc: "2.0", id: 1, method: "eth_getBalance", params: [recipient, "pending"] },
+      { jsonrpc: "2.0", id: 2, method: "eth_getBalance", params: [recipient, "latest"] },
+      { jsonrpc: "2.0", id: 3, method: "eth_blockNumber", params: [] },
+    ]);
     const seen = await waitFor(
       async () => {
-        const r = await rpc(node.url, "eth_getBalance", [recipient, "pending"]);
-        if (BigInt(r.body?.result as string) !== 12_345n) return undefined;
+        const r = await rawCall(node.url, batch);
+        const [pendingBalance, latestBalance, head] = (r.body as unknown as { result: Hex }[]).map((x) =>
+          BigInt(x.result),
+        );
+        if (pendingBalance !== 12_345n) return undefined;
         return {
           number: BigInt(r.headers.get("x-pending-block")!),
           index: Number(r.headers.get("x-flashblock-index")),
+          latestBalance,
+          head,
         };
       },
       "the pre-confirmed balance",
       5_000,
       2,
     );
-    // Same block as when the transaction was sent: visible before sealing.
+    // Same block as when the transaction was sent, and not sealed yet: latest is the parent of the
+    // block being built and does not have the transfer.
     expect(seen.number).toBe(start.number);
     expect(afterSend.number).toBe(start.number);
+    expect(seen.head).toBe(seen.number - 1n);
+    expect(seen.latestBalance).toBe(0n);
     // The first snapshot assembled after the pool accepted it (allowing for the one being
     // assembled while the request was answered).
     expect(seen.index).toBeLessThanOrEqual(afterSend.index + 2);
-    // Not sealed yet at that point: latest is still the parent of the block being built.
-    const latestAtSeen = BigInt(await call<Hex>(node.url, "eth_blockNumber", []));
-    expect(latestAtSeen).toBeLessThanOrEqual(seen.number);
     // Once sealed, latest agrees.
     await waitFor(
       async () =>
