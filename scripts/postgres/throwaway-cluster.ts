@@ -1,6 +1,6 @@
 /**
  * A throwaway PostgreSQL cluster for tests and benchmarks: initdb into a temp dir, pg_ctl on a free
- * 127.0.0.1 port with trust auth and fsync off, removed on stop. PostgreSQL refuses to run as
+ * 127.0.0.1 port with trust auth (fsync off unless `durable`), removed on stop. PostgreSQL refuses to run as
  * root, so as root the cluster runs as the `postgres` user (runuser). The binaries come from
  * PATH or /usr/lib/postgresql/<version>/bin (scripts/postgres/ensure.sh installs them if missing).
  */
@@ -56,7 +56,14 @@ export interface ThrowawayCluster {
   stop(): Promise<void>;
 }
 
-export async function startThrowawayCluster(): Promise<ThrowawayCluster> {
+export interface ThrowawayClusterOptions {
+  /** fsync on (as in production); default off, which tests do not need and which is faster. */
+  durable?: boolean;
+}
+
+export async function startThrowawayCluster(
+  options: ThrowawayClusterOptions = {},
+): Promise<ThrowawayCluster> {
   const bin = findBinDir();
   const root = mkdtempSync(join(tmpdir(), "merchant-pg-"));
   const asRoot = process.getuid?.() === 0;
@@ -81,7 +88,7 @@ export async function startThrowawayCluster(): Promise<ThrowawayCluster> {
     join(root, "server.log"),
     "-w",
     "-o",
-    `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+    `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=${options.durable === true ? "on" : "off"} -c max_connections=200`,
     "start",
   ]);
   const url = (database = "postgres"): string => `postgres://postgres@127.0.0.1:${port}/${database}`;

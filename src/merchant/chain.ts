@@ -113,18 +113,50 @@ export class MerchantChain {
     return this.publicClient.getTransactionCount({ address: this.relayer, blockTag: "pending" });
   }
 
-  /** Fills gas and fees, signs with the given nonce. Nothing is sent. */
-  async sign(call: TokenCall, nonce: number): Promise<SignedTransaction> {
-    const request = await this.walletClient.prepareTransactionRequest({
-      account: this.walletClient.account,
-      chain: this.walletClient.chain,
+  /** Gas for the call from the relayer, with 20% headroom. */
+  async estimateGas(call: TokenCall): Promise<bigint> {
+    const gas = await this.publicClient.estimateGas({ account: this.relayer, to: call.to, data: call.data });
+    return (gas * 12n) / 10n;
+  }
+
+  private fees:
+    { at: number; value: Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> } | undefined;
+
+  /** EIP-1559 fees, read at most once a second (2x the base fee leaves room for rising fees). */
+  feesPerGas(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
+    const now = Date.now();
+    if (this.fees === undefined || now - this.fees.at > 1000) {
+      const value = this.publicClient.estimateFeesPerGas().then((f) => ({
+        maxFeePerGas: f.maxFeePerGas,
+        maxPriorityFeePerGas: f.maxPriorityFeePerGas,
+      }));
+      value.catch(() => {
+        this.fees = undefined;
+      });
+      this.fees = { at: now, value };
+    }
+    return this.fees.value;
+  }
+
+  /** Signs locally with every field given (no RPC). Nothing is sent. */
+  async sign(
+    call: TokenCall,
+    nonce: number,
+    gas: bigint,
+    fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
+  ): Promise<SignedTransaction> {
+    const chainId = (await this.domain()).chainId;
+    const raw = await this.walletClient.account.signTransaction!({
+      type: "eip1559",
+      chainId: Number(chainId),
       to: call.to,
       data: call.data,
       nonce,
+      gas,
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      value: 0n,
     });
-    const raw = await this.walletClient.signTransaction(
-      request as Parameters<RelayerWalletClient["signTransaction"]>[0],
-    );
     return { raw, hash: keccak256(raw), nonce };
   }
 

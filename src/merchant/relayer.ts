@@ -63,13 +63,14 @@ export class Relayer {
    * Simulates the order's capture or cancel (RelaySimulationFailedError when it would revert:
    * nothing is signed or sent), then records and broadcasts it.
    */
-  submit(order: Order, kind: AttemptKind, expectedState: OrderState): Promise<SubmitResult> {
+  async submit(order: Order, kind: AttemptKind, expectedState: OrderState): Promise<SubmitResult> {
+    // Outside the serialized section: the simulation (nothing is signed when it reverts), gas and fees.
+    const call = await this.callFor(order, kind);
+    await this.chain.simulate(call);
+    const [gas, fees] = await Promise.all([this.chain.estimateGas(call), this.chain.feesPerGas()]);
     return this.serialize(async () => {
-      const call = await this.callFor(order, kind);
-      await this.chain.simulate(call);
-      const pending = await this.chain.pendingNonce();
-      const nonce = Math.max(pending, this.nextNonce ?? 0);
-      const signed = await this.chain.sign(call, nonce);
+      const nonce = this.nextNonce ?? (await this.chain.pendingNonce());
+      const signed = await this.chain.sign(call, nonce, gas, fees);
       const recorded = await this.store.recordAttempt(
         {
           txHash: signed.hash,
@@ -82,6 +83,8 @@ export class Relayer {
         expectedState,
       );
       if (!recorded) return { txHash: null };
+      // The nonce now belongs to a recorded transaction (re-sent by the reconciler if need be).
+      this.nextNonce = nonce + 1;
       crashPoint("after-commit", kind);
       const outcome = await this.chain.broadcast(signed.raw);
       if (outcome === "nonce-taken") {
@@ -89,11 +92,15 @@ export class Relayer {
         this.nextNonce = undefined;
         return { txHash: signed.hash };
       }
-      this.nextNonce = nonce + 1;
       await this.store.setAttemptStatus(signed.hash, "broadcast");
       crashPoint("after-broadcast", kind);
       return { txHash: signed.hash };
     });
+  }
+
+  /** Forgets the local relayer nonce (re-read from the node before the next transaction). */
+  resyncNonce(): void {
+    this.nextNonce = undefined;
   }
 
   /** Re-sends a recorded transaction (same bytes, same hash: never a second transaction). */
