@@ -77,7 +77,8 @@ describe("conformance suite against non-conforming peers", () => {
   });
 
   it("fails the host's 512-byte cap and request validation when the host has neither", async () => {
-    const results = await runConformance({ host: rpc.url });
+    const results = await runConformance({ host: rpc.url }, { expectNoValidSigner: true });
+    expect(statusOf(results, "host.registry-fail-closed")).toBe("FAIL");
     expect(statusOf(results, "host.attestation-input-cap")).toBe("FAIL");
     expect(statusOf(results, "host.prove-validation")).toBe("FAIL");
     expect(statusOf(results, "host.signer-attestation")).toBe("PASS");

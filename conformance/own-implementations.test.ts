@@ -12,7 +12,8 @@ import type { CheckResult } from "./check.js";
 import { allCheckIds, runConformance } from "./suite.js";
 
 /** The checks that need a proof, and the reason they give while no proof can be produced. */
-const SKIPPED_WITHOUT_A_PROOF: Readonly<Record<string, RegExp>> = {
+const DOCUMENTED_SKIPS: Readonly<Record<string, RegExp>> = {
+  "host.registry-fail-closed": /needs a host whose registry confirms no configured signer/,
   "enclave.wrong-claimed-root": /produced no proof for the unmodified synthetic witness/,
   "enclave.journal-image-hash": /no request of this run produced a proof/,
 };
@@ -20,6 +21,7 @@ const SKIPPED_WITHOUT_A_PROOF: Readonly<Record<string, RegExp>> = {
 describe("conformance suite against this repository's enclave, host and node", () => {
   let enclave: RunningEnclave;
   let host: RunningHost;
+  let gatedHost: RunningHost;
   let node: NodeProcess;
   let results: CheckResult[];
 
@@ -29,12 +31,18 @@ describe("conformance suite against this repository's enclave, host and node", (
       startNodeProcess({ blockTimeMs: 500, flashblockIntervalMs: 100 }),
     ]);
     if (enclave.address.kind !== "unix") throw new Error("expected a Unix socket enclave");
-    host = await startHost(hostArgs({ enclaves: [enclave.address.path] }));
+    const enclaves = [enclave.address.path];
+    // The registry's L1 RPC is a closed port: no signer can ever be confirmed valid.
+    [host, gatedHost] = await Promise.all([
+      startHost(hostArgs({ enclaves })),
+      startHost(hostArgs({ enclaves, registry: "0x00000000000000000000000000000000000000aa" })),
+    ]);
     results = await runConformance({ enclave: enclave.address, host: host.url, node: node.url });
   }, 120_000);
 
   afterAll(async () => {
     await host?.stop();
+    await gatedHost?.stop();
     await enclave?.stop();
     await node?.stop();
   });
@@ -44,16 +52,16 @@ describe("conformance suite against this repository's enclave, host and node", (
   });
 
   it("passes every check that does not need a signed proof", () => {
-    const notPassed = results.filter((r) => r.status !== "PASS" && !(r.id in SKIPPED_WITHOUT_A_PROOF));
+    const notPassed = results.filter((r) => r.status !== "PASS" && !(r.id in DOCUMENTED_SKIPS));
     expect(notPassed).toEqual([]);
   });
 
   it("skips the proof-dependent checks only for the documented reason", () => {
-    for (const [id, reason] of Object.entries(SKIPPED_WITHOUT_A_PROOF)) {
+    for (const [id, reason] of Object.entries(DOCUMENTED_SKIPS)) {
       const result = results.find((r) => r.id === id);
       expect(result?.status, id).toBe("SKIP");
       expect(result?.detail).toMatch(reason);
-      expect(result?.detail).toMatch(/derivation stage not available/);
+      if (id.startsWith("enclave.")) expect(result?.detail).toMatch(/derivation stage not available/);
     }
   });
 
@@ -69,6 +77,15 @@ describe("conformance suite against this repository's enclave, host and node", (
       expect(result?.detail).toMatch(/refused \(".+"\); unmodified request: Error/);
     }
     expect(results.find((r) => r.id === "enclave.unknown-chain")?.detail).toMatch(/UnsupportedChain/);
+  });
+
+  it("passes every host check, fail-closed included, against a host whose registry confirms no signer", async () => {
+    const gated = await runConformance({ host: gatedHost.url }, { expectNoValidSigner: true });
+    expect(gated.filter((r) => r.status !== "PASS")).toEqual([]);
+    expect(gated.find((r) => r.id === "host.registry-fail-closed")?.detail).toMatch(
+      /^-32001 .*GET \/healthz 500$/,
+    );
+    expect(gated.find((r) => r.id === "host.healthz")?.detail).toMatch(/^unhealthy/);
   });
 
   it("leaves the enclave and the host serving", async () => {

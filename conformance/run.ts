@@ -10,7 +10,7 @@ import { allCheckIds, type ConformanceTargets, runConformance } from "./suite.js
 import { loadWitnessFile } from "./witness.js";
 
 const USAGE = `usage: npm run conformance -- [--host <url>] [--enclave <unix path|127.0.0.1:port>] [--node <url>]
-       [--witness <file.json>] [--only <check id prefix>]... [--check-timeout-ms <ms>] [--response-timeout-ms <ms>]
+       [--witness <file.json>] [--expect-no-valid-signer] [--only <check id prefix>]... [--check-timeout-ms <ms>] [--response-timeout-ms <ms>]
 
   --host      a prover host's JSON-RPC URL (e.g. http://127.0.0.1:7300)
   --enclave   an enclave speaking the framed bincode protocol: a Unix socket path or 127.0.0.1:<port>
@@ -19,6 +19,9 @@ const USAGE = `usage: npm run conformance -- [--host <url>] [--enclave <unix pat
   --witness   {"preimages":[{"key":"0x<32 bytes>","value":"0x…"}]}: a Prove witness the enclave can prove;
               enables the checks that need a signed proof
   --only      run only checks whose id starts with this prefix (repeatable)
+  --expect-no-valid-signer
+              the --host has a registry under which no configured signer is valid: enables the
+              fail-closed check (safety 8) instead of skipping it
 
 checks: ${allCheckIds.join(", ")}`;
 
@@ -55,6 +58,7 @@ async function main(argv: string[]): Promise<number> {
       node: { type: "string" },
       witness: { type: "string" },
       only: { type: "string", multiple: true },
+      "expect-no-valid-signer": { type: "boolean" },
       "check-timeout-ms": { type: "string" },
       "response-timeout-ms": { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -77,6 +81,7 @@ async function main(argv: string[]): Promise<number> {
   const results = await runConformance(targets, {
     witness,
     only: values.only,
+    expectNoValidSigner: values["expect-no-valid-signer"] === true,
     checkTimeoutMs: positiveInt(values["check-timeout-ms"], "--check-timeout-ms"),
     responseTimeoutMs: positiveInt(values["response-timeout-ms"], "--response-timeout-ms"),
     onResult: (result) => console.log(formatResult(result)),

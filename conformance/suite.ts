@@ -26,6 +26,8 @@ export interface ConformanceOptions {
   readonly checkTimeoutMs?: number;
   /** Time limit for one enclave response; default 30 000 ms. */
   readonly responseTimeoutMs?: number;
+  /** The host has a registry under which no configured signer is valid (enables host.registry-fail-closed). */
+  readonly expectNoValidSigner?: boolean;
   /** Called with each result as soon as it is known. */
   readonly onResult?: (result: CheckResult) => void;
   /** Only checks whose id starts with one of these prefixes. */
@@ -63,7 +65,10 @@ export async function runConformance(
     await runAll("enclave", enclaveChecks, context, options, results);
   }
   if (targets.host !== undefined) {
-    const context: HostContext = { url: targets.host };
+    const context: HostContext = {
+      url: targets.host,
+      expectNoValidSigner: options.expectNoValidSigner ?? false,
+    };
     await runAll("host", hostChecks, context, options, results);
   }
   if (targets.node !== undefined) {

@@ -5,11 +5,13 @@
 import { randomBytes } from "node:crypto";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { verifyAttestationDocument } from "../../enclave/local-attestation.js";
-import { type Check, CheckFailed, expectThat } from "../check.js";
+import { type Check, CheckFailed, CheckSkipped, expectThat } from "../check.js";
 import { describeOutcome, httpRequest, isRecord, parseEnvelope, rpcCall, rpcResult } from "../json-rpc.js";
 
 export interface HostContext {
   readonly url: string;
+  /** The operator states that the host has a registry under which no configured signer is valid. */
+  readonly expectNoValidSigner: boolean;
   publicKeys?: Uint8Array[];
 }
 
@@ -232,6 +234,29 @@ export const hostChecks: readonly Check<HostContext>[] = [
         `the named form {"request":…} got ${describeOutcome(named)}, the positional form ${positional.error.code}`,
       );
       return `refused with ${positional.error.code} ("${positional.error.message.slice(0, 100)}")`;
+    },
+  },
+  {
+    id: "host.registry-fail-closed",
+    covers:
+      "safety 8: with a registry configured, the host fails closed on signer validity (-32001 NoValidSigner, unhealthy)",
+    async run(context) {
+      if (!context.expectNoValidSigner) {
+        throw new CheckSkipped(
+          "needs a host whose registry confirms no configured signer (run with --expect-no-valid-signer against such a deployment); a black-box client cannot tell otherwise whether a registry is configured",
+        );
+      }
+      const outcome = await rpcCall(context.url, "prover_prove", [proofRequest({})]);
+      expectThat(
+        outcome.kind === "error" && outcome.error.code === -32001,
+        `prover_prove: expected -32001 NoValidSigner, got ${describeOutcome(outcome)}`,
+      );
+      const health = await httpRequest(new URL("/healthz", context.url).toString(), { method: "GET" });
+      expectThat(
+        health.status === 500,
+        `GET /healthz answered HTTP ${health.status} while no signer is valid`,
+      );
+      return `-32001 "${outcome.error.message}", GET /healthz 500`;
     },
   },
   {
