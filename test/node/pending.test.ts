@@ -83,15 +83,19 @@ describe("pending view", () => {
       5_000,
       2,
     );
-    // Same block as when the transaction was sent, and not sealed yet: latest is the parent of the
-    // block being built and does not have the transfer.
-    expect(seen.number).toBe(start.number);
-    expect(afterSend.number).toBe(start.number);
+    // Not sealed yet when first seen: latest is the parent of the block being built and does not
+    // have the transfer.
     expect(seen.head).toBe(seen.number - 1n);
     expect(seen.latestBalance).toBe(0n);
-    // The first snapshot assembled after the pool accepted it (allowing for the one being
-    // assembled while the request was answered).
-    expect(seen.index).toBeLessThanOrEqual(afterSend.index + 2);
+    // Seen in the first snapshot assembled after the pool accepted it (allowing for the one being
+    // assembled while the request was answered): in the same block, or, when the send came at the
+    // very end of a block, at the first pool snapshot (index 1) of the next one.
+    expect(afterSend.number).toBeGreaterThanOrEqual(start.number);
+    if (seen.number === afterSend.number) expect(seen.index).toBeLessThanOrEqual(afterSend.index + 2);
+    else {
+      expect(seen.number).toBe(afterSend.number + 1n);
+      expect(seen.index).toBeLessThanOrEqual(2);
+    }
     // Once sealed, latest agrees.
     await waitFor(
       async () =>
@@ -111,42 +115,51 @@ describe("pending view", () => {
       ws.once("error", reject);
     });
     try {
-      const start = await atBlockStart();
-      const before = await call<RpcBlock>(node.url, "eth_getBlockByNumber", ["pending", false]);
-      const tx1 = await walletClient.sendTransaction({
-        to: privateKeyToAccount(generatePrivateKey()).address,
-        value: 1n,
-      });
-      const p1 = await waitFor(
-        async () => {
-          const b = await call<RpcBlock>(node.url, "eth_getBlockByNumber", ["pending", false]);
-          return b.transactions.includes(tx1) ? b : undefined;
-        },
-        "tx1 pre-confirmed",
-        5_000,
-        2,
-      );
-      // Pre-confirmed receipt and transaction, in the pending block.
-      const receipt1 = await call<{ blockNumber: Hex; blockHash: Hex; status: Hex }>(
-        node.url,
-        "eth_getTransactionReceipt",
-        [tx1],
-      );
+      // Both transactions must land in one block: under heavy load a send can miss the block
+      // it started in, and the scenario is then run again in a fresh block.
+      const scenario = async () => {
+        const start = await atBlockStart();
+        const before = await call<RpcBlock>(node.url, "eth_getBlockByNumber", ["pending", false]);
+        const tx1 = await walletClient.sendTransaction({
+          to: privateKeyToAccount(generatePrivateKey()).address,
+          value: 1n,
+        });
+        const p1 = await waitFor(
+          async () => {
+            const b = await call<RpcBlock>(node.url, "eth_getBlockByNumber", ["pending", false]);
+            return b.transactions.includes(tx1) ? b : undefined;
+          },
+          "tx1 pre-confirmed",
+          5_000,
+          2,
+        );
+        // Pre-confirmed receipt and transaction, in the pending block.
+        const receipt1 = await call<{ blockNumber: Hex; blockHash: Hex; status: Hex }>(
+          node.url,
+          "eth_getTransactionReceipt",
+          [tx1],
+        );
+        const tx2 = await walletClient.sendTransaction({
+          to: privateKeyToAccount(generatePrivateKey()).address,
+          value: 2n,
+        });
+        const p2 = await waitFor(
+          async () => {
+            const b = await call<RpcBlock>(node.url, "eth_getBlockByNumber", ["pending", false]);
+            return b.transactions.includes(tx2) ? b : undefined;
+          },
+          "tx2 pre-confirmed",
+          5_000,
+          2,
+        );
+        return { start, before, p1, p2, tx1, receipt1 };
+      };
+      let run = await scenario();
+      for (let attempt = 1; attempt < 3 && BigInt(run.p2.number) !== run.start.number; attempt++)
+        run = await scenario();
+      const { start, before, p1, p2, tx1, receipt1 } = run;
       expect(BigInt(receipt1.blockNumber)).toBe(start.number);
       expect(receipt1.status).toBe("0x1");
-      const tx2 = await walletClient.sendTransaction({
-        to: privateKeyToAccount(generatePrivateKey()).address,
-        value: 2n,
-      });
-      const p2 = await waitFor(
-        async () => {
-          const b = await call<RpcBlock>(node.url, "eth_getBlockByNumber", ["pending", false]);
-          return b.transactions.includes(tx2) ? b : undefined;
-        },
-        "tx2 pre-confirmed",
-        5_000,
-        2,
-      );
 
       for (const b of [before, p1, p2]) {
         expect(BigInt(b.number)).toBe(start.number);
