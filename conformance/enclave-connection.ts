@@ -42,6 +42,11 @@ export class RawEnclaveConnection {
       this.wake();
     });
     socket.on("error", () => undefined);
+    // With allowHalfOpen, "end" is the peer's FIN: it will send nothing more.
+    socket.on("end", () => {
+      this.closed = true;
+      this.wake();
+    });
     socket.on("close", () => {
       this.closed = true;
       this.wake();

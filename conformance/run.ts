@@ -77,6 +77,8 @@ async function main(argv: string[]): Promise<number> {
   if (targets.host === undefined && targets.node === undefined && targets.enclave === undefined) {
     throw new UsageError("give at least one of --host, --enclave, --node");
   }
+  const unmatched = (values.only ?? []).filter((prefix) => !allCheckIds.some((id) => id.startsWith(prefix)));
+  if (unmatched.length > 0) throw new UsageError(`--only ${unmatched.join(", ")} matches no check`);
   const witness = values.witness === undefined ? undefined : await loadWitnessFile(values.witness);
   const results = await runConformance(targets, {
     witness,

@@ -15,6 +15,8 @@ const EMPTY_UNCLES_HASH = "0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a
 /** An account every OP Stack chain has (the SequencerFeeVault predeploy). */
 const PROBE_ADDRESS = "0x4200000000000000000000000000000000000011";
 const FAR_AHEAD = 1_000_000n;
+/** An OP Stack chain seals a block every 2 s; a pending view that does not move in 6 s is not live. */
+const PENDING_MOVE_WITHIN_MS = 6_000;
 
 const isData = (value: unknown, bytes?: number): boolean =>
   typeof value === "string" && DATA.test(value) && (bytes === undefined || value.length === 2 + 2 * bytes);
@@ -119,6 +121,26 @@ export const nodeChecks: readonly Check<NodeContext>[] = [
       const number = BigInt(pending.number as string);
       expectThat(number >= latest, `pending number ${number} is below latest ${latest}`);
       return `pending block ${number}, hash ${String(pending.hash)}`;
+    },
+  },
+  {
+    id: "node.block.pending-refreshes",
+    covers: "pending: a live pre-confirmed view refreshed about every 200 ms (it moves within a few seconds)",
+    async run(context) {
+      const first = await getBlock(context, "pending", false);
+      const deadline = Date.now() + PENDING_MOVE_WITHIN_MS;
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const now = await getBlock(context, "pending", false);
+        if (now.hash !== first.hash || now.number !== first.number) {
+          return `pending moved from block ${BigInt(first.number as string)} ${String(first.hash).slice(0, 10)}… to ${BigInt(now.number as string)} ${String(now.hash).slice(0, 10)}…`;
+        }
+        if (Date.now() > deadline) {
+          throw new CheckFailed(
+            `pending stayed at block ${BigInt(first.number as string)} hash ${String(first.hash)} for ${PENDING_MOVE_WITHIN_MS} ms`,
+          );
+        }
+      }
     },
   },
   blockCheck("safe"),
