@@ -27,6 +27,8 @@ export interface ChainNodeOptions {
   flashblockIntervalMs: number;
   devAccountCount: number;
   safeDepth: bigint;
+  /** Serve receipts (and placed transactions) of pre-confirmed transactions; false: only once sealed. */
+  preconfirmedReceipts: boolean;
   finalizedDepth: bigint;
   logger: Logger;
   /** Block production failed; default: log only. */

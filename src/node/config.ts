@@ -11,6 +11,7 @@ export interface NodeConfig {
   flashblockIntervalMs: number;
   devAccounts: number;
   safeDepth: bigint;
+  preconfirmedReceipts: boolean;
   finalizedDepth: bigint;
   logLevel: LogLevel;
 }
@@ -73,6 +74,12 @@ export const FLAGS: FlagSpec[] = [
     help: "`finalized` is this many blocks behind `latest`",
   },
   {
+    flag: "--preconfirmed-receipts",
+    env: "NODE_PRECONFIRMED_RECEIPTS",
+    default: "true",
+    help: "true: receipts of pre-confirmed transactions are served; false: only once sealed",
+  },
+  {
     flag: "--log-level",
     env: "LOG_LEVEL",
     default: "info",
@@ -102,6 +109,12 @@ export function usage(): string {
     );
   lines.push(`  ${"--help".padEnd(34)} print this help`);
   return lines.join("\n");
+}
+
+function boolean(name: string, text: string): boolean {
+  if (text === "true") return true;
+  if (text === "false") return false;
+  throw new ConfigError(`${name} must be true or false, got "${text}"`);
 }
 
 function integer(name: string, text: string, min: number, max: number): number {
@@ -159,6 +172,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     flashblockIntervalMs,
     devAccounts: integer("--dev-accounts", get("--dev-accounts"), 1, 100),
     safeDepth: BigInt(integer("--safe-depth", get("--safe-depth"), 0, 1_000_000)),
+    preconfirmedReceipts: boolean("--preconfirmed-receipts", get("--preconfirmed-receipts")),
     finalizedDepth: BigInt(integer("--finalized-depth", get("--finalized-depth"), 0, 1_000_000)),
     logLevel,
   };

@@ -32,6 +32,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     flashblockIntervalMs: config.flashblockIntervalMs,
     devAccountCount: config.devAccounts,
     safeDepth: config.safeDepth,
+    preconfirmedReceipts: config.preconfirmedReceipts,
     finalizedDepth: config.finalizedDepth,
     logger,
     // Without a sequencer the node would serve a frozen chain: exit and let the operator see it.

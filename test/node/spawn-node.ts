@@ -20,6 +20,8 @@ export interface StartNodeOptions {
   /** Reuse a data directory (e.g. to restart a node); it is then not removed by stop(). */
   dataDir?: string;
   safeDepth?: number;
+  /** false: receipts only for sealed transactions (default true: pre-confirmed receipts too). */
+  preconfirmedReceipts?: boolean;
   finalizedDepth?: number;
   /** Fixed port; default 0 (any free port). */
   port?: number;
@@ -91,6 +93,8 @@ export async function startNodeProcess(options: StartNodeOptions = {}): Promise<
     String(options.safeDepth ?? 0),
     "--finalized-depth",
     String(options.finalizedDepth ?? 0),
+    "--preconfirmed-receipts",
+    String(options.preconfirmedReceipts ?? true),
     "--log-level",
     options.logLevel ?? "info",
   ];

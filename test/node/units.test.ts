@@ -39,6 +39,10 @@ describe("config", () => {
     );
     expect(() => parseConfig(["--chain-id", "0"], {})).toThrow(/--chain-id/);
     expect(() => parseConfig(["--port"], {})).toThrow(/needs a value/);
+    expect(() => parseConfig(["--preconfirmed-receipts", "no"], {})).toThrow(/true or false/);
+    expect(parseConfig([], { NODE_PRECONFIRMED_RECEIPTS: "false" })).toMatchObject({
+      preconfirmedReceipts: false,
+    });
   });
 
   it("documents every flag and its environment twin in --help", () => {

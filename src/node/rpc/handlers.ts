@@ -145,7 +145,11 @@ export function createNodeHandlers(node: ChainNode): NodeHandlers {
   /** Finds a transaction: sealed, pre-confirmed, then pooled. */
   const findTransaction = (
     hash: Uint8Array,
-  ): { content: BlockContent; index: number } | { pooled: true } | undefined => {
+  ):
+    | { content: BlockContent; index: number }
+    | { preconfirmed: BlockContent; index: number }
+    | { pooled: true }
+    | undefined => {
     const loc = node.store.transactionLocation(hash);
     if (loc !== undefined) {
       const block = node.store.blockByNumber(loc.number);
@@ -154,7 +158,13 @@ export function createNodeHandlers(node: ChainNode): NodeHandlers {
     const p = node.pending;
     if (p !== undefined) {
       const idx = p.snapshot.transactionHashes.findIndex((h) => bytesEqual(h, hash));
-      if (idx >= 0) return { content: content({ kind: "pending", pending: p }), index: idx };
+      if (idx >= 0) {
+        const c = content({ kind: "pending", pending: p });
+        // With --preconfirmed-receipts false a pre-confirmed transaction looks pooled until sealed.
+        return node.options.preconfirmedReceipts
+          ? { content: c, index: idx }
+          : { preconfirmed: c, index: idx };
+      }
     }
     return node.sequencer.pool.get(toHexRaw(hash)) !== undefined ? { pooled: true } : undefined;
   };
@@ -202,6 +212,12 @@ export function createNodeHandlers(node: ChainNode): NodeHandlers {
     eth_getTransactionByHash({ transactionHash }) {
       const found = findTransaction(transactionHash);
       if (found === undefined) return null;
+      if ("preconfirmed" in found) {
+        const c = found.preconfirmed;
+        return formatTransaction(decodeTransaction(c.transactions[found.index]!, node.common), {
+          sender: c.details[found.index]!.from,
+        });
+      }
       if ("pooled" in found) {
         const pooled = node.sequencer.pool.get(toHexRaw(transactionHash))!;
         return formatTransaction(pooled.decoded, { sender: pooled.sender });
@@ -220,7 +236,7 @@ export function createNodeHandlers(node: ChainNode): NodeHandlers {
     },
     eth_getTransactionReceipt({ transactionHash }) {
       const found = findTransaction(transactionHash);
-      if (found === undefined || "pooled" in found) return null;
+      if (found === undefined || !("content" in found)) return null;
       return formatReceipt(found.content, found.index);
     },
     async eth_call({ transaction, block }, ctx) {
