@@ -4,8 +4,21 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { type Address, createPublicClient, getAddress, type Hex, http, isAddress } from "viem";
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  getAddress,
+  type Hex,
+  http,
+  isAddress,
+  type PublicClient,
+  type TransactionReceipt,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { eip3009TokenAbi } from "../../contracts/artifacts.js";
+import { deployArtifact } from "../../contracts/deploy.js";
 import {
   createAuthorization,
   readTokenDomain,
@@ -29,6 +42,10 @@ Buyer tools (sign locally; need --rpc-url and --token to read the token's domain
   sign-authorization --key <0x..> --to <address> --value <units> [--valid-for <seconds>]
                      [--kind transfer|receive]    prints a create body (JSON)
   sign-cancel --key <0x..> --nonce <0x..32 bytes>  prints {"signature": ...}
+
+Development (a local chain with funded keys):
+  deploy-token --key <0x..> [--name <name>] [--mint-to <address> --amount <units>]
+                                    deploys Eip3009Token (owner = --key), optionally mints; prints the address
 
 Options: --url <url>, --rpc-url <url>, --token <address>, -h/--help
 Exit status: 0 ok, 1 the API answered an error (printed as JSON on stderr), 2 usage error.
@@ -61,6 +78,9 @@ const OPTIONS = {
   "valid-for": { type: "string" },
   kind: { type: "string" },
   nonce: { type: "string" },
+  name: { type: "string" },
+  "mint-to": { type: "string" },
+  amount: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -83,6 +103,64 @@ function addressFlag(text: string | undefined, flag: string): Address {
   const value = need(text, flag);
   if (!isAddress(value, { strict: false })) throw new CliUsageError(`${flag} must be an address`);
   return getAddress(value);
+}
+
+/** Waits until a sealed block lists the transaction (nodes may answer pre-confirmed receipts first). */
+async function sealedReceipt(publicClient: PublicClient, hash: Hex): Promise<TransactionReceipt> {
+  for (let i = 0; i < 1200; i++) {
+    const receipt = await publicClient.getTransactionReceipt({ hash }).catch(() => null);
+    if (receipt !== null) {
+      const latest = await publicClient.getBlock({ blockTag: "latest" });
+      if (latest.number >= receipt.blockNumber) {
+        const block = await publicClient.getBlock({ blockNumber: receipt.blockNumber });
+        if (block.transactions.includes(hash)) return receipt;
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`transaction ${hash} was not sealed within 2 minutes`);
+}
+
+async function deployDevToken(
+  rpcUrl: string,
+  key: Hex,
+  values: { name?: string | undefined; "mint-to"?: string | undefined; amount?: string | undefined },
+): Promise<{ token: Address; owner: Address; minted: string }> {
+  const probe = createPublicClient({ transport: http(rpcUrl) });
+  const chain = defineChain({
+    id: await probe.getChainId(),
+    name: "local",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+  const publicClient = createPublicClient({ chain, transport: http(rpcUrl) }) as PublicClient;
+  const owner = privateKeyToAccount(key);
+  const walletClient = createWalletClient({ chain, transport: http(rpcUrl), account: owner });
+  const sealing: Pick<PublicClient, "getCode" | "waitForTransactionReceipt"> = {
+    getCode: (args) => publicClient.getCode(args),
+    waitForTransactionReceipt: (args) => sealedReceipt(publicClient, args.hash),
+  };
+  const name = values.name ?? "Dev USD";
+  const deployment = await deployArtifact({ publicClient: sealing, walletClient }, "Eip3009Token", [
+    name,
+    "DUSD",
+    owner.address,
+  ]);
+  let minted = "0";
+  if (values["mint-to"] !== undefined) {
+    const to = addressFlag(values["mint-to"], "--mint-to");
+    const amount = need(values.amount, "--amount");
+    if (!/^[0-9]{1,78}$/.test(amount)) throw new CliUsageError("--amount must be a decimal integer");
+    const hash = await walletClient.writeContract({
+      address: deployment.address,
+      abi: eip3009TokenAbi,
+      functionName: "mint",
+      args: [to, BigInt(amount)],
+    });
+    await sealedReceipt(publicClient, hash);
+    minted = amount;
+  }
+  return { token: deployment.address, owner: owner.address, minted };
 }
 
 /** Runs one CLI invocation; returns the exit status. */
@@ -144,6 +222,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         const states = need(values.state, "--state").split(",");
         const timeout = values["timeout-ms"] === undefined ? 60_000 : Number(values["timeout-ms"]);
         io.out(json({ order: await client.waitForState(needId(), states, timeout) }));
+        return 0;
+      }
+      case "deploy-token": {
+        const rpcUrl = need(values["rpc-url"] ?? io.env.MERCHANT_RPC_URL, "--rpc-url");
+        io.out(json(await deployDevToken(rpcUrl, privateKey(values.key), values)));
         return 0;
       }
       case "sign-authorization":

@@ -32,6 +32,11 @@ export interface ReconcilerOptions {
   confirmations?: number;
   /** Blocks per eth_getLogs request (default 5000). */
   maxLogRange?: bigint;
+  /**
+   * An attempt's receipt is looked up once it has been unchanged this long (default 1000 ms); the
+   * log scan settles orders meanwhile. The first pass after start checks every attempt.
+   */
+  attemptCheckAfterMs?: number;
 }
 
 export interface ReconcileReport {
@@ -50,6 +55,8 @@ export class Reconciler {
   private readonly logger: Logger;
   readonly confirmations: number;
   private readonly maxLogRange: bigint;
+  private readonly attemptCheckAfterMs: number;
+  private recovered = false;
   private running: Promise<ReconcileReport> | undefined;
   private rerun = false;
   private timer: NodeJS.Timeout | undefined;
@@ -63,6 +70,7 @@ export class Reconciler {
     this.logger = options.logger;
     this.confirmations = Math.max(1, options.confirmations ?? 2);
     this.maxLogRange = options.maxLogRange ?? 5000n;
+    this.attemptCheckAfterMs = options.attemptCheckAfterMs ?? 1000;
   }
 
   /** Passes every `intervalMs` until stop(). */
@@ -118,7 +126,10 @@ export class Reconciler {
 
     // 1. Our attempts.
     const reverted: Attempt[] = [];
+    const checkBefore = this.recovered ? Date.now() - this.attemptCheckAfterMs : Number.POSITIVE_INFINITY;
+    this.recovered = true;
     for (const attempt of await this.store.attemptsInStatus(["prepared", "broadcast"])) {
+      if (attempt.updatedAt.getTime() > checkBefore) continue;
       const receipt = await this.chain.receipt(attempt.txHash);
       if (receipt === null) {
         const outcome = await this.relayer.rebroadcast(attempt.rawTransaction);

@@ -114,11 +114,15 @@ export class OrderService {
       validBefore: input.validBefore,
       nonce: input.nonce.toLowerCase() as Hex,
     };
-    const verdict = await this.chain.verifySignature(
-      authorization.from,
-      authorizationDigest(domain, authorization),
-      input.signature,
-    );
+    const [verdict, head, used] = await Promise.all([
+      this.chain.verifySignature(
+        authorization.from,
+        authorizationDigest(domain, authorization),
+        input.signature,
+      ),
+      this.chain.head(),
+      this.chain.authorizationUsed(authorization.from, authorization.nonce),
+    ]);
     if (!verdict.valid) {
       throw new InvalidSignatureError(
         `the authorization signature is not valid for ${authorization.from} under token ${domain.verifyingContract} (${domain.name} v${domain.version}, chain ${domain.chainId})`,
@@ -131,16 +135,13 @@ export class OrderService {
     if (existing !== null)
       return { order: sameTermsOrThrow(existing, authorization, signature), changed: false };
 
-    const head = await this.chain.head();
     if (head.timestamp >= authorization.validBefore) {
       throw new AuthorizationRejectedError(
         "expired",
         `the authorization expired: block ${head.number} has timestamp ${head.timestamp} >= validBefore ${authorization.validBefore}`,
       );
     }
-    if (await this.chain.authorizationUsed(authorization.from, authorization.nonce)) {
-      throw new NonceAlreadyUsedError();
-    }
+    if (used) throw new NonceAlreadyUsedError();
     const inserted = await this.store.insertOrder({
       id: randomUUID(),
       chainId: domain.chainId,

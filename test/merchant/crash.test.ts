@@ -119,17 +119,25 @@ describe.each(["sqlite", "postgres"] as const)("kill -9 of the service on %s", (
         expect(await balanceOf(world, world.relayer.address)).toBe(
           payeeBefore + (kind === "capture" ? 3_000_000n : 0n),
         );
+        // The outbox holds exactly the one transaction, marked mined by the reconciler.
+        const reader: OrderStore =
+          "sqlite" in store ? new SqliteOrderStore(store.sqlite) : new PostgresOrderStore(store.databaseUrl);
+        try {
+          let attempts = await reader.attemptsOf(order.id);
+          for (
+            let i = 0;
+            i < 200 && attempts.some((a) => a.status === "prepared" || a.status === "broadcast");
+            i++
+          ) {
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            attempts = await reader.attemptsOf(order.id);
+          }
+          expect(attempts.map((a) => [a.kind, a.status])).toEqual([[kind, "mined"]]);
+        } finally {
+          await reader.close();
+        }
       } finally {
         await revived.stop();
-      }
-      // The outbox holds exactly the one transaction, mined.
-      const reader: OrderStore =
-        "sqlite" in store ? new SqliteOrderStore(store.sqlite) : new PostgresOrderStore(store.databaseUrl);
-      try {
-        const attempts = await reader.attemptsOf(order.id);
-        expect(attempts.map((a) => [a.kind, a.status])).toEqual([[kind, "mined"]]);
-      } finally {
-        await reader.close();
       }
     },
   );

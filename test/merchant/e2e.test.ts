@@ -16,6 +16,7 @@ import {
   captureCall,
   findNonceConsumer,
   readAuthorizationState,
+  readTokenDomain,
   RelaySimulationFailedError,
   signCancellation,
   simulateAndRelayCancel,
@@ -374,6 +375,24 @@ describe.each(["sqlite", "postgres"] as const)("merchant service on %s", (storeK
     const missing = await cli(["get", "00000000-0000-4000-8000-000000000000"]);
     expect(missing.status).toBe(1);
     expect(JSON.parse(missing.err)).toMatchObject({ status: 404, error: { code: "order_not_found" } });
+    // deploy-token: a fresh token with a mint, its domain read back from the chain.
+    const deployed = await cli([
+      "deploy-token",
+      "--rpc-url",
+      chain.rpcUrl,
+      "--key",
+      chain.keys[0] as string,
+      "--name",
+      "CLI USD",
+      "--mint-to",
+      world.buyer.address,
+      "--amount",
+      "777",
+    ]);
+    expect(deployed.status, deployed.err).toBe(0);
+    const { token } = JSON.parse(deployed.out) as { token: `0x${string}` };
+    expect((await readTokenDomain(world.publicClient, token)).name).toBe("CLI USD");
+
     expect((await cli(["frobnicate"])).status).toBe(2);
     expect((await cli(["capture"])).status).toBe(2);
   });
