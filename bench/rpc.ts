@@ -130,7 +130,10 @@ async function startHardhat(): Promise<{ url: string; child: ChildProcess; dir: 
   );
   let out = "";
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`hardhat did not start:\n${out}`)), 60_000);
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`hardhat did not start:\n${out}`));
+    }, 60_000);
     child.stdout!.on("data", (d: Buffer) => {
       out += d.toString();
       if (out.includes("Started HTTP")) {
@@ -195,8 +198,9 @@ async function main(): Promise<void> {
       .join(" ")}`,
   );
   const node = await startNodeProcess({ logLevel: "warn" });
-  const hardhat = SKIP_HARDHAT ? undefined : await startHardhat();
+  let hardhat: Awaited<ReturnType<typeof startHardhat>> | undefined;
   try {
+    hardhat = SKIP_HARDHAT ? undefined : await startHardhat();
     // Warm both servers (JIT, caches) on every call before measuring.
     for (const w of WORKLOADS) {
       await run(node.url, w, 0.5);

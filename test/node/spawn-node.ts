@@ -103,6 +103,11 @@ export async function startNodeProcess(options: StartNodeOptions = {}): Promise<
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env },
   });
+  // Never leave a node behind when the test process exits without stopping it.
+  const killOnExit = (): void => {
+    child.kill("SIGKILL");
+  };
+  process.once("exit", killOnExit);
   let out = "";
   const accounts: DevKey[] = [];
   const ready = new Promise<{ url: string; wsUrl: string; flashblocks: string }>((resolve, reject) => {
@@ -135,7 +140,14 @@ export async function startNodeProcess(options: StartNodeOptions = {}): Promise<
       reject(new NodeStartError(`node exited before ready (code ${code}, signal ${signal})`, out));
     });
   });
-  const info = await ready;
+  let info: { url: string; wsUrl: string; flashblocks: string };
+  try {
+    info = await ready;
+  } catch (e) {
+    process.removeListener("exit", killOnExit);
+    if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+    throw e;
+  }
   return {
     url: info.url,
     wsUrl: info.wsUrl,
@@ -146,11 +158,13 @@ export async function startNodeProcess(options: StartNodeOptions = {}): Promise<
     process: child,
     output: () => out,
     async stop() {
+      process.removeListener("exit", killOnExit);
       child.kill("SIGTERM");
       await waitForExit(child);
       if (ownDir) rmSync(dataDir, { recursive: true, force: true });
     },
     async kill() {
+      process.removeListener("exit", killOnExit);
       child.kill("SIGKILL");
       await waitForExit(child);
     },
