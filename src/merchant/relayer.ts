@@ -67,7 +67,10 @@ export class Relayer {
     // Outside the serialized section: the simulation (nothing is signed when it reverts), gas and fees.
     const call = await this.callFor(order, kind);
     await this.chain.simulate(call);
-    const [gas, fees] = await Promise.all([this.chain.estimateGas(call), this.chain.feesPerGas()]);
+    const [gas, fees] = await Promise.all([
+      this.chain.gasLimit(call, order.authorizer),
+      this.chain.feesPerGas(),
+    ]);
     return this.serialize(async () => {
       const nonce = this.nextNonce ?? (await this.chain.pendingNonce());
       const signed = await this.chain.sign(call, nonce, gas, fees);
