@@ -89,7 +89,14 @@ export class Relayer {
       // The nonce now belongs to a recorded transaction (re-sent by the reconciler if need be).
       this.nextNonce = nonce + 1;
       crashPoint("after-commit", kind);
-      const outcome = await this.chain.broadcast(signed.raw);
+      let outcome: Awaited<ReturnType<MerchantChain["broadcast"]>>;
+      try {
+        outcome = await this.chain.broadcast(signed.raw);
+      } catch {
+        // The node did not take it (unreachable, overloaded): the attempt stays recorded as
+        // prepared and the reconciler re-sends the same bytes.
+        return { txHash: signed.hash };
+      }
       if (outcome === "nonce-taken") {
         // Someone else used this relayer nonce; the reconciler settles or re-drives the attempt.
         this.nextNonce = undefined;
