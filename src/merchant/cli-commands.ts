@@ -4,21 +4,8 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import {
-  type Address,
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  getAddress,
-  type Hex,
-  http,
-  isAddress,
-  type PublicClient,
-  type TransactionReceipt,
-} from "viem";
+import { type Address, createPublicClient, getAddress, type Hex, http, isAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { eip3009TokenAbi } from "../../contracts/artifacts.js";
-import { deployArtifact } from "../../contracts/deploy.js";
 import {
   createAuthorization,
   readTokenDomain,
@@ -26,6 +13,7 @@ import {
   signCancellation,
 } from "../payments/index.js";
 import { type CreateOrderBody, MerchantApiError, MerchantClient } from "./client.js";
+import { deployDevToken, type DevTokenOptions } from "./dev-token.js";
 
 export const CLI_USAGE = `Usage: merchant-cli <command> [options]
 
@@ -105,64 +93,6 @@ function addressFlag(text: string | undefined, flag: string): Address {
   return getAddress(value);
 }
 
-/** Waits until a sealed block lists the transaction (nodes may answer pre-confirmed receipts first). */
-async function sealedReceipt(publicClient: PublicClient, hash: Hex): Promise<TransactionReceipt> {
-  for (let i = 0; i < 1200; i++) {
-    const receipt = await publicClient.getTransactionReceipt({ hash }).catch(() => null);
-    if (receipt !== null) {
-      const latest = await publicClient.getBlock({ blockTag: "latest" });
-      if (latest.number >= receipt.blockNumber) {
-        const block = await publicClient.getBlock({ blockNumber: receipt.blockNumber });
-        if (block.transactions.includes(hash)) return receipt;
-      }
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`transaction ${hash} was not sealed within 2 minutes`);
-}
-
-async function deployDevToken(
-  rpcUrl: string,
-  key: Hex,
-  values: { name?: string | undefined; "mint-to"?: string | undefined; amount?: string | undefined },
-): Promise<{ token: Address; owner: Address; minted: string }> {
-  const probe = createPublicClient({ transport: http(rpcUrl) });
-  const chain = defineChain({
-    id: await probe.getChainId(),
-    name: "local",
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-  });
-  const publicClient = createPublicClient({ chain, transport: http(rpcUrl) }) as PublicClient;
-  const owner = privateKeyToAccount(key);
-  const walletClient = createWalletClient({ chain, transport: http(rpcUrl), account: owner });
-  const sealing: Pick<PublicClient, "getCode" | "waitForTransactionReceipt"> = {
-    getCode: (args) => publicClient.getCode(args),
-    waitForTransactionReceipt: (args) => sealedReceipt(publicClient, args.hash),
-  };
-  const name = values.name ?? "Dev USD";
-  const deployment = await deployArtifact({ publicClient: sealing, walletClient }, "Eip3009Token", [
-    name,
-    "DUSD",
-    owner.address,
-  ]);
-  let minted = "0";
-  if (values["mint-to"] !== undefined) {
-    const to = addressFlag(values["mint-to"], "--mint-to");
-    const amount = need(values.amount, "--amount");
-    if (!/^[0-9]{1,78}$/.test(amount)) throw new CliUsageError("--amount must be a decimal integer");
-    const hash = await walletClient.writeContract({
-      address: deployment.address,
-      abi: eip3009TokenAbi,
-      functionName: "mint",
-      args: [to, BigInt(amount)],
-    });
-    await sealedReceipt(publicClient, hash);
-    minted = amount;
-  }
-  return { token: deployment.address, owner: owner.address, minted };
-}
-
 /** Runs one CLI invocation; returns the exit status. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   let parsed;
@@ -226,7 +156,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       }
       case "deploy-token": {
         const rpcUrl = need(values["rpc-url"] ?? io.env.MERCHANT_RPC_URL, "--rpc-url");
-        io.out(json(await deployDevToken(rpcUrl, privateKey(values.key), values)));
+        const options: DevTokenOptions = {};
+        if (values.name !== undefined) options.name = values.name;
+        if (values["mint-to"] !== undefined) {
+          const amount = need(values.amount, "--amount");
+          if (!/^[0-9]{1,78}$/.test(amount)) throw new CliUsageError("--amount must be a decimal integer");
+          options.mint = { to: addressFlag(values["mint-to"], "--mint-to"), amount: BigInt(amount) };
+        }
+        io.out(json(await deployDevToken(rpcUrl, privateKey(values.key), options)));
         return 0;
       }
       case "sign-authorization":

@@ -2,18 +2,10 @@
  * A deployed token, funded buyer and the accounts of the merchant tests, plus buyer-side helpers
  * built on src/payments (create and sign authorizations and cancellations) and direct chain reads.
  */
-import {
-  type Address,
-  createWalletClient,
-  defineChain,
-  type Hex,
-  http,
-  type PublicClient,
-  type TransactionReceipt,
-} from "viem";
+import { type Address, createWalletClient, defineChain, type Hex, http, type PublicClient } from "viem";
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { eip3009TokenAbi } from "../../../contracts/artifacts.js";
-import { deployArtifact } from "../../../contracts/deploy.js";
+import { deployDevToken, sealedReceipt } from "../../../src/merchant/dev-token.js";
 import {
   createAuthorization,
   readTokenDomain,
@@ -24,6 +16,8 @@ import {
 } from "../../../src/payments/index.js";
 import type { CreateOrderBody } from "../../../src/merchant/client.js";
 import type { TestChain } from "./test-chain.js";
+
+export { sealedReceipt };
 
 export interface World {
   chain: TestChain;
@@ -51,32 +45,15 @@ function makeWallet(chain: TestChain, account: PrivateKeyAccount) {
 export async function createWorld(chain: TestChain): Promise<World> {
   const [deployerKey, relayerKey, buyerKey, strangerKey] = chain.keys as [Hex, Hex, Hex, Hex];
   const deployer = privateKeyToAccount(deployerKey);
-  const walletClient = makeWallet(chain, deployer);
   const publicClient = chain.publicClient;
-  // The node answers receipts from its pre-confirmed (flashblocks) view before the block is
-  // sealed, and deployArtifact reads the code at "latest" right after the receipt: hand it
-  // receipts only once their block is sealed.
-  const sealingClient: Pick<PublicClient, "getCode" | "waitForTransactionReceipt"> = {
-    getCode: (args) => publicClient.getCode(args),
-    waitForTransactionReceipt: (args) => sealedReceipt(publicClient, args.hash),
-  };
-  const deployment = await deployArtifact({ publicClient: sealingClient, walletClient }, "Eip3009Token", [
-    "Dev USD",
-    "DUSD",
-    deployer.address,
-  ]);
   const buyer = privateKeyToAccount(buyerKey);
-  const mint = await walletClient.writeContract({
-    address: deployment.address,
-    abi: eip3009TokenAbi,
-    functionName: "mint",
-    args: [buyer.address, 1_000_000_000_000n],
+  const deployment = await deployDevToken(chain.rpcUrl, deployerKey, {
+    mint: { to: buyer.address, amount: 1_000_000_000_000n },
   });
-  await sealedReceipt(publicClient, mint);
   return {
     chain,
-    token: deployment.address,
-    domain: await readTokenDomain(publicClient, deployment.address),
+    token: deployment.token,
+    domain: await readTokenDomain(publicClient, deployment.token),
     deployer,
     relayerKey,
     relayer: privateKeyToAccount(relayerKey),
@@ -85,28 +62,6 @@ export async function createWorld(chain: TestChain): Promise<World> {
     publicClient,
     walletFor: (account) => makeWallet(chain, account),
   };
-}
-
-/** The receipt of a transaction once a sealed block (by number) lists it. */
-export async function sealedReceipt(publicClient: PublicClient, hash: Hex): Promise<TransactionReceipt> {
-  for (let i = 0; i < 800; i++) {
-    const receipt = await publicClient.getTransactionReceipt({ hash }).catch(() => null);
-    const latest = await publicClient.getBlock({ blockTag: "latest" });
-    if (receipt !== null && latest.number >= receipt.blockNumber) {
-      const block = await publicClient.getBlock({ blockNumber: receipt.blockNumber }).catch(() => null);
-      const again = await publicClient.getTransactionReceipt({ hash }).catch(() => null);
-      if (
-        block !== null &&
-        again !== null &&
-        block.hash === again.blockHash &&
-        block.transactions.includes(hash)
-      ) {
-        return again;
-      }
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`transaction ${hash} was not sealed in time`);
 }
 
 export async function headTimestamp(world: World): Promise<bigint> {
