@@ -1,0 +1,110 @@
+/**
+ * A service of the devnet run as a child process (`node --import tsx <entry>`): its output is passed
+ * through line by line with a prefix, and `waitForLine` resolves on the first line a predicate accepts.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+export class ChildExitedError extends Error {
+  override readonly name = "ChildExitedError";
+}
+
+export interface ServiceChild {
+  readonly name: string;
+  readonly process: ChildProcess;
+  /** Resolves with the first output line `accept` returns a value for; rejects if the child exits first. */
+  waitForLine<T>(accept: (line: string) => T | undefined, timeoutMs: number): Promise<T>;
+  /** Resolves when the child has exited. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM (graceful), then SIGKILL after `graceMs`; resolves once the child has exited. */
+  stop(graceMs: number): Promise<void>;
+}
+
+/** Starts `entry` (relative to the repository root) with tsx; `echo` receives every output line. */
+export function startServiceChild(
+  name: string,
+  entry: string,
+  args: readonly string[],
+  echo: (line: string) => void,
+): ServiceChild {
+  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
+    cwd: REPO_ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: process.env,
+  });
+  const listeners = new Set<(line: string) => void>();
+  for (const stream of [child.stdout!, child.stderr!]) {
+    createInterface({ input: stream }).on("line", (line) => {
+      echo(line);
+      for (const listener of listeners) listener(line);
+    });
+  }
+  // "close", not "exit": it comes after the last output line has been read.
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("close", (code, signal) => resolve({ code, signal })),
+  );
+  return {
+    name,
+    process: child,
+    exited,
+    waitForLine<T>(accept: (line: string) => T | undefined, timeoutMs: number): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          listeners.delete(listener);
+        };
+        const listener = (line: string): void => {
+          const value = accept(line);
+          if (value === undefined) return;
+          done();
+          resolve(value);
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new ChildExitedError(`${name} did not become ready within ${timeoutMs} ms`));
+        }, timeoutMs);
+        listeners.add(listener);
+        void exited.then(({ code, signal }) => {
+          done();
+          reject(new ChildExitedError(`${name} exited (code ${code}, signal ${signal}) before it was ready`));
+        });
+      });
+    },
+    async stop(graceMs: number): Promise<void> {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Runs `entry` (relative to the repository root) with tsx to completion and returns its standard output. */
+export function runToCompletion(entry: string, args: readonly string[], timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ["--import", "tsx", entry, ...args],
+      { cwd: REPO_ROOT, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) reject(new ChildExitedError(`${entry} failed: ${error.message}\n${stderr}`));
+        else resolve(stdout);
+      },
+    );
+  });
+}
+
+/** The parsed JSON object of a log line, or undefined for any other line. */
+export function jsonLine(line: string): Record<string, unknown> | undefined {
+  if (!line.startsWith("{")) return undefined;
+  try {
+    const value: unknown = JSON.parse(line);
+    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The main job end to end: `src/devnet/main.ts` as a real process starts the chain node, deploys the
+ * dev token and starts the merchant service; a restart on the same data directory reuses the chain,
+ * the token and the order store; SIGTERM stops everything with exit code 0.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Address, createPublicClient, http } from "viem";
+import { afterAll, describe, expect, it } from "vitest";
+import { eip3009TokenAbi } from "../../contracts/artifacts.js";
+import { type ServiceChild, jsonLine, startServiceChild } from "../../src/devnet/child.js";
+
+interface DevnetReady {
+  nodeUrl: string;
+  token: Address;
+  merchantUrl: string;
+  buyer: Address;
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), "devnet-test-"));
+const running: ServiceChild[] = [];
+
+async function startDevnet(): Promise<{ child: ServiceChild; ready: DevnetReady }> {
+  const child = startServiceChild(
+    "devnet",
+    "src/devnet/main.ts",
+    ["--data-dir", dataDir, "--node-port", "0", "--merchant-port", "0", "--block-time-ms", "500"],
+    () => {},
+  );
+  running.push(child);
+  const ready = await child.waitForLine((line) => {
+    const value = jsonLine(line);
+    return value?.msg === "devnet ready" ? (value as unknown as DevnetReady) : undefined;
+  }, 90_000);
+  return { child, ready };
+}
+
+afterAll(async () => {
+  for (const child of running) await child.stop(10_000);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("npm start (the devnet)", () => {
+  it("serves the chain, the minted token and the merchant API, and restarts on the same state", async () => {
+    const first = await startDevnet();
+    const client = createPublicClient({ transport: http(first.ready.nodeUrl) });
+    const balance = await client.readContract({
+      address: first.ready.token,
+      abi: eip3009TokenAbi,
+      functionName: "balanceOf",
+      args: [first.ready.buyer],
+    });
+    expect(balance).toBe(1_000_000n * 10n ** 6n);
+    const orders = await fetch(`${first.ready.merchantUrl}/orders`);
+    expect(orders.status).toBe(200);
+    const headBefore = await client.getBlockNumber();
+
+    first.child.process.kill("SIGTERM");
+    expect(await first.child.exited).toEqual({ code: 0, signal: null });
+
+    const second = await startDevnet();
+    expect(second.ready.token).toBe(first.ready.token);
+    const again = createPublicClient({ transport: http(second.ready.nodeUrl) });
+    expect(await again.getBlockNumber()).toBeGreaterThanOrEqual(headBefore);
+    expect((await fetch(`${second.ready.merchantUrl}/orders`)).status).toBe(200);
+  }, 180_000);
+});
