@@ -29,7 +29,9 @@ async function main(): Promise<void> {
     const dir = process.env.OP_FIXTURES_DIR ?? resolve("../shared/fixtures/op-sepolia");
     for (const f of readdirSync(dir).sort()) if (f.endsWith(".json.gz")) files.push(join(dir, f));
   }
-  console.log(`machine: ${cpus()[0]?.model ?? "unknown"} x${cpus().length}, node ${process.version}; ${runs} runs per fixture after 1 warm-up`);
+  console.log(
+    `machine: ${cpus()[0]?.model ?? "unknown"} x${cpus().length}, node ${process.version}; ${runs} runs per fixture after 1 warm-up`,
+  );
   let totalGas = 0n;
   let totalMs = 0;
   let totalCpuMs = 0;
@@ -52,7 +54,8 @@ async function main(): Promise<void> {
       const ms = performance.now() - t0;
       const cpu = process.cpuUsage(c0);
       const cpuMs = (cpu.user + cpu.system) / 1000;
-      if (!bytesEqual(block.blockHash, fixture.expectedBlockHash)) throw new Error(`${file}: block hash mismatch`);
+      if (!bytesEqual(block.blockHash, fixture.expectedBlockHash))
+        throw new Error(`${file}: block hash mismatch`);
       gasUsed = block.header.gasUsed;
       if (r > 0) {
         times.push(ms);
