@@ -81,7 +81,11 @@ function row(store: string, operation: string, result: { perSecond: number; late
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "bench-orders-"));
-  const [chain, cluster] = await Promise.all([startTestChain(), startThrowawayCluster({ durable: true })]);
+  const cluster = await startThrowawayCluster({ durable: true });
+  const chain = await startTestChain().catch(async (error: unknown) => {
+    await cluster.stop();
+    throw error;
+  });
   const rows: Row[] = [];
   try {
     const world = await createWorld(chain);

@@ -34,7 +34,9 @@ let databases = 0;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "merchant-crash-"));
-  [chain, cluster] = await Promise.all([startTestChain(), startThrowawayCluster()]);
+  // Started one after the other so that afterAll can stop whichever did start.
+  cluster = await startThrowawayCluster();
+  chain = await startTestChain();
   world = await createWorld(chain);
 });
 

@@ -44,7 +44,9 @@ let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "merchant-e2e-"));
-  [chain, cluster] = await Promise.all([startTestChain(), startThrowawayCluster()]);
+  // Started one after the other so that afterAll can stop whichever did start.
+  cluster = await startThrowawayCluster();
+  chain = await startTestChain();
   world = await createWorld(chain);
 });
 
