@@ -89,7 +89,10 @@ describe("local security module", () => {
 
 describe("Nitro security module", () => {
   // On a real Nitro instance /dev/nsm exists and opening it must succeed; never touch it from tests here.
-  it.skipIf(existsSync("/dev/nsm"))("fails loudly without the NSM device (no fallback to local mode)", async () => {
-    await expect(openNitroSecurityModule()).rejects.toThrow(NitroUnavailableError);
-  });
+  it.skipIf(existsSync("/dev/nsm"))(
+    "fails loudly without the NSM device (no fallback to local mode)",
+    async () => {
+      await expect(openNitroSecurityModule()).rejects.toThrow(NitroUnavailableError);
+    },
+  );
 });

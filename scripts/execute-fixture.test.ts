@@ -10,7 +10,10 @@ const tmp = mkdtempSync(join(tmpdir(), "execute-fixture-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function runner(file: string) {
-  const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/execute-fixture.ts", file], { encoding: "utf8", timeout: 60_000 });
+  const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/execute-fixture.ts", file], {
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -20,7 +20,9 @@ export interface Eip1559Params {
 }
 
 function readU32(bytes: Uint8Array, off: number): bigint {
-  return BigInt(((bytes[off]! << 24) | (bytes[off + 1]! << 16) | (bytes[off + 2]! << 8) | bytes[off + 3]!) >>> 0);
+  return BigInt(
+    ((bytes[off]! << 24) | (bytes[off + 1]! << 16) | (bytes[off + 2]! << 8) | bytes[off + 3]!) >>> 0,
+  );
 }
 
 function readU64(bytes: Uint8Array, off: number): bigint {
@@ -43,9 +45,15 @@ export function decodeOpExtraData(extraData: Uint8Array): Eip1559Params {
     return { denominator: readU32(extraData, 1), elasticity: readU32(extraData, 5) };
   }
   if (version === 1 && extraData.length === 17) {
-    return { denominator: readU32(extraData, 1), elasticity: readU32(extraData, 5), minBaseFee: readU64(extraData, 9) };
+    return {
+      denominator: readU32(extraData, 1),
+      elasticity: readU32(extraData, 5),
+      minBaseFee: readU64(extraData, 9),
+    };
   }
-  throw new InvalidExtraDataError(`extraData is not a Holocene/Jovian EIP-1559 encoding (${extraData.length} bytes)`);
+  throw new InvalidExtraDataError(
+    `extraData is not a Holocene/Jovian EIP-1559 encoding (${extraData.length} bytes)`,
+  );
 }
 
 /** Encodes extraData: version 0 without minBaseFee (Holocene), version 1 with it (Jovian). */
@@ -124,7 +132,8 @@ export function calcOpBaseFee(config: RollupConfig, parent: ParentFeeFields, tim
       if (parent.blobGasUsed !== undefined && parent.blobGasUsed > gasUsed) gasUsed = parent.blobGasUsed;
     }
   }
-  if (elasticity === 0n || denominator === 0n) throw new InvalidExtraDataError("zero EIP-1559 denominator or elasticity");
+  if (elasticity === 0n || denominator === 0n)
+    throw new InvalidExtraDataError("zero EIP-1559 denominator or elasticity");
   const fee = nextBaseFee(parent.baseFeePerGas, gasUsed, parent.gasLimit, denominator, elasticity);
   return fee < minBaseFee ? minBaseFee : fee;
 }

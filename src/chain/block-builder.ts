@@ -57,7 +57,11 @@ export interface BlockBuilderOptions {
 
 export type AddTransactionResult =
   | { ok: true; index: number; transactionHash: Uint8Array; receipt: Receipt; details: ReceiptDetails }
-  | { ok: false; transactionHash: Uint8Array | undefined; error: TransactionRejectedError | InvalidTransactionEncodingError };
+  | {
+      ok: false;
+      transactionHash: Uint8Array | undefined;
+      error: TransactionRejectedError | InvalidTransactionEncodingError;
+    };
 
 /** A header with real roots for the transactions added so far. */
 export interface BlockSnapshot {
@@ -82,7 +86,10 @@ export interface SealedBlock extends BlockSnapshot {
 /** An earlier call failed with an error that was not a rejection; the builder's state is unusable. */
 export class BlockBuilderFailedError extends Error {
   constructor(cause: unknown) {
-    super(`block builder unusable after an earlier failure: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(
+      `block builder unusable after an earlier failure: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
     this.name = "BlockBuilderFailedError";
   }
 }
@@ -202,7 +209,17 @@ export class BlockBuilder {
       baseFee,
       evmBlock,
     });
-    const builder = new BlockBuilder({ opts, fork, parentHash, baseFee, extraData, db, state, evm, processor });
+    const builder = new BlockBuilder({
+      opts,
+      fork,
+      parentHash,
+      baseFee,
+      extraData,
+      db,
+      state,
+      evm,
+      processor,
+    });
     if (config.forkTimes[OpFork.Canyon] === attributes.timestamp) {
       await state.putCode(new Address(CREATE2_DEPLOYER_ADDRESS), create2DeployerCode());
     }
@@ -210,7 +227,11 @@ export class BlockBuilder {
     return builder;
   }
 
-  private async systemCall(to: Address, data: Uint8Array, block: Parameters<EVM["runCall"]>[0]["block"]): Promise<void> {
+  private async systemCall(
+    to: Address,
+    data: Uint8Array,
+    block: Parameters<EVM["runCall"]>[0]["block"],
+  ): Promise<void> {
     const code = await this.state.getCode(to);
     if (code.length === 0) return;
     await this.evm.runCall({
@@ -286,7 +307,8 @@ export class BlockBuilder {
       try {
         decoded = tx instanceof Uint8Array ? decodeTransaction(tx, this.evm.common) : tx;
       } catch (e) {
-        if (e instanceof InvalidTransactionEncodingError) return { ok: false, transactionHash: undefined, error: e };
+        if (e instanceof InvalidTransactionEncodingError)
+          return { ok: false, transactionHash: undefined, error: e };
         throw e;
       }
       try {
@@ -300,9 +322,16 @@ export class BlockBuilder {
         this.txHashes.push(decoded.hash);
         this.receipts.push(outcome.receipt);
         this.details.push(outcome.details);
-        return { ok: true, index, transactionHash: decoded.hash, receipt: outcome.receipt, details: outcome.details };
+        return {
+          ok: true,
+          index,
+          transactionHash: decoded.hash,
+          receipt: outcome.receipt,
+          details: outcome.details,
+        };
       } catch (e) {
-        if (e instanceof TransactionRejectedError) return { ok: false, transactionHash: decoded.hash, error: e };
+        if (e instanceof TransactionRejectedError)
+          return { ok: false, transactionHash: decoded.hash, error: e };
         throw e;
       }
     });
@@ -337,7 +366,8 @@ export class BlockBuilder {
       baseFeePerGas: this.baseFee,
     };
     if (isForkActive(this.config, OpFork.Canyon, this.attributes.timestamp)) {
-      header.withdrawalsRoot = this.fork >= OpFork.Isthmus ? await this.messagePasserStorageRoot() : EMPTY_TRIE_ROOT;
+      header.withdrawalsRoot =
+        this.fork >= OpFork.Isthmus ? await this.messagePasserStorageRoot() : EMPTY_TRIE_ROOT;
     }
     if (this.fork >= OpFork.Ecotone) {
       // Jovian repurposes blobGasUsed for the block's DA footprint; before, OP blocks have no blobs.
@@ -377,9 +407,10 @@ export class BlockBuilder {
       // lack its account, and then the output root cannot be computed (MissingPreimageError).
       let messagePasserStorageRoot: Uint8Array | undefined;
       try {
-        messagePasserStorageRoot = header.requestsHash !== undefined && header.withdrawalsRoot !== undefined
-          ? header.withdrawalsRoot
-          : await this.messagePasserStorageRoot();
+        messagePasserStorageRoot =
+          header.requestsHash !== undefined && header.withdrawalsRoot !== undefined
+            ? header.withdrawalsRoot
+            : await this.messagePasserStorageRoot();
       } catch (e) {
         if (!(e instanceof MissingPreimageError)) throw e;
       }
@@ -399,4 +430,3 @@ export class BlockBuilder {
     });
   }
 }
-

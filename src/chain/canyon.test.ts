@@ -1,7 +1,11 @@
 import { RLP } from "@ethereumjs/rlp";
 import { describe, expect, it } from "vitest";
 import { BlockBuilder } from "./block-builder.js";
-import { CREATE2_DEPLOYER_ADDRESS, CREATE2_DEPLOYER_CODE_HASH, create2DeployerCode } from "./create2-deployer.js";
+import {
+  CREATE2_DEPLOYER_ADDRESS,
+  CREATE2_DEPLOYER_CODE_HASH,
+  create2DeployerCode,
+} from "./create2-deployer.js";
 import { FastTrie, type TrieNodeStore } from "./fast-trie.js";
 import { buildGenesisState } from "./genesis.js";
 import { type BlockHeader, EMPTY_OMMERS_HASH, EMPTY_TRIE_ROOT } from "./header.js";
@@ -43,12 +47,21 @@ async function blockAt(store: PreimageStore, stateRoot: Uint8Array, parentTime: 
     config,
     parent,
     source: store,
-    attributes: { timestamp: parentTime + 2n, prevRandao: new Uint8Array(32), suggestedFeeRecipient: new Uint8Array(20), gasLimit: 30_000_000n },
+    attributes: {
+      timestamp: parentTime + 2n,
+      prevRandao: new Uint8Array(32),
+      suggestedFeeRecipient: new Uint8Array(20),
+      gasLimit: 30_000_000n,
+    },
   });
   return builder.seal();
 }
 
-function codeHashAt(store: PreimageStore, nodes: Map<string, Uint8Array>, root: Uint8Array): string | undefined {
+function codeHashAt(
+  store: PreimageStore,
+  nodes: Map<string, Uint8Array>,
+  root: Uint8Array,
+): string | undefined {
   const source: TrieNodeStore = {
     getNode: (h) => nodes.get(toHexRaw(h)) ?? store.getByKeccak256(h),
     putNode: () => {},

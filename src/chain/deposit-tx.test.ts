@@ -2,7 +2,13 @@ import fc from "fast-check";
 import { parseTransaction, serializeTransaction } from "viem/op-stack";
 import { keccak256 } from "viem";
 import { describe, expect, it } from "vitest";
-import { DEPOSIT_TX_TYPE, InvalidTransactionEncodingError, decodeDepositTransaction, depositTransactionHash, encodeDepositTransaction } from "./deposit-tx.js";
+import {
+  DEPOSIT_TX_TYPE,
+  InvalidTransactionEncodingError,
+  decodeDepositTransaction,
+  depositTransactionHash,
+  encodeDepositTransaction,
+} from "./deposit-tx.js";
 import { loadFixture } from "./fixture.js";
 import { toHex } from "./hex.js";
 import { FIXTURES_DIR } from "./fixture-paths.test-support.js";
@@ -80,7 +86,9 @@ describe("deposit transactions", () => {
       data: new Uint8Array(0),
     });
     expect(() => decodeDepositTransaction(good.subarray(1))).toThrow(InvalidTransactionEncodingError);
-    expect(() => decodeDepositTransaction(Uint8Array.of(0x7e, 0xc0))).toThrow(InvalidTransactionEncodingError);
+    expect(() => decodeDepositTransaction(Uint8Array.of(0x7e, 0xc0))).toThrow(
+      InvalidTransactionEncodingError,
+    );
     const truncated = good.subarray(0, good.length - 1);
     expect(() => decodeDepositTransaction(truncated)).toThrow(InvalidTransactionEncodingError);
   });

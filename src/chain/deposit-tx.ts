@@ -26,8 +26,10 @@ export class InvalidTransactionEncodingError extends Error {
 }
 
 function canonicalInt(field: Uint8Array, name: string, maxBytes: number): bigint {
-  if (field.length > maxBytes) throw new InvalidTransactionEncodingError(`deposit ${name} is longer than ${maxBytes} bytes`);
-  if (field.length > 0 && field[0] === 0) throw new InvalidTransactionEncodingError(`deposit ${name} has leading zeros`);
+  if (field.length > maxBytes)
+    throw new InvalidTransactionEncodingError(`deposit ${name} is longer than ${maxBytes} bytes`);
+  if (field.length > 0 && field[0] === 0)
+    throw new InvalidTransactionEncodingError(`deposit ${name} has leading zeros`);
   return bytesToBigInt(field);
 }
 
@@ -44,9 +46,11 @@ export function decodeDepositTransaction(raw: Uint8Array): DepositTransaction {
     throw new InvalidTransactionEncodingError("deposit must be an RLP list of 8 byte strings");
   }
   const [sourceHash, from, to, mint, value, gas, isSystem, data] = decoded as Uint8Array[];
-  if (sourceHash!.length !== 32) throw new InvalidTransactionEncodingError("deposit sourceHash must be 32 bytes");
+  if (sourceHash!.length !== 32)
+    throw new InvalidTransactionEncodingError("deposit sourceHash must be 32 bytes");
   if (from!.length !== 20) throw new InvalidTransactionEncodingError("deposit from must be 20 bytes");
-  if (to!.length !== 0 && to!.length !== 20) throw new InvalidTransactionEncodingError("deposit to must be empty or 20 bytes");
+  if (to!.length !== 0 && to!.length !== 20)
+    throw new InvalidTransactionEncodingError("deposit to must be empty or 20 bytes");
   if (!(isSystem!.length === 0 || (isSystem!.length === 1 && isSystem![0] === 1))) {
     throw new InvalidTransactionEncodingError("deposit isSystemTx must be a boolean");
   }

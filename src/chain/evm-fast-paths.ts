@@ -26,7 +26,9 @@ export function installJumpAnalysisCache(): Promise<void> {
   if (patched === undefined) {
     patched = (async () => {
       const indexUrl = import.meta.resolve("@ethereumjs/evm");
-      const mod = (await import(new URL("./interpreter.js", indexUrl).href)) as { Interpreter?: { prototype: InterpreterProto } };
+      const mod = (await import(new URL("./interpreter.js", indexUrl).href)) as {
+        Interpreter?: { prototype: InterpreterProto };
+      };
       const proto = mod.Interpreter?.prototype;
       const original = proto?._getValidJumpDestinations;
       if (proto === undefined || typeof original !== "function") return;

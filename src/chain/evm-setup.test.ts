@@ -2,7 +2,14 @@ import type { PrecompileInput } from "@ethereumjs/evm";
 import { p256 } from "@noble/curves/nist.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { describe, expect, it } from "vitest";
-import { commonFor, ethereumHardforkFor, opPrecompiles, P256VERIFY_ADDRESS, p256Verify, precompileInputLimits } from "./evm-setup.js";
+import {
+  commonFor,
+  ethereumHardforkFor,
+  opPrecompiles,
+  P256VERIFY_ADDRESS,
+  p256Verify,
+  precompileInputLimits,
+} from "./evm-setup.js";
 import { OpFork } from "./rollup-config.js";
 
 function input(data: Uint8Array, gasLimit: bigint): PrecompileInput {
@@ -34,8 +41,18 @@ describe("OP precompiles", () => {
   it("per-fork input limits and hardfork mapping", () => {
     expect(precompileInputLimits(OpFork.Fjord)).toEqual({});
     expect(precompileInputLimits(OpFork.Granite).bn256Pairing).toBe(112_687);
-    expect(precompileInputLimits(OpFork.Isthmus)).toEqual({ bn256Pairing: 112_687, blsG1Msm: 513_760, blsG2Msm: 488_448, blsPairing: 235_008 });
-    expect(precompileInputLimits(OpFork.Jovian)).toEqual({ bn256Pairing: 81_984, blsG1Msm: 288_960, blsG2Msm: 278_784, blsPairing: 156_672 });
+    expect(precompileInputLimits(OpFork.Isthmus)).toEqual({
+      bn256Pairing: 112_687,
+      blsG1Msm: 513_760,
+      blsG2Msm: 488_448,
+      blsPairing: 235_008,
+    });
+    expect(precompileInputLimits(OpFork.Jovian)).toEqual({
+      bn256Pairing: 81_984,
+      blsG1Msm: 288_960,
+      blsG2Msm: 278_784,
+      blsPairing: 156_672,
+    });
     expect(ethereumHardforkFor(OpFork.Holocene)).toBe("cancun");
     expect(ethereumHardforkFor(OpFork.Isthmus)).toBe("prague");
   });
@@ -43,15 +60,23 @@ describe("OP precompiles", () => {
   it("an over-limit bn256 pairing input fails and consumes all gas (Granite)", async () => {
     const common = commonFor(10n, OpFork.Granite);
     const custom = opPrecompiles(common, OpFork.Granite);
-    const pairing = custom.find((c) => "function" in c && c.address === "0x0000000000000000000000000000000000000008");
+    const pairing = custom.find(
+      (c) => "function" in c && c.address === "0x0000000000000000000000000000000000000008",
+    );
     expect(pairing).toBeDefined();
     const big = new Uint8Array(112_687 + 5);
-    const res = await (pairing as { function: (i: PrecompileInput) => Promise<{ executionGasUsed: bigint; exceptionError?: unknown }> }).function(
-      input(big, 1_000_000n),
-    );
+    const res = await (
+      pairing as {
+        function: (i: PrecompileInput) => Promise<{ executionGasUsed: bigint; exceptionError?: unknown }>;
+      }
+    ).function(input(big, 1_000_000n));
     expect(res.executionGasUsed).toBe(1_000_000n);
     expect(res.exceptionError).toBeDefined();
     expect(custom.some((c) => c.address === P256VERIFY_ADDRESS)).toBe(true);
-    expect(opPrecompiles(commonFor(10n, OpFork.Ecotone), OpFork.Ecotone).some((c) => c.address === P256VERIFY_ADDRESS)).toBe(false);
+    expect(
+      opPrecompiles(commonFor(10n, OpFork.Ecotone), OpFork.Ecotone).some(
+        (c) => c.address === P256VERIFY_ADDRESS,
+      ),
+    ).toBe(false);
   });
 });

@@ -41,8 +41,10 @@ export interface PrecompileInputLimits {
 }
 
 export function precompileInputLimits(fork: OpFork): PrecompileInputLimits {
-  if (fork >= OpFork.Jovian) return { bn256Pairing: 81_984, blsG1Msm: 288_960, blsG2Msm: 278_784, blsPairing: 156_672 };
-  if (fork >= OpFork.Isthmus) return { bn256Pairing: 112_687, blsG1Msm: 513_760, blsG2Msm: 488_448, blsPairing: 235_008 };
+  if (fork >= OpFork.Jovian)
+    return { bn256Pairing: 81_984, blsG1Msm: 288_960, blsG2Msm: 278_784, blsPairing: 156_672 };
+  if (fork >= OpFork.Isthmus)
+    return { bn256Pairing: 112_687, blsG1Msm: 513_760, blsG2Msm: 488_448, blsPairing: 235_008 };
   if (fork >= OpFork.Granite) return { bn256Pairing: 112_687 };
   return {};
 }

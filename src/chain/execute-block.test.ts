@@ -7,7 +7,13 @@ import { type ExecutionFixture, fixtureStore, loadFixture } from "./fixture.js";
 import { fixtureFiles } from "./fixture-paths.test-support.js";
 import { encodeHeader as encodeHeaderForTest } from "./header.js";
 import { bytesEqual, fromHex, toHex, toHexRaw } from "./hex.js";
-import { MissingPreimageError, PreimageMismatchError, type PreimageSource, PreimageStore, keccak256Key } from "./preimage-store.js";
+import {
+  MissingPreimageError,
+  PreimageMismatchError,
+  type PreimageSource,
+  PreimageStore,
+  keccak256Key,
+} from "./preimage-store.js";
 import { TransactionRejectedError } from "./tx-processor.js";
 
 const files = fixtureFiles();
@@ -65,13 +71,16 @@ describe("stateless execution of real OP Sepolia blocks", () => {
     const sample = hashes.filter((_, i) => i % Math.ceil(hashes.length / 6) === 0);
     for (const removed of sample) {
       const store = new PreimageStore();
-      for (const [hash, value] of fixture.preimages) if (hash !== removed) store.put(keccak256Key(fromHex(hash)), value);
+      for (const [hash, value] of fixture.preimages)
+        if (hash !== removed) store.put(keccak256Key(fromHex(hash)), value);
       const outcome = await run(fixture, store).catch((e: unknown) => e);
       if (outcome instanceof MissingPreimageError) {
         expect(toHex(outcome.key.subarray(1))).toBe(`0x${removed.slice(4)}`);
       } else {
         expect(outcome).not.toBeInstanceOf(Error);
-        expect(toHex((outcome as { blockHash: Uint8Array }).blockHash)).toBe(toHex(fixture.expectedBlockHash));
+        expect(toHex((outcome as { blockHash: Uint8Array }).blockHash)).toBe(
+          toHex(fixture.expectedBlockHash),
+        );
       }
     }
   });
@@ -102,7 +111,12 @@ describe("BlockBuilder", () => {
         return withhold ? undefined : full.tryGet(key);
       },
     };
-    const builder = await BlockBuilder.start({ config: fixture.config, parent: fixture.parent, attributes: fixture.attributes, source });
+    const builder = await BlockBuilder.start({
+      config: fixture.config,
+      parent: fixture.parent,
+      attributes: fixture.attributes,
+      source,
+    });
     withhold = true;
     let failed: unknown;
     for (const tx of fixture.transactions) {
@@ -113,7 +127,9 @@ describe("BlockBuilder", () => {
       if (failed !== undefined) break;
     }
     expect(failed).toBeInstanceOf(MissingPreimageError);
-    await expect(builder.addTransaction(fixture.transactions[0]!)).rejects.toBeInstanceOf(BlockBuilderFailedError);
+    await expect(builder.addTransaction(fixture.transactions[0]!)).rejects.toBeInstanceOf(
+      BlockBuilderFailedError,
+    );
     await expect(builder.seal()).rejects.toBeInstanceOf(BlockBuilderFailedError);
   });
 
@@ -152,4 +168,3 @@ describe("BlockBuilder", () => {
     await expect(builder.addTransaction(first!)).rejects.toThrow("sealed");
   });
 });
-

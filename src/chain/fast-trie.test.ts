@@ -69,14 +69,17 @@ describe("FastTrie against @ethereumjs/mpt", () => {
 
   it("32-byte keys (secure-trie shape)", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.uint8Array({ minLength: 32, maxLength: 32 }), value), { maxLength: 60 }), async (entries) => {
-        const reference = new MerklePatriciaTrie();
-        const fast = new FastTrie(new MapStore());
-        for (const [k, v] of entries) await reference.put(k, v);
-        const dedup = new Map(entries.map(([k, v]) => [toHexRaw(k), [k, v] as [Uint8Array, Uint8Array]]));
-        const root = fast.update(EMPTY_TRIE_ROOT, dedup.values());
-        expect(toHex(root)).toBe(toHex(reference.root()));
-      }),
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.uint8Array({ minLength: 32, maxLength: 32 }), value), { maxLength: 60 }),
+        async (entries) => {
+          const reference = new MerklePatriciaTrie();
+          const fast = new FastTrie(new MapStore());
+          for (const [k, v] of entries) await reference.put(k, v);
+          const dedup = new Map(entries.map(([k, v]) => [toHexRaw(k), [k, v] as [Uint8Array, Uint8Array]]));
+          const root = fast.update(EMPTY_TRIE_ROOT, dedup.values());
+          expect(toHex(root)).toBe(toHex(reference.root()));
+        },
+      ),
       { numRuns: 50 },
     );
   });

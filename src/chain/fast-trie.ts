@@ -182,7 +182,8 @@ export class FastTrie {
       else branch.children[node.path[match]!] = { t: 0, path: node.path.slice(match + 1), value: node.value };
     } else {
       const remaining = node.path.slice(match + 1);
-      branch.children[node.path[match]!] = remaining.length === 0 ? node.child : { t: 1, path: remaining, child: node.child };
+      branch.children[node.path[match]!] =
+        remaining.length === 0 ? node.child : { t: 1, path: remaining, child: node.child };
     }
     // the new value
     if (match === rest) branch.value = value;

@@ -34,8 +34,8 @@ export function fastLzCompressedLength(input: Uint8Array): number {
   const ipLimit = len < 13 ? 0 : len - 13;
   let ip = anchor + 2;
   while (ip < ipLimit) {
-    let ref = 0;
-    let distance = 0;
+    let ref: number;
+    let distance: number;
     for (;;) {
       const seq = u24(ip);
       const h = hash(seq);

@@ -4,7 +4,8 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const FIXTURES_DIR =
-  process.env.OP_FIXTURES_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), "../../../shared/fixtures/op-sepolia");
+  process.env.OP_FIXTURES_DIR ??
+  resolve(dirname(fileURLToPath(import.meta.url)), "../../../shared/fixtures/op-sepolia");
 
 export function fixtureFiles(): string[] {
   return readdirSync(FIXTURES_DIR)

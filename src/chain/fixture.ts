@@ -38,7 +38,8 @@ function str(o: Record<string, unknown>, name: string): string {
 
 /** Engine API payload attributes (JSON, hex quantities) as the engine takes them. */
 export function parsePayloadAttributes(json: unknown): PayloadAttributes {
-  if (typeof json !== "object" || json === null) throw new InvalidFixtureError("payload attributes must be an object");
+  if (typeof json !== "object" || json === null)
+    throw new InvalidFixtureError("payload attributes must be an object");
   const payload = json as Record<string, unknown>;
   const attributes: PayloadAttributes = {
     timestamp: hexToBigInt(str(payload, "timestamp")),
@@ -46,7 +47,8 @@ export function parsePayloadAttributes(json: unknown): PayloadAttributes {
     suggestedFeeRecipient: fromHex(str(payload, "suggestedFeeRecipient")),
     gasLimit: hexToBigInt(str(payload, "gasLimit")),
   };
-  if (typeof payload.parentBeaconBlockRoot === "string") attributes.parentBeaconBlockRoot = fromHex(payload.parentBeaconBlockRoot);
+  if (typeof payload.parentBeaconBlockRoot === "string")
+    attributes.parentBeaconBlockRoot = fromHex(payload.parentBeaconBlockRoot);
   if (typeof payload.eip1559Params === "string") attributes.eip1559Params = fromHex(payload.eip1559Params);
   if (typeof payload.minBaseFee === "string") attributes.minBaseFee = hexToBigInt(payload.minBaseFee);
   else if (typeof payload.minBaseFee === "number") attributes.minBaseFee = BigInt(payload.minBaseFee);
@@ -57,7 +59,8 @@ export function parsePayloadAttributes(json: unknown): PayloadAttributes {
     ["eip1559Params", attributes.eip1559Params, 8],
   ];
   for (const [name, value, len] of lengths) {
-    if (value !== undefined && value.length !== len) throw new InvalidFixtureError(`${name} must be ${len} bytes`);
+    if (value !== undefined && value.length !== len)
+      throw new InvalidFixtureError(`${name} must be ${len} bytes`);
   }
   return attributes;
 }
@@ -66,7 +69,8 @@ export function parseFixture(json: unknown): ExecutionFixture {
   if (typeof json !== "object" || json === null) throw new InvalidFixtureError("fixture must be an object");
   const f = json as Record<string, unknown>;
   const payload = f.executing_payload as Record<string, unknown> | undefined;
-  if (typeof payload !== "object" || payload === null) throw new InvalidFixtureError("executing_payload missing");
+  if (typeof payload !== "object" || payload === null)
+    throw new InvalidFixtureError("executing_payload missing");
   const txs = payload.transactions;
   if (!Array.isArray(txs) || txs.some((t) => typeof t !== "string")) {
     throw new InvalidFixtureError("executing_payload.transactions must be an array of hex strings");
@@ -76,7 +80,8 @@ export function parseFixture(json: unknown): ExecutionFixture {
   if (typeof pre !== "object" || pre === null) throw new InvalidFixtureError("preimages missing");
   const preimages = new Map<string, Uint8Array>();
   for (const [k, v] of Object.entries(pre as Record<string, unknown>)) {
-    if (!/^0x[0-9a-fA-F]{64}$/.test(k) || typeof v !== "string") throw new InvalidFixtureError(`bad preimage entry ${k.slice(0, 70)}`);
+    if (!/^0x[0-9a-fA-F]{64}$/.test(k) || typeof v !== "string")
+      throw new InvalidFixtureError(`bad preimage entry ${k.slice(0, 70)}`);
     preimages.set(k.toLowerCase(), fromHex(v));
   }
   return {

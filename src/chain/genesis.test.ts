@@ -16,7 +16,17 @@ describe("buildGenesisState", () => {
       store,
       new Map([
         [a, { balance: 10n ** 18n, nonce: 3n }],
-        [b, { code, storage: [[0n, 7n], [5n, 0n], [2n ** 200n, 1n]] as [bigint, bigint][] }],
+        [
+          b,
+          {
+            code,
+            storage: [
+              [0n, 7n],
+              [5n, 0n],
+              [2n ** 200n, 1n],
+            ] as [bigint, bigint][],
+          },
+        ],
       ]),
     );
     const reference = new MerkleStateManager();

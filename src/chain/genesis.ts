@@ -28,7 +28,10 @@ class StoreNodes implements TrieNodeStore {
 }
 
 /** Writes the accounts' tries and code into `store`; `alloc` maps 20-byte addresses to accounts. */
-export function buildGenesisState(store: PreimageStore, alloc: ReadonlyMap<Uint8Array, GenesisAccount>): Uint8Array {
+export function buildGenesisState(
+  store: PreimageStore,
+  alloc: ReadonlyMap<Uint8Array, GenesisAccount>,
+): Uint8Array {
   const trie = new FastTrie(new StoreNodes(store));
   const accounts: [Uint8Array, Uint8Array][] = [];
   for (const [address, account] of alloc) {
@@ -41,7 +44,12 @@ export function buildGenesisState(store: PreimageStore, alloc: ReadonlyMap<Uint8
     const code = account.code ?? new Uint8Array(0);
     const codeHash = keccak256(code);
     if (code.length > 0) store.putKeccak256Trusted(codeHash, code);
-    const rlp = RLP.encode([bigIntToBytes(account.nonce ?? 0n), bigIntToBytes(account.balance ?? 0n), storageRoot, codeHash]);
+    const rlp = RLP.encode([
+      bigIntToBytes(account.nonce ?? 0n),
+      bigIntToBytes(account.balance ?? 0n),
+      storageRoot,
+      codeHash,
+    ]);
     accounts.push([keccak256(address), rlp]);
   }
   return trie.update(EMPTY_TRIE_ROOT, accounts);

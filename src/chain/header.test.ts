@@ -33,7 +33,14 @@ const header = fc
   })
   .chain((h) =>
     fc.integer({ min: 0, max: 6 }).map((keep) => {
-      const optional = ["baseFeePerGas", "withdrawalsRoot", "blobGasUsed", "excessBlobGas", "parentBeaconBlockRoot", "requestsHash"] as const;
+      const optional = [
+        "baseFeePerGas",
+        "withdrawalsRoot",
+        "blobGasUsed",
+        "excessBlobGas",
+        "parentBeaconBlockRoot",
+        "requestsHash",
+      ] as const;
       const out: BlockHeader = { ...h };
       for (const k of optional.slice(keep)) delete out[k];
       return out;

@@ -28,7 +28,9 @@ export interface BlockHeader {
 }
 
 /** keccak256(rlp([])). */
-export const EMPTY_OMMERS_HASH = fromHex("0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347");
+export const EMPTY_OMMERS_HASH = fromHex(
+  "0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347",
+);
 /** Root of the empty trie, keccak256(rlp("")). */
 export const EMPTY_TRIE_ROOT = fromHex("0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421");
 
@@ -119,7 +121,8 @@ function hexField(o: Record<string, unknown>, name: string, len?: number): Uint8
   const v = o[name];
   if (typeof v !== "string") throw new InvalidHeaderError(`header field ${name} missing`);
   const b = fromHex(v);
-  if (len !== undefined && b.length !== len) throw new InvalidHeaderError(`header field ${name} must be ${len} bytes`);
+  if (len !== undefined && b.length !== len)
+    throw new InvalidHeaderError(`header field ${name} must be ${len} bytes`);
   return b;
 }
 
@@ -154,7 +157,8 @@ export function headerFromJson(json: unknown): BlockHeader {
   if (o.withdrawalsRoot !== undefined) h.withdrawalsRoot = hexField(o, "withdrawalsRoot", 32);
   if (o.blobGasUsed !== undefined) h.blobGasUsed = qtyField(o, "blobGasUsed");
   if (o.excessBlobGas !== undefined) h.excessBlobGas = qtyField(o, "excessBlobGas");
-  if (o.parentBeaconBlockRoot !== undefined) h.parentBeaconBlockRoot = hexField(o, "parentBeaconBlockRoot", 32);
+  if (o.parentBeaconBlockRoot !== undefined)
+    h.parentBeaconBlockRoot = hexField(o, "parentBeaconBlockRoot", 32);
   if (o.requestsHash !== undefined) h.requestsHash = hexField(o, "requestsHash", 32);
   return h;
 }

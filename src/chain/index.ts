@@ -25,10 +25,25 @@ export {
 } from "./deposit-tx.js";
 export { commonFor, ethereumHardforkFor } from "./evm-setup.js";
 export { type ExecuteBlockInput, InvalidBlockError, executeBlock } from "./execute-block.js";
-export { type ExecutionFixture, InvalidFixtureError, fixtureStore, loadFixture, parseFixture, parsePayloadAttributes } from "./fixture.js";
+export {
+  type ExecutionFixture,
+  InvalidFixtureError,
+  fixtureStore,
+  loadFixture,
+  parseFixture,
+  parsePayloadAttributes,
+} from "./fixture.js";
 export { type GenesisAccount, buildGenesisState } from "./genesis.js";
 export { FastTrie, type TrieNodeStore } from "./fast-trie.js";
-export { type BlockHeader, EMPTY_OMMERS_HASH, EMPTY_TRIE_ROOT, decodeHeader, encodeHeader, headerFromJson, headerHash } from "./header.js";
+export {
+  type BlockHeader,
+  EMPTY_OMMERS_HASH,
+  EMPTY_TRIE_ROOT,
+  decodeHeader,
+  encodeHeader,
+  headerFromJson,
+  headerHash,
+} from "./header.js";
 export { type L1FeeParams, daFootprint, l1DataFee, operatorFee } from "./l1-fee.js";
 export { outputRootV0 } from "./output-root.js";
 export {

@@ -40,15 +40,28 @@ class StoreNodes implements TrieNodeStore {
   }
 }
 
-function buildState(store: PreimageStore, accounts: Map<string, { balance?: bigint; storage?: [bigint, bigint][] }>): Uint8Array {
+function buildState(
+  store: PreimageStore,
+  accounts: Map<string, { balance?: bigint; storage?: [bigint, bigint][] }>,
+): Uint8Array {
   return buildGenesisState(store, new Map([...accounts].map(([address, a]) => [fromHex(address), a])));
 }
 
-function readAccount(store: PreimageStore, newNodes: Map<string, Uint8Array>, root: Uint8Array, address: Uint8Array) {
+function readAccount(
+  store: PreimageStore,
+  newNodes: Map<string, Uint8Array>,
+  root: Uint8Array,
+  address: Uint8Array,
+) {
   const rlp = new FastTrie(new StoreNodes(store, newNodes)).get(root, keccak_256(address));
   if (rlp === undefined) return undefined;
   const [nonce, balance, storageRoot, codeHash] = RLP.decode(rlp) as Uint8Array[];
-  return { nonce: bytesToBigInt(nonce!), balance: bytesToBigInt(balance!), storageRoot: storageRoot!, codeHash: codeHash! };
+  return {
+    nonce: bytesToBigInt(nonce!),
+    balance: bytesToBigInt(balance!),
+    storageRoot: storageRoot!,
+    codeHash: codeHash!,
+  };
 }
 
 interface ChainSetup {
@@ -58,92 +71,129 @@ interface ChainSetup {
 }
 
 async function startBlock(opts: ChainSetup) {
-    const senderKey = fromHex(`0x${"11".repeat(32)}`);
-    const delegatorKey = fromHex(`0x${"22".repeat(32)}`);
-    const sender = privateToAddress(senderKey);
-    const delegator = privateToAddress(delegatorKey);
-    const depositor = fromHex("0x00000000000000000000000000000000000000d1");
-    const depositTo = fromHex("0x00000000000000000000000000000000000000d2");
-    const recipient = fromHex("0x00000000000000000000000000000000000000c3");
-    const delegate = fromHex("0x00000000000000000000000000000000000000de");
-    const coinbase = fromHex("0x4200000000000000000000000000000000000011");
+  const senderKey = fromHex(`0x${"11".repeat(32)}`);
+  const delegatorKey = fromHex(`0x${"22".repeat(32)}`);
+  const sender = privateToAddress(senderKey);
+  const delegator = privateToAddress(delegatorKey);
+  const depositor = fromHex("0x00000000000000000000000000000000000000d1");
+  const depositTo = fromHex("0x00000000000000000000000000000000000000d2");
+  const recipient = fromHex("0x00000000000000000000000000000000000000c3");
+  const delegate = fromHex("0x00000000000000000000000000000000000000de");
+  const coinbase = fromHex("0x4200000000000000000000000000000000000011");
 
-    const scalars = (1368n << 96n) | (810_949n << 64n); // baseFeeScalar @ bytes 16..20, blobBaseFeeScalar @ 20..24
-    const operatorParams = (2_000_000n << 64n) | 1000n; // scalar 2.0 @ bytes 20..24, constant 1000 @ 24..32
-    const store = new PreimageStore();
-    const stateRoot = buildState(
-      store,
-      new Map<string, { balance?: bigint; storage?: [bigint, bigint][] }>([
-        [toHex(sender), { balance: 10n * ETH }],
-        [toHex(delegator), { balance: ETH }],
-        [L1_BLOCK_ADDRESS, { storage: [[1n, 2n * GWEI], [3n, scalars], [7n, 1n], [8n, operatorParams]] }],
-        [L2_TO_L1_MESSAGE_PASSER.toString(), { storage: [[0n, 5n]] }],
-      ]),
-    );
-    const config: RollupConfig = {
-      l2ChainId: CHAIN_ID,
-      blockTime: 2n,
-      genesisL2Time: 0n,
-      forkTimes: {
-        [OpFork.Bedrock]: 0n,
-        [OpFork.Regolith]: 0n,
-        [OpFork.Canyon]: 0n,
-        [OpFork.Delta]: 0n,
-        [OpFork.Ecotone]: 0n,
-        [OpFork.Fjord]: 0n,
-        [OpFork.Granite]: 0n,
-        [OpFork.Holocene]: 0n,
-        [OpFork.Isthmus]: 0n,
-        ...(opts.fork >= OpFork.Jovian ? { [OpFork.Jovian]: 0n } : {}),
-      },
-      eip1559Elasticity: 6n,
-      eip1559Denominator: 50n,
-      eip1559DenominatorCanyon: 250n,
-    };
-    const parent: BlockHeader = {
-      parentHash: new Uint8Array(32),
-      ommersHash: EMPTY_OMMERS_HASH,
-      beneficiary: coinbase,
-      stateRoot,
-      transactionsRoot: EMPTY_TRIE_ROOT,
-      receiptsRoot: EMPTY_TRIE_ROOT,
-      logsBloom: new Uint8Array(256),
-      difficulty: 0n,
-      number: 100n,
+  const scalars = (1368n << 96n) | (810_949n << 64n); // baseFeeScalar @ bytes 16..20, blobBaseFeeScalar @ 20..24
+  const operatorParams = (2_000_000n << 64n) | 1000n; // scalar 2.0 @ bytes 20..24, constant 1000 @ 24..32
+  const store = new PreimageStore();
+  const stateRoot = buildState(
+    store,
+    new Map<string, { balance?: bigint; storage?: [bigint, bigint][] }>([
+      [toHex(sender), { balance: 10n * ETH }],
+      [toHex(delegator), { balance: ETH }],
+      [
+        L1_BLOCK_ADDRESS,
+        {
+          storage: [
+            [1n, 2n * GWEI],
+            [3n, scalars],
+            [7n, 1n],
+            [8n, operatorParams],
+          ],
+        },
+      ],
+      [L2_TO_L1_MESSAGE_PASSER.toString(), { storage: [[0n, 5n]] }],
+    ]),
+  );
+  const config: RollupConfig = {
+    l2ChainId: CHAIN_ID,
+    blockTime: 2n,
+    genesisL2Time: 0n,
+    forkTimes: {
+      [OpFork.Bedrock]: 0n,
+      [OpFork.Regolith]: 0n,
+      [OpFork.Canyon]: 0n,
+      [OpFork.Delta]: 0n,
+      [OpFork.Ecotone]: 0n,
+      [OpFork.Fjord]: 0n,
+      [OpFork.Granite]: 0n,
+      [OpFork.Holocene]: 0n,
+      [OpFork.Isthmus]: 0n,
+      ...(opts.fork >= OpFork.Jovian ? { [OpFork.Jovian]: 0n } : {}),
+    },
+    eip1559Elasticity: 6n,
+    eip1559Denominator: 50n,
+    eip1559DenominatorCanyon: 250n,
+  };
+  const parent: BlockHeader = {
+    parentHash: new Uint8Array(32),
+    ommersHash: EMPTY_OMMERS_HASH,
+    beneficiary: coinbase,
+    stateRoot,
+    transactionsRoot: EMPTY_TRIE_ROOT,
+    receiptsRoot: EMPTY_TRIE_ROOT,
+    logsBloom: new Uint8Array(256),
+    difficulty: 0n,
+    number: 100n,
+    gasLimit: 30_000_000n,
+    gasUsed: 0n,
+    timestamp: 1000n,
+    extraData: opts.parentExtraData,
+    mixHash: new Uint8Array(32),
+    nonce: new Uint8Array(8),
+    baseFeePerGas: GWEI,
+    withdrawalsRoot: EMPTY_TRIE_ROOT,
+    blobGasUsed: 0n,
+    excessBlobGas: 0n,
+    parentBeaconBlockRoot: new Uint8Array(32),
+    requestsHash: EMPTY_REQUESTS_HASH,
+  };
+  const builder = await BlockBuilder.start({
+    config,
+    parent,
+    source: store,
+    attributes: {
+      timestamp: 1002n,
+      prevRandao: new Uint8Array(32).fill(9),
+      suggestedFeeRecipient: coinbase,
+      parentBeaconBlockRoot: new Uint8Array(32).fill(8),
       gasLimit: 30_000_000n,
-      gasUsed: 0n,
-      timestamp: 1000n,
-      extraData: opts.parentExtraData,
-      mixHash: new Uint8Array(32),
-      nonce: new Uint8Array(8),
-      baseFeePerGas: GWEI,
-      withdrawalsRoot: EMPTY_TRIE_ROOT,
-      blobGasUsed: 0n,
-      excessBlobGas: 0n,
-      parentBeaconBlockRoot: new Uint8Array(32),
-      requestsHash: EMPTY_REQUESTS_HASH,
-    };
-    const builder = await BlockBuilder.start({
-      config,
-      parent,
-      source: store,
-      attributes: {
-        timestamp: 1002n,
-        prevRandao: new Uint8Array(32).fill(9),
-        suggestedFeeRecipient: coinbase,
-        parentBeaconBlockRoot: new Uint8Array(32).fill(8),
-        gasLimit: 30_000_000n,
-        eip1559Params: fromHex("0x000000fa00000006"),
-        ...(opts.minBaseFee !== undefined ? { minBaseFee: opts.minBaseFee } : {}),
-      },
-    });
-  return { builder, store, senderKey, delegatorKey, sender, delegator, depositor, depositTo, recipient, delegate, coinbase, scalars, operatorParams };
+      eip1559Params: fromHex("0x000000fa00000006"),
+      ...(opts.minBaseFee !== undefined ? { minBaseFee: opts.minBaseFee } : {}),
+    },
+  });
+  return {
+    builder,
+    store,
+    senderKey,
+    delegatorKey,
+    sender,
+    delegator,
+    depositor,
+    depositTo,
+    recipient,
+    delegate,
+    coinbase,
+    scalars,
+    operatorParams,
+  };
 }
 
 describe("Isthmus block building", () => {
   it("fees, vaults, EIP-7702 and the Isthmus header fields", async () => {
-    const { builder, store, senderKey, delegatorKey, sender, delegator, depositor, depositTo, recipient, delegate, coinbase, scalars, operatorParams } =
-      await startBlock({ fork: OpFork.Isthmus, parentExtraData: fromHex("0x00000000fa00000006") });
+    const {
+      builder,
+      store,
+      senderKey,
+      delegatorKey,
+      sender,
+      delegator,
+      depositor,
+      depositTo,
+      recipient,
+      delegate,
+      coinbase,
+      scalars,
+      operatorParams,
+    } = await startBlock({ fork: OpFork.Isthmus, parentExtraData: fromHex("0x00000000fa00000006") });
     // gasUsed 0 of target 5M with denominator 250: 1 gwei - 1 gwei/250
     expect(builder.baseFee).toBe(996_000_000n);
     expect(builder.fork).toBe(OpFork.Isthmus);
@@ -168,7 +218,15 @@ describe("Isthmus block building", () => {
 
     const common = commonFor(CHAIN_ID, OpFork.Isthmus);
     const transfer = createFeeMarket1559Tx(
-      { chainId: CHAIN_ID, nonce: 0n, maxFeePerGas: 2n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 21_000n, to: recipient, value: 1n },
+      {
+        chainId: CHAIN_ID,
+        nonce: 0n,
+        maxFeePerGas: 2n * GWEI,
+        maxPriorityFeePerGas: GWEI,
+        gasLimit: 21_000n,
+        to: recipient,
+        value: 1n,
+      },
       { common },
     ).sign(senderKey);
     const transferRaw = transfer.serialize();
@@ -192,7 +250,10 @@ describe("Isthmus block building", () => {
     }
 
     // Self-sponsored delegation: the authorization nonce is the sender's nonce after the tx bump.
-    const auth = eoaCode7702SignAuthorization({ chainId: "0xaa37dc", address: toHex(delegate), nonce: "0x1" }, delegatorKey);
+    const auth = eoaCode7702SignAuthorization(
+      { chainId: "0xaa37dc", address: toHex(delegate), nonce: "0x1" },
+      delegatorKey,
+    );
     const delegation = createEOACode7702Tx(
       {
         chainId: CHAIN_ID,
@@ -229,9 +290,14 @@ describe("Isthmus block building", () => {
     expect(read(depositor)).toMatchObject({ nonce: 1n, balance: ETH / 2n });
     expect(read(depositTo)).toMatchObject({ balance: ETH / 2n });
     expect(read(recipient)).toMatchObject({ balance: 1n });
-    expect(read(sender)).toMatchObject({ nonce: 1n, balance: 10n * ETH - 1n - 21_000n * 1_996_000_000n - l1Fee - 43_000n });
+    expect(read(sender)).toMatchObject({
+      nonce: 1n,
+      balance: 10n * ETH - 1n - 21_000n * 1_996_000_000n - l1Fee - 43_000n,
+    });
     expect(read(BASE_FEE_VAULT.bytes)!.balance).toBe((21_000n + 36_800n) * 996_000_000n);
-    expect(read(L1_FEE_VAULT.bytes)!.balance).toBe(l1Fee + l1DataFee(delegation.serialize(), l1Params, OpFork.Isthmus));
+    expect(read(L1_FEE_VAULT.bytes)!.balance).toBe(
+      l1Fee + l1DataFee(delegation.serialize(), l1Params, OpFork.Isthmus),
+    );
     // operator fee of the delegation tx: 36800 · 2.0 + 1000
     expect(read(OPERATOR_FEE_VAULT.bytes)!.balance).toBe(43_000n + 74_600n);
     expect(read(coinbase)!.balance).toBe(21_000n * GWEI);
@@ -256,7 +322,15 @@ describe("Jovian block building", () => {
     expect(builder.baseFee).toBe(GWEI);
     const common = commonFor(CHAIN_ID, OpFork.Jovian);
     const transfer = createFeeMarket1559Tx(
-      { chainId: CHAIN_ID, nonce: 0n, maxFeePerGas: 3n * GWEI, maxPriorityFeePerGas: 0n, gasLimit: 21_000n, to: recipient, value: 1n },
+      {
+        chainId: CHAIN_ID,
+        nonce: 0n,
+        maxFeePerGas: 3n * GWEI,
+        maxPriorityFeePerGas: 0n,
+        gasLimit: 21_000n,
+        to: recipient,
+        value: 1n,
+      },
       { common },
     ).sign(senderKey);
     const raw = transfer.serialize();
@@ -268,7 +342,9 @@ describe("Jovian block building", () => {
     // the L1Block slot 8 word has no DA scalar set, so the default 400 applies
     expect(block.header.blobGasUsed).toBe(daFootprint(BigInt(fastLzCompressedLength(raw)), 0n));
     expect(block.header.blobGasUsed).toBe(40_000n);
-    expect(toHex(block.header.extraData)).toBe(`0x01000000fa00000006${(2n * GWEI).toString(16).padStart(16, "0")}`);
+    expect(toHex(block.header.extraData)).toBe(
+      `0x01000000fa00000006${(2n * GWEI).toString(16).padStart(16, "0")}`,
+    );
     const params = decodeL1FeeParams({
       baseFee: bigIntToWord(2n * GWEI),
       scalars: bigIntToWord(scalars),
@@ -278,13 +354,22 @@ describe("Jovian block building", () => {
       operatorFeeParams: bigIntToWord(operatorParams),
     });
     const sender = readAccount(store, block.newNodes, block.stateRoot, privateToAddress(senderKey))!;
-    expect(sender.balance).toBe(10n * ETH - 1n - 21_000n * GWEI - l1DataFee(raw, params, OpFork.Jovian) - (21_000n * 2_000_000n * 100n + 1000n));
+    expect(sender.balance).toBe(
+      10n * ETH -
+        1n -
+        21_000n * GWEI -
+        l1DataFee(raw, params, OpFork.Jovian) -
+        (21_000n * 2_000_000n * 100n + 1000n),
+    );
   });
 });
 
 describe("failed deposits", () => {
   it("keep the mint, bump the nonce, use the whole gas limit and revert everything else", async () => {
-    const { builder, store, depositor, depositTo } = await startBlock({ fork: OpFork.Isthmus, parentExtraData: fromHex("0x00000000fa00000006") });
+    const { builder, store, depositor, depositTo } = await startBlock({
+      fork: OpFork.Isthmus,
+      parentExtraData: fromHex("0x00000000fa00000006"),
+    });
     const deposit = encodeDepositTransaction({
       sourceHash: new Uint8Array(32).fill(2),
       from: depositor,
@@ -304,7 +389,10 @@ describe("failed deposits", () => {
       expect(r.receipt.depositNonce).toBe(0n);
     }
     const block = await builder.seal();
-    expect(readAccount(store, block.newNodes, block.stateRoot, depositor)).toMatchObject({ nonce: 1n, balance: ETH });
+    expect(readAccount(store, block.newNodes, block.stateRoot, depositor)).toMatchObject({
+      nonce: 1n,
+      balance: ETH,
+    });
     expect(readAccount(store, block.newNodes, block.stateRoot, depositTo)).toBeUndefined();
   });
 });

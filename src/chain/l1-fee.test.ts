@@ -43,12 +43,19 @@ describe("L1 data fee", () => {
   it("Fjord uses the 100-byte minimum for small transactions", () => {
     expect(fjordL1Cost(EMPTY_TX, PARAMS)).toBe(3_203_000n);
     for (const size of [100n, 150n, 170n]) expect(fjordL1CostFromFastLzSize(size, PARAMS)).toBe(3_203_000n);
-    for (const size of [171n, 175n, 200n]) expect(fjordL1CostFromFastLzSize(size, PARAMS)).toBeGreaterThan(3_203_000n);
+    for (const size of [171n, 175n, 200n])
+      expect(fjordL1CostFromFastLzSize(size, PARAMS)).toBeGreaterThan(3_203_000n);
     expect(fjordEstimatedSizeScaled(200n)).toBe(124_714_400n);
   });
 
   it("Fjord matches the Solidity GasPriceOracle parity value", () => {
-    const p = { ...PARAMS, l1BaseFee: 2_000_000n, l1BlobBaseFee: 3_000_000n, baseFeeScalar: 20n, blobBaseFeeScalar: 15n };
+    const p = {
+      ...PARAMS,
+      l1BaseFee: 2_000_000n,
+      l1BlobBaseFee: 3_000_000n,
+      baseFeeScalar: 20n,
+      blobBaseFeeScalar: 15n,
+    };
     expect(fjordL1CostFromFastLzSize(235n, p)).toBe(105_484n);
   });
 
@@ -118,7 +125,9 @@ describe("operator fee", () => {
     expect(operatorFee(21_001n, p, OpFork.Isthmus)).toBe(32_501n); // 31501.5 rounds down, + 1000
   });
   it("Jovian: gas·scalar·100 + constant", () => {
-    expect(operatorFee(21_000n, { ...p, operatorFeeScalar: 7n, operatorFeeConstant: 5n }, OpFork.Jovian)).toBe(14_700_005n);
+    expect(
+      operatorFee(21_000n, { ...p, operatorFeeScalar: 7n, operatorFeeConstant: 5n }, OpFork.Jovian),
+    ).toBe(14_700_005n);
   });
 });
 

@@ -8,7 +8,10 @@ import { toHexRaw } from "./hex.js";
 
 type Item = Uint8Array | Item[];
 
-export function collectNewNodes(written: Map<string, Uint8Array>, stateRoot: Uint8Array): Map<string, Uint8Array> {
+export function collectNewNodes(
+  written: Map<string, Uint8Array>,
+  stateRoot: Uint8Array,
+): Map<string, Uint8Array> {
   const out = new Map<string, Uint8Array>();
   const visitHash = (hash: Uint8Array, onLeaf: (value: Uint8Array) => void): void => {
     const key = toHexRaw(hash);
@@ -33,7 +36,7 @@ export function collectNewNodes(written: Map<string, Uint8Array>, stateRoot: Uin
       if (v instanceof Uint8Array && v.length > 0) onLeaf(v);
     } else if (node.length === 2) {
       const path = node[0] as Uint8Array;
-      const isLeaf = ((path[0] ?? 0) >> 4) >= 2;
+      const isLeaf = (path[0] ?? 0) >> 4 >= 2;
       if (isLeaf) onLeaf(node[1] as Uint8Array);
       else visitRef(node[1]!, onLeaf);
     }

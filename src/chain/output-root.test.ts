@@ -12,10 +12,14 @@ describe("output root v0", () => {
     expect(toHex(outputRootV0(stateRoot, mp, hash))).toBe(expected);
     // worked value for all-zero inputs: keccak256 of 128 zero bytes
     const z = new Uint8Array(32);
-    expect(toHex(outputRootV0(z, z, z))).toBe("0x012893657d8eb2efad4de0a91bcd0e39ad9837745dec3ea923737ea803fc8e3d");
+    expect(toHex(outputRootV0(z, z, z))).toBe(
+      "0x012893657d8eb2efad4de0a91bcd0e39ad9837745dec3ea923737ea803fc8e3d",
+    );
   });
 
   it("rejects wrong lengths", () => {
-    expect(() => outputRootV0(new Uint8Array(31), new Uint8Array(32), new Uint8Array(32))).toThrow(RangeError);
+    expect(() => outputRootV0(new Uint8Array(31), new Uint8Array(32), new Uint8Array(32))).toThrow(
+      RangeError,
+    );
   });
 });

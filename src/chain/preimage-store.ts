@@ -59,7 +59,9 @@ export class MissingPreimageError extends Error {
 export class PreimageMismatchError extends Error {
   readonly key: Uint8Array;
   constructor(key: Uint8Array, actualHash: Uint8Array) {
-    super(`preimage for key ${describePreimageKey(key)} does not match its content (value hashes to 0x${hexOf(actualHash)})`);
+    super(
+      `preimage for key ${describePreimageKey(key)} does not match its content (value hashes to 0x${hexOf(actualHash)})`,
+    );
     this.name = "PreimageMismatchError";
     this.key = key;
   }
@@ -98,9 +100,11 @@ export function localKey(index: bigint | number): Uint8Array {
 }
 
 function checkKey(key: Uint8Array): PreimageKeyType {
-  if (key.length !== 32) throw new InvalidPreimageKeyError(`preimage key must be 32 bytes, got ${key.length}`);
+  if (key.length !== 32)
+    throw new InvalidPreimageKeyError(`preimage key must be 32 bytes, got ${key.length}`);
   const type = key[0]!;
-  if (type < 1 || type > 6) throw new InvalidPreimageKeyError(`unknown preimage key type ${type} in 0x${hexOf(key)}`);
+  if (type < 1 || type > 6)
+    throw new InvalidPreimageKeyError(`unknown preimage key type ${type} in 0x${hexOf(key)}`);
   return type as PreimageKeyType;
 }
 

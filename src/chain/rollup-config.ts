@@ -72,7 +72,8 @@ function optionalAddress(value: unknown, field: string): Uint8Array | undefined 
 
 /** Parses op-node's rollup config JSON (snake_case, as in the fixtures and superchain registry). */
 export function parseRollupConfig(json: unknown): RollupConfig {
-  if (typeof json !== "object" || json === null) throw new InvalidRollupConfigError("rollup config must be an object");
+  if (typeof json !== "object" || json === null)
+    throw new InvalidRollupConfigError("rollup config must be an object");
   const c = json as Record<string, unknown>;
   const genesis = (c.genesis ?? {}) as Record<string, unknown>;
   const op = (c.chain_op_config ?? {}) as Record<string, unknown>;

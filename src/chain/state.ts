@@ -37,7 +37,13 @@ export class BlockStateManager extends MerkleStateManager {
   static create(db: PreimageTrieDB, stateRoot: Uint8Array, common: Common): BlockStateManager {
     // The base class keeps an @ethereumjs/mpt trie for its checkpoint bookkeeping; state reads and
     // writes go through FastTrie below.
-    const trie = new MerklePatriciaTrie({ db, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, root: stateRoot, common });
+    const trie = new MerklePatriciaTrie({
+      db,
+      useKeyHashing: true,
+      valueEncoding: ValueEncoding.Bytes,
+      root: stateRoot,
+      common,
+    });
     const sm = new BlockStateManager({ trie, common, prefixCodeHashes: false, caches: new Caches() });
     sm.nodes = db;
     sm.fast = new FastTrie(db);
@@ -53,7 +59,8 @@ export class BlockStateManager extends MerkleStateManager {
 
   override async getAccount(address: Address): Promise<Account | undefined> {
     const elem = this.caches.account!.get(address);
-    if (elem !== undefined) return elem.accountRLP !== undefined ? createAccountFromRLP(elem.accountRLP) : undefined;
+    if (elem !== undefined)
+      return elem.accountRLP !== undefined ? createAccountFromRLP(elem.accountRLP) : undefined;
     const rlp = this.fast.get(this.root, this.hashedKey(toHexRaw(address.bytes), address.bytes));
     const account = rlp !== undefined ? createAccountFromRLP(rlp) : undefined;
     this.caches.account!.put(address, account);
@@ -75,7 +82,10 @@ export class BlockStateManager extends MerkleStateManager {
     const elem = this.caches.code!.get(address);
     if (elem !== undefined) return elem.code ?? new Uint8Array(0);
     const account = await this.getAccount(address);
-    const code = account === undefined || !account.isContract() ? new Uint8Array(0) : this.nodes.getNode(account.codeHash);
+    const code =
+      account === undefined || !account.isContract()
+        ? new Uint8Array(0)
+        : this.nodes.getNode(account.codeHash);
     this.caches.code!.put(address, code);
     return code;
   }
@@ -98,7 +108,8 @@ export class BlockStateManager extends MerkleStateManager {
     const caches = this.caches;
     for (const [, elem] of caches.code?.flush() ?? []) {
       // The account's codeHash was already set by putCode; store the code itself.
-      if (elem.code !== undefined && elem.code.length > 0) this.nodes.putNode(keccak_256(elem.code), elem.code);
+      if (elem.code !== undefined && elem.code.length > 0)
+        this.nodes.putNode(keccak_256(elem.code), elem.code);
     }
 
     const perAccount = new Map<string, [Uint8Array, Uint8Array | undefined][]>();

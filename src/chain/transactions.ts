@@ -2,7 +2,12 @@
 import type { Common } from "@ethereumjs/common";
 import { type TypedTransaction, createTxFromRLP } from "@ethereumjs/tx";
 import { keccak256 as keccak_256 } from "./keccak.js";
-import { DEPOSIT_TX_TYPE, type DepositTransaction, InvalidTransactionEncodingError, decodeDepositTransaction } from "./deposit-tx.js";
+import {
+  DEPOSIT_TX_TYPE,
+  type DepositTransaction,
+  InvalidTransactionEncodingError,
+  decodeDepositTransaction,
+} from "./deposit-tx.js";
 
 export interface SignedTransaction {
   readonly kind: "signed";
@@ -26,7 +31,8 @@ export function decodeTransaction(raw: Uint8Array, common: Common): DecodedTrans
   if (first === DEPOSIT_TX_TYPE) {
     return { raw, hash: keccak_256(raw), type: DEPOSIT_TX_TYPE, body: decodeDepositTransaction(raw) };
   }
-  if (first === BLOB_TX_TYPE) throw new InvalidTransactionEncodingError("blob transactions are not supported on OP chains");
+  if (first === BLOB_TX_TYPE)
+    throw new InvalidTransactionEncodingError("blob transactions are not supported on OP chains");
   let tx: TypedTransaction;
   try {
     tx = createTxFromRLP(raw, { common }) as TypedTransaction;

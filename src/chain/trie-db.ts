@@ -12,7 +12,9 @@ import { fromHex, toHexRaw } from "./hex.js";
 const EMPTY_TRIE_ROOT_HEX = "56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421";
 
 export class PreimageTrieDB implements DB<string, string | Uint8Array>, TrieNodeStore {
-  private readonly source: PreimageSource & { tryGetByKeccak256Hex?(hashHex: string): Uint8Array | undefined };
+  private readonly source: PreimageSource & {
+    tryGetByKeccak256Hex?(hashHex: string): Uint8Array | undefined;
+  };
   /** New values written during execution, keyed by unprefixed hex keccak256 hash. */
   readonly written: Map<string, Uint8Array>;
 

@@ -318,7 +318,10 @@ export class TransactionProcessor {
       throw new TransactionRejectedError("invalid-signature", (e as Error).message);
     }
     if (tx.gasLimit > gasPool) {
-      throw new TransactionRejectedError("gas-limit-exceeds-block", `gas ${tx.gasLimit} exceeds the block's remaining gas ${gasPool}`);
+      throw new TransactionRejectedError(
+        "gas-limit-exceeds-block",
+        `gas ${tx.gasLimit} exceeds the block's remaining gas ${gasPool}`,
+      );
     }
     const intrinsic = tx.getIntrinsicGas();
     const prague = block.fork >= OpFork.Isthmus;
@@ -334,15 +337,24 @@ export class TransactionProcessor {
       throw new TransactionRejectedError("init-code-too-large", `init code of ${tx.data.length} bytes`);
     }
     const dynamicFee = tx.supports(Capability.EIP1559FeeMarket);
-    const feeCap = dynamicFee ? (tx as { maxFeePerGas: bigint }).maxFeePerGas : (tx as { gasPrice: bigint }).gasPrice;
+    const feeCap = dynamicFee
+      ? (tx as { maxFeePerGas: bigint }).maxFeePerGas
+      : (tx as { gasPrice: bigint }).gasPrice;
     const tipCap = dynamicFee ? (tx as { maxPriorityFeePerGas: bigint }).maxPriorityFeePerGas : feeCap;
-    if (tipCap > feeCap) throw new TransactionRejectedError("tip-above-fee-cap", `tip ${tipCap} above fee cap ${feeCap}`);
+    if (tipCap > feeCap)
+      throw new TransactionRejectedError("tip-above-fee-cap", `tip ${tipCap} above fee cap ${feeCap}`);
     if (feeCap < block.baseFee) {
-      throw new TransactionRejectedError("fee-cap-below-base-fee", `fee cap ${feeCap} below base fee ${block.baseFee}`);
+      throw new TransactionRejectedError(
+        "fee-cap-below-base-fee",
+        `fee cap ${feeCap} below base fee ${block.baseFee}`,
+      );
     }
     const authList = tx.type === 4 ? (tx as EOACode7702Tx).authorizationList : undefined;
     if (authList !== undefined && authList.length === 0) {
-      throw new TransactionRejectedError("empty-authorization-list", "EIP-7702 transaction without authorizations");
+      throw new TransactionRejectedError(
+        "empty-authorization-list",
+        "EIP-7702 transaction without authorizations",
+      );
     }
 
     const account = (await state.getAccount(sender)) ?? new Account();
@@ -352,21 +364,30 @@ export class TransactionProcessor {
         throw new TransactionRejectedError("sender-not-eoa", `sender ${sender} has code`);
       }
     }
-    if (account.nonce > tx.nonce) throw new TransactionRejectedError("nonce-too-low", `nonce ${tx.nonce}, account at ${account.nonce}`);
-    if (account.nonce < tx.nonce) throw new TransactionRejectedError("nonce-too-high", `nonce ${tx.nonce}, account at ${account.nonce}`);
-    if (account.nonce >= MAX_NONCE) throw new TransactionRejectedError("nonce-max", "account nonce at maximum");
+    if (account.nonce > tx.nonce)
+      throw new TransactionRejectedError("nonce-too-low", `nonce ${tx.nonce}, account at ${account.nonce}`);
+    if (account.nonce < tx.nonce)
+      throw new TransactionRejectedError("nonce-too-high", `nonce ${tx.nonce}, account at ${account.nonce}`);
+    if (account.nonce >= MAX_NONCE)
+      throw new TransactionRejectedError("nonce-max", "account nonce at maximum");
 
     const params = await this.feeParams();
     const flz = block.fork >= OpFork.Fjord ? BigInt(fastLzCompressedLength(decoded.raw)) : 0n;
     const footprint = block.fork >= OpFork.Jovian ? daFootprint(flz, params.daFootprintGasScalar) : 0n;
     if (footprint > daFootprintRoom && block.fork >= OpFork.Jovian) {
-      throw new TransactionRejectedError("da-footprint-exceeds-block", `DA footprint ${footprint} exceeds the block's remaining ${daFootprintRoom}`);
+      throw new TransactionRejectedError(
+        "da-footprint-exceeds-block",
+        `DA footprint ${footprint} exceeds the block's remaining ${daFootprintRoom}`,
+      );
     }
     const l1Fee = l1DataFee(decoded.raw, params, block.fork, flz);
     const operatorFeeMax = operatorFee(tx.gasLimit, params, block.fork);
     const maxCost = tx.gasLimit * feeCap + tx.value + l1Fee + operatorFeeMax;
     if (account.balance < maxCost) {
-      throw new TransactionRejectedError("insufficient-funds", `balance ${account.balance} below max cost ${maxCost}`);
+      throw new TransactionRejectedError(
+        "insufficient-funds",
+        `balance ${account.balance} below max cost ${maxCost}`,
+      );
     }
 
     // ---- from here on, state changes ----
@@ -385,7 +406,8 @@ export class TransactionProcessor {
     for (const [addr, slots] of accessList) {
       const a = new Address(addr as Uint8Array);
       journal.addAlwaysWarmAddress(a.toString());
-      for (const slot of slots as Uint8Array[]) journal.addAlwaysWarmSlot(a.toString(), `0x${Buffer.from(slot).toString("hex")}`);
+      for (const slot of slots as Uint8Array[])
+        journal.addAlwaysWarmSlot(a.toString(), `0x${Buffer.from(slot).toString("hex")}`);
     }
 
     let authRefund = 0n;
@@ -518,4 +540,3 @@ export function floorDataGas(data: Uint8Array): bigint {
 function convertLogs(logs: EvmLog[] | undefined): Log[] {
   return (logs ?? []).map(([address, topics, data]) => ({ address, topics, data }));
 }
-
