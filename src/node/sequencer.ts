@@ -14,7 +14,6 @@ import { InvalidTransactionEncodingError } from "../chain/deposit-tx.js";
 import type { RollupConfig } from "../chain/rollup-config.js";
 import { TransactionRejectedError } from "../chain/tx-processor.js";
 import type { Logger } from "../log/logger.js";
-import { builderWrittenNodes } from "./builder-state.js";
 import { DEV_GAS_LIMIT } from "./dev-chain-config.js";
 import { type FlashblockMessage, encodeFlashblock } from "./flashblocks.js";
 import { PREDEPLOY } from "./genesis/predeploys.js";
@@ -189,7 +188,7 @@ export class Sequencer {
       builder,
       parent,
       payloadId: keccak_256(concatBytes(parent.hash, bigIntToWord(timestamp))).subarray(0, 8),
-      source: new OverlaySource(store, builderWrittenNodes(builder)),
+      source: new OverlaySource(store, builder.writtenNodes),
       nonces: new Map(),
       published: 0,
       touched: new Set(
