@@ -47,6 +47,11 @@ const NODE: Expected = {
   eth_getLogs: [["filter"], arrayOf(ref("Log")), [-32602, -32001, -32005]],
   net_version: [[], ref("DecimalUint"), []],
   web3_clientVersion: [[], { type: "string" }, []],
+  eth_sendRawTransactionSync: [["transaction", "timeoutMs?"], ref("Receipt"), [-32602, -32000, 4]],
+  eth_subscribe: [["kind", "filter?"], { type: "string" }, [-32602, -32601]],
+  eth_unsubscribe: [["subscriptionId"], { type: "boolean" }, []],
+  eth_accounts: [[], arrayOf(ref("Address")), []],
+  eth_syncing: [[], { type: "boolean" }, []],
 };
 
 const PROVER: Expected = {

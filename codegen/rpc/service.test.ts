@@ -13,6 +13,7 @@ import {
   NodeClient,
   type NodeHandlers,
   NoValidSignerError,
+  PreconfirmationTimeoutError,
   ProverClient,
   type ProverHandlers,
   type RpcTransport,
@@ -150,13 +151,25 @@ const nodeHandlers: NodeHandlers = {
   eth_getLogs: unsupported,
   net_version: () => 11_155_420n,
   web3_clientVersion: () => "op-enclave-suite/test",
+  eth_sendRawTransactionSync: ({ transaction, timeoutMs }) => {
+    throw new PreconfirmationTimeoutError(
+      `${transaction.length} bytes not pre-confirmed within ${timeoutMs ?? "the default"} ms`,
+    );
+  },
+  eth_subscribe: ({ kind }, ctx) => {
+    if (ctx.subscriptions === undefined) throw new RpcError(-32601, `${kind} needs a websocket`);
+    return ctx.subscriptions.open(() => {}).id;
+  },
+  eth_unsubscribe: ({ subscriptionId }) => subscriptionId === "0x1",
+  eth_accounts: () => [bytes(20, 0xac)],
+  eth_syncing: () => false,
 };
 
 describe("node client and handler table", () => {
   const client = new NodeClient(inProcessTransport(bindNodeHandlers(nodeHandlers)));
 
   it("binds exactly one handler per method", () => {
-    expect([...bindNodeHandlers(nodeHandlers).keys()]).toHaveLength(19);
+    expect([...bindNodeHandlers(nodeHandlers).keys()]).toHaveLength(24);
   });
 
   it("round-trips a block with a deposit transaction and one with hashes", async () => {
@@ -182,6 +195,24 @@ describe("node client and handler table", () => {
       data: "0x08c379a0",
     });
     await expect(client.eth_getLogs({})).rejects.toMatchObject({ code: -32601 });
+  });
+
+  it("serves the subscription, send-and-wait, accounts and syncing methods", async () => {
+    await expect(client.eth_sendRawTransactionSync(Uint8Array.of(2, 1), 250)).rejects.toMatchObject({
+      code: 4,
+      message: "2 bytes not pre-confirmed within 250 ms",
+    });
+    await expect(client.eth_subscribe("newFlashblocks")).rejects.toMatchObject({
+      code: -32601,
+      message: "newFlashblocks needs a websocket",
+    });
+    await expect(
+      inProcessTransport(bindNodeHandlers(nodeHandlers))("eth_subscribe", ["newPendingTransactions"]),
+    ).rejects.toMatchObject({ code: -32602 });
+    expect(await client.eth_unsubscribe("0x1")).toBe(true);
+    expect(await client.eth_unsubscribe("0x2")).toBe(false);
+    expect(await client.eth_accounts()).toEqual([bytes(20, 0xac)]);
+    expect(await client.eth_syncing()).toBe(false);
   });
 });
 

@@ -57,6 +57,15 @@ export class NoValidSignerError extends RpcError {
   }
 }
 
+/** eth_sendRawTransactionSync: the transaction was not pre-confirmed in time; it stays in the pool (EIP-7966's code). (code 4) */
+export class PreconfirmationTimeoutError extends RpcError {
+  static readonly CODE = 4;
+
+  constructor(message = "transaction not pre-confirmed in time", options: { cause?: unknown } = {}) {
+    super(4, message, options);
+  }
+}
+
 /** Proof failed: enclave error (message = the underlying error) or timeout (names the L2 block). (code -32000) */
 export class ProofFailedError extends RpcError {
   static readonly CODE = -32000;

@@ -321,8 +321,90 @@ export const web3_clientVersion = defineMethod<Web3ClientVersionParams, string>(
   result: wire.string,
 });
 
+/** Params of eth_sendRawTransactionSync, in positional order. */
+export interface EthSendRawTransactionSyncParams {
+  /** The raw transaction. */
+  transaction: T.Data;
+  /** How long to wait, in milliseconds (default 6000, at most 60000). */
+  timeoutMs?: number;
+}
+
+/** Submits a signed transaction and answers with its receipt once it is pre-confirmed (EIP-7966). */
+export const eth_sendRawTransactionSync = defineMethod<EthSendRawTransactionSyncParams, T.Receipt>({
+  name: "eth_sendRawTransactionSync",
+  paramStructure: "by-position",
+  params: [
+    { name: "transaction", codec: C.DataCodec, required: true },
+    { name: "timeoutMs", codec: wire.number, required: false },
+  ],
+  result: C.ReceiptCodec,
+});
+
+/** Params of eth_subscribe, in positional order. */
+export interface EthSubscribeParams {
+  /** newHeads, logs or newFlashblocks. */
+  kind: T.SubscriptionKind;
+  /** For `logs`: the address and topics to match. */
+  filter?: T.Filter;
+}
+
+/**
+ * Opens a subscription on a websocket connection; notifications arrive as `eth_subscription`
+ * requests whose `params.result` is, per kind: `newHeads` a Block with transaction hashes, `logs`
+ * one Log per notification, `newFlashblocks` the flashblocks wire message of each pre-confirmation
+ * snapshot (payload_id, index, base, diff, metadata: see docs/node.md). Over HTTP it fails
+ * (-32601). Only `logs` takes a filter.
+ */
+export const eth_subscribe = defineMethod<EthSubscribeParams, string>({
+  name: "eth_subscribe",
+  paramStructure: "by-position",
+  params: [
+    { name: "kind", codec: C.SubscriptionKindCodec, required: true },
+    { name: "filter", codec: C.FilterCodec, required: false },
+  ],
+  result: wire.string,
+});
+
+/** Params of eth_unsubscribe, in positional order. */
+export interface EthUnsubscribeParams {
+  /** The id eth_subscribe returned. */
+  subscriptionId: string;
+}
+
+/** Closes a subscription of this connection. */
+export const eth_unsubscribe = defineMethod<EthUnsubscribeParams, boolean>({
+  name: "eth_unsubscribe",
+  paramStructure: "by-position",
+  params: [
+    { name: "subscriptionId", codec: wire.string, required: true },
+  ],
+  result: wire.boolean,
+});
+
+/** eth_accounts takes no params. */
+export type EthAccountsParams = Record<string, never>;
+
+/** Returns the accounts the node signs for: none. */
+export const eth_accounts = defineMethod<EthAccountsParams, T.Address[]>({
+  name: "eth_accounts",
+  paramStructure: "by-position",
+  params: [],
+  result: wire.array(C.AddressCodec),
+});
+
+/** eth_syncing takes no params. */
+export type EthSyncingParams = Record<string, never>;
+
+/** Returns the sync status: the dev chain is always in sync. */
+export const eth_syncing = defineMethod<EthSyncingParams, boolean>({
+  name: "eth_syncing",
+  paramStructure: "by-position",
+  params: [],
+  result: wire.boolean,
+});
+
 /** Every node method spec, by method name, in spec order. */
-export const nodeMethods = { eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance, eth_chainId, eth_blockNumber, eth_getTransactionCount, eth_sendRawTransaction, eth_getTransactionByHash, eth_getTransactionReceipt, eth_call, eth_estimateGas, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getCode, eth_getStorageAt, eth_getLogs, net_version, web3_clientVersion } as const;
+export const nodeMethods = { eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance, eth_chainId, eth_blockNumber, eth_getTransactionCount, eth_sendRawTransaction, eth_getTransactionByHash, eth_getTransactionReceipt, eth_call, eth_estimateGas, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getCode, eth_getStorageAt, eth_getLogs, net_version, web3_clientVersion, eth_sendRawTransactionSync, eth_subscribe, eth_unsubscribe, eth_accounts, eth_syncing } as const;
 
 /** The hand-written handlers of the OP Stack chain node JSON-RPC service: one per method. */
 export interface NodeHandlers {
@@ -373,6 +455,22 @@ export interface NodeHandlers {
   net_version: RpcHandler<NetVersionParams, T.DecimalUint>;
   /** Returns the client's name and version. */
   web3_clientVersion: RpcHandler<Web3ClientVersionParams, string>;
+  /** Submits a signed transaction and answers with its receipt once it is pre-confirmed (EIP-7966). */
+  eth_sendRawTransactionSync: RpcHandler<EthSendRawTransactionSyncParams, T.Receipt>;
+  /**
+   * Opens a subscription on a websocket connection; notifications arrive as `eth_subscription`
+   * requests whose `params.result` is, per kind: `newHeads` a Block with transaction hashes, `logs`
+   * one Log per notification, `newFlashblocks` the flashblocks wire message of each pre-confirmation
+   * snapshot (payload_id, index, base, diff, metadata: see docs/node.md). Over HTTP it fails
+   * (-32601). Only `logs` takes a filter.
+   */
+  eth_subscribe: RpcHandler<EthSubscribeParams, string>;
+  /** Closes a subscription of this connection. */
+  eth_unsubscribe: RpcHandler<EthUnsubscribeParams, boolean>;
+  /** Returns the accounts the node signs for: none. */
+  eth_accounts: RpcHandler<EthAccountsParams, T.Address[]>;
+  /** Returns the sync status: the dev chain is always in sync. */
+  eth_syncing: RpcHandler<EthSyncingParams, boolean>;
 }
 
 /** Binds the node handlers to their method specs: the table the JSON-RPC server dispatches on. */
@@ -397,6 +495,11 @@ export function bindNodeHandlers(handlers: NodeHandlers): MethodTable {
     bindMethod(eth_getLogs, handlers.eth_getLogs),
     bindMethod(net_version, handlers.net_version),
     bindMethod(web3_clientVersion, handlers.web3_clientVersion),
+    bindMethod(eth_sendRawTransactionSync, handlers.eth_sendRawTransactionSync),
+    bindMethod(eth_subscribe, handlers.eth_subscribe),
+    bindMethod(eth_unsubscribe, handlers.eth_unsubscribe),
+    bindMethod(eth_accounts, handlers.eth_accounts),
+    bindMethod(eth_syncing, handlers.eth_syncing),
   ];
   return new Map(bound.map((method) => [method.name, method]));
 }
@@ -507,5 +610,36 @@ export class NodeClient {
   /** Returns the client's name and version. */
   web3_clientVersion(): Promise<string> {
     return callMethod(this.transport, web3_clientVersion, {});
+  }
+
+  /** Submits a signed transaction and answers with its receipt once it is pre-confirmed (EIP-7966). */
+  eth_sendRawTransactionSync(transaction: T.Data, timeoutMs?: number): Promise<T.Receipt> {
+    return callMethod(this.transport, eth_sendRawTransactionSync, { transaction, timeoutMs });
+  }
+
+  /**
+   * Opens a subscription on a websocket connection; notifications arrive as `eth_subscription`
+   * requests whose `params.result` is, per kind: `newHeads` a Block with transaction hashes, `logs`
+   * one Log per notification, `newFlashblocks` the flashblocks wire message of each pre-confirmation
+   * snapshot (payload_id, index, base, diff, metadata: see docs/node.md). Over HTTP it fails
+   * (-32601). Only `logs` takes a filter.
+   */
+  eth_subscribe(kind: T.SubscriptionKind, filter?: T.Filter): Promise<string> {
+    return callMethod(this.transport, eth_subscribe, { kind, filter });
+  }
+
+  /** Closes a subscription of this connection. */
+  eth_unsubscribe(subscriptionId: string): Promise<boolean> {
+    return callMethod(this.transport, eth_unsubscribe, { subscriptionId });
+  }
+
+  /** Returns the accounts the node signs for: none. */
+  eth_accounts(): Promise<T.Address[]> {
+    return callMethod(this.transport, eth_accounts, {});
+  }
+
+  /** Returns the sync status: the dev chain is always in sync. */
+  eth_syncing(): Promise<boolean> {
+    return callMethod(this.transport, eth_syncing, {});
   }
 }

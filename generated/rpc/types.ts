@@ -820,6 +820,12 @@ export type StorageKey = Uint8Array;
 /** Wire form of {@link StorageKey}. */
 export type StorageKeyJson = string;
 
+/** Kinds of eth_subscribe notifications. */
+export type SubscriptionKind = "newHeads" | "logs" | "newFlashblocks";
+
+/** Wire form of {@link SubscriptionKind}. */
+export type SubscriptionKindJson = "newHeads" | "logs" | "newFlashblocks";
+
 /** The TEE proof: the aggregate proposal and the per-block proposals in block order. */
 export interface TeeProofResult {
   /** One proposal covering the whole range, with sampled intermediate roots. */

@@ -1,11 +1,11 @@
-/** Wires a ChainNode to the JSON-RPC server core: generated node methods, extras, flashblocks route. */
+/** Wires a ChainNode to the JSON-RPC server core: generated node methods, flashblocks route. */
 import type { Logger } from "../log/logger.js";
 import { MetricsRegistry } from "../metrics/registry.js";
 import { type RpcServer, createRpcServer } from "../rpc/index.js";
 import { bindNodeHandlers } from "../../generated/rpc/node.js";
 import type { ChainNode } from "./chain-node.js";
-import { extraMethods } from "./rpc/extra-methods.js";
 import { createNodeHandlers } from "./rpc/handlers.js";
+import { createNotificationHandlers } from "./rpc/notification-handlers.js";
 
 export const FLASHBLOCKS_PATH = "/ws/flashblocks";
 
@@ -13,8 +13,7 @@ export function createNodeServer(
   node: ChainNode,
   options: { host: string; port: number; logger: Logger },
 ): RpcServer {
-  const methods = new Map(bindNodeHandlers(createNodeHandlers(node)));
-  for (const m of extraMethods(node)) methods.set(m.name, m);
+  const methods = bindNodeHandlers({ ...createNodeHandlers(node), ...createNotificationHandlers(node) });
   const metrics = new MetricsRegistry({ processMetrics: true });
   const head = metrics.gauge({ name: "node_head_block_number", help: "number of the latest sealed block" });
   const snapshots = metrics.counter({

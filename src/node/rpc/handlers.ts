@@ -2,7 +2,7 @@
  * The node's JSON-RPC handlers (the generated NodeHandlers interface): blocks, balances and state at
  * every tag (pending = the latest flashblock snapshot, never null), transactions and receipts
  * (sealed, pre-confirmed or pooled), calls and gas estimates in the selected block's environment,
- * fees, logs.
+ * fees, logs; the subscription and send-and-wait handlers are in notification-handlers.ts.
  */
 import { decodeAbiParameters } from "viem";
 import { bytesEqual, toHex, toHexRaw } from "../../chain/hex.js";
@@ -20,6 +20,7 @@ import { admitTransaction } from "../admission.js";
 import type { ChainNode, ResolvedBlock } from "../chain-node.js";
 import { type CallMessage, CallRunner, IntrinsicGasError, estimateGas } from "../state/call.js";
 import { type BlockContent, formatBlock, formatLogs, formatReceipt, formatTransaction } from "./format.js";
+import type { NotificationHandlers } from "./notification-handlers.js";
 
 export const CLIENT_VERSION = "op-enclave-suite-node/0.1.0";
 /** Suggested priority fee (wei): op-geth's default minimum suggestion, 0.001 gwei. */
@@ -139,7 +140,8 @@ function percentile(sorted: { tip: bigint; gas: bigint }[], total: bigint, p: nu
   return sorted[sorted.length - 1]!.tip;
 }
 
-export function createNodeHandlers(node: ChainNode): NodeHandlers {
+/** Every NodeHandlers method but the notification ones (createNotificationHandlers). */
+export function createNodeHandlers(node: ChainNode): Omit<NodeHandlers, keyof NotificationHandlers> {
   const content = (r: ResolvedBlock) => node.content(r);
 
   /** Finds a transaction: sealed, pre-confirmed, then pooled. */
@@ -391,5 +393,7 @@ export function createNodeHandlers(node: ChainNode): NodeHandlers {
     },
     net_version: () => node.config.l2ChainId,
     web3_clientVersion: () => CLIENT_VERSION,
+    eth_accounts: () => [],
+    eth_syncing: () => false,
   };
 }
