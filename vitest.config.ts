@@ -3,6 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["{src,enclave,codegen,generated,conformance,test,contracts,scripts,native}/**/*.test.ts"],
+    reporters: ["default", "./test/support/summary-reporter.ts"],
     pool: "forks",
     testTimeout: 60_000,
     hookTimeout: 120_000,
