@@ -13,7 +13,7 @@ import { verifyAttestationDocument } from "./local-attestation.js";
 import { addressOfPublicKey } from "./signer.js";
 import { type RunningEnclave, startEnclave } from "./test/enclave-process.js";
 import { bootPreimages, honestWitness, keccakPreimage, sha256Preimage, text } from "./test/fixtures.js";
-import { callEnclave, enclaveClient, exchangeRawBytes } from "./transport-client.js";
+import { callEnclave, enclaveClient, exchangeRawBytes } from "./test/transport.js";
 
 let enclave: RunningEnclave;
 

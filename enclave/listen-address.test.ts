@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callEnclave } from "./transport-client.js";
+import { callEnclave } from "./test/transport.js";
 import { formatListenAddress, ListenAddressError, parseListenAddress } from "./listen-address.js";
 import { EnclaveServer } from "./server.js";
 

@@ -9,7 +9,7 @@ import {
 } from "../generated/protocol/index.js";
 import { parseListenAddress } from "./listen-address.js";
 import { EnclaveServer } from "./server.js";
-import { exchangeRawBytes } from "./transport-client.js";
+import { exchangeRawBytes } from "./test/transport.js";
 
 let server: EnclaveServer | undefined;
 afterEach(async () => {
