@@ -7,10 +7,10 @@
 import { randomUUID } from "node:crypto";
 import { type Address, getAddress, type Hex, isAddressEqual } from "viem";
 import {
-  type AuthorizationKind,
   authorizationDigest,
   cancellationDigest,
   normaliseSignature,
+  type PaymentAuthorization,
 } from "../payments/index.js";
 import type { MerchantChain } from "./chain.js";
 import { driveOrder } from "./drive.js";
@@ -28,14 +28,8 @@ import type { Reconciler } from "./reconciler.js";
 import type { Relayer } from "./relayer.js";
 import type { ListOrdersQuery, OrderStore } from "./store/store.js";
 
-export interface CreateOrderInput {
-  kind: AuthorizationKind;
-  from: Address;
-  to: Address;
-  value: bigint;
-  validAfter: bigint;
-  validBefore: bigint;
-  nonce: Hex;
+/** A buyer's signed authorization, as submitted to create an order. */
+export interface CreateOrderInput extends PaymentAuthorization {
   signature: Hex;
   /** When given, must be the service's token and chain (the domain the buyer signed for). */
   token?: Address;
