@@ -1,27 +1,32 @@
 /**
  * Writes enclave/config-table.ts, the enclave's hardcoded config-hash table, from the superchain registry
- * export. Run at build time (`npx tsx enclave/build-config-table.ts [path/to/superchain-configs.json]`)
+ * export and the dev chain's genesis (enclave/dev-chain.ts). Run at build time (`npx tsx enclave/build-config-table.ts [path/to/superchain-configs.json]`)
  * and commit the result; the enclave never reads the registry at run time. A test recomputes the table.
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { bytesToHex } from "viem";
-import { computeConfigHash } from "./config-hash.js";
+import { type ChainGenesisConfig, computeConfigHash } from "./config-hash.js";
 import { BUILT_IN_CHAINS } from "./built-in-chains.js";
+import { devChainGenesisConfig } from "./dev-chain.js";
 import { genesisConfigFromRegistry } from "./superchain.js";
 
 export const DEFAULT_REGISTRY_PATH = fileURLToPath(
   new URL("../../shared/data/superchain-configs.json", import.meta.url),
 );
 
-/** The source text of config-table.ts for the built-in chains of `registry`. */
-export function renderConfigTable(registry: unknown): string {
-  const rows = BUILT_IN_CHAINS.map(({ chainId, name }) => {
-    const hash = bytesToHex(computeConfigHash(genesisConfigFromRegistry(registry, chainId)));
+/** The source text of config-table.ts: registry chains from `registry`, the dev chain from `devChain`. */
+export function renderConfigTable(registry: unknown, devChain: ChainGenesisConfig): string {
+  const rows = BUILT_IN_CHAINS.map(({ chainId, name, source }) => {
+    const config = source === "devnet" ? devChain : genesisConfigFromRegistry(registry, chainId);
+    if (config.chainId !== chainId)
+      throw new Error(`the ${name} genesis config is for chain ${config.chainId}`);
+    const hash = bytesToHex(computeConfigHash(config));
     return `  [${chainId}n, "${hash}"], // ${name}`;
   });
   return [
-    "// Written by enclave/build-config-table.ts from shared/data/superchain-configs.json. Do not edit by hand.",
+    "// Written by enclave/build-config-table.ts from shared/data/superchain-configs.json and the dev chain's",
+    "// genesis (enclave/dev-chain.ts). Do not edit by hand.",
     "/** Config hash of every chain the enclave proves, by L2 chain id (hex at this edge only). */",
     "export const CONFIG_HASH_TABLE_HEX: ReadonlyArray<readonly [bigint, `0x${string}`]> = [",
     ...rows,
@@ -33,6 +38,6 @@ export function renderConfigTable(registry: unknown): string {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const registry = JSON.parse(await readFile(process.argv[2] ?? DEFAULT_REGISTRY_PATH, "utf8"));
   const target = fileURLToPath(new URL("./config-table.ts", import.meta.url));
-  await writeFile(target, renderConfigTable(registry));
+  await writeFile(target, renderConfigTable(registry, await devChainGenesisConfig()));
   console.log(`wrote ${target}`);
 }

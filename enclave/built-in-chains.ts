@@ -1,13 +1,22 @@
 /**
- * The chains whose config hash is built into the enclave. Decision: the project's dev chain (id 901, see
- * docs/enclave.md) is not in the table yet: its genesis is defined with the devnet, and until then a Prove
- * for chain 901 is refused with UnsupportedChain like any other unknown chain.
+ * The chains whose config hash is built into the enclave: four from the superchain registry export and the
+ * project's dev chain (id 901, genesis defined by src/node with a fixed genesis time; see enclave/dev-chain.ts).
  */
-export const DEV_CHAIN_ID = 901n;
+import { DEV_CHAIN_ID } from "../src/node/dev-chain-config.js";
 
-export const BUILT_IN_CHAINS: ReadonlyArray<{ readonly chainId: bigint; readonly name: string }> = [
-  { chainId: 8453n, name: "Base" },
-  { chainId: 84532n, name: "Base Sepolia" },
-  { chainId: 10n, name: "OP Mainnet" },
-  { chainId: 11155420n, name: "OP Sepolia" },
+export { DEV_CHAIN_ID };
+
+export interface BuiltInChain {
+  readonly chainId: bigint;
+  readonly name: string;
+  /** Where its genesis config comes from: the registry export, or the dev chain's own genesis. */
+  readonly source: "registry" | "devnet";
+}
+
+export const BUILT_IN_CHAINS: ReadonlyArray<BuiltInChain> = [
+  { chainId: 8453n, name: "Base", source: "registry" },
+  { chainId: 84532n, name: "Base Sepolia", source: "registry" },
+  { chainId: 10n, name: "OP Mainnet", source: "registry" },
+  { chainId: 11155420n, name: "OP Sepolia", source: "registry" },
+  { chainId: DEV_CHAIN_ID, name: "op-enclave-suite dev chain", source: "devnet" },
 ];

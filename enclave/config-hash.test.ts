@@ -3,11 +3,13 @@ import { bytesToHex } from "viem";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_REGISTRY_PATH, renderConfigTable } from "./build-config-table.js";
 import { DEV_CHAIN_ID } from "./built-in-chains.js";
+import { devChainGenesisConfig, ecotoneScalar } from "./dev-chain.js";
 import { configHashFor, supportedChainIds, UnsupportedChainError } from "./chain-configs.js";
 import { computeConfigHash, encodeChainConfig } from "./config-hash.js";
 import { genesisConfigFromRegistry, SuperchainConfigError } from "./superchain.js";
 
 const registry = JSON.parse(await readFile(DEFAULT_REGISTRY_PATH, "utf8")) as unknown;
+const devChain = await devChainGenesisConfig();
 
 describe("config hash", () => {
   it("matches the known hashes of Base (8453) and Base Sepolia (84532)", () => {
@@ -38,16 +40,30 @@ describe("config hash", () => {
 
   it("the committed table is exactly what the build script computes from the registry", async () => {
     const committed = await readFile(new URL("./config-table.ts", import.meta.url), "utf8");
-    expect(committed).toBe(renderConfigTable(registry));
+    expect(committed).toBe(renderConfigTable(registry, devChain));
   });
 
-  it("the table serves the four built-in chains and refuses others with UnsupportedChain", () => {
-    expect(supportedChainIds()).toEqual([8453n, 84532n, 10n, 11155420n]);
-    for (const chainId of supportedChainIds()) {
+  it("the table serves the four registry chains and the dev chain, and refuses others with UnsupportedChain", () => {
+    expect(supportedChainIds()).toEqual([8453n, 84532n, 10n, 11155420n, DEV_CHAIN_ID]);
+    for (const chainId of supportedChainIds().filter((id) => id !== DEV_CHAIN_ID)) {
       expect(configHashFor(chainId)).toEqual(computeConfigHash(genesisConfigFromRegistry(registry, chainId)));
     }
+    expect(configHashFor(DEV_CHAIN_ID)).toEqual(computeConfigHash(devChain));
     expect(() => configHashFor(42n)).toThrow(UnsupportedChainError);
-    expect(() => configHashFor(DEV_CHAIN_ID)).toThrow(/UnsupportedChain: chain id 901/);
+    expect(() => configHashFor(902n)).toThrow(/UnsupportedChain: chain id 902/);
+  });
+
+  it("the dev chain's genesis config: fixed time, synthetic L1 genesis, no L1 contracts", () => {
+    expect(devChain.chainId).toBe(901n);
+    expect(devChain.l2GenesisTime).toBe(1_767_225_600n);
+    expect(devChain.gasLimit).toBe(30_000_000n);
+    expect(devChain.batcherAddress).toEqual(new Uint8Array(20));
+    expect(devChain.depositContractAddress).toEqual(new Uint8Array(20));
+    expect(devChain.systemConfigAddress).toEqual(new Uint8Array(20));
+    // Ecotone scalar: version 1, blobBaseFeeScalar 1055762 (0x101c12), baseFeeScalar 2269 (0x8dd).
+    expect(bytesToHex(devChain.scalar)).toBe(`0x01${"0".repeat(46)}00101c12000008dd`);
+    expect(ecotoneScalar(1n, 2n)[31]).toBe(1);
+    expect(ecotoneScalar(1n, 2n)[27]).toBe(2);
   });
 
   it("a registry entry without a needed field is an error, not a zero", () => {

@@ -69,6 +69,12 @@ describe("Prove refusals sign nothing", () => {
     );
   });
 
+  it("the dev chain (901) is in the table: its Prove passes the config hash and reaches derivation", async () => {
+    expect(await prove([...bootPreimages({ chainId: 901n }), ...honestWitness()])).toMatch(
+      /^StageUnavailableError: derivation stage not available/,
+    );
+  });
+
   it("a missing boot key", async () => {
     expect(await prove([...bootPreimages({}, [1]), ...honestWitness()])).toBe(
       "MissingBootKeyError: missing boot information: local key 1 (L1Head)",

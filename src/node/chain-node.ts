@@ -10,7 +10,7 @@ import { commonFor } from "../chain/evm-setup.js";
 import { toHex, toHexRaw } from "../chain/hex.js";
 import { OpFork, type RollupConfig, activeFork } from "../chain/rollup-config.js";
 import type { Logger } from "../log/logger.js";
-import { devRollupConfig } from "./dev-chain-config.js";
+import { DEV_GENESIS_TIME, devRollupConfig } from "./dev-chain-config.js";
 import { type DevAccount, devAccounts } from "./genesis/dev-accounts.js";
 import { buildGenesis, genesisAccounts } from "./genesis/genesis.js";
 import type { BlockContent } from "./rpc/format.js";
@@ -75,7 +75,7 @@ export class ChainNode {
       let genesisTime: bigint;
       const storedChainId = store.getMeta("chainId");
       if (storedChainId === undefined) {
-        genesisTime = BigInt(Math.floor(Date.now() / 1000));
+        genesisTime = DEV_GENESIS_TIME;
         const config = devRollupConfig(options.chainId, genesisTime);
         const genesis = await buildGenesis(config, genesisAccounts(accounts));
         store.commitBlock(

@@ -1,6 +1,7 @@
 /** Command-line flags of the chain node, each with an environment twin, and --help. */
 import { resolve } from "node:path";
 import { type LogLevel, parseLogLevel } from "../log/logger.js";
+import { DEV_CHAIN_ID, DEV_DEFAULT_ACCOUNT_COUNT } from "./dev-chain-config.js";
 
 export interface NodeConfig {
   host: string;
@@ -40,7 +41,7 @@ export const FLAGS: FlagSpec[] = [
   {
     flag: "--chain-id",
     env: "NODE_CHAIN_ID",
-    default: "901",
+    default: String(DEV_CHAIN_ID),
     help: "L2 chain id of a new chain (must match an existing data dir)",
   },
   {
@@ -58,7 +59,7 @@ export const FLAGS: FlagSpec[] = [
   {
     flag: "--dev-accounts",
     env: "NODE_DEV_ACCOUNTS",
-    default: "10",
+    default: String(DEV_DEFAULT_ACCOUNT_COUNT),
     help: "prefunded accounts of the test mnemonic in a new genesis (1-100)",
   },
   {

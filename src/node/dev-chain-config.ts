@@ -6,6 +6,16 @@
 import { OpFork, type RollupConfig } from "../chain/rollup-config.js";
 
 export const DEV_GAS_LIMIT = 30_000_000n;
+/** The project's dev chain id (the default of `--chain-id`). */
+export const DEV_CHAIN_ID = 901n;
+/** Prefunded accounts of a default dev chain (the default of `--dev-accounts`). */
+export const DEV_DEFAULT_ACCOUNT_COUNT = 10;
+/**
+ * Genesis time of every new dev chain: 2026-01-01T00:00:00Z. Fixed, not the time of first start, so that a
+ * chain with the default id and accounts has one genesis hash everywhere and the enclave can carry its
+ * config hash in its build-time table (enclave/dev-chain.ts). Blocks after genesis carry wall-clock times.
+ */
+export const DEV_GENESIS_TIME = 1_767_225_600n;
 /** Genesis base fee (wei); later blocks follow OP's EIP-1559 rules (Holocene extraData, defaults). */
 export const DEV_GENESIS_BASE_FEE = 1_000_000_000n;
 

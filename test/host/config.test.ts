@@ -92,7 +92,7 @@ describe("host command line", () => {
   it("refuses bad values with the flag's name", () => {
     const cases: [string[], RegExp][] = [
       [[...BASE], /--vsock-cid is required/],
-      [[...BASE.slice(0, 6), "--l2-chain-id", "901", "--vsock-cid", "/e"], /unknown L2 chain id 901/],
+      [[...BASE.slice(0, 6), "--l2-chain-id", "902", "--vsock-cid", "/e"], /unknown L2 chain id 902/],
       [
         [...BASE, "--vsock-cid", "/a", "--vsock-cid", "/b"],
         /2 enclaves are configured but no --tee-prover-registry-address/,

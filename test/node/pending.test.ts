@@ -114,6 +114,9 @@ describe("pending view", () => {
       ws.once("open", resolve);
       ws.once("error", reject);
     });
+    // The stream is complete from the first block start it carries: wait for one, so that the block the
+    // scenario uses has all its flashblocks on the stream (index 0 included).
+    await waitFor(async () => (messages.some((m) => m.index === 0) ? true : undefined), "a block start");
     try {
       // Both transactions must land in one block: under heavy load a send can miss the block
       // it started in, and the scenario is then run again in a fresh block.

@@ -20,6 +20,8 @@ import { eip3009TokenAbi } from "../../contracts/artifacts.js";
 import { loadArtifact } from "../../contracts/artifacts.js";
 import { deployArtifact } from "../../contracts/deploy.js";
 import { chainConfig, publicActionsL2 } from "viem/op-stack";
+import { devChainGenesisConfig } from "../../enclave/dev-chain.js";
+import { DEV_GENESIS_TIME } from "../../src/node/dev-chain-config.js";
 import { call, clients, devChain, hexNumber, declaredBodyStatus, rawCall, rpc, waitFor } from "./helpers.js";
 import { type NodeProcess, startNodeProcess } from "./spawn-node.js";
 
@@ -78,6 +80,14 @@ async function sealedReceipt(hash: Hex): Promise<{ blockNumber: Hex; blockHash: 
   );
   return call(node.url, "eth_getTransactionReceipt", [hash]);
 }
+
+describe("genesis", () => {
+  it("a new default dev chain has the fixed genesis the enclave's config-hash table was built from", async () => {
+    const genesis = await call<Block>(node.url, "eth_getBlockByNumber", ["earliest", false]);
+    expect(BigInt(genesis.timestamp as Hex)).toBe(DEV_GENESIS_TIME);
+    expect(genesis.hash).toBe(viemToHex((await devChainGenesisConfig()).l2GenesisHash));
+  });
+});
 
 describe("block tags and EIP-1898", () => {
   it("answers every tag, hex numbers and block-hash forms consistently", async () => {
