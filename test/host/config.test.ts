@@ -87,6 +87,8 @@ describe("host command line", () => {
     expect(overridden.l2ChainId).toBe(10n);
     expect(overridden.enclaves).toEqual([{ kind: "unix", path: "/c.sock" }]);
     expect(overridden.listen).toEqual({ host: "::1", port: 9 });
+    // The project's dev chain is in the enclave's table, so a host for it starts.
+    expect(run(["--l2-chain-id", "901", "--vsock-cid", "/c.sock"], env).l2ChainId).toBe(901n);
   });
 
   it("refuses bad values with the flag's name", () => {
