@@ -9,7 +9,7 @@ import {
   FrameReader,
   type Response,
 } from "../generated/protocol/index.js";
-import { verifyAttestationDocument } from "./local-attestation.js";
+import { verifyAttestationDocument } from "../src/attestation/verify.js";
 import { addressOfPublicKey } from "./signer.js";
 import { type RunningEnclave, startEnclave } from "./test/enclave-process.js";
 import { bootPreimages, honestWitness, keccakPreimage, sha256Preimage, text } from "./test/fixtures.js";

@@ -6,7 +6,7 @@ import {
   AttestationFormatError,
   LOCAL_MODULE_ID_PREFIX,
   verifyAttestationDocument,
-} from "./local-attestation.js";
+} from "../src/attestation/verify.js";
 import { LocalSecurityModule } from "./local-security-module.js";
 import { NitroUnavailableError, openNitroSecurityModule } from "./nitro.js";
 import { AttestationInputTooLargeError, Pcr0LengthError, teeImageHashOf } from "./security-module.js";

@@ -13,7 +13,7 @@ import {
 } from "../../generated/protocol/index.js";
 import type { ListenAddress } from "../../enclave/listen-address.js";
 import { addressOfPublicKey } from "../../enclave/signer.js";
-import { verifyAttestationDocument } from "../../enclave/local-attestation.js";
+import { readAttestation } from "../attestation.js";
 import { type Check, CheckFailed, CheckSkipped, expectThat } from "../check.js";
 import { exchange, RawEnclaveConnection } from "../enclave-connection.js";
 import { imageHashFromPcrs, journalProblems } from "../journal-check.js";
@@ -207,9 +207,7 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
       if (response.kind !== "SignerAttestation") {
         throw new CheckFailed(`SignerAttestation answered with ${describe(response)}`);
       }
-      const document = await verifyAttestationDocument(response.document).catch((error: Error) => {
-        throw new CheckFailed(`the attestation is not a verifiable COSE_Sign1 document: ${error.message}`);
-      });
+      const document = await readAttestation(response.document, "the attestation");
       const key = await knownPublicKey(context);
       expectThat(
         document.publicKey !== null && equalBytes(document.publicKey, key),

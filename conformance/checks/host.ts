@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import { verifyAttestationDocument } from "../../enclave/local-attestation.js";
+import { verifyAttestationDocument } from "../../src/attestation/verify.js";
 import { type Check, CheckFailed, CheckSkipped, expectThat } from "../check.js";
 import { describeOutcome, httpRequest, isRecord, parseEnvelope, rpcCall, rpcResult } from "../json-rpc.js";
 

@@ -5,7 +5,7 @@
 import { bytesToHex } from "viem";
 import { publicKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyAttestationDocument } from "../../enclave/local-attestation.js";
+import { verifyAttestationDocument } from "../../src/attestation/verify.js";
 import { type RunningEnclave, startEnclave } from "../../enclave/test/enclave-process.js";
 import { hostClient, type HostCall, rpcFailure } from "./host-client.js";
 import { hostArgs, type RunningHost, startHost } from "./spawn-host.js";
