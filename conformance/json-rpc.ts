@@ -72,21 +72,35 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Interprets a parsed body as a single JSON-RPC 2.0 response; throws JsonRpcEnvelopeError otherwise. */
-export function parseEnvelope(body: unknown, expectedId: unknown): JsonRpcOutcome {
+/**
+ * Interprets a parsed body as a single JSON-RPC 2.0 response; throws JsonRpcEnvelopeError otherwise.
+ * The id must echo `expectedId`, on errors too; `nullIdOnError` also accepts id null on an error (what
+ * JSON-RPC 2.0 allows when the request's id could not be detected: a parse error or an invalid request).
+ */
+export function parseEnvelope(
+  body: unknown,
+  expectedId: unknown,
+  { nullIdOnError = false }: { nullIdOnError?: boolean } = {},
+): JsonRpcOutcome {
   if (!isRecord(body) || body.jsonrpc !== "2.0") {
     throw new JsonRpcEnvelopeError(`not a JSON-RPC 2.0 response: ${JSON.stringify(body)?.slice(0, 200)}`);
   }
+  const idMatches = body.id === expectedId;
   if (isRecord(body.error)) {
     const { code, message, data } = body.error;
     if (typeof code !== "number" || !Number.isInteger(code) || typeof message !== "string") {
       throw new JsonRpcEnvelopeError(`malformed error object: ${JSON.stringify(body.error)}`);
     }
     if ("result" in body) throw new JsonRpcEnvelopeError("response carries both result and error");
+    if (!idMatches && !(nullIdOnError && body.id === null)) {
+      throw new JsonRpcEnvelopeError(
+        `error ${code} carries id ${JSON.stringify(body.id)}, not the request's ${JSON.stringify(expectedId)}`,
+      );
+    }
     return { kind: "error", error: { code, message, data } };
   }
   if (!("result" in body)) throw new JsonRpcEnvelopeError("response has neither result nor error");
-  if (body.id !== expectedId) {
+  if (!idMatches) {
     throw new JsonRpcEnvelopeError(
       `response id ${JSON.stringify(body.id)} does not match ${JSON.stringify(expectedId)}`,
     );
@@ -96,12 +110,12 @@ export function parseEnvelope(body: unknown, expectedId: unknown): JsonRpcOutcom
 
 let nextId = 1;
 
-/** One JSON-RPC call with the given params (any JSON value, sent as-is). */
+/** One JSON-RPC call with the given params (any JSON value, sent as-is; undefined: no `params` member). */
 export async function rpcCall(url: string, method: string, params: unknown): Promise<JsonRpcOutcome> {
   const id = nextId++;
   const response = await httpRequest(url, {
     method: "POST",
-    body: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
+    body: JSON.stringify({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) }),
   });
   if (response.body === undefined) {
     throw new JsonRpcEnvelopeError(
@@ -109,6 +123,48 @@ export async function rpcCall(url: string, method: string, params: unknown): Pro
     );
   }
   return parseEnvelope(response.body, id);
+}
+
+export interface BatchCall {
+  readonly id: string | number;
+  readonly method: string;
+  readonly params: unknown;
+}
+
+/**
+ * One batch (a JSON array of calls); returns each call's outcome by id. Throws JsonRpcEnvelopeError unless
+ * the answer is an array holding exactly one valid response per call.
+ */
+export async function rpcBatch(
+  url: string,
+  calls: readonly BatchCall[],
+): Promise<Map<string | number, JsonRpcOutcome>> {
+  const response = await httpRequest(url, {
+    method: "POST",
+    body: JSON.stringify(calls.map(({ id, method, params }) => ({ jsonrpc: "2.0", id, method, params }))),
+  });
+  if (!Array.isArray(response.body)) {
+    throw new JsonRpcEnvelopeError(
+      `a batch was answered with HTTP ${response.status} ${response.text.slice(0, 200)}, not an array`,
+    );
+  }
+  if (response.body.length !== calls.length) {
+    throw new JsonRpcEnvelopeError(
+      `a batch of ${calls.length} calls was answered with ${response.body.length} responses`,
+    );
+  }
+  const outcomes = new Map<string | number, JsonRpcOutcome>();
+  for (const entry of response.body as unknown[]) {
+    const id = isRecord(entry) ? entry.id : undefined;
+    const call = calls.find((c) => c.id === id);
+    if (call === undefined || outcomes.has(call.id)) {
+      throw new JsonRpcEnvelopeError(
+        `a batch response carries id ${JSON.stringify(id)}, matching no call once`,
+      );
+    }
+    outcomes.set(call.id, parseEnvelope(entry, call.id));
+  }
+  return outcomes;
 }
 
 /** The result of a call that must succeed; throws (a check failure) with the error otherwise. */

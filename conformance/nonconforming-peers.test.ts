@@ -76,13 +76,29 @@ describe("conformance suite against non-conforming peers", () => {
     expect(statusOf(results, "node.block.missing-is-null")).toBe("PASS");
   });
 
-  it("fails the host's 512-byte cap and request validation when the host has neither", async () => {
+  it("fails the host's 512-byte cap, request validation, named arguments and batches when the host has none of them", async () => {
     const results = await runConformance({ host: rpc.url }, { expectNoValidSigner: true });
     expect(statusOf(results, "host.registry-fail-closed")).toBe("FAIL");
     expect(statusOf(results, "host.attestation-input-cap")).toBe("FAIL");
     expect(statusOf(results, "host.prove-validation")).toBe("FAIL");
+    expect(statusOf(results, "host.signer-attestation-arguments")).toBe("FAIL");
+    expect(results.find((r) => r.id === "host.signer-attestation-arguments")?.detail).toMatch(
+      /named nonce \[42\] is not in the document/,
+    );
+    expect(statusOf(results, "host.batch")).toBe("FAIL");
+    expect(statusOf(results, "host.signer-public-key")).toBe("PASS");
     expect(statusOf(results, "host.signer-attestation")).toBe("PASS");
     expect(statusOf(results, "host.unknown-method")).toBe("PASS");
+  });
+
+  it("fails the key check when the host serves fewer keys than the operator says it has enclaves", async () => {
+    const results = await runConformance(
+      { host: rpc.url },
+      { only: ["host.signer-public-key"], hostEnclaves: 2 },
+    );
+    expect(results.map((r) => [r.status, r.detail])).toEqual([
+      ["FAIL", "1 key(s) for 2 configured enclave(s)"],
+    ]);
   });
 
   it("CLI: one line per check, the summary, exit 1 on a failure", async () => {

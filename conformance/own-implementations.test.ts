@@ -20,30 +20,39 @@ const DOCUMENTED_SKIPS: Readonly<Record<string, RegExp>> = {
 
 describe("conformance suite against this repository's enclave, host and node", () => {
   let enclave: RunningEnclave;
+  let secondEnclave: RunningEnclave;
   let host: RunningHost;
   let gatedHost: RunningHost;
   let node: NodeProcess;
   let results: CheckResult[];
 
   beforeAll(async () => {
-    [enclave, node] = await Promise.all([
+    [enclave, secondEnclave, node] = await Promise.all([
+      startEnclave(),
       startEnclave(),
       startNodeProcess({ blockTimeMs: 500, flashblockIntervalMs: 100 }),
     ]);
-    if (enclave.address.kind !== "unix") throw new Error("expected a Unix socket enclave");
-    const enclaves = [enclave.address.path];
-    // The registry's L1 RPC is a closed port: no signer can ever be confirmed valid.
+    const paths = [enclave, secondEnclave].map(({ address }) => {
+      if (address.kind !== "unix") throw new Error("expected a Unix socket enclave");
+      return address.path;
+    });
+    // The gated host has two enclaves and a registry whose L1 RPC is a closed port: no signer can ever be
+    // confirmed valid.
     [host, gatedHost] = await Promise.all([
-      startHost(hostArgs({ enclaves })),
-      startHost(hostArgs({ enclaves, registry: "0x00000000000000000000000000000000000000aa" })),
+      startHost(hostArgs({ enclaves: paths.slice(0, 1) })),
+      startHost(hostArgs({ enclaves: paths, registry: "0x00000000000000000000000000000000000000aa" })),
     ]);
-    results = await runConformance({ enclave: enclave.address, host: host.url, node: node.url });
+    results = await runConformance(
+      { enclave: enclave.address, host: host.url, node: node.url },
+      { hostEnclaves: 1 },
+    );
   }, 120_000);
 
   afterAll(async () => {
     await host?.stop();
     await gatedHost?.stop();
     await enclave?.stop();
+    await secondEnclave?.stop();
     await node?.stop();
   });
 
@@ -79,8 +88,11 @@ describe("conformance suite against this repository's enclave, host and node", (
     expect(results.find((r) => r.id === "enclave.unknown-chain")?.detail).toMatch(/UnsupportedChain/);
   });
 
-  it("passes every host check, fail-closed included, against a host whose registry confirms no signer", async () => {
-    const gated = await runConformance({ host: gatedHost.url }, { expectNoValidSigner: true });
+  it("passes every host check, fail-closed included, against a two-enclave host whose registry confirms no signer", async () => {
+    const gated = await runConformance(
+      { host: gatedHost.url },
+      { expectNoValidSigner: true, hostEnclaves: 2 },
+    );
     expect(gated.filter((r) => r.status !== "PASS")).toEqual([]);
     expect(gated.find((r) => r.id === "host.registry-fail-closed")?.detail).toMatch(
       /^-32001 .*GET \/healthz 500$/,

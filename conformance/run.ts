@@ -10,7 +10,7 @@ import { allCheckIds, type ConformanceTargets, runConformance } from "./suite.js
 import { loadWitnessFile } from "./witness.js";
 
 const USAGE = `usage: npm run conformance -- [--host <url>] [--enclave <unix path|127.0.0.1:port>] [--node <url>]
-       [--witness <file.json>] [--expect-no-valid-signer] [--only <check id prefix>]... [--check-timeout-ms <ms>] [--response-timeout-ms <ms>]
+       [--witness <file.json>] [--expect-no-valid-signer] [--host-enclaves <n>] [--only <check id prefix>]... [--check-timeout-ms <ms>] [--response-timeout-ms <ms>]
 
   --host      a prover host's JSON-RPC URL (e.g. http://127.0.0.1:7300)
   --enclave   an enclave speaking the framed bincode protocol: a Unix socket path or 127.0.0.1:<port>
@@ -18,6 +18,8 @@ const USAGE = `usage: npm run conformance -- [--host <url>] [--enclave <unix pat
   --node      a chain node's JSON-RPC URL (e.g. http://127.0.0.1:8545)
   --witness   {"preimages":[{"key":"0x<32 bytes>","value":"0x…"}]}: a Prove witness the enclave can prove;
               enables the checks that need a signed proof
+  --host-enclaves
+              the number of enclaves behind --host: the key check then requires exactly that many
   --only      run only checks whose id starts with this prefix (repeatable)
   --expect-no-valid-signer
               the --host has a registry under which no configured signer is valid: enables the
@@ -59,6 +61,7 @@ async function main(argv: string[]): Promise<number> {
       witness: { type: "string" },
       only: { type: "string", multiple: true },
       "expect-no-valid-signer": { type: "boolean" },
+      "host-enclaves": { type: "string" },
       "check-timeout-ms": { type: "string" },
       "response-timeout-ms": { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -84,6 +87,7 @@ async function main(argv: string[]): Promise<number> {
     witness,
     only: values.only,
     expectNoValidSigner: values["expect-no-valid-signer"] === true,
+    hostEnclaves: positiveInt(values["host-enclaves"], "--host-enclaves"),
     checkTimeoutMs: positiveInt(values["check-timeout-ms"], "--check-timeout-ms"),
     responseTimeoutMs: positiveInt(values["response-timeout-ms"], "--response-timeout-ms"),
     onResult: (result) => console.log(formatResult(result)),

@@ -28,6 +28,8 @@ export interface ConformanceOptions {
   readonly responseTimeoutMs?: number;
   /** The host has a registry under which no configured signer is valid (enables host.registry-fail-closed). */
   readonly expectNoValidSigner?: boolean;
+  /** The number of enclaves behind the host, when known: host.signer-public-key then checks the count. */
+  readonly hostEnclaves?: number;
   /** Called with each result as soon as it is known. */
   readonly onResult?: (result: CheckResult) => void;
   /** Only checks whose id starts with one of these prefixes. */
@@ -68,6 +70,7 @@ export async function runConformance(
     const context: HostContext = {
       url: targets.host,
       expectNoValidSigner: options.expectNoValidSigner ?? false,
+      ...(options.hostEnclaves === undefined ? {} : { enclaveCount: options.hostEnclaves }),
     };
     await runAll("host", hostChecks, context, options, results);
   }

@@ -4,14 +4,24 @@
  */
 import { randomBytes } from "node:crypto";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import { verifyAttestationDocument } from "../../src/attestation/verify.js";
+import { readAttestation } from "../attestation.js";
 import { type Check, CheckFailed, CheckSkipped, expectThat } from "../check.js";
-import { describeOutcome, httpRequest, isRecord, parseEnvelope, rpcCall, rpcResult } from "../json-rpc.js";
+import {
+  describeOutcome,
+  httpRequest,
+  isRecord,
+  parseEnvelope,
+  rpcBatch,
+  rpcCall,
+  rpcResult,
+} from "../json-rpc.js";
 
 export interface HostContext {
   readonly url: string;
   /** The operator states that the host has a registry under which no configured signer is valid. */
   readonly expectNoValidSigner: boolean;
+  /** The number of enclaves the operator says the host has; undefined when unknown. */
+  readonly enclaveCount?: number;
   publicKeys?: Uint8Array[];
 }
 
@@ -78,6 +88,12 @@ export const hostChecks: readonly Check<HostContext>[] = [
     covers: "enclave_signerPublicKey: one 65-byte uncompressed secp256k1 key per configured enclave",
     async run(context) {
       const keys = await publicKeys(context);
+      if (context.enclaveCount !== undefined) {
+        expectThat(
+          keys.length === context.enclaveCount,
+          `${keys.length} key(s) for ${context.enclaveCount} configured enclave(s)`,
+        );
+      }
       keys.forEach((key, i) => {
         expectThat(key.length === 65 && key[0] === 0x04, `key ${i} is not 65 bytes starting 0x04`);
         try {
@@ -86,7 +102,20 @@ export const hostChecks: readonly Check<HostContext>[] = [
           throw new CheckFailed(`key ${i} is not a point on secp256k1`);
         }
       });
-      return `${keys.length} key(s)`;
+      // No parameters may be sent as an absent member, an empty array or an empty object.
+      for (const [what, params] of [
+        ["no params member", undefined],
+        ["params {}", {}],
+      ] as const) {
+        const again = await rpcResult(context.url, "enclave_signerPublicKey", params);
+        expectThat(
+          Array.isArray(again) &&
+            again.length === keys.length &&
+            again.every((entry, i) => equalBytes(byteArray(entry, `key ${i}`), keys[i] as Uint8Array)),
+          `with ${what}: ${JSON.stringify(again)?.slice(0, 80)}, not the same keys as with params []`,
+        );
+      }
+      return `${keys.length} key(s); the same with params [], {} and none`;
     },
   },
   {
@@ -103,13 +132,7 @@ export const hostChecks: readonly Check<HostContext>[] = [
         `expected ${keys.length} documents, got ${JSON.stringify(result)?.slice(0, 80)}`,
       );
       for (const [i, entry] of result.entries()) {
-        const document = await verifyAttestationDocument(byteArray(entry, `document ${i}`)).catch(
-          (error: Error) => {
-            throw new CheckFailed(
-              `document ${i} is not a verifiable COSE_Sign1 attestation: ${error.message}`,
-            );
-          },
-        );
+        const document = await readAttestation(byteArray(entry, `document ${i}`), `document ${i}`);
         expectThat(
           document.publicKey !== null && equalBytes(document.publicKey, keys[i] as Uint8Array),
           `document ${i} does not embed key ${i}`,
@@ -124,6 +147,39 @@ export const hostChecks: readonly Check<HostContext>[] = [
         );
       }
       return `${keys.length} document(s) bound to the keys, user_data and nonce echoed`;
+    },
+  },
+  {
+    id: "host.signer-attestation-arguments",
+    covers:
+      'enclave_signerAttestation: user_data and nonce are optional, positional or named (`{"nonce": [...]}`)',
+    async run(context) {
+      const keys = await publicKeys(context);
+      const named = await rpcResult(context.url, "enclave_signerAttestation", { nonce: [42] });
+      expectThat(
+        Array.isArray(named) && named.length === keys.length,
+        `named {"nonce":[42]}: expected ${keys.length} documents, got ${JSON.stringify(named)?.slice(0, 80)}`,
+      );
+      const document = await readAttestation(byteArray(named[0], "document 0"), "document 0 (named nonce)");
+      expectThat(
+        document.nonce !== null && equalBytes(document.nonce, Uint8Array.of(42)),
+        "the named nonce [42] is not in the document",
+      );
+      expectThat(
+        document.userData === null || document.userData.length === 0,
+        "user_data was not given, yet the document carries some",
+      );
+      for (const [what, params] of [
+        ["params []", []],
+        ["no params member", undefined],
+      ] as const) {
+        const bare = await rpcResult(context.url, "enclave_signerAttestation", params);
+        expectThat(
+          Array.isArray(bare) && bare.length === keys.length,
+          `${what}: expected ${keys.length} documents, got ${JSON.stringify(bare)?.slice(0, 80)}`,
+        );
+      }
+      return "named nonce echoed; [] and no params each give one document per enclave";
     },
   },
   {
@@ -149,9 +205,24 @@ export const hostChecks: readonly Check<HostContext>[] = [
         await expectCode(
           context.url,
           "enclave_signerAttestation",
+          { user_data: bytes(513) },
+          -32602,
+          "513-byte named user_data",
+        ),
+        await expectCode(
+          context.url,
+          "enclave_signerAttestation",
           [[256], null],
           -32602,
           "a user_data entry above 255",
+        ),
+        await expectCode(context.url, "enclave_signerAttestation", [[-1], null], -32602, "a negative byte"),
+        await expectCode(
+          context.url,
+          "enclave_signerAttestation",
+          ["0x0102", null],
+          -32602,
+          "a hex string for user_data",
         ),
       ];
       const atLimit = await rpcCall(context.url, "enclave_signerAttestation", [bytes(512), bytes(512)]);
@@ -206,6 +277,9 @@ export const hostChecks: readonly Check<HostContext>[] = [
         ["a 19-byte proposer", { proposer: `0x${"55".repeat(19)}` }],
         ["a missing agreed_l2_output_root", { agreed_l2_output_root: undefined }],
         ["a negative claimed_l2_block_number", { claimed_l2_block_number: -1 }],
+        ["a fractional claimed_l2_block_number", { claimed_l2_block_number: 1.5 }],
+        ["claimed_l2_block_number as a string", { claimed_l2_block_number: "1234" }],
+        ["a null intermediate_block_interval", { intermediate_block_interval: null }],
       ];
       const details: string[] = [];
       for (const [what, overrides] of cases) {
@@ -261,8 +335,30 @@ export const hostChecks: readonly Check<HostContext>[] = [
   },
   {
     id: "host.unknown-method",
-    covers: "JSON-RPC 2.0: unknown method -32601",
+    covers: "JSON-RPC 2.0: unknown method -32601, with the request's id",
     run: (context) => expectCode(context.url, "prover_doesNotExist", [], -32601, "prover_doesNotExist"),
+  },
+  {
+    id: "host.batch",
+    covers: "JSON-RPC 2.0: a batch gets one response per call, matched by id",
+    async run(context) {
+      const outcomes = await rpcBatch(context.url, [
+        { id: "keys", method: "enclave_signerPublicKey", params: [] },
+        { id: "missing", method: "prover_doesNotExist", params: [] },
+        { id: 3, method: "healthz", params: [] },
+      ]);
+      const keys = outcomes.get("keys");
+      expectThat(
+        keys?.kind === "result" && Array.isArray(keys.result),
+        `the enclave_signerPublicKey call in the batch got ${keys === undefined ? "nothing" : describeOutcome(keys)}`,
+      );
+      const missing = outcomes.get("missing");
+      expectThat(
+        missing?.kind === "error" && missing.error.code === -32601,
+        `the unknown method in the batch got ${missing === undefined ? "nothing" : describeOutcome(missing)}`,
+      );
+      return "3 calls, 3 responses matched by id";
+    },
   },
   {
     id: "host.malformed-json",
@@ -289,7 +385,8 @@ export const hostChecks: readonly Check<HostContext>[] = [
     covers: "JSON-RPC 2.0: a request object without a method -32600",
     async run(context) {
       const response = await httpRequest(context.url, { method: "POST", body: '{"jsonrpc":"2.0","id":7}' });
-      const outcome = parseEnvelope(response.body, 7);
+      // JSON-RPC 2.0 lets an invalid request's error carry id null as well as the echoed id.
+      const outcome = parseEnvelope(response.body, 7, { nullIdOnError: true });
       expectThat(
         outcome.kind === "error" && outcome.error.code === -32600,
         `expected -32600, got ${describeOutcome(outcome)}`,
