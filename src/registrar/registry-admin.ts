@@ -1,0 +1,139 @@
+/**
+ * The registrar's second half: TEEProverRegistry reads and the registrar's writes (registerSigner,
+ * deregisterSigner) through viem. Every write is simulated first, so a caller without the registrar role
+ * gets the contract's own error (NotRegistrar, SignerNotRegistered) and sends nothing; then it is sent
+ * and its receipt awaited with the configured number of confirmations.
+ */
+import {
+  type Account,
+  type Address,
+  BaseError,
+  type Chain,
+  ContractFunctionRevertedError,
+  type Hex,
+  type PublicClient,
+  type Transport,
+  type WalletClient,
+} from "viem";
+import { teeProverRegistryAbi } from "../../contracts/artifacts/abis.js";
+
+export interface SignerRecord {
+  readonly signer: Address;
+  readonly registered: boolean;
+  /** The image hash the signer is bound to (zero when not registered). */
+  readonly imageHash: Hex;
+  /** Registered and bound to the active image hash: what the host's routing and TEEVerifier accept. */
+  readonly valid: boolean;
+}
+
+/** The registry refused a write (its custom error, or a revert reason). */
+export class RegistryWriteError extends Error {
+  override readonly name = "RegistryWriteError";
+}
+
+/** A sent write whose transaction reverted onchain. */
+export class RegistryTransactionRevertedError extends Error {
+  override readonly name = "RegistryTransactionRevertedError";
+}
+
+export interface RegistryAdminOptions {
+  readonly registry: Address;
+  readonly publicClient: PublicClient;
+  /** Needed for writes only. */
+  readonly walletClient?: WalletClient<Transport, Chain, Account>;
+  /** Confirmations to wait for after a write (default 2: the block holding it and one more). */
+  readonly confirmations?: number;
+  /** Receipt wait limit (default 120 s). */
+  readonly receiptTimeoutMs?: number;
+}
+
+export class RegistryAdmin {
+  readonly registry: Address;
+  private readonly publicClient: PublicClient;
+  private readonly walletClient: WalletClient<Transport, Chain, Account> | undefined;
+  private readonly confirmations: number;
+  private readonly receiptTimeoutMs: number;
+
+  constructor(options: RegistryAdminOptions) {
+    this.registry = options.registry;
+    this.publicClient = options.publicClient;
+    this.walletClient = options.walletClient;
+    this.confirmations = options.confirmations ?? 2;
+    this.receiptTimeoutMs = options.receiptTimeoutMs ?? 120_000;
+  }
+
+  activeImageHash(): Promise<Hex> {
+    return this.read("activeImageHash", []) as Promise<Hex>;
+  }
+
+  async signerRecord(signer: Address): Promise<SignerRecord> {
+    const [registered, imageHash, valid] = await Promise.all([
+      this.read("isRegisteredSigner", [signer]) as Promise<boolean>,
+      this.read("signerImageHash", [signer]) as Promise<Hex>,
+      this.read("isValidSigner", [signer]) as Promise<boolean>,
+    ]);
+    return { signer, registered, imageHash, valid };
+  }
+
+  /** Binds `signer` to `imageHash`; returns the transaction hash once it has its confirmations. */
+  registerSigner(signer: Address, imageHash: Hex): Promise<Hex> {
+    return this.write("registerSigner", [signer, imageHash]);
+  }
+
+  deregisterSigner(signer: Address): Promise<Hex> {
+    return this.write("deregisterSigner", [signer]);
+  }
+
+  private read(functionName: string, args: readonly unknown[]): Promise<unknown> {
+    return this.publicClient.readContract({
+      address: this.registry,
+      abi: teeProverRegistryAbi,
+      functionName,
+      args,
+    } as never);
+  }
+
+  private async write(
+    functionName: "registerSigner" | "deregisterSigner",
+    args: readonly unknown[],
+  ): Promise<Hex> {
+    const wallet = this.walletClient;
+    if (wallet === undefined) throw new RegistryWriteError(`${functionName} needs a registrar account`);
+    let request: unknown;
+    try {
+      ({ request } = await this.publicClient.simulateContract({
+        address: this.registry,
+        abi: teeProverRegistryAbi,
+        functionName,
+        args,
+        account: wallet.account,
+        chain: wallet.chain,
+      } as never));
+    } catch (error) {
+      throw new RegistryWriteError(`${functionName} would fail: ${revertDescription(error)}`, {
+        cause: error,
+      });
+    }
+    const hash = await wallet.writeContract(request as never);
+    const receipt = await this.publicClient.waitForTransactionReceipt({
+      hash,
+      confirmations: this.confirmations,
+      timeout: this.receiptTimeoutMs,
+    });
+    if (receipt.status !== "success")
+      throw new RegistryTransactionRevertedError(`${functionName} transaction ${hash} reverted`);
+    return hash;
+  }
+}
+
+/** The contract's custom error with its arguments, a revert reason, or viem's short message. */
+function revertDescription(error: unknown): string {
+  if (!(error instanceof BaseError)) return error instanceof Error ? error.message : String(error);
+  const revert = error.walk((cause) => cause instanceof ContractFunctionRevertedError);
+  if (revert instanceof ContractFunctionRevertedError && revert.data !== undefined) {
+    const args = (revert.data.args ?? []).map(String).join(", ");
+    return `${revert.data.errorName}(${args})`;
+  }
+  if (revert instanceof ContractFunctionRevertedError && revert.reason !== undefined) return revert.reason;
+  return error.shortMessage;
+}
