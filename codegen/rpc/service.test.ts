@@ -207,7 +207,7 @@ describe("node client and handler table", () => {
       message: "newFlashblocks needs a websocket",
     });
     await expect(
-      inProcessTransport(bindNodeHandlers(nodeHandlers))("eth_subscribe", ["newPendingTransactions"]),
+      inProcessTransport(bindNodeHandlers(nodeHandlers))("eth_subscribe", ["newPendingTransactionsFull"]),
     ).rejects.toMatchObject({ code: -32602 });
     expect(await client.eth_unsubscribe("0x1")).toBe(true);
     expect(await client.eth_unsubscribe("0x2")).toBe(false);

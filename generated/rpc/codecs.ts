@@ -382,4 +382,4 @@ export const ReceiptCodec: wire.Codec<T.Receipt, T.ReceiptJson> = wire.object<T.
 export const StorageKeyCodec: wire.Codec<T.StorageKey, T.StorageKeyJson> = wire.storageKey("a storage slot (0x followed by at most 64 hex digits)");
 
 /** Validates, decodes and encodes {@link T.SubscriptionKind}. */
-export const SubscriptionKindCodec: wire.Codec<T.SubscriptionKind, T.SubscriptionKindJson> = wire.union([wire.literal("newHeads"), wire.literal("logs"), wire.literal("newFlashblocks")]);
+export const SubscriptionKindCodec: wire.Codec<T.SubscriptionKind, T.SubscriptionKindJson> = wire.union([wire.literal("newHeads"), wire.literal("logs"), wire.literal("newPendingTransactions"), wire.literal("newFlashblocks")]);

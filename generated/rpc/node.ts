@@ -342,7 +342,7 @@ export const eth_sendRawTransactionSync = defineMethod<EthSendRawTransactionSync
 
 /** Params of eth_subscribe, in positional order. */
 export interface EthSubscribeParams {
-  /** newHeads, logs or newFlashblocks. */
+  /** newHeads, logs, newPendingTransactions or newFlashblocks. */
   kind: T.SubscriptionKind;
   /** For `logs`: the address and topics to match. */
   filter?: T.Filter;
@@ -351,7 +351,8 @@ export interface EthSubscribeParams {
 /**
  * Opens a subscription on a websocket connection; notifications arrive as `eth_subscription`
  * requests whose `params.result` is, per kind: `newHeads` a Block with transaction hashes, `logs`
- * one Log per notification, `newFlashblocks` the flashblocks wire message of each pre-confirmation
+ * one Log per notification, `newPendingTransactions` the hash of each transaction accepted into the
+ * pool, `newFlashblocks` the flashblocks wire message of each pre-confirmation
  * snapshot (payload_id, index, base, diff, metadata: see docs/node.md). Over HTTP it fails
  * (-32601). Only `logs` takes a filter.
  */
@@ -460,7 +461,8 @@ export interface NodeHandlers {
   /**
    * Opens a subscription on a websocket connection; notifications arrive as `eth_subscription`
    * requests whose `params.result` is, per kind: `newHeads` a Block with transaction hashes, `logs`
-   * one Log per notification, `newFlashblocks` the flashblocks wire message of each pre-confirmation
+   * one Log per notification, `newPendingTransactions` the hash of each transaction accepted into the
+   * pool, `newFlashblocks` the flashblocks wire message of each pre-confirmation
    * snapshot (payload_id, index, base, diff, metadata: see docs/node.md). Over HTTP it fails
    * (-32601). Only `logs` takes a filter.
    */
@@ -620,7 +622,8 @@ export class NodeClient {
   /**
    * Opens a subscription on a websocket connection; notifications arrive as `eth_subscription`
    * requests whose `params.result` is, per kind: `newHeads` a Block with transaction hashes, `logs`
-   * one Log per notification, `newFlashblocks` the flashblocks wire message of each pre-confirmation
+   * one Log per notification, `newPendingTransactions` the hash of each transaction accepted into the
+   * pool, `newFlashblocks` the flashblocks wire message of each pre-confirmation
    * snapshot (payload_id, index, base, diff, metadata: see docs/node.md). Over HTTP it fails
    * (-32601). Only `logs` takes a filter.
    */

@@ -821,10 +821,10 @@ export type StorageKey = Uint8Array;
 export type StorageKeyJson = string;
 
 /** Kinds of eth_subscribe notifications. */
-export type SubscriptionKind = "newHeads" | "logs" | "newFlashblocks";
+export type SubscriptionKind = "newHeads" | "logs" | "newPendingTransactions" | "newFlashblocks";
 
 /** Wire form of {@link SubscriptionKind}. */
-export type SubscriptionKindJson = "newHeads" | "logs" | "newFlashblocks";
+export type SubscriptionKindJson = "newHeads" | "logs" | "newPendingTransactions" | "newFlashblocks";
 
 /** The TEE proof: the aggregate proposal and the per-block proposals in block order. */
 export interface TeeProofResult {

@@ -26,6 +26,7 @@ export class TxPool {
   private readonly byHash = new Map<string, PooledTransaction>();
   private readonly bySender = new Map<string, Map<bigint, PooledTransaction>>();
   private seq = 0;
+  private readonly addedListeners = new Set<(tx: PooledTransaction) => void>();
 
   get size(): number {
     return this.byHash.size;
@@ -43,6 +44,12 @@ export class TxPool {
     return this.bySender.get(senderHex)?.size ?? 0;
   }
 
+  /** Calls `listener` with every transaction added to the pool (a replacement too); returns the unsubscribe. */
+  onAdded(listener: (tx: PooledTransaction) => void): () => void {
+    this.addedListeners.add(listener);
+    return () => this.addedListeners.delete(listener);
+  }
+
   /** Adds (or replaces the same sender and nonce). */
   add(tx: Omit<PooledTransaction, "seq">): PooledTransaction {
     const pooled = { ...tx, seq: this.seq++ };
@@ -55,6 +62,7 @@ export class TxPool {
       this.bySender.set(tx.senderHex, m);
     }
     m.set(tx.nonce, pooled);
+    for (const listener of this.addedListeners) listener(pooled);
     return pooled;
   }
 

@@ -1,6 +1,7 @@
 /**
  * Websocket endpoints of a real node process: the raw flashblocks stream in Base's wire format
- * (with the `ws` package) and eth_subscribe newHeads / logs / newFlashblocks (viem and raw).
+ * (with the `ws` package) and eth_subscribe newHeads / logs / newPendingTransactions / newFlashblocks
+ * (viem and raw).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -194,6 +195,40 @@ describe("eth_subscribe", () => {
     } finally {
       unwatch();
       ws.close();
+      await wsClient.transport.getRpcClient().then((c) => c.close());
+    }
+  });
+
+  it("delivers newPendingTransactions: the hash of each transaction the pool accepts (viem watchPendingTransactions)", async () => {
+    const wsClient = createPublicClient({ chain: devChain(node), transport: webSocket(node.wsUrl) });
+    const seen: Hex[] = [];
+    const errors: Error[] = [];
+    const unwatch = wsClient.watchPendingTransactions({
+      onTransactions: (hashes) => seen.push(...hashes),
+      onError: (error) => errors.push(error),
+    });
+    try {
+      const { walletClient } = clients(node, 3);
+      // Notifications start once eth_subscribe has answered: a transfer sent earlier could be missed.
+      const socket = await wsClient.transport.getRpcClient();
+      await waitFor(async () => (socket.subscriptions.size > 0 ? true : undefined), "the subscription");
+      const recipient = privateKeyToAccount(generatePrivateKey()).address;
+      const hashes = [
+        await walletClient.sendTransaction({ to: recipient, value: 1n }),
+        await walletClient.sendTransaction({ to: recipient, value: 2n }),
+      ];
+      await waitFor(
+        async () => (hashes.every((h) => seen.includes(h)) ? true : undefined),
+        "both hashes",
+        10_000,
+      );
+      expect(seen.filter((h) => hashes.includes(h))).toEqual(hashes);
+      // Refused transactions are not announced.
+      await expect(walletClient.sendTransaction({ to: recipient, value: 10n ** 40n })).rejects.toThrow();
+      expect(seen.every((h) => /^0x[0-9a-f]{64}$/.test(h))).toBe(true);
+      expect(errors).toEqual([]);
+    } finally {
+      unwatch();
       await wsClient.transport.getRpcClient().then((c) => c.close());
     }
   });

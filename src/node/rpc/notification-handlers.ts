@@ -1,6 +1,6 @@
 /**
  * The node's handlers that wait on the sequencer (part of the generated NodeHandlers):
- * eth_subscribe / eth_unsubscribe (websocket only: newHeads, logs, newFlashblocks) and
+ * eth_subscribe / eth_unsubscribe (websocket only: newHeads, logs, newPendingTransactions, newFlashblocks) and
  * eth_sendRawTransactionSync (answers once the transaction is pre-confirmed).
  */
 import * as C from "../../../generated/rpc/codecs.js";
@@ -55,6 +55,10 @@ export function createNotificationHandlers(node: ChainNode): NotificationHandler
           for (const log of logsOf(node.content({ kind: "sealed", block: b }), addresses, filter?.topics)) {
             subscription.push(C.LogCodec.encode(log));
           }
+        });
+      } else if (kind === "newPendingTransactions") {
+        stop = seq.pool.onAdded((tx) => {
+          subscription.push(`0x${tx.hashHex}`);
         });
       } else {
         stop = seq.onSnapshot((p) => {
