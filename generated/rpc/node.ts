@@ -167,7 +167,9 @@ export interface EthCallParams {
 
 /**
  * Executes a call without creating a transaction. At `pending` it runs in the pending block's
- * environment on the pending state.
+ * environment on the pending state. An execution that overruns the node's call deadline fails with
+ * ExecutionFailed `execution aborted (timeout = …)`; when every call worker is busy and the queue is
+ * full, LimitExceeded.
  */
 export const eth_call = defineMethod<EthCallParams, T.Data>({
   name: "eth_call",
@@ -183,11 +185,11 @@ export const eth_call = defineMethod<EthCallParams, T.Data>({
 export interface EthEstimateGasParams {
   /** The transaction. */
   transaction: T.CallRequest;
-  /** Block number or tag; default `latest`. */
+  /** Block number or tag; default `pending`. */
   block?: T.BlockNumberOrTag;
 }
 
-/** Estimates the gas a transaction needs. */
+/** Estimates the gas a transaction needs (deadline and queue as for eth_call, per execution). */
 export const eth_estimateGas = defineMethod<EthEstimateGasParams, T.Quantity>({
   name: "eth_estimateGas",
   paramStructure: "by-position",
@@ -435,10 +437,12 @@ export interface NodeHandlers {
   eth_getTransactionReceipt: RpcHandler<EthGetTransactionReceiptParams, T.Receipt | null>;
   /**
    * Executes a call without creating a transaction. At `pending` it runs in the pending block's
-   * environment on the pending state.
+   * environment on the pending state. An execution that overruns the node's call deadline fails with
+   * ExecutionFailed `execution aborted (timeout = …)`; when every call worker is busy and the queue is
+   * full, LimitExceeded.
    */
   eth_call: RpcHandler<EthCallParams, T.Data>;
-  /** Estimates the gas a transaction needs. */
+  /** Estimates the gas a transaction needs (deadline and queue as for eth_call, per execution). */
   eth_estimateGas: RpcHandler<EthEstimateGasParams, T.Quantity>;
   /** Returns a gas price suggestion for legacy transactions, in wei. */
   eth_gasPrice: RpcHandler<EthGasPriceParams, T.Quantity>;
@@ -563,13 +567,15 @@ export class NodeClient {
 
   /**
    * Executes a call without creating a transaction. At `pending` it runs in the pending block's
-   * environment on the pending state.
+   * environment on the pending state. An execution that overruns the node's call deadline fails with
+   * ExecutionFailed `execution aborted (timeout = …)`; when every call worker is busy and the queue is
+   * full, LimitExceeded.
    */
   eth_call(transaction: T.CallRequest, block?: T.BlockNumberOrTagOrHash): Promise<T.Data> {
     return callMethod(this.transport, eth_call, { transaction, block });
   }
 
-  /** Estimates the gas a transaction needs. */
+  /** Estimates the gas a transaction needs (deadline and queue as for eth_call, per execution). */
   eth_estimateGas(transaction: T.CallRequest, block?: T.BlockNumberOrTag): Promise<T.Quantity> {
     return callMethod(this.transport, eth_estimateGas, { transaction, block });
   }

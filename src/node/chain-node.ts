@@ -15,8 +15,8 @@ import { type DevAccount, devAccounts } from "./genesis/dev-accounts.js";
 import { buildGenesis, genesisAccounts } from "./genesis/genesis.js";
 import type { BlockContent } from "./rpc/format.js";
 import { type PendingSnapshot, Sequencer } from "./sequencer.js";
-import type { CallEnvironment } from "./state/call.js";
-import type { HashSource } from "./state/sources.js";
+import { CallPool } from "./calls/call-pool.js";
+import { type CallContext, type CallExecutor, InThreadCalls } from "./calls/executor.js";
 import { StateView } from "./state/state-view.js";
 import { BlockStore, StoreMismatchError, type StoredBlock } from "./store/block-store.js";
 
@@ -30,6 +30,10 @@ export interface ChainNodeOptions {
   /** Serve receipts (and placed transactions) of pre-confirmed transactions; false: only once sealed. */
   preconfirmedReceipts: boolean;
   finalizedDepth: bigint;
+  /** Worker threads for eth_call / eth_estimateGas; 0 runs them on the event loop. */
+  callWorkers: number;
+  /** Deadline of one EVM execution of a call on a worker, milliseconds. */
+  callTimeoutMs: number;
   logger: Logger;
   /** Block production failed; default: log only. */
   onFatal?: (err: unknown) => void;
@@ -45,6 +49,8 @@ export class ChainNode {
   readonly sequencer: Sequencer;
   readonly devAccounts: DevAccount[];
   readonly common: Common;
+  /** Where eth_call and eth_estimateGas run. */
+  readonly calls: CallExecutor;
   private readonly viewCache = new Map<string, StateView>();
 
   private constructor(
@@ -57,6 +63,15 @@ export class ChainNode {
     this.config = config;
     this.devAccounts = accounts;
     this.common = commonFor(config.l2ChainId, OpFork.Isthmus);
+    this.calls =
+      options.callWorkers > 0
+        ? new CallPool({
+            dbPath: store.path,
+            workers: options.callWorkers,
+            timeoutMs: options.callTimeoutMs,
+            logger: options.logger.child({ component: "calls" }),
+          })
+        : new InThreadCalls();
     this.sequencer = new Sequencer({
       config,
       store,
@@ -121,10 +136,12 @@ export class ChainNode {
 
   start(): void {
     this.sequencer.start();
+    if (this.calls instanceof CallPool) this.calls.warmUp();
   }
 
   async close(): Promise<void> {
     await this.sequencer.stop();
+    await this.calls.close();
     this.store.close();
   }
 
@@ -216,9 +233,16 @@ export class ChainNode {
     return view;
   }
 
-  /** The environment and state source a call at `r` runs in. */
-  callContext(r: ResolvedBlock): { env: CallEnvironment; source: HashSource } {
-    if (r.kind === "pending") return { env: r.pending.env, source: r.pending.view.source };
+  /** The environment and state a call at `r` runs in. */
+  callContext(r: ResolvedBlock): CallContext {
+    if (r.kind === "pending") {
+      const p = r.pending;
+      return {
+        env: p.env,
+        source: p.view.source,
+        overlay: { blockId: toHexRaw(p.payloadId), nodes: p.writtenNodes },
+      };
+    }
     const h = r.block.header;
     const parent = h.number === 0n ? undefined : this.store.blockByNumber(h.number - 1n);
     return {
@@ -236,6 +260,7 @@ export class ChainNode {
         stateRoot: h.stateRoot,
       },
       source: this.store,
+      overlay: undefined,
     };
   }
 

@@ -1,4 +1,5 @@
 /** Command-line flags of the chain node, each with an environment twin, and --help. */
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { type LogLevel, parseLogLevel } from "../log/logger.js";
 import { DEV_CHAIN_ID, DEV_DEFAULT_ACCOUNT_COUNT } from "./dev-chain-config.js";
@@ -14,8 +15,13 @@ export interface NodeConfig {
   safeDepth: bigint;
   preconfirmedReceipts: boolean;
   finalizedDepth: bigint;
+  callWorkers: number;
+  callTimeoutMs: number;
   logLevel: LogLevel;
 }
+
+/** Worker threads for calls by default: one core is the sequencer's and the server's; at most 4. */
+export const DEFAULT_CALL_WORKERS = Math.max(1, Math.min(4, availableParallelism() - 1));
 
 interface FlagSpec {
   flag: string;
@@ -79,6 +85,18 @@ export const FLAGS: FlagSpec[] = [
     env: "NODE_PRECONFIRMED_RECEIPTS",
     default: "true",
     help: "true: receipts of pre-confirmed transactions are served; false: only once sealed",
+  },
+  {
+    flag: "--call-workers",
+    env: "NODE_CALL_WORKERS",
+    default: String(DEFAULT_CALL_WORKERS),
+    help: "worker threads for eth_call and eth_estimateGas (0: run them on the event loop)",
+  },
+  {
+    flag: "--call-timeout-ms",
+    env: "NODE_CALL_TIMEOUT_MS",
+    default: "5000",
+    help: "deadline of one EVM execution of eth_call / eth_estimateGas on a worker, milliseconds",
   },
   {
     flag: "--log-level",
@@ -175,6 +193,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     safeDepth: BigInt(integer("--safe-depth", get("--safe-depth"), 0, 1_000_000)),
     preconfirmedReceipts: boolean("--preconfirmed-receipts", get("--preconfirmed-receipts")),
     finalizedDepth: BigInt(integer("--finalized-depth", get("--finalized-depth"), 0, 1_000_000)),
+    callWorkers: integer("--call-workers", get("--call-workers"), 0, 64),
+    callTimeoutMs: integer("--call-timeout-ms", get("--call-timeout-ms"), 10, 600_000),
     logLevel,
   };
 }

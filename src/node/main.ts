@@ -34,6 +34,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     safeDepth: config.safeDepth,
     preconfirmedReceipts: config.preconfirmedReceipts,
     finalizedDepth: config.finalizedDepth,
+    callWorkers: config.callWorkers,
+    callTimeoutMs: config.callTimeoutMs,
     logger,
     // Without a sequencer the node would serve a frozen chain: exit and let the operator see it.
     onFatal: () => process.exit(1),

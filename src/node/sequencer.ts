@@ -42,6 +42,8 @@ export interface PendingSnapshot {
   snapshot: BlockSnapshot;
   size: bigint;
   view: StateView;
+  /** Every trie node and code the block being built has written so far (the builder's live map). */
+  writtenNodes: ReadonlyMap<string, Uint8Array>;
   env: CallEnvironment;
   /** Wall-clock time (ms since the epoch, fractional) the snapshot became the pending view. */
   createdAt: number;
@@ -284,6 +286,7 @@ export class Sequencer {
       snapshot,
       size: blockSize(encodeHeader(h), snapshot.transactions),
       view,
+      writtenNodes: ctx.builder.writtenNodes,
       env: {
         chainId: this.opts.config.l2ChainId,
         fork: ctx.builder.fork,

@@ -26,6 +26,10 @@ export interface StartNodeOptions {
   /** Fixed port; default 0 (any free port). */
   port?: number;
   logLevel?: string;
+  /** --call-workers (default: the node's own default). */
+  callWorkers?: number;
+  /** --call-timeout-ms (default: the node's own default). */
+  callTimeoutMs?: number;
   /** Milliseconds to wait for "node ready"; default 30 000. */
   startTimeoutMs?: number;
 }
@@ -97,6 +101,8 @@ export async function startNodeProcess(options: StartNodeOptions = {}): Promise<
     String(options.preconfirmedReceipts ?? true),
     "--log-level",
     options.logLevel ?? "info",
+    ...(options.callWorkers === undefined ? [] : ["--call-workers", String(options.callWorkers)]),
+    ...(options.callTimeoutMs === undefined ? [] : ["--call-timeout-ms", String(options.callTimeoutMs)]),
   ];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,

@@ -18,7 +18,7 @@ import type { NodeHandlers } from "../../../generated/rpc/node.js";
 import type * as T from "../../../generated/rpc/types.js";
 import { admitTransaction } from "../admission.js";
 import type { ChainNode, ResolvedBlock } from "../chain-node.js";
-import { type CallMessage, CallRunner, IntrinsicGasError, estimateGas } from "../state/call.js";
+import { type CallMessage, IntrinsicGasError } from "../state/call.js";
 import { type BlockContent, formatBlock, formatLogs, formatReceipt, formatTransaction } from "./format.js";
 import type { NotificationHandlers } from "./notification-handlers.js";
 
@@ -171,11 +171,6 @@ export function createNodeHandlers(node: ChainNode): Omit<NodeHandlers, keyof No
     return node.sequencer.pool.get(toHexRaw(hash)) !== undefined ? { pooled: true } : undefined;
   };
 
-  const runnerFor = async (r: ResolvedBlock) => {
-    const { env, source } = node.callContext(r);
-    return { runner: await CallRunner.create(source, env), env };
-  };
-
   return {
     eth_getBlockByNumber({ block, fullTransactions }, ctx) {
       const r = node.resolveTag(block);
@@ -244,11 +239,12 @@ export function createNodeHandlers(node: ChainNode): Omit<NodeHandlers, keyof No
     async eth_call({ transaction, block }, ctx) {
       const r = resolveSelector(node, block);
       tagSnapshot(ctx, r);
-      const { runner, env } = await runnerFor(r);
-      const msg = callMessage(transaction, env.gasLimit < RPC_GAS_CAP ? env.gasLimit : RPC_GAS_CAP);
+      const context = node.callContext(r);
+      const { gasLimit } = context.env;
+      const msg = callMessage(transaction, gasLimit < RPC_GAS_CAP ? gasLimit : RPC_GAS_CAP);
       let outcome;
       try {
-        outcome = await runner.run(msg);
+        outcome = await node.calls.call(context, msg, ctx.signal);
       } catch (e) {
         if (e instanceof IntrinsicGasError) throw new ExecutionFailedError(e.message);
         throw e;
@@ -262,8 +258,8 @@ export function createNodeHandlers(node: ChainNode): Omit<NodeHandlers, keyof No
       // Like reth, estimate against the pending block unless told otherwise.
       const r = resolveSelector(node, block, "pending");
       tagSnapshot(ctx, r);
-      const { runner, env } = await runnerFor(r);
-      let cap = transaction.gas ?? env.gasLimit;
+      const context = node.callContext(r);
+      let cap = transaction.gas ?? context.env.gasLimit;
       const msg = callMessage(transaction, cap);
       const feeCap = transaction.maxFeePerGas ?? transaction.gasPrice ?? 0n;
       if (feeCap > 0n) {
@@ -273,7 +269,7 @@ export function createNodeHandlers(node: ChainNode): Omit<NodeHandlers, keyof No
       }
       let result;
       try {
-        result = await estimateGas(runner, { ...msg, gas: cap }, cap);
+        result = await node.calls.estimate(context, { ...msg, gas: cap }, cap, ctx.signal);
       } catch (e) {
         if (e instanceof IntrinsicGasError)
           throw new ExecutionFailedError(`gas required exceeds allowance (${cap})`);

@@ -83,8 +83,13 @@ async function newEvm(
   return { evm, state };
 }
 
+/** Something that runs messages: a CallRunner, or one wrapped to observe each execution. */
+export interface MessageRunner {
+  run(msg: CallMessage): Promise<CallOutcome>;
+}
+
 /** Runs calls against one state; each call is reverted afterwards. */
-export class CallRunner {
+export class CallRunner implements MessageRunner {
   private constructor(
     private readonly evm: EVM,
     private readonly state: BlockStateManager,
@@ -164,7 +169,7 @@ export class CallRunner {
  * optimistic first guess. Returns the failing outcome at `cap` when it cannot succeed.
  */
 export async function estimateGas(
-  runner: CallRunner,
+  runner: MessageRunner,
   msg: CallMessage,
   cap: bigint,
 ): Promise<{ gas: bigint } | { failure: CallOutcome }> {

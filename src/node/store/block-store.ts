@@ -11,8 +11,8 @@ import { RLP } from "@ethereumjs/rlp";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { type BlockHeader, decodeHeader, encodeHeader } from "../../chain/header.js";
 import { bigIntToBytes, bytesToBigInt } from "../../chain/hex.js";
-import { MissingPreimageError, type PreimageSource } from "../../chain/preimage-store.js";
 import type { Receipt, ReceiptDetails } from "../../chain/receipts.js";
+import { NodeTable } from "./node-table.js";
 import { decodeStoredReceipt, encodeStoredReceiptRlp } from "./receipt-codec.js";
 
 /** A sealed block as stored and served. */
@@ -97,9 +97,18 @@ export function blockSize(headerRlp: Uint8Array, transactions: readonly Uint8Arr
   return BigInt(listHeaderLength(payload) + payload);
 }
 
-export class BlockStore implements PreimageSource {
-  private readonly db: Database.Database;
-  private readonly getNodeStmt: Database.Statement<[Uint8Array], { value: Uint8Array }>;
+/** Opens (creating if needed) the store's database: WAL, synchronous NORMAL, the schema. */
+function openStore(path: string): Database.Database {
+  const db = new Database(path);
+  db.pragma("journal_mode = WAL");
+  // WAL + NORMAL: a committed block survives a process crash (kill -9); only an OS crash or power
+  // loss may drop the last blocks. FULL would fsync on every block inside the event loop.
+  db.pragma("synchronous = NORMAL");
+  db.exec(SCHEMA);
+  return db;
+}
+
+export class BlockStore extends NodeTable {
   private readonly putNodeStmt: Database.Statement<[Uint8Array, Uint8Array]>;
   private readonly getBlockStmt: Database.Statement<
     [number],
@@ -113,14 +122,8 @@ export class BlockStore implements PreimageSource {
   private readonly cache = new Map<number, StoredBlock>();
   private static readonly CACHE_BLOCKS = 256;
 
-  constructor(path: string) {
-    this.db = new Database(path);
-    this.db.pragma("journal_mode = WAL");
-    // WAL + NORMAL: a committed block survives a process crash (kill -9); only an OS crash or power
-    // loss may drop the last blocks. FULL would fsync on every block inside the event loop.
-    this.db.pragma("synchronous = NORMAL");
-    this.db.exec(SCHEMA);
-    this.getNodeStmt = this.db.prepare("SELECT value FROM nodes WHERE key = ?");
+  constructor(readonly path: string) {
+    super(openStore(path));
     this.putNodeStmt = this.db.prepare("INSERT OR IGNORE INTO nodes (key, value) VALUES (?, ?)");
     this.getBlockStmt = this.db.prepare("SELECT hash, header, body FROM blocks WHERE number = ?");
     this.getNumberByHashStmt = this.db.prepare("SELECT number FROM blocks WHERE hash = ?");
@@ -132,10 +135,6 @@ export class BlockStore implements PreimageSource {
     this.headStmt = this.db.prepare("SELECT max(number) AS number FROM blocks") as typeof this.headStmt;
   }
 
-  close(): void {
-    if (this.db.open) this.db.close();
-  }
-
   getMeta(key: string): string | undefined {
     const row = this.db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as
       { value: string } | undefined;
@@ -144,28 +143,6 @@ export class BlockStore implements PreimageSource {
 
   setMeta(key: string, value: string): void {
     this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)").run(key, value);
-  }
-
-  // --- PreimageSource (keys: keccak256 typed keys; we store the 31 bytes after the type byte) ---
-
-  get(key: Uint8Array): Uint8Array {
-    const v = this.tryGet(key);
-    if (v === undefined) throw new MissingPreimageError(key);
-    return v;
-  }
-
-  tryGet(key: Uint8Array): Uint8Array | undefined {
-    if (key[0] !== 2) return undefined;
-    return this.getNodeStmt.get(key.subarray(1))?.value;
-  }
-
-  tryGetByKeccak256Hex(hashHex: string): Uint8Array | undefined {
-    return this.getNodeStmt.get(Buffer.from(hashHex.slice(2), "hex"))?.value;
-  }
-
-  /** Node or code by its full keccak256 hash. */
-  getNodeByHash(hash: Uint8Array): Uint8Array | undefined {
-    return this.getNodeStmt.get(hash.subarray(1))?.value;
   }
 
   // --- blocks ---

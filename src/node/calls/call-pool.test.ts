@@ -1,0 +1,138 @@
+/**
+ * CallPool with real worker threads over a real chain store (a dev genesis in a temporary directory):
+ * results equal the in-thread executor's, deadlines end the execution and a new worker takes over, a
+ * full queue is refused, and closing fails what is still waiting.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ExecutionFailedError, LimitExceededError } from "../../../generated/rpc/errors.js";
+import { createLogger } from "../../log/logger.js";
+import { ChainNode } from "../chain-node.js";
+import { type CallMessage, IntrinsicGasError } from "../state/call.js";
+import { CallPool } from "./call-pool.js";
+import { type CallContext, InThreadCalls } from "./executor.js";
+
+/** Creation code that loops until less than 256 gas is left, then stops: it burns the gas it is given. */
+const BURNER = Uint8Array.from(Buffer.from("5b6101005a1160005700", "hex"));
+const logger = createLogger({ name: "call-pool-test", level: "silent" });
+
+let dataDir: string;
+let node: ChainNode;
+let latest: CallContext;
+
+const message = (overrides: Partial<CallMessage> = {}): CallMessage => ({
+  from: new Uint8Array(20),
+  to: undefined,
+  value: 0n,
+  data: BURNER,
+  gas: 30_000_000n,
+  gasPrice: 0n,
+  accessList: [],
+  ...overrides,
+});
+
+/** A read of a predeploy: L1Block.number() on the genesis state. */
+const l1BlockNumberCall = message({
+  to: Uint8Array.from(Buffer.from("4200000000000000000000000000000000000015", "hex")),
+  data: Uint8Array.from(Buffer.from("8381f58a", "hex")),
+  gas: 1_000_000n,
+});
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "call-pool-"));
+  node = await ChainNode.open({
+    dataDir,
+    chainId: 901n,
+    blockTimeMs: 2000,
+    flashblockIntervalMs: 200,
+    devAccountCount: 2,
+    safeDepth: 0n,
+    preconfirmedReceipts: true,
+    finalizedDepth: 0n,
+    callWorkers: 0,
+    callTimeoutMs: 5000,
+    logger,
+  });
+  latest = node.callContext(node.resolveTag("latest")!);
+});
+
+afterAll(async () => {
+  await node?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const pool = (options: { timeoutMs?: number; maxQueued?: number } = {}) =>
+  new CallPool({ dbPath: node.store.path, workers: 1, timeoutMs: 30_000, logger, ...options });
+
+describe("CallPool", () => {
+  it("returns what the in-thread executor returns: calls, estimates, reverts, intrinsic gas", async () => {
+    const calls = pool();
+    const inThread = new InThreadCalls();
+    try {
+      for (const msg of [l1BlockNumberCall, message({ gas: 100_000n })]) {
+        expect(await calls.call(latest, msg)).toEqual(await inThread.call(latest, msg));
+      }
+      const burn = message({ gas: 200_000n });
+      expect(await calls.estimate(latest, burn, 200_000n)).toEqual(
+        await inThread.estimate(latest, burn, 200_000n),
+      );
+      // REVERT with no data: PUSH1 0 DUP1 REVERT.
+      const reverting = message({ data: Uint8Array.of(0x60, 0x00, 0x80, 0xfd), gas: 100_000n });
+      const reverted = await calls.call(latest, reverting);
+      expect(reverted).toMatchObject({ success: false, reverted: true });
+      expect(reverted).toEqual(await inThread.call(latest, reverting));
+      await expect(calls.call(latest, message({ gas: 21_000n }))).rejects.toThrow(IntrinsicGasError);
+    } finally {
+      await calls.close();
+    }
+  });
+
+  it("ends an execution at its deadline and serves the next call from a new worker", async () => {
+    const calls = pool({ timeoutMs: 50 });
+    try {
+      const overrun = calls.call(latest, message());
+      await expect(overrun).rejects.toThrow(new ExecutionFailedError("execution aborted (timeout = 50ms)"));
+      expect(calls.stats.workers).toBe(0);
+      const outcome = await calls.call(latest, l1BlockNumberCall);
+      expect(outcome.success).toBe(true);
+      expect(calls.stats).toEqual({ running: 0, queued: 0, workers: 1 });
+    } finally {
+      await calls.close();
+    }
+  });
+
+  it("queues calls beyond its workers up to the limit, then refuses with -32005", async () => {
+    const calls = pool({ maxQueued: 1 });
+    try {
+      const running = calls.call(latest, message());
+      const queued = calls.call(latest, l1BlockNumberCall);
+      const refused = calls.call(latest, l1BlockNumberCall);
+      await expect(refused).rejects.toThrow(LimitExceededError);
+      await expect(refused).rejects.toMatchObject({ code: -32005 });
+      expect(calls.stats).toMatchObject({ running: 1, queued: 1 });
+      expect((await running).success).toBe(true);
+      expect((await queued).success).toBe(true);
+    } finally {
+      await calls.close();
+    }
+  });
+
+  it("drops a queued call whose request was aborted; close fails the running and waiting ones", async () => {
+    const calls = pool();
+    const running = calls.call(latest, message());
+    const abort = new AbortController();
+    const abandoned = calls.call(latest, l1BlockNumberCall, abort.signal);
+    const waiting = calls.call(latest, l1BlockNumberCall);
+    abort.abort();
+    await expect(abandoned).rejects.toThrow("request aborted");
+    expect(calls.stats.queued).toBe(1);
+    const failures = [running, waiting].map((call) =>
+      expect(call).rejects.toThrow("the node is shutting down"),
+    );
+    await calls.close();
+    await Promise.all(failures);
+    await expect(calls.call(latest, l1BlockNumberCall)).rejects.toThrow("the node is shutting down");
+  });
+});

@@ -1,0 +1,279 @@
+/**
+ * eth_call / eth_estimateGas off the node's event loop: a pool of worker threads (call-worker.ts),
+ * started on demand up to a limit, each running one job at a time. The main thread resolves the block
+ * and its environment; a worker reads the state from the node's SQLite file, plus the nodes the block
+ * being built has written so far (sent as deltas: each worker keeps the overlay of one block).
+ *
+ * Every EVM execution has a deadline (geth's RPC EVM timeout): a job that overruns it is ended by
+ * terminating its worker, and the caller gets -32000 `execution aborted (timeout = …)`. Jobs beyond the
+ * workers wait in a bounded queue; a full queue answers -32005.
+ */
+import { Worker } from "node:worker_threads";
+import { ExecutionFailedError, LimitExceededError } from "../../../generated/rpc/errors.js";
+import type { Logger } from "../../log/logger.js";
+import {
+  type CallEnvironment,
+  type CallMessage,
+  type CallOutcome,
+  IntrinsicGasError,
+} from "../state/call.js";
+import type { CallContext, CallExecutor, PendingOverlay } from "./executor.js";
+import type { CallJob, CallWorkerData, EstimateResult, OverlayDelta, WorkerReply } from "./protocol.js";
+
+const ENTRY = new URL("./call-worker-entry.mjs", import.meta.url);
+
+export interface CallPoolOptions {
+  /** The node's SQLite file. */
+  readonly dbPath: string;
+  /** Most worker threads (at least 1). */
+  readonly workers: number;
+  /** Deadline of one EVM execution, milliseconds. */
+  readonly timeoutMs: number;
+  /** Most jobs waiting for a worker (default 256). */
+  readonly maxQueued?: number;
+  readonly logger: Logger;
+}
+
+type JobInput =
+  | { kind: "call"; env: CallEnvironment; msg: CallMessage }
+  | { kind: "estimate"; env: CallEnvironment; msg: CallMessage; cap: bigint };
+
+interface Job {
+  readonly id: number;
+  readonly input: JobInput;
+  readonly overlay: PendingOverlay | undefined;
+  readonly signal: AbortSignal | undefined;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+interface Slot {
+  readonly worker: Worker;
+  readonly ready: Promise<void>;
+  job: Job | undefined;
+  timer: NodeJS.Timeout | undefined;
+  /** The overlay this worker holds: its block and how many of the block's nodes it has received. */
+  overlay: { blockId: string; sent: number } | undefined;
+  /** Set once the worker is being replaced: it takes no more jobs. */
+  retired: boolean;
+}
+
+/** The worker thread stopped while running a job (a crash, not a timeout). */
+export class CallWorkerExitedError extends Error {
+  override readonly name = "CallWorkerExitedError";
+}
+
+/** The entries of `nodes` from position `from` on (Map iteration order is insertion order). */
+function entriesFrom(nodes: ReadonlyMap<string, Uint8Array>, from: number): [string, Uint8Array][] {
+  const out: [string, Uint8Array][] = [];
+  let i = 0;
+  for (const entry of nodes) {
+    if (i++ >= from) out.push(entry);
+  }
+  return out;
+}
+
+export class CallPool implements CallExecutor {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private nextId = 1;
+  private closed = false;
+  private readonly maxQueued: number;
+
+  constructor(private readonly options: CallPoolOptions) {
+    if (!(options.workers >= 1)) throw new RangeError("a call pool needs at least one worker");
+    this.maxQueued = options.maxQueued ?? 256;
+  }
+
+  call(context: CallContext, msg: CallMessage, signal?: AbortSignal): Promise<CallOutcome> {
+    return this.submit(
+      { kind: "call", env: context.env, msg },
+      context.overlay,
+      signal,
+    ) as Promise<CallOutcome>;
+  }
+
+  estimate(
+    context: CallContext,
+    msg: CallMessage,
+    cap: bigint,
+    signal?: AbortSignal,
+  ): Promise<EstimateResult> {
+    const input: JobInput = { kind: "estimate", env: context.env, msg, cap };
+    return this.submit(input, context.overlay, signal) as Promise<EstimateResult>;
+  }
+
+  /** Starts a worker ahead of the first call (its start-up loads the EVM). */
+  warmUp(): void {
+    if (this.slots.length === 0 && !this.closed) this.spawn();
+  }
+
+  /** Jobs running and waiting, and workers alive: for metrics and tests. */
+  get stats(): { running: number; queued: number; workers: number } {
+    return {
+      running: this.slots.filter((s) => s.job !== undefined).length,
+      queued: this.queue.length,
+      workers: this.slots.length,
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) job.reject(new ExecutionFailedError("the node is shutting down"));
+    await Promise.all(
+      this.slots.splice(0).map((slot) => {
+        slot.retired = true;
+        clearTimeout(slot.timer);
+        slot.job?.reject(new ExecutionFailedError("the node is shutting down"));
+        return slot.worker.terminate();
+      }),
+    );
+  }
+
+  private submit(input: JobInput, overlay: PendingOverlay | undefined, signal: AbortSignal | undefined) {
+    return new Promise<unknown>((resolve, reject) => {
+      if (this.closed) return reject(new ExecutionFailedError("the node is shutting down"));
+      if (signal?.aborted === true) return reject(new ExecutionFailedError("request aborted"));
+      const job: Job = { id: this.nextId++, input, overlay, signal, resolve, reject };
+      const slot = this.idleSlot(overlay?.blockId);
+      if (slot !== undefined) return this.dispatch(slot, job);
+      if (this.queue.length >= this.maxQueued) {
+        return reject(
+          new LimitExceededError(
+            `too many calls waiting: ${this.queue.length} queued behind ${this.slots.length} busy call worker(s)`,
+          ),
+        );
+      }
+      this.queue.push(job);
+      signal?.addEventListener(
+        "abort",
+        () => {
+          const at = this.queue.indexOf(job);
+          if (at >= 0) {
+            this.queue.splice(at, 1);
+            job.reject(new ExecutionFailedError("request aborted"));
+          }
+        },
+        { once: true },
+      );
+    });
+  }
+
+  /** An idle worker, preferring one that already holds `blockId`'s overlay; a new one if below the limit. */
+  private idleSlot(blockId: string | undefined): Slot | undefined {
+    const idle = this.slots.filter((s) => s.job === undefined && !s.retired);
+    const warm = idle.find((s) => blockId !== undefined && s.overlay?.blockId === blockId);
+    if (warm !== undefined || idle.length > 0) return warm ?? idle[0];
+    if (this.slots.length < this.options.workers) return this.spawn();
+    return undefined;
+  }
+
+  private spawn(): Slot {
+    const workerData: CallWorkerData = { dbPath: this.options.dbPath };
+    const worker = new Worker(ENTRY, { workerData, name: "call-worker" });
+    let markReady: () => void = () => {};
+    const slot: Slot = {
+      worker,
+      ready: new Promise<void>((resolve) => (markReady = resolve)),
+      job: undefined,
+      timer: undefined,
+      overlay: undefined,
+      retired: false,
+    };
+    worker.on("message", (reply: WorkerReply) => {
+      if (reply.kind === "ready") markReady();
+      else this.onReply(slot, reply);
+    });
+    worker.on("error", (error) => {
+      this.options.logger.error({ err: error }, "call worker failed");
+      this.replace(slot, new CallWorkerExitedError(`the call worker failed: ${error.message}`));
+    });
+    worker.on("exit", (code) => {
+      if (!slot.retired)
+        this.replace(slot, new CallWorkerExitedError(`the call worker exited with code ${code}`));
+    });
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private dispatch(slot: Slot, job: Job): void {
+    slot.job = job;
+    const overlay = job.overlay;
+    let delta: OverlayDelta | undefined;
+    if (overlay !== undefined) {
+      const from = slot.overlay?.blockId === overlay.blockId ? slot.overlay.sent : 0;
+      delta = { blockId: overlay.blockId, from, entries: entriesFrom(overlay.nodes, from) };
+      slot.overlay = { blockId: overlay.blockId, sent: from + delta.entries.length };
+    }
+    const message: CallJob =
+      job.input.kind === "call"
+        ? { kind: "call", id: job.id, env: job.input.env, overlay: delta, msg: job.input.msg }
+        : {
+            kind: "estimate",
+            id: job.id,
+            env: job.input.env,
+            overlay: delta,
+            msg: job.input.msg,
+            cap: job.input.cap,
+          };
+    void slot.ready.then(() => {
+      if (slot.job === job && !slot.retired) slot.worker.postMessage(message);
+    });
+  }
+
+  private onReply(slot: Slot, reply: Exclude<WorkerReply, { kind: "ready" }>): void {
+    const job = slot.job;
+    if (job === undefined || job.id !== reply.id) return;
+    if (reply.kind === "run-started") {
+      clearTimeout(slot.timer);
+      slot.timer = setTimeout(() => this.timeOut(slot, job), this.options.timeoutMs);
+      return;
+    }
+    clearTimeout(slot.timer);
+    slot.timer = undefined;
+    slot.job = undefined;
+    switch (reply.kind) {
+      case "call-result":
+        job.resolve(reply.outcome);
+        break;
+      case "estimate-result":
+        job.resolve(reply.result);
+        break;
+      case "intrinsic-gas":
+        job.reject(new IntrinsicGasError(reply.gas, reply.intrinsic));
+        break;
+      case "failed":
+        job.reject(Object.assign(new Error(reply.message), { name: reply.name }));
+        break;
+    }
+    this.next(slot);
+  }
+
+  private timeOut(slot: Slot, job: Job): void {
+    if (slot.job !== job) return;
+    this.options.logger.warn(
+      { timeoutMs: this.options.timeoutMs, kind: job.input.kind },
+      "call exceeded its deadline: its worker is replaced",
+    );
+    this.replace(slot, new ExecutionFailedError(`execution aborted (timeout = ${this.options.timeoutMs}ms)`));
+  }
+
+  /** Ends `slot`'s worker, fails its job with `error`, and gives the queue a new worker. */
+  private replace(slot: Slot, error: Error): void {
+    if (slot.retired) return;
+    slot.retired = true;
+    clearTimeout(slot.timer);
+    const job = slot.job;
+    slot.job = undefined;
+    job?.reject(error);
+    const at = this.slots.indexOf(slot);
+    if (at >= 0) this.slots.splice(at, 1);
+    void slot.worker.terminate();
+    if (!this.closed && this.queue.length > 0) this.next(this.spawn());
+  }
+
+  private next(slot: Slot): void {
+    const job = this.queue.shift();
+    if (job !== undefined) this.dispatch(slot, job);
+  }
+}

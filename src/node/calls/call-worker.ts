@@ -1,0 +1,65 @@
+/**
+ * A call worker thread: runs eth_call and eth_estimateGas jobs off the node's event loop. It reads
+ * sealed state from the node's SQLite file (read-only; WAL readers never block the sequencer's writer)
+ * and pending state from the overlay of the block being built, which the main thread sends as deltas.
+ * One job at a time; a job that overruns its deadline is ended by terminating this thread.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { ReadonlyNodeTable } from "../store/node-table.js";
+import { CallRunner, estimateGas, IntrinsicGasError, type MessageRunner } from "../state/call.js";
+import { type HashSource, OverlaySource } from "../state/sources.js";
+import type { CallJob, CallWorkerData, OverlayDelta, WorkerReply } from "./protocol.js";
+
+const port = parentPort;
+if (port === null) throw new Error("call-worker.ts runs as a worker thread only");
+const { dbPath } = workerData as CallWorkerData;
+const store = new ReadonlyNodeTable(dbPath);
+
+/** The nodes of the block being built that this worker has received, by unprefixed hex keccak256. */
+let overlay: { blockId: string; nodes: Map<string, Uint8Array> } | undefined;
+
+function sourceFor(delta: OverlayDelta | undefined): HashSource {
+  if (delta === undefined) return store;
+  if (overlay === undefined || overlay.blockId !== delta.blockId) {
+    overlay = { blockId: delta.blockId, nodes: new Map() };
+  }
+  if (delta.from !== overlay.nodes.size) {
+    throw new Error(`overlay delta starts at ${delta.from}, the worker holds ${overlay.nodes.size} nodes`);
+  }
+  for (const [key, value] of delta.entries) overlay.nodes.set(key, value);
+  return new OverlaySource(store, overlay.nodes);
+}
+
+const reply = (message: WorkerReply): void => port.postMessage(message);
+
+async function runJob(job: CallJob): Promise<void> {
+  const runner = await CallRunner.create(sourceFor(job.overlay), job.env);
+  // The main thread's deadline counts per EVM execution (an estimate runs several).
+  const counted: MessageRunner = {
+    run: (msg) => {
+      reply({ kind: "run-started", id: job.id });
+      return runner.run(msg);
+    },
+  };
+  if (job.kind === "call") {
+    reply({ kind: "call-result", id: job.id, outcome: await counted.run(job.msg) });
+  } else {
+    reply({
+      kind: "estimate-result",
+      id: job.id,
+      result: await estimateGas(counted, job.msg, job.cap),
+    });
+  }
+}
+
+port.on("message", (job: CallJob) => {
+  runJob(job).catch((error: unknown) => {
+    if (error instanceof IntrinsicGasError) {
+      reply({ kind: "intrinsic-gas", id: job.id, gas: error.gas, intrinsic: error.intrinsic });
+    } else {
+      const e = error instanceof Error ? error : new Error(String(error));
+      reply({ kind: "failed", id: job.id, name: e.name, message: e.message });
+    }
+  });
+});
+reply({ kind: "ready" });

@@ -1,0 +1,54 @@
+/**
+ * How the node runs eth_call and eth_estimateGas: on worker threads (CallPool, the default) or on the
+ * event loop (InThreadCalls, `--call-workers 0`). Both run the same CallRunner and estimateGas.
+ */
+import {
+  type CallEnvironment,
+  type CallMessage,
+  type CallOutcome,
+  CallRunner,
+  estimateGas,
+} from "../state/call.js";
+import type { HashSource } from "../state/sources.js";
+import type { EstimateResult } from "./protocol.js";
+
+/** The nodes written by a block being built: an append-only, content-addressed map. */
+export interface PendingOverlay {
+  /** Identifies the block being built (a new id starts a new overlay). */
+  readonly blockId: string;
+  /** By unprefixed hex keccak256, in the order written. */
+  readonly nodes: ReadonlyMap<string, Uint8Array>;
+}
+
+/** The block a call runs in: its environment and where its state is read. */
+export interface CallContext {
+  readonly env: CallEnvironment;
+  /** The state for an in-thread run: the store, overlaid with `overlay` for a pending snapshot. */
+  readonly source: HashSource;
+  /** For a pending snapshot: the block being built's nodes (a worker reads the store itself). */
+  readonly overlay: PendingOverlay | undefined;
+}
+
+export interface CallExecutor {
+  call(context: CallContext, msg: CallMessage, signal?: AbortSignal): Promise<CallOutcome>;
+  estimate(
+    context: CallContext,
+    msg: CallMessage,
+    cap: bigint,
+    signal?: AbortSignal,
+  ): Promise<EstimateResult>;
+  close(): Promise<void>;
+}
+
+/** Runs calls on the event loop: a long call delays everything else the node does. */
+export class InThreadCalls implements CallExecutor {
+  async call(context: CallContext, msg: CallMessage): Promise<CallOutcome> {
+    return (await CallRunner.create(context.source, context.env)).run(msg);
+  }
+
+  async estimate(context: CallContext, msg: CallMessage, cap: bigint): Promise<EstimateResult> {
+    return estimateGas(await CallRunner.create(context.source, context.env), msg, cap);
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,47 @@
+/**
+ * Messages between the node's main thread and its call workers (structured clone: bigints and
+ * Uint8Arrays travel as they are). One job at a time per worker; every job carries its own id.
+ */
+import type { CallEnvironment, CallMessage, CallOutcome } from "../state/call.js";
+
+/** Passed as `workerData`: what a worker needs to open the chain store read-only. */
+export interface CallWorkerData {
+  /** The node's SQLite file (WAL mode: readers do not block the sequencer's writer). */
+  dbPath: string;
+}
+
+/**
+ * Trie nodes and code written by the block being built that the worker has not seen yet: entries
+ * `[from, from + entries.length)` of the builder's append-only, content-addressed node map.
+ */
+export interface OverlayDelta {
+  /** The block being built (its payload id, hex): a new id replaces the worker's overlay. */
+  blockId: string;
+  from: number;
+  /** [unprefixed hex keccak256, value] */
+  entries: [string, Uint8Array][];
+}
+
+export type CallJob =
+  | { kind: "call"; id: number; env: CallEnvironment; overlay: OverlayDelta | undefined; msg: CallMessage }
+  | {
+      kind: "estimate";
+      id: number;
+      env: CallEnvironment;
+      overlay: OverlayDelta | undefined;
+      msg: CallMessage;
+      cap: bigint;
+    };
+
+export type EstimateResult = { gas: bigint } | { failure: CallOutcome };
+
+export type WorkerReply =
+  /** The worker has opened the store and takes jobs. */
+  | { kind: "ready" }
+  /** An EVM execution of job `id` starts (the deadline counts per execution, like geth's evmtimeout). */
+  | { kind: "run-started"; id: number }
+  | { kind: "call-result"; id: number; outcome: CallOutcome }
+  | { kind: "estimate-result"; id: number; result: EstimateResult }
+  | { kind: "intrinsic-gas"; id: number; gas: bigint; intrinsic: bigint }
+  /** Anything else the job threw (the same name and message the in-thread run would throw). */
+  | { kind: "failed"; id: number; name: string; message: string };
