@@ -41,7 +41,7 @@ export interface RegistryAdminOptions {
   readonly publicClient: PublicClient;
   /** Needed for writes only. */
   readonly walletClient?: WalletClient<Transport, Chain, Account>;
-  /** Confirmations to wait for after a write (default 2: the block holding it and one more). */
+  /** Confirmations to wait for after a write: the block holding it is 1 (default 2: and one more). */
   readonly confirmations?: number;
   /** Receipt wait limit (default 120 s). */
   readonly receiptTimeoutMs?: number;
@@ -115,14 +115,31 @@ export class RegistryAdmin {
       });
     }
     const hash = await wallet.writeContract(request as never);
+    const deadline = Date.now() + this.receiptTimeoutMs;
     const receipt = await this.publicClient.waitForTransactionReceipt({
       hash,
-      confirmations: this.confirmations,
       timeout: this.receiptTimeoutMs,
     });
     if (receipt.status !== "success")
       throw new RegistryTransactionRevertedError(`${functionName} transaction ${hash} reverted`);
+    await this.waitForConfirmations(receipt.blockNumber, deadline, hash);
     return hash;
+  }
+
+  /**
+   * Waits until the latest block is `confirmations - 1` past the receipt's block. Counted here rather
+   * than by viem, which takes one confirmation as "a receipt exists": a node that serves pre-confirmed
+   * receipts (flashblocks) answers before the block is sealed, and reads at `latest` would not see it.
+   */
+  private async waitForConfirmations(block: bigint, deadline: number, hash: Hex): Promise<void> {
+    const target = block + BigInt(this.confirmations - 1);
+    while ((await this.publicClient.getBlockNumber({ cacheTime: 0 })) < target) {
+      if (Date.now() > deadline)
+        throw new RegistryWriteError(
+          `transaction ${hash} did not reach ${this.confirmations} confirmation(s) in time`,
+        );
+      await new Promise((resolve) => setTimeout(resolve, this.publicClient.pollingInterval));
+    }
   }
 }
 

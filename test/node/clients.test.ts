@@ -92,9 +92,10 @@ describe("ethers v6", () => {
     const token = new Contract(await deployed.getAddress(), abi as never, wallet);
     expect(await token.getFunction("name")({ blockTag: "pending" })).toBe("Dev USD");
     expect(await token.getFunction("owner")({ blockTag: "pending" })).toBe(wallet.address);
+    // At pending: waitForDeployment returns at pre-confirmation, before latest has the code.
     const failure = await token
       .getFunction("transfer")
-      .staticCall(freshAddress(), 10n ** 30n)
+      .staticCall(freshAddress(), 10n ** 30n, { blockTag: "pending" })
       .catch((error: unknown) => error);
     expect(isError(failure, "CALL_EXCEPTION")).toBe(true);
     expect((failure as { reason: string }).reason).toBe("ERC20: transfer amount exceeds balance");

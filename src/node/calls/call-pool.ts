@@ -243,6 +243,8 @@ export class CallPool implements CallExecutor {
         job.reject(new IntrinsicGasError(reply.gas, reply.intrinsic));
         break;
       case "failed":
+        // The worker may not have applied this job's overlay delta: send the next one in full.
+        slot.overlay = undefined;
         job.reject(Object.assign(new Error(reply.message), { name: reply.name }));
         break;
     }

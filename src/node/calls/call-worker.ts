@@ -20,7 +20,8 @@ let overlay: { blockId: string; nodes: Map<string, Uint8Array> } | undefined;
 
 function sourceFor(delta: OverlayDelta | undefined): HashSource {
   if (delta === undefined) return store;
-  if (overlay === undefined || overlay.blockId !== delta.blockId) {
+  // A new block, or a delta from the start (the main thread resends everything after a failure).
+  if (overlay === undefined || overlay.blockId !== delta.blockId || delta.from === 0) {
     overlay = { blockId: delta.blockId, nodes: new Map() };
   }
   if (delta.from !== overlay.nodes.size) {
