@@ -8,16 +8,14 @@
 import { type Address, type Hex, pad } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { teeProverRegistryAbi } from "../../contracts/artifacts.js";
-import { deployArtifact } from "../../contracts/deploy.js";
 import { type RunningEnclave, startEnclave } from "../../enclave/test/enclave-process.js";
 import { clients, waitFor } from "../node/helpers.js";
 import { type NodeProcess, startNodeProcess } from "../node/spawn-node.js";
 import { hostClient, type HostCall, rpcFailure } from "./host-client.js";
 import { proofRequest } from "./proof-request.js";
+import { deployRegistry, LOCAL_IMAGE_HASH } from "./registry.js";
 import { hostArgs, type RunningHost, startHost } from "./spawn-host.js";
 
-/** Local-mode enclaves have no PCR0: their tee_image_hash is zero. */
-const LOCAL_IMAGE_HASH = pad("0x00", { size: 32 });
 const OTHER_IMAGE_HASH = pad("0xab", { size: 32 });
 
 const proveRequests = (enclave: RunningEnclave): number =>
@@ -69,36 +67,7 @@ describe("registry-gated routing and health", () => {
       startEnclave(),
     ]);
     chainClients = clients(node);
-    const owner = chainClients.walletClient.account.address;
-    // The node serves a receipt as soon as the transaction is pre-confirmed (pending); deployArtifact
-    // then checks the code on latest, so its receipt wait also waits for the block to be sealed.
-    const { publicClient } = chainClients;
-    const sealedReceipts = {
-      getCode: publicClient.getCode.bind(publicClient),
-      waitForTransactionReceipt: (async (
-        args: Parameters<typeof publicClient.waitForTransactionReceipt>[0],
-      ) => {
-        const receipt = await publicClient.waitForTransactionReceipt(args);
-        await waitFor(
-          async () =>
-            (await publicClient.getBlockNumber({ cacheTime: 0 })) >= receipt.blockNumber ? true : undefined,
-          "deployment block sealed",
-        );
-        return receipt;
-      }) as typeof publicClient.waitForTransactionReceipt,
-    };
-    const deployment = await deployArtifact(
-      { publicClient: sealedReceipts, walletClient: chainClients.walletClient },
-      "TEEProverRegistry",
-      [owner, LOCAL_IMAGE_HASH],
-      { pollingIntervalMs: 50 },
-    );
-    registry = deployment.address;
-    await waitFor(
-      async () =>
-        (await chainClients.publicClient.getCode({ address: registry })) !== undefined ? true : undefined,
-      "registry code on latest",
-    );
+    registry = await deployRegistry(node);
     host = await startHost(
       hostArgs({
         enclaves: enclaves.map((enclave) => (enclave.address.kind === "unix" ? enclave.address.path : "")),

@@ -5,20 +5,18 @@
  */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { type Address, getAddress, type Hex, pad } from "viem";
+import { type Address, getAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deployArtifact } from "../../contracts/deploy.js";
 import { type RunningEnclave, startEnclave } from "../../enclave/test/enclave-process.js";
 import { REGISTRAR_USAGE, runRegistrarCli } from "../../src/registrar/cli.js";
 import { hostClient, rpcFailure } from "../host/host-client.js";
 import { proofRequest } from "../host/proof-request.js";
+import { deployRegistry, LOCAL_IMAGE_HASH } from "../host/registry.js";
 import { hostArgs, type RunningHost, startHost } from "../host/spawn-host.js";
-import { clients, waitFor } from "../node/helpers.js";
+import { clients } from "../node/helpers.js";
 import { type NodeProcess, startNodeProcess } from "../node/spawn-node.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
-/** Local-mode enclaves have no PCR0: their image hash is zero, which is the registry's active one here. */
-const LOCAL_IMAGE_HASH = pad("0x00", { size: 32 });
 
 interface CliRun {
   readonly status: number;
@@ -68,18 +66,7 @@ describe("registrar against a real host, enclaves and registry", () => {
       startEnclave(),
       startEnclave(),
     ]);
-    const { publicClient, walletClient } = clients(node);
-    const deployment = await deployArtifact(
-      { publicClient, walletClient },
-      "TEEProverRegistry",
-      [walletClient.account.address, LOCAL_IMAGE_HASH],
-      { pollingIntervalMs: 50 },
-    );
-    registry = deployment.address;
-    await waitFor(
-      async () => ((await publicClient.getCode({ address: registry })) !== undefined ? true : undefined),
-      "registry code on latest",
-    );
+    registry = await deployRegistry(node);
     host = await startHost(
       hostArgs({
         enclaves: enclaves.map((enclave) => (enclave.address.kind === "unix" ? enclave.address.path : "")),
