@@ -5,6 +5,7 @@
  * enclave's derivation stage is not built yet, so no request can be proved).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatListenAddress } from "../enclave/listen-address.js";
 import { type RunningEnclave, startEnclave } from "../enclave/test/enclave-process.js";
 import { hostArgs, type RunningHost, startHost } from "../test/host/spawn-host.js";
 import { type NodeProcess, startNodeProcess } from "../test/node/spawn-node.js";
@@ -32,10 +33,7 @@ describe("conformance suite against this repository's enclave, host and node", (
       startEnclave(),
       startNodeProcess({ blockTimeMs: 500, flashblockIntervalMs: 100 }),
     ]);
-    const paths = [enclave, secondEnclave].map(({ address }) => {
-      if (address.kind !== "unix") throw new Error("expected a Unix socket enclave");
-      return address.path;
-    });
+    const paths = [enclave, secondEnclave].map(({ address }) => formatListenAddress(address));
     // The gated host has two enclaves and a registry whose L1 RPC is a closed port: no signer can ever be
     // confirmed valid.
     [host, gatedHost] = await Promise.all([

@@ -9,6 +9,7 @@ import { verifyAttestationDocument } from "../../src/attestation/verify.js";
 import { type RunningEnclave, startEnclave } from "../../enclave/test/enclave-process.js";
 import { hostClient, type HostCall, rpcFailure } from "./host-client.js";
 import { hostArgs, type RunningHost, startHost } from "./spawn-host.js";
+import { formatListenAddress } from "../../enclave/listen-address.js";
 
 /** A registry address is required with three enclaves; enclave_* calls never consult it. */
 const REGISTRY = "0x00000000000000000000000000000000000000aa";
@@ -48,7 +49,7 @@ describe("enclave_* fan-out through the host", () => {
     enclaves = await Promise.all([startEnclave(), startEnclave(), startEnclave()]);
     host = await startHost(
       hostArgs({
-        enclaves: enclaves.map((e) => (e.address.kind === "unix" ? e.address.path : "")),
+        enclaves: enclaves.map((e) => formatListenAddress(e.address)),
         registry: REGISTRY,
       }),
     );

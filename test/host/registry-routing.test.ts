@@ -15,6 +15,7 @@ import { hostClient, type HostCall, rpcFailure } from "./host-client.js";
 import { proofRequest } from "./proof-request.js";
 import { deployRegistry, LOCAL_IMAGE_HASH } from "./registry.js";
 import { hostArgs, type RunningHost, startHost } from "./spawn-host.js";
+import { formatListenAddress } from "../../enclave/listen-address.js";
 
 const OTHER_IMAGE_HASH = pad("0xab", { size: 32 });
 
@@ -70,7 +71,7 @@ describe("registry-gated routing and health", () => {
     registry = await deployRegistry(node);
     host = await startHost(
       hostArgs({
-        enclaves: enclaves.map((enclave) => (enclave.address.kind === "unix" ? enclave.address.path : "")),
+        enclaves: enclaves.map((enclave) => formatListenAddress(enclave.address)),
         registry,
         l1RpcUrl: node.url,
       }),

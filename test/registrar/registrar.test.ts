@@ -15,6 +15,7 @@ import { deployRegistry, LOCAL_IMAGE_HASH } from "../host/registry.js";
 import { hostArgs, type RunningHost, startHost } from "../host/spawn-host.js";
 import { clients } from "../node/helpers.js";
 import { type NodeProcess, startNodeProcess } from "../node/spawn-node.js";
+import { formatListenAddress } from "../../enclave/listen-address.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -69,7 +70,7 @@ describe("registrar against a real host, enclaves and registry", () => {
     registry = await deployRegistry(node);
     host = await startHost(
       hostArgs({
-        enclaves: enclaves.map((enclave) => (enclave.address.kind === "unix" ? enclave.address.path : "")),
+        enclaves: enclaves.map((enclave) => formatListenAddress(enclave.address)),
         registry,
         l1RpcUrl: node.url,
       }),
