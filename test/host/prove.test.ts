@@ -3,7 +3,7 @@
  * as -32000 (the derivation stage is not built yet, so no proof can be produced), the proof request
  * timeout against a peer that never answers, and draining an in-flight request on SIGTERM.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type RunningEnclave, startEnclave } from "../../enclave/test/enclave-process.js";
 import { hostClient, rpcFailure } from "./host-client.js";
 import { type SocketPeer, startSilentPeer, startSlowLink } from "./peers.js";
@@ -39,9 +39,14 @@ describe("prover_prove with one local enclave and no registry", () => {
     );
     expect(named.code).toBe(-32000);
     expect(named.message).toContain("L2 blocks 77");
-    expect(
-      enclave.logs.filter((line) => line.msg === "request served" && line.request === "Prove"),
-    ).toHaveLength(2);
+    // The enclave logs after it has written the response, so its line can reach us after the host's answer.
+    await vi.waitFor(
+      () =>
+        expect(
+          enclave.logs.filter((line) => line.msg === "request served" && line.request === "Prove"),
+        ).toHaveLength(2),
+      { timeout: 5000, interval: 20 },
+    );
   });
 
   it("refuses invalid requests with -32602 before contacting the enclave", async () => {

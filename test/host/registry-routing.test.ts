@@ -6,7 +6,7 @@
  * unhealthy until a signer is confirmed, then latched, even after the node is gone.
  */
 import { type Address, type Hex, pad } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { teeProverRegistryAbi } from "../../contracts/artifacts.js";
 import { type RunningEnclave, startEnclave } from "../../enclave/test/enclave-process.js";
 import { clients, waitFor } from "../node/helpers.js";
@@ -21,6 +21,20 @@ const OTHER_IMAGE_HASH = pad("0xab", { size: 32 });
 
 const proveRequests = (enclave: RunningEnclave): number =>
   enclave.logs.filter((line) => line.msg === "request served" && line.request === "Prove").length;
+
+/**
+ * Waits until the enclaves' logs show these Prove counts. An enclave logs a request after writing its
+ * response, so its line can reach the test after the host has already answered.
+ */
+async function expectProveCounts(
+  enclaves: readonly RunningEnclave[],
+  counts: readonly number[],
+): Promise<void> {
+  await vi.waitFor(() => expect(enclaves.map(proveRequests)).toEqual(counts), {
+    timeout: 5000,
+    interval: 20,
+  });
+}
 
 describe("registry-gated routing and health", () => {
   let node: NodeProcess;
@@ -94,7 +108,7 @@ describe("registry-gated routing and health", () => {
     expect(failure.code).toBe(-32001);
     expect(failure.message).toMatch(/^NoValidSigner: /);
     expect(failure.message.toLowerCase()).toContain(registry.toLowerCase());
-    expect(enclaves.map(proveRequests)).toEqual([0, 0, 0]);
+    await expectProveCounts(enclaves, [0, 0, 0]);
   });
 
   it("routes only to the registered signer and latches healthy", async () => {
@@ -103,7 +117,7 @@ describe("registry-gated routing and health", () => {
     const failure = await rpcFailure(call("prover_prove", [proofRequest()]));
     expect(failure.code).toBe(-32000);
     expect(failure.message).toMatch(/derivation stage not available/);
-    expect(enclaves.map(proveRequests)).toEqual([0, 1, 0]);
+    await expectProveCounts(enclaves, [0, 1, 0]);
     const response = await fetch(`${host.url}/healthz`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ version: "0.1.0" });
@@ -117,7 +131,7 @@ describe("registry-gated routing and health", () => {
     await registryWrite("registerSigner", [next.signer, LOCAL_IMAGE_HASH], () => isValid(next.signer));
     expect((await rpcFailure(call("prover_prove", [proofRequest()]))).code).toBe(-32000);
     expect((await rpcFailure(call("prover_prove", [proofRequest()]))).code).toBe(-32000);
-    expect(enclaves.map(proveRequests)).toEqual([0, 1, 2]);
+    await expectProveCounts(enclaves, [0, 1, 2]);
   });
 
   it("skips an enclave whose key cannot be fetched and still routes to the valid one", async () => {
@@ -125,7 +139,7 @@ describe("registry-gated routing and health", () => {
     await dead.stop();
     stopped.add(dead);
     expect((await rpcFailure(call("prover_prove", [proofRequest()]))).code).toBe(-32000);
-    expect(enclaves.map(proveRequests)).toEqual([0, 1, 3]);
+    await expectProveCounts(enclaves, [0, 1, 3]);
     expect(
       host.logs.some(
         (line) =>
@@ -145,7 +159,7 @@ describe("registry-gated routing and health", () => {
     const failure = await rpcFailure(call("prover_prove", [proofRequest()]));
     expect(failure.code).toBe(-32001);
     expect(failure.message).toMatch(/^NoValidSigner: /);
-    expect(enclaves.map(proveRequests)).toEqual([0, 1, 3]);
+    await expectProveCounts(enclaves, [0, 1, 3]);
     expect((await fetch(`${host.url}/healthz`)).status).toBe(200);
   });
 

@@ -52,7 +52,7 @@ export interface RunningHost {
   readonly port: number;
   readonly logs: Record<string, unknown>[];
   readonly child: ChildProcess;
-  /** Resolves with the exit code once the process has exited. */
+  /** Resolves with the exit code once the process has exited and its output has been read to the end. */
   readonly exited: Promise<number | null>;
   /** Sends `signal` (default SIGTERM) unless already exited; resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
@@ -63,7 +63,7 @@ export async function startHost(args: readonly string[], env: NodeJS.ProcessEnv 
   const logs: Record<string, unknown>[] = [];
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
   const lines = createInterface({ input: child.stdout! });
   const port = await new Promise<number>((resolve, reject) => {
     lines.on("line", (line) => {
