@@ -137,11 +137,14 @@ describe("decodeParams rejects, naming the parameter", () => {
       /^invalid params: block: expected .*hex quantity, got "0x01"$/,
     );
     expect(rejection(() => eth_feeHistory.decodeParams(["0x00", "latest"])).message).toBe(
-      'invalid params: blockCount: expected a hex quantity, got "0x00"',
+      'invalid params: blockCount: expected a block count (hex quantity, decimal string or JSON integer), got "0x00"',
     );
     expect(rejection(() => eth_feeHistory.decodeParams(["0x", "latest"])).message).toBe(
-      'invalid params: blockCount: expected a hex quantity, got "0x"',
+      'invalid params: blockCount: expected a block count (hex quantity, decimal string or JSON integer), got "0x"',
     );
+    expect(rejection(() => eth_feeHistory.decodeParams(["007", "latest"])).message).toMatch(/got "007"$/);
+    expect(eth_feeHistory.decodeParams([7, "latest"]).blockCount).toBe(7n);
+    expect(eth_feeHistory.decodeParams(["7", "latest"]).blockCount).toBe(7n);
   });
 
   it("a 19-byte address", () => {

@@ -215,6 +215,15 @@ export const BlockCodec: wire.Codec<T.Block, T.BlockJson> = wire.object<T.Block,
   { name: "requestsHash", codec: Hash32Codec, optional: true },
 ], "a Block object");
 
+/** Validates, decodes and encodes {@link T.DecimalUint}. */
+export const DecimalUintCodec: wire.Codec<T.DecimalUint, T.DecimalUintJson> = wire.decimal("a decimal integer string");
+
+/** Validates, decodes and encodes {@link T.JsonU64}. */
+export const JsonU64Codec: wire.Codec<T.JsonU64, T.JsonU64Json> = wire.jsonUint(64, "a non-negative JSON integer");
+
+/** Validates, decodes and encodes {@link T.BlockCount}. */
+export const BlockCountCodec: wire.Codec<T.BlockCount, T.BlockCountJson> = wire.union([Quantity64Codec, DecimalUintCodec, JsonU64Codec], "a block count (hex quantity, decimal string or JSON integer)");
+
 /** Validates, decodes and encodes {@link T.BlockHashSelector}. */
 export const BlockHashSelectorCodec: wire.Codec<T.BlockHashSelector, T.BlockHashSelectorJson> = wire.object<T.BlockHashSelector, T.BlockHashSelectorJson>([
   { name: "blockHash", codec: Hash32Codec, optional: false },
@@ -259,9 +268,6 @@ export const CallRequestCodec: wire.Codec<T.CallRequest, T.CallRequestJson> = wi
   { name: "authorizationList", codec: wire.array(AuthorizationCodec), optional: true },
 ], "a CallRequest object");
 
-/** Validates, decodes and encodes {@link T.DecimalUint}. */
-export const DecimalUintCodec: wire.Codec<T.DecimalUint, T.DecimalUintJson> = wire.decimal("a decimal integer string");
-
 /** Validates, decodes and encodes {@link T.FeeHistory}. */
 export const FeeHistoryCodec: wire.Codec<T.FeeHistory, T.FeeHistoryJson> = wire.object<T.FeeHistory, T.FeeHistoryJson>([
   { name: "oldestBlock", codec: QuantityCodec, optional: false },
@@ -291,9 +297,6 @@ export const FilterCodec: wire.Codec<T.Filter, T.FilterJson> = wire.object<T.Fil
 export const HealthzResultCodec: wire.Codec<T.HealthzResult, T.HealthzResultJson> = wire.object<T.HealthzResult, T.HealthzResultJson>([
   { name: "version", codec: wire.string, optional: false },
 ], "a HealthzResult object");
-
-/** Validates, decodes and encodes {@link T.JsonU64}. */
-export const JsonU64Codec: wire.Codec<T.JsonU64, T.JsonU64Json> = wire.jsonUint(64, "a non-negative JSON integer");
 
 /** Validates, decodes and encodes {@link T.Log}. */
 export const LogCodec: wire.Codec<T.Log, T.LogJson> = wire.object<T.Log, T.LogJson>([

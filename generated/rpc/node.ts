@@ -224,8 +224,8 @@ export const eth_maxPriorityFeePerGas = defineMethod<EthMaxPriorityFeePerGasPara
 
 /** Params of eth_feeHistory, in positional order. */
 export interface EthFeeHistoryParams {
-  /** Number of blocks in the range. */
-  blockCount: T.Quantity;
+  /** Number of blocks in the range (at most 1024 are returned). */
+  blockCount: T.BlockCount;
   /** Newest block of the range. */
   newestBlock: T.BlockNumberOrTag;
   /** Increasing percentiles (0-100) of priority fees to sample per block. */
@@ -237,7 +237,7 @@ export const eth_feeHistory = defineMethod<EthFeeHistoryParams, T.FeeHistory>({
   name: "eth_feeHistory",
   paramStructure: "by-position",
   params: [
-    { name: "blockCount", codec: C.QuantityCodec, required: true },
+    { name: "blockCount", codec: C.BlockCountCodec, required: true },
     { name: "newestBlock", codec: C.BlockNumberOrTagCodec, required: true },
     { name: "rewardPercentiles", codec: wire.array(wire.number), required: false },
   ],
@@ -591,7 +591,7 @@ export class NodeClient {
   }
 
   /** Returns base fees, gas used ratios and priority fee percentiles of a block range. */
-  eth_feeHistory(blockCount: T.Quantity, newestBlock: T.BlockNumberOrTag, rewardPercentiles?: number[]): Promise<T.FeeHistory> {
+  eth_feeHistory(blockCount: T.BlockCount, newestBlock: T.BlockNumberOrTag, rewardPercentiles?: number[]): Promise<T.FeeHistory> {
     return callMethod(this.transport, eth_feeHistory, { blockCount, newestBlock, rewardPercentiles });
   }
 

@@ -188,6 +188,15 @@ export interface BlockJson {
   requestsHash?: Hash32Json;
 }
 
+/**
+ * eth_feeHistory's block count. Like geth's HexOrDecimal64 it is a hex quantity, a decimal string or a JSON
+ * number (`cast rpc eth_feeHistory 4 latest []` sends a number).
+ */
+export type BlockCount = Quantity64 | DecimalUint | JsonU64;
+
+/** Wire form of {@link BlockCount}. */
+export type BlockCountJson = Quantity64Json | DecimalUintJson | JsonU64Json;
+
 /** EIP-1898: select a block by hash; with `requireCanonical` the block must be canonical. */
 export interface BlockHashSelector {
   blockHash: Hash32;

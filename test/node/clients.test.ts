@@ -179,4 +179,15 @@ describe("cast (Foundry 1.7)", () => {
       "21000",
     );
   });
+
+  it("rpc passes raw params through: eth_feeHistory with a decimal block count", async () => {
+    await waitFor(async () => ((await latestNumber()) >= 4 ? true : undefined), "four sealed blocks");
+    const history = JSON.parse(await cast("rpc", "eth_feeHistory", "4", "latest", "[50]")) as {
+      baseFeePerGas: string[];
+      reward: string[][];
+    };
+    expect(history.baseFeePerGas).toHaveLength(5);
+    expect(history.reward).toHaveLength(4);
+    expect(await cast("base-fee")).toMatch(/^\d+$/);
+  });
 });

@@ -548,3 +548,83 @@ describe("predeploys", () => {
     expect(stored).toBe(parent.hash);
   });
 });
+
+describe("eth_feeHistory", () => {
+  type FeeHistory = { oldestBlock: Hex; baseFeePerGas: Hex[]; gasUsedRatio: number[]; reward?: Hex[][] };
+  const latest = async (): Promise<bigint> => BigInt(await call<Hex>(node.url, "eth_blockNumber", []));
+  const feeHistory = (params: unknown[]) => call<FeeHistory>(node.url, "eth_feeHistory", params);
+
+  it("reports each block's base fee and gas used ratio, then the base fee the next block gets", async () => {
+    await waitFor(async () => ((await latest()) >= 4n ? true : undefined), "four sealed blocks");
+    const newest = await latest();
+    const history = await feeHistory(["0x3", hexNumber(newest), [25, 75]]);
+    expect(BigInt(history.oldestBlock)).toBe(newest - 2n);
+    expect(history.baseFeePerGas).toHaveLength(4);
+    expect(history.gasUsedRatio).toHaveLength(3);
+    expect(history.reward).toHaveLength(3);
+    for (let i = 0; i < 3; i++) {
+      const block = await call<Block & { baseFeePerGas: Hex; gasUsed: Hex; gasLimit: Hex }>(
+        node.url,
+        "eth_getBlockByNumber",
+        [hexNumber(newest - 2n + BigInt(i)), false],
+      );
+      expect(history.baseFeePerGas[i]).toBe(block.baseFeePerGas);
+      expect(history.gasUsedRatio[i]).toBeCloseTo(Number(block.gasUsed) / Number(block.gasLimit), 12);
+      expect(history.reward![i]).toHaveLength(2);
+    }
+    await waitFor(async () => ((await latest()) > newest ? true : undefined), "the next block");
+    const next = await call<{ baseFeePerGas: Hex }>(node.url, "eth_getBlockByNumber", [
+      hexNumber(newest + 1n),
+      false,
+    ]);
+    expect(history.baseFeePerGas[3]).toBe(next.baseFeePerGas);
+  });
+
+  it("takes the block count as a hex quantity, a decimal string or a JSON number, as geth does", async () => {
+    const newest = hexNumber(await latest());
+    const hex = await feeHistory(["0x2", newest]);
+    expect(await feeHistory(["2", newest])).toEqual(hex);
+    expect(await feeHistory([2, newest])).toEqual(hex);
+    expect(hex.gasUsedRatio).toHaveLength(2);
+    expect(hex.reward).toBeUndefined();
+    expect(await feeHistory([0, newest])).toEqual({
+      oldestBlock: "0x0",
+      baseFeePerGas: [],
+      gasUsedRatio: [],
+    });
+    // A count beyond the chain's length starts at genesis.
+    const all = await feeHistory(["0xffff", newest]);
+    expect(all.oldestBlock).toBe("0x0");
+    expect(all.gasUsedRatio).toHaveLength(Number(newest) + 1);
+  });
+
+  it("works through viem's getFeeHistory, at pending too", async () => {
+    const { publicClient } = clients(node);
+    const history = await publicClient.getFeeHistory({ blockCount: 2, rewardPercentiles: [50] });
+    expect(history.baseFeePerGas).toHaveLength(3);
+    expect(history.reward).toHaveLength(2);
+    const pending = await feeHistory(["0x1", "pending"]);
+    expect(BigInt(pending.oldestBlock)).toBeGreaterThan(await latest());
+    expect(pending.baseFeePerGas).toHaveLength(2);
+  });
+
+  it("refuses malformed counts and percentiles with -32602", async () => {
+    const cases: unknown[][] = [
+      [-1, "latest"],
+      [1.5, "latest"],
+      ["0x02", "latest"],
+      ["-1", "latest"],
+      ["two", "latest"],
+      [null, "latest"],
+      ["0x1", "latest", [75, 25]],
+      ["0x1", "latest", [101]],
+      ["0x1", "latest", [-1]],
+    ];
+    for (const params of cases) {
+      const error = (await rpc(node.url, "eth_feeHistory", params)).body?.error;
+      expect(error?.code, JSON.stringify(params)).toBe(-32602);
+    }
+    const count = (await rpc(node.url, "eth_feeHistory", ["two", "latest"])).body?.error;
+    expect(count?.message).toMatch(/block count/);
+  });
+});
