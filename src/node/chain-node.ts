@@ -4,6 +4,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { keccak_256 } from "@noble/hashes/sha3.js";
 import type { Common } from "@ethereumjs/common";
 import { calcOpBaseFee } from "../chain/base-fee.js";
 import { commonFor } from "../chain/evm-setup.js";
@@ -14,6 +15,7 @@ import { DEV_GENESIS_TIME, devRollupConfig } from "./dev-chain-config.js";
 import { type DevAccount, devAccounts } from "./genesis/dev-accounts.js";
 import { buildGenesis, genesisAccounts } from "./genesis/genesis.js";
 import type { BlockContent } from "./rpc/format.js";
+import { admitTransaction } from "./admission.js";
 import { type PendingSnapshot, Sequencer } from "./sequencer.js";
 import { CallPool } from "./calls/call-pool.js";
 import { type CallContext, type CallExecutor, InThreadCalls } from "./calls/executor.js";
@@ -135,8 +137,37 @@ export class ChainNode {
   }
 
   start(): void {
+    this.restoreJournaledTransactions();
     this.sequencer.start();
     if (this.calls instanceof CallPool) this.calls.warmUp();
+  }
+
+  /**
+   * Offers every journaled transaction (accepted before a restart or crash, not in a sealed block) to
+   * the pool again, in the order they were first accepted. One that no longer passes admission (its
+   * nonce was used, the sender cannot pay any more) is forgotten, with the reason logged.
+   */
+  private restoreJournaledTransactions(): void {
+    const journaled = this.store.journaledTransactions();
+    if (journaled.length === 0) return;
+    let restored = 0;
+    for (const raw of journaled) {
+      try {
+        admitTransaction(this, raw);
+        restored++;
+      } catch (e) {
+        const hash = keccak_256(raw);
+        this.store.forgetTransaction(hash);
+        this.options.logger.warn(
+          { tx: toHex(hash), reason: (e as Error).message },
+          "journaled transaction no longer admissible, forgotten",
+        );
+      }
+    }
+    this.options.logger.info(
+      { restored, forgotten: journaled.length - restored },
+      "restored the transaction pool from its journal",
+    );
   }
 
   async close(): Promise<void> {

@@ -2,6 +2,10 @@
  * Transaction pool: signed user transactions waiting for the sequencer, by sender and nonce.
  * The sequencer takes them in fee order (highest effective tip first), keeping each sender's nonce
  * order. Admission checks (nonce, balance, fees) are done by the caller against the pending state.
+ *
+ * With a journal, every added transaction is recorded durably and forgotten only when it leaves for
+ * good (replaced or discarded). A transaction the sequencer takes into the block being built stays
+ * journaled until its block is sealed, so a crash before the seal loses no accepted transaction.
  */
 import type { DecodedTransaction } from "../chain/transactions.js";
 import { toHexRaw } from "../chain/hex.js";
@@ -19,6 +23,12 @@ export interface PooledTransaction {
   seq: number;
 }
 
+/** Durable record of the pool (the node's store): what is recorded is offered again after a restart. */
+export interface PoolJournal {
+  journalTransaction(hash: Uint8Array, raw: Uint8Array): void;
+  forgetTransaction(hash: Uint8Array): void;
+}
+
 export const MAX_POOL_SIZE = 10_000;
 export const MAX_PER_SENDER = 64;
 
@@ -27,6 +37,8 @@ export class TxPool {
   private readonly bySender = new Map<string, Map<bigint, PooledTransaction>>();
   private seq = 0;
   private readonly addedListeners = new Set<(tx: PooledTransaction) => void>();
+
+  constructor(private readonly journal?: PoolJournal) {}
 
   get size(): number {
     return this.byHash.size;
@@ -50,11 +62,12 @@ export class TxPool {
     return () => this.addedListeners.delete(listener);
   }
 
-  /** Adds (or replaces the same sender and nonce). */
+  /** Adds (or replaces the same sender and nonce), journaling it first. */
   add(tx: Omit<PooledTransaction, "seq">): PooledTransaction {
     const pooled = { ...tx, seq: this.seq++ };
     const existing = this.bySenderNonce(tx.senderHex, tx.nonce);
-    if (existing !== undefined) this.remove(existing.hashHex);
+    this.journal?.journalTransaction(tx.decoded.hash, tx.decoded.raw);
+    if (existing !== undefined) this.discard(existing.hashHex);
     this.byHash.set(tx.hashHex, pooled);
     let m = this.bySender.get(tx.senderHex);
     if (m === undefined) {
@@ -66,13 +79,28 @@ export class TxPool {
     return pooled;
   }
 
-  remove(hashHex: string): void {
+  /**
+   * Takes a transaction out of the pool into the block being built; it stays journaled until the
+   * block's seal removes it from the journal.
+   */
+  take(hashHex: string): void {
+    this.removeFromMemory(hashHex);
+  }
+
+  /** Removes a transaction for good (replaced or not includable), from the journal too. */
+  discard(hashHex: string): void {
+    const tx = this.removeFromMemory(hashHex);
+    if (tx !== undefined) this.journal?.forgetTransaction(tx.decoded.hash);
+  }
+
+  private removeFromMemory(hashHex: string): PooledTransaction | undefined {
     const tx = this.byHash.get(hashHex);
-    if (tx === undefined) return;
+    if (tx === undefined) return undefined;
     this.byHash.delete(hashHex);
     const m = this.bySender.get(tx.senderHex);
     m?.delete(tx.nonce);
     if (m !== undefined && m.size === 0) this.bySender.delete(tx.senderHex);
+    return tx;
   }
 
   /** Next nonce of `senderHex` counting pooled transactions consecutive from `stateNonce`. */
@@ -81,13 +109,6 @@ export class TxPool {
     let n = stateNonce;
     while (m?.has(n)) n++;
     return n;
-  }
-
-  /** Drops every transaction of a sender below `nonce` (already included elsewhere). */
-  dropBelow(senderHex: string, nonce: bigint): void {
-    const m = this.bySender.get(senderHex);
-    if (m === undefined) return;
-    for (const [n, tx] of [...m]) if (n < nonce) this.remove(tx.hashHex);
   }
 
   /**

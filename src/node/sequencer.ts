@@ -64,7 +64,7 @@ function now(): number {
 }
 
 export class Sequencer {
-  readonly pool = new TxPool();
+  readonly pool: TxPool;
   private headBlock: StoredBlock;
   private headStateView: StateView;
   private pendingSnapshot: PendingSnapshot | undefined;
@@ -76,6 +76,7 @@ export class Sequencer {
   readonly dropped = new Map<string, string>();
 
   constructor(private readonly opts: SequencerOptions) {
+    this.pool = new TxPool(opts.store);
     const headNumber = opts.store.headNumber();
     if (headNumber === undefined) throw new Error("store has no genesis");
     this.headBlock = opts.store.blockByNumber(headNumber)!;
@@ -218,7 +219,7 @@ export class Sequencer {
   }
 
   private drop(tx: PooledTransaction, reason: string): void {
-    this.pool.remove(tx.hashHex);
+    this.pool.discard(tx.hashHex);
     this.dropped.set(tx.hashHex, reason);
     if (this.dropped.size > MAX_DROPPED_REMEMBERED) {
       const oldest = this.dropped.keys().next().value;
@@ -235,7 +236,7 @@ export class Sequencer {
       if (tx === undefined) return;
       const result = await ctx.builder.addTransaction(tx.decoded);
       if (result.ok) {
-        this.pool.remove(tx.hashHex);
+        this.pool.take(tx.hashHex);
         ctx.nonces.set(tx.senderHex, tx.nonce + 1n);
         ctx.touched.add(`0x${tx.senderHex}`);
         const d = result.details;

@@ -117,7 +117,7 @@ describe("pool ordering", () => {
       const tx = pool.best(10n, (s) => nonces.get(s) ?? 0n, new Set());
       if (tx === undefined) break;
       order.push(tx.hashHex);
-      pool.remove(tx.hashHex);
+      pool.take(tx.hashHex);
       nonces.set(tx.senderHex, tx.nonce + 1n);
     }
     expect(order).toEqual(["b0", "a0", "a1"]);

@@ -1,8 +1,10 @@
 /**
  * Persistent chain store on better-sqlite3 (WAL, synchronous=NORMAL): trie nodes, contract code and
  * header preimages by hash, sealed blocks by number (header, transactions, receipts, receipt
- * details), a transaction index, and chain metadata. Each sealed block is committed in one
- * transaction, so after a crash (kill -9) the store holds exactly the blocks sealed before it.
+ * details), a transaction index, chain metadata, and the pool journal: every accepted transaction not yet
+ * in a sealed block (pooled or pre-confirmed in the block being built). Each sealed block is committed in
+ * one transaction that also takes its transactions out of the journal, so after a crash (kill -9) the
+ * store holds exactly the blocks sealed before it and every accepted transaction they do not contain.
  *
  * It is also the PreimageSource the execution engine reads state from.
  */
@@ -40,6 +42,7 @@ CREATE TABLE IF NOT EXISTS nodes (key BLOB PRIMARY KEY, value BLOB NOT NULL) WIT
 CREATE TABLE IF NOT EXISTS blocks (number INTEGER PRIMARY KEY, hash BLOB NOT NULL UNIQUE, header BLOB NOT NULL, body BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS txs (hash BLOB PRIMARY KEY, number INTEGER NOT NULL, idx INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS pool_journal (seq INTEGER PRIMARY KEY AUTOINCREMENT, hash BLOB NOT NULL UNIQUE, raw BLOB NOT NULL);
 `;
 
 type Rlp = Uint8Array | Rlp[];
@@ -119,6 +122,8 @@ export class BlockStore extends NodeTable {
   private readonly getTxStmt: Database.Statement<[Uint8Array], { number: number; idx: number }>;
   private readonly putTxStmt: Database.Statement<[Uint8Array, number, number]>;
   private readonly headStmt: Database.Statement<[], { number: number } | undefined>;
+  private readonly journalTxStmt: Database.Statement<[Uint8Array, Uint8Array]>;
+  private readonly forgetTxStmt: Database.Statement<[Uint8Array]>;
   private readonly cache = new Map<number, StoredBlock>();
   private static readonly CACHE_BLOCKS = 256;
 
@@ -133,6 +138,8 @@ export class BlockStore extends NodeTable {
     this.getTxStmt = this.db.prepare("SELECT number, idx FROM txs WHERE hash = ?");
     this.putTxStmt = this.db.prepare("INSERT OR REPLACE INTO txs (hash, number, idx) VALUES (?, ?, ?)");
     this.headStmt = this.db.prepare("SELECT max(number) AS number FROM blocks") as typeof this.headStmt;
+    this.journalTxStmt = this.db.prepare("INSERT OR IGNORE INTO pool_journal (hash, raw) VALUES (?, ?)");
+    this.forgetTxStmt = this.db.prepare("DELETE FROM pool_journal WHERE hash = ?");
   }
 
   getMeta(key: string): string | undefined {
@@ -143,6 +150,24 @@ export class BlockStore extends NodeTable {
 
   setMeta(key: string, value: string): void {
     this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)").run(key, value);
+  }
+
+  // --- pool journal ---
+
+  /** Records an accepted transaction (a no-op when its hash is already journaled: it keeps its place). */
+  journalTransaction(hash: Uint8Array, raw: Uint8Array): void {
+    this.journalTxStmt.run(hash, raw);
+  }
+
+  /** Removes a transaction that left the pool for good (replaced or dropped). */
+  forgetTransaction(hash: Uint8Array): void {
+    this.forgetTxStmt.run(hash);
+  }
+
+  /** The journaled transactions' encodings, in the order they were accepted. */
+  journaledTransactions(): Uint8Array[] {
+    const rows = this.db.prepare("SELECT raw FROM pool_journal ORDER BY seq").all() as { raw: Uint8Array }[];
+    return rows.map((row) => new Uint8Array(row.raw));
   }
 
   // --- blocks ---
@@ -168,7 +193,10 @@ export class BlockStore extends NodeTable {
       for (const [hex, value] of nodes) this.putNodeStmt.run(Buffer.from(hex.slice(2), "hex"), value);
       this.putNodeStmt.run(block.hash.subarray(1), headerRlp);
       this.putBlockStmt.run(number, block.hash, headerRlp, body);
-      block.transactionHashes.forEach((h, i) => this.putTxStmt.run(h, number, i));
+      block.transactionHashes.forEach((h, i) => {
+        this.putTxStmt.run(h, number, i);
+        this.forgetTxStmt.run(h);
+      });
     })();
     const stored: StoredBlock = { ...block, size: blockSize(headerRlp, block.transactions) };
     this.remember(number, stored);
