@@ -161,6 +161,12 @@ const nodeHandlers: NodeHandlers = {
     return ctx.subscriptions.open(() => {}).id;
   },
   eth_unsubscribe: ({ subscriptionId }) => subscriptionId === "0x1",
+  eth_newFilter: unsupported,
+  eth_newBlockFilter: unsupported,
+  eth_newPendingTransactionFilter: unsupported,
+  eth_getFilterChanges: unsupported,
+  eth_getFilterLogs: unsupported,
+  eth_uninstallFilter: unsupported,
   eth_accounts: () => [bytes(20, 0xac)],
   eth_syncing: () => false,
 };
@@ -169,7 +175,7 @@ describe("node client and handler table", () => {
   const client = new NodeClient(inProcessTransport(bindNodeHandlers(nodeHandlers)));
 
   it("binds exactly one handler per method", () => {
-    expect([...bindNodeHandlers(nodeHandlers).keys()]).toHaveLength(24);
+    expect([...bindNodeHandlers(nodeHandlers).keys()]).toHaveLength(30);
   });
 
   it("round-trips a block with a deposit transaction and one with hashes", async () => {

@@ -293,11 +293,6 @@ export const FilterCodec: wire.Codec<T.Filter, T.FilterJson> = wire.object<T.Fil
   { name: "topics", codec: wire.union([wire.array(FilterTopicCodec), wire.nullValue]), optional: true },
 ], "a Filter object");
 
-/** Validates, decodes and encodes {@link T.HealthzResult}. */
-export const HealthzResultCodec: wire.Codec<T.HealthzResult, T.HealthzResultJson> = wire.object<T.HealthzResult, T.HealthzResultJson>([
-  { name: "version", codec: wire.string, optional: false },
-], "a HealthzResult object");
-
 /** Validates, decodes and encodes {@link T.Log}. */
 export const LogCodec: wire.Codec<T.Log, T.LogJson> = wire.object<T.Log, T.LogJson>([
   { name: "removed", codec: wire.boolean, optional: true },
@@ -311,6 +306,14 @@ export const LogCodec: wire.Codec<T.Log, T.LogJson> = wire.object<T.Log, T.LogJs
   { name: "data", codec: DataCodec, optional: false },
   { name: "topics", codec: wire.array(Hash32Codec), optional: false },
 ], "a Log object");
+
+/** Validates, decodes and encodes {@link T.FilterChanges}. */
+export const FilterChangesCodec: wire.Codec<T.FilterChanges, T.FilterChangesJson> = wire.union([wire.array(Hash32Codec), wire.array(LogCodec)]);
+
+/** Validates, decodes and encodes {@link T.HealthzResult}. */
+export const HealthzResultCodec: wire.Codec<T.HealthzResult, T.HealthzResultJson> = wire.object<T.HealthzResult, T.HealthzResultJson>([
+  { name: "version", codec: wire.string, optional: false },
+], "a HealthzResult object");
 
 /** Validates, decodes and encodes {@link T.ProofRequest}. */
 export const ProofRequestCodec: wire.Codec<T.ProofRequest, T.ProofRequestJson> = wire.object<T.ProofRequest, T.ProofRequestJson>([

@@ -39,6 +39,15 @@ export class ExecutionRevertedError extends RpcError {
   }
 }
 
+/** eth_getFilterChanges / eth_getFilterLogs: no such filter (never installed, uninstalled or expired; geth's code and wording). (code -32000) */
+export class FilterNotFoundError extends RpcError {
+  static readonly CODE = -32000;
+
+  constructor(message = "filter not found", options: { cause?: unknown } = {}) {
+    super(-32000, message, options);
+  }
+}
+
 /** A log query spans too many blocks or matches too many logs. (code -32005) */
 export class LimitExceededError extends RpcError {
   static readonly CODE = -32005;

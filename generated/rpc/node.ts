@@ -342,6 +342,99 @@ export const eth_sendRawTransactionSync = defineMethod<EthSendRawTransactionSync
   result: C.ReceiptCodec,
 });
 
+/** Params of eth_newFilter, in positional order. */
+export interface EthNewFilterParams {
+  /** Address, topics and an optional block number range (no blockHash). */
+  filter: T.Filter;
+}
+
+/**
+ * Installs a log filter polled with eth_getFilterChanges: logs of sealed blocks from now on matching
+ * the address and topics (and a numeric fromBlock/toBlock, if given). A filter not polled for
+ * 5 minutes is removed, as in geth.
+ */
+export const eth_newFilter = defineMethod<EthNewFilterParams, string>({
+  name: "eth_newFilter",
+  paramStructure: "by-position",
+  params: [
+    { name: "filter", codec: C.FilterCodec, required: true },
+  ],
+  result: wire.string,
+});
+
+/** eth_newBlockFilter takes no params. */
+export type EthNewBlockFilterParams = Record<string, never>;
+
+/** Installs a filter of new sealed blocks' hashes, polled with eth_getFilterChanges. */
+export const eth_newBlockFilter = defineMethod<EthNewBlockFilterParams, string>({
+  name: "eth_newBlockFilter",
+  paramStructure: "by-position",
+  params: [],
+  result: wire.string,
+});
+
+/** eth_newPendingTransactionFilter takes no params. */
+export type EthNewPendingTransactionFilterParams = Record<string, never>;
+
+/**
+ * Installs a filter of the hashes of transactions accepted into the pool, polled with
+ * eth_getFilterChanges.
+ */
+export const eth_newPendingTransactionFilter = defineMethod<EthNewPendingTransactionFilterParams, string>({
+  name: "eth_newPendingTransactionFilter",
+  paramStructure: "by-position",
+  params: [],
+  result: wire.string,
+});
+
+/** Params of eth_getFilterChanges, in positional order. */
+export interface EthGetFilterChangesParams {
+  /** The id eth_newFilter, eth_newBlockFilter or eth_newPendingTransactionFilter returned. */
+  filterId: string;
+}
+
+/** Returns what a filter collected since it was installed or last polled, and resets it. */
+export const eth_getFilterChanges = defineMethod<EthGetFilterChangesParams, T.FilterChanges>({
+  name: "eth_getFilterChanges",
+  paramStructure: "by-position",
+  params: [
+    { name: "filterId", codec: wire.string, required: true },
+  ],
+  result: C.FilterChangesCodec,
+});
+
+/** Params of eth_getFilterLogs, in positional order. */
+export interface EthGetFilterLogsParams {
+  /** The id eth_newFilter returned. */
+  filterId: string;
+}
+
+/** Returns every log a log filter matches, as eth_getLogs with its criteria. */
+export const eth_getFilterLogs = defineMethod<EthGetFilterLogsParams, T.Log[]>({
+  name: "eth_getFilterLogs",
+  paramStructure: "by-position",
+  params: [
+    { name: "filterId", codec: wire.string, required: true },
+  ],
+  result: wire.array(C.LogCodec),
+});
+
+/** Params of eth_uninstallFilter, in positional order. */
+export interface EthUninstallFilterParams {
+  /** The filter's id. */
+  filterId: string;
+}
+
+/** Removes a filter. */
+export const eth_uninstallFilter = defineMethod<EthUninstallFilterParams, boolean>({
+  name: "eth_uninstallFilter",
+  paramStructure: "by-position",
+  params: [
+    { name: "filterId", codec: wire.string, required: true },
+  ],
+  result: wire.boolean,
+});
+
 /** Params of eth_subscribe, in positional order. */
 export interface EthSubscribeParams {
   /** newHeads, logs, newPendingTransactions or newFlashblocks. */
@@ -407,7 +500,7 @@ export const eth_syncing = defineMethod<EthSyncingParams, boolean>({
 });
 
 /** Every node method spec, by method name, in spec order. */
-export const nodeMethods = { eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance, eth_chainId, eth_blockNumber, eth_getTransactionCount, eth_sendRawTransaction, eth_getTransactionByHash, eth_getTransactionReceipt, eth_call, eth_estimateGas, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getCode, eth_getStorageAt, eth_getLogs, net_version, web3_clientVersion, eth_sendRawTransactionSync, eth_subscribe, eth_unsubscribe, eth_accounts, eth_syncing } as const;
+export const nodeMethods = { eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance, eth_chainId, eth_blockNumber, eth_getTransactionCount, eth_sendRawTransaction, eth_getTransactionByHash, eth_getTransactionReceipt, eth_call, eth_estimateGas, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getCode, eth_getStorageAt, eth_getLogs, net_version, web3_clientVersion, eth_sendRawTransactionSync, eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter, eth_subscribe, eth_unsubscribe, eth_accounts, eth_syncing } as const;
 
 /** The hand-written handlers of the OP Stack chain node JSON-RPC service: one per method. */
 export interface NodeHandlers {
@@ -463,6 +556,25 @@ export interface NodeHandlers {
   /** Submits a signed transaction and answers with its receipt once it is pre-confirmed (EIP-7966). */
   eth_sendRawTransactionSync: RpcHandler<EthSendRawTransactionSyncParams, T.Receipt>;
   /**
+   * Installs a log filter polled with eth_getFilterChanges: logs of sealed blocks from now on matching
+   * the address and topics (and a numeric fromBlock/toBlock, if given). A filter not polled for
+   * 5 minutes is removed, as in geth.
+   */
+  eth_newFilter: RpcHandler<EthNewFilterParams, string>;
+  /** Installs a filter of new sealed blocks' hashes, polled with eth_getFilterChanges. */
+  eth_newBlockFilter: RpcHandler<EthNewBlockFilterParams, string>;
+  /**
+   * Installs a filter of the hashes of transactions accepted into the pool, polled with
+   * eth_getFilterChanges.
+   */
+  eth_newPendingTransactionFilter: RpcHandler<EthNewPendingTransactionFilterParams, string>;
+  /** Returns what a filter collected since it was installed or last polled, and resets it. */
+  eth_getFilterChanges: RpcHandler<EthGetFilterChangesParams, T.FilterChanges>;
+  /** Returns every log a log filter matches, as eth_getLogs with its criteria. */
+  eth_getFilterLogs: RpcHandler<EthGetFilterLogsParams, T.Log[]>;
+  /** Removes a filter. */
+  eth_uninstallFilter: RpcHandler<EthUninstallFilterParams, boolean>;
+  /**
    * Opens a subscription on a websocket connection; notifications arrive as `eth_subscription`
    * requests whose `params.result` is, per kind: `newHeads` a Block with transaction hashes, `logs`
    * one Log per notification, `newPendingTransactions` the hash of each transaction accepted into the
@@ -502,6 +614,12 @@ export function bindNodeHandlers(handlers: NodeHandlers): MethodTable {
     bindMethod(net_version, handlers.net_version),
     bindMethod(web3_clientVersion, handlers.web3_clientVersion),
     bindMethod(eth_sendRawTransactionSync, handlers.eth_sendRawTransactionSync),
+    bindMethod(eth_newFilter, handlers.eth_newFilter),
+    bindMethod(eth_newBlockFilter, handlers.eth_newBlockFilter),
+    bindMethod(eth_newPendingTransactionFilter, handlers.eth_newPendingTransactionFilter),
+    bindMethod(eth_getFilterChanges, handlers.eth_getFilterChanges),
+    bindMethod(eth_getFilterLogs, handlers.eth_getFilterLogs),
+    bindMethod(eth_uninstallFilter, handlers.eth_uninstallFilter),
     bindMethod(eth_subscribe, handlers.eth_subscribe),
     bindMethod(eth_unsubscribe, handlers.eth_unsubscribe),
     bindMethod(eth_accounts, handlers.eth_accounts),
@@ -623,6 +741,43 @@ export class NodeClient {
   /** Submits a signed transaction and answers with its receipt once it is pre-confirmed (EIP-7966). */
   eth_sendRawTransactionSync(transaction: T.Data, timeoutMs?: number): Promise<T.Receipt> {
     return callMethod(this.transport, eth_sendRawTransactionSync, { transaction, timeoutMs });
+  }
+
+  /**
+   * Installs a log filter polled with eth_getFilterChanges: logs of sealed blocks from now on matching
+   * the address and topics (and a numeric fromBlock/toBlock, if given). A filter not polled for
+   * 5 minutes is removed, as in geth.
+   */
+  eth_newFilter(filter: T.Filter): Promise<string> {
+    return callMethod(this.transport, eth_newFilter, { filter });
+  }
+
+  /** Installs a filter of new sealed blocks' hashes, polled with eth_getFilterChanges. */
+  eth_newBlockFilter(): Promise<string> {
+    return callMethod(this.transport, eth_newBlockFilter, {});
+  }
+
+  /**
+   * Installs a filter of the hashes of transactions accepted into the pool, polled with
+   * eth_getFilterChanges.
+   */
+  eth_newPendingTransactionFilter(): Promise<string> {
+    return callMethod(this.transport, eth_newPendingTransactionFilter, {});
+  }
+
+  /** Returns what a filter collected since it was installed or last polled, and resets it. */
+  eth_getFilterChanges(filterId: string): Promise<T.FilterChanges> {
+    return callMethod(this.transport, eth_getFilterChanges, { filterId });
+  }
+
+  /** Returns every log a log filter matches, as eth_getLogs with its criteria. */
+  eth_getFilterLogs(filterId: string): Promise<T.Log[]> {
+    return callMethod(this.transport, eth_getFilterLogs, { filterId });
+  }
+
+  /** Removes a filter. */
+  eth_uninstallFilter(filterId: string): Promise<boolean> {
+    return callMethod(this.transport, eth_uninstallFilter, { filterId });
   }
 
   /**

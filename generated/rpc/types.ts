@@ -496,6 +496,15 @@ export type FilterAddress = null | Address | Address[];
 /** Wire form of {@link FilterAddress}. */
 export type FilterAddressJson = null | AddressJson | AddressJson[];
 
+/**
+ * eth_getFilterChanges's result: what arrived since the last poll. Hashes for a block filter (sealed
+ * blocks) and a pending-transaction filter (transactions accepted into the pool), logs for a log filter.
+ */
+export type FilterChanges = Hash32[] | Log[];
+
+/** Wire form of {@link FilterChanges}. */
+export type FilterChangesJson = Hash32Json[] | LogJson[];
+
 /** One topic position: null matches anything, a list matches any of its entries. */
 export type FilterTopic = null | Hash32 | Hash32[];
 

@@ -4,6 +4,7 @@ import { MetricsRegistry } from "../metrics/registry.js";
 import { type RpcServer, createRpcServer } from "../rpc/index.js";
 import { bindNodeHandlers } from "../../generated/rpc/node.js";
 import type { ChainNode } from "./chain-node.js";
+import { createFilterHandlers } from "./rpc/filter-handlers.js";
 import { createNodeHandlers } from "./rpc/handlers.js";
 import { createNotificationHandlers } from "./rpc/notification-handlers.js";
 
@@ -13,7 +14,13 @@ export function createNodeServer(
   node: ChainNode,
   options: { host: string; port: number; logger: Logger },
 ): RpcServer {
-  const methods = bindNodeHandlers({ ...createNodeHandlers(node), ...createNotificationHandlers(node) });
+  const core = createNodeHandlers(node);
+  const filters = createFilterHandlers(node, core.eth_getLogs);
+  const methods = bindNodeHandlers({
+    ...core,
+    ...filters.handlers,
+    ...createNotificationHandlers(node),
+  });
   const metrics = new MetricsRegistry({ processMetrics: true });
   const head = metrics.gauge({ name: "node_head_block_number", help: "number of the latest sealed block" });
   const snapshots = metrics.counter({
@@ -23,6 +30,10 @@ export function createNodeServer(
   const poolSize = metrics.gauge({
     name: "node_txpool_transactions",
     help: "transactions waiting in the pool",
+  });
+  const installedFilters = metrics.gauge({
+    name: "node_installed_filters",
+    help: "polling filters installed (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter)",
   });
   const server = createRpcServer({
     methods,
@@ -47,6 +58,9 @@ export function createNodeServer(
     poolSize.set(node.sequencer.pool.size);
     server.broadcast(FLASHBLOCKS_PATH, JSON.stringify(p.message));
   });
-  node.sequencer.onSealed((b) => head.set(Number(b.header.number)));
+  node.sequencer.onSealed((b) => {
+    head.set(Number(b.header.number));
+    installedFilters.set(filters.registry.size);
+  });
   return server;
 }

@@ -20,6 +20,7 @@ import { admitTransaction } from "../admission.js";
 import type { ChainNode, ResolvedBlock } from "../chain-node.js";
 import { type CallMessage, IntrinsicGasError } from "../state/call.js";
 import { type BlockContent, formatBlock, formatLogs, formatReceipt, formatTransaction } from "./format.js";
+import type { FilterHandlers } from "./filter-handlers.js";
 import type { NotificationHandlers } from "./notification-handlers.js";
 
 export const CLIENT_VERSION = "op-enclave-suite-node/0.1.0";
@@ -94,7 +95,7 @@ function callMessage(req: T.CallRequest, gasCap: bigint): CallMessage {
   };
 }
 
-function matchesFilter(
+export function matchesFilter(
   log: T.Log,
   addresses: Uint8Array[] | undefined,
   topics: T.FilterTopic[] | null | undefined,
@@ -140,8 +141,10 @@ function percentile(sorted: { tip: bigint; gas: bigint }[], total: bigint, p: nu
   return sorted[sorted.length - 1]!.tip;
 }
 
-/** Every NodeHandlers method but the notification ones (createNotificationHandlers). */
-export function createNodeHandlers(node: ChainNode): Omit<NodeHandlers, keyof NotificationHandlers> {
+/** Every NodeHandlers method but the notification (createNotificationHandlers) and filter (createFilterHandlers) ones. */
+export function createNodeHandlers(
+  node: ChainNode,
+): Omit<NodeHandlers, keyof NotificationHandlers | keyof FilterHandlers> {
   const content = (r: ResolvedBlock) => node.content(r);
 
   /** Finds a transaction: sealed, pre-confirmed, then pooled. */
