@@ -161,6 +161,13 @@ const nodeHandlers: NodeHandlers = {
     return ctx.subscriptions.open(() => {}).id;
   },
   eth_unsubscribe: ({ subscriptionId }) => subscriptionId === "0x1",
+  eth_getBlockReceipts: unsupported,
+  eth_getBlockTransactionCountByNumber: unsupported,
+  eth_getBlockTransactionCountByHash: unsupported,
+  eth_getTransactionByBlockNumberAndIndex: unsupported,
+  eth_getTransactionByBlockHashAndIndex: unsupported,
+  eth_getUncleCountByBlockNumber: unsupported,
+  eth_getUncleCountByBlockHash: unsupported,
   eth_newFilter: unsupported,
   eth_newBlockFilter: unsupported,
   eth_newPendingTransactionFilter: unsupported,
@@ -175,7 +182,7 @@ describe("node client and handler table", () => {
   const client = new NodeClient(inProcessTransport(bindNodeHandlers(nodeHandlers)));
 
   it("binds exactly one handler per method", () => {
-    expect([...bindNodeHandlers(nodeHandlers).keys()]).toHaveLength(30);
+    expect([...bindNodeHandlers(nodeHandlers).keys()]).toHaveLength(37);
   });
 
   it("round-trips a block with a deposit transaction and one with hashes", async () => {

@@ -157,6 +157,128 @@ export const eth_getTransactionReceipt = defineMethod<EthGetTransactionReceiptPa
   result: wire.union([C.ReceiptCodec, wire.nullValue]),
 });
 
+/** Params of eth_getBlockReceipts, in positional order. */
+export interface EthGetBlockReceiptsParams {
+  /** Block number, tag or hash (EIP-1898). */
+  block: T.BlockNumberOrTagOrHash;
+}
+
+/**
+ * Returns every receipt of a block, in transaction order, or null when there is no such block.
+ * `pending` gives the pre-confirmed receipts of the block being built (null when the node serves
+ * receipts of sealed transactions only).
+ */
+export const eth_getBlockReceipts = defineMethod<EthGetBlockReceiptsParams, T.Receipt[] | null>({
+  name: "eth_getBlockReceipts",
+  paramStructure: "by-position",
+  params: [
+    { name: "block", codec: C.BlockNumberOrTagOrHashCodec, required: true },
+  ],
+  result: wire.union([wire.array(C.ReceiptCodec), wire.nullValue]),
+});
+
+/** Params of eth_getBlockTransactionCountByNumber, in positional order. */
+export interface EthGetBlockTransactionCountByNumberParams {
+  /** Block number or tag. */
+  block: T.BlockNumberOrTag;
+}
+
+/** Returns the number of transactions in a block, or null when there is none. */
+export const eth_getBlockTransactionCountByNumber = defineMethod<EthGetBlockTransactionCountByNumberParams, T.Quantity | null>({
+  name: "eth_getBlockTransactionCountByNumber",
+  paramStructure: "by-position",
+  params: [
+    { name: "block", codec: C.BlockNumberOrTagCodec, required: true },
+  ],
+  result: wire.union([C.QuantityCodec, wire.nullValue]),
+});
+
+/** Params of eth_getBlockTransactionCountByHash, in positional order. */
+export interface EthGetBlockTransactionCountByHashParams {
+  /** Block hash. */
+  blockHash: T.Hash32;
+}
+
+/** Returns the number of transactions in a block, or null when there is none. */
+export const eth_getBlockTransactionCountByHash = defineMethod<EthGetBlockTransactionCountByHashParams, T.Quantity | null>({
+  name: "eth_getBlockTransactionCountByHash",
+  paramStructure: "by-position",
+  params: [
+    { name: "blockHash", codec: C.Hash32Codec, required: true },
+  ],
+  result: wire.union([C.QuantityCodec, wire.nullValue]),
+});
+
+/** Params of eth_getTransactionByBlockNumberAndIndex, in positional order. */
+export interface EthGetTransactionByBlockNumberAndIndexParams {
+  /** Block number or tag. */
+  block: T.BlockNumberOrTag;
+  /** Position in the block. */
+  index: T.Quantity64;
+}
+
+/** Returns a block's transaction at an index, or null when there is no such block or index. */
+export const eth_getTransactionByBlockNumberAndIndex = defineMethod<EthGetTransactionByBlockNumberAndIndexParams, T.Transaction | null>({
+  name: "eth_getTransactionByBlockNumberAndIndex",
+  paramStructure: "by-position",
+  params: [
+    { name: "block", codec: C.BlockNumberOrTagCodec, required: true },
+    { name: "index", codec: C.Quantity64Codec, required: true },
+  ],
+  result: wire.union([C.TransactionCodec, wire.nullValue]),
+});
+
+/** Params of eth_getTransactionByBlockHashAndIndex, in positional order. */
+export interface EthGetTransactionByBlockHashAndIndexParams {
+  /** Block hash. */
+  blockHash: T.Hash32;
+  /** Position in the block. */
+  index: T.Quantity64;
+}
+
+/** Returns a block's transaction at an index, or null when there is no such block or index. */
+export const eth_getTransactionByBlockHashAndIndex = defineMethod<EthGetTransactionByBlockHashAndIndexParams, T.Transaction | null>({
+  name: "eth_getTransactionByBlockHashAndIndex",
+  paramStructure: "by-position",
+  params: [
+    { name: "blockHash", codec: C.Hash32Codec, required: true },
+    { name: "index", codec: C.Quantity64Codec, required: true },
+  ],
+  result: wire.union([C.TransactionCodec, wire.nullValue]),
+});
+
+/** Params of eth_getUncleCountByBlockNumber, in positional order. */
+export interface EthGetUncleCountByBlockNumberParams {
+  /** Block number or tag. */
+  block: T.BlockNumberOrTag;
+}
+
+/** Returns the number of uncles of a block (always 0 after the merge), or null when there is none. */
+export const eth_getUncleCountByBlockNumber = defineMethod<EthGetUncleCountByBlockNumberParams, T.Quantity | null>({
+  name: "eth_getUncleCountByBlockNumber",
+  paramStructure: "by-position",
+  params: [
+    { name: "block", codec: C.BlockNumberOrTagCodec, required: true },
+  ],
+  result: wire.union([C.QuantityCodec, wire.nullValue]),
+});
+
+/** Params of eth_getUncleCountByBlockHash, in positional order. */
+export interface EthGetUncleCountByBlockHashParams {
+  /** Block hash. */
+  blockHash: T.Hash32;
+}
+
+/** Returns the number of uncles of a block (always 0 after the merge), or null when there is none. */
+export const eth_getUncleCountByBlockHash = defineMethod<EthGetUncleCountByBlockHashParams, T.Quantity | null>({
+  name: "eth_getUncleCountByBlockHash",
+  paramStructure: "by-position",
+  params: [
+    { name: "blockHash", codec: C.Hash32Codec, required: true },
+  ],
+  result: wire.union([C.QuantityCodec, wire.nullValue]),
+});
+
 /** Params of eth_call, in positional order. */
 export interface EthCallParams {
   /** The call. */
@@ -500,7 +622,7 @@ export const eth_syncing = defineMethod<EthSyncingParams, boolean>({
 });
 
 /** Every node method spec, by method name, in spec order. */
-export const nodeMethods = { eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance, eth_chainId, eth_blockNumber, eth_getTransactionCount, eth_sendRawTransaction, eth_getTransactionByHash, eth_getTransactionReceipt, eth_call, eth_estimateGas, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getCode, eth_getStorageAt, eth_getLogs, net_version, web3_clientVersion, eth_sendRawTransactionSync, eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter, eth_subscribe, eth_unsubscribe, eth_accounts, eth_syncing } as const;
+export const nodeMethods = { eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance, eth_chainId, eth_blockNumber, eth_getTransactionCount, eth_sendRawTransaction, eth_getTransactionByHash, eth_getTransactionReceipt, eth_getBlockReceipts, eth_getBlockTransactionCountByNumber, eth_getBlockTransactionCountByHash, eth_getTransactionByBlockNumberAndIndex, eth_getTransactionByBlockHashAndIndex, eth_getUncleCountByBlockNumber, eth_getUncleCountByBlockHash, eth_call, eth_estimateGas, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getCode, eth_getStorageAt, eth_getLogs, net_version, web3_clientVersion, eth_sendRawTransactionSync, eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter, eth_subscribe, eth_unsubscribe, eth_accounts, eth_syncing } as const;
 
 /** The hand-written handlers of the OP Stack chain node JSON-RPC service: one per method. */
 export interface NodeHandlers {
@@ -528,6 +650,24 @@ export interface NodeHandlers {
   eth_getTransactionByHash: RpcHandler<EthGetTransactionByHashParams, T.Transaction | null>;
   /** Returns a transaction's receipt (sealed or pre-confirmed), or null. */
   eth_getTransactionReceipt: RpcHandler<EthGetTransactionReceiptParams, T.Receipt | null>;
+  /**
+   * Returns every receipt of a block, in transaction order, or null when there is no such block.
+   * `pending` gives the pre-confirmed receipts of the block being built (null when the node serves
+   * receipts of sealed transactions only).
+   */
+  eth_getBlockReceipts: RpcHandler<EthGetBlockReceiptsParams, T.Receipt[] | null>;
+  /** Returns the number of transactions in a block, or null when there is none. */
+  eth_getBlockTransactionCountByNumber: RpcHandler<EthGetBlockTransactionCountByNumberParams, T.Quantity | null>;
+  /** Returns the number of transactions in a block, or null when there is none. */
+  eth_getBlockTransactionCountByHash: RpcHandler<EthGetBlockTransactionCountByHashParams, T.Quantity | null>;
+  /** Returns a block's transaction at an index, or null when there is no such block or index. */
+  eth_getTransactionByBlockNumberAndIndex: RpcHandler<EthGetTransactionByBlockNumberAndIndexParams, T.Transaction | null>;
+  /** Returns a block's transaction at an index, or null when there is no such block or index. */
+  eth_getTransactionByBlockHashAndIndex: RpcHandler<EthGetTransactionByBlockHashAndIndexParams, T.Transaction | null>;
+  /** Returns the number of uncles of a block (always 0 after the merge), or null when there is none. */
+  eth_getUncleCountByBlockNumber: RpcHandler<EthGetUncleCountByBlockNumberParams, T.Quantity | null>;
+  /** Returns the number of uncles of a block (always 0 after the merge), or null when there is none. */
+  eth_getUncleCountByBlockHash: RpcHandler<EthGetUncleCountByBlockHashParams, T.Quantity | null>;
   /**
    * Executes a call without creating a transaction. At `pending` it runs in the pending block's
    * environment on the pending state. An execution that overruns the node's call deadline fails with
@@ -603,6 +743,13 @@ export function bindNodeHandlers(handlers: NodeHandlers): MethodTable {
     bindMethod(eth_sendRawTransaction, handlers.eth_sendRawTransaction),
     bindMethod(eth_getTransactionByHash, handlers.eth_getTransactionByHash),
     bindMethod(eth_getTransactionReceipt, handlers.eth_getTransactionReceipt),
+    bindMethod(eth_getBlockReceipts, handlers.eth_getBlockReceipts),
+    bindMethod(eth_getBlockTransactionCountByNumber, handlers.eth_getBlockTransactionCountByNumber),
+    bindMethod(eth_getBlockTransactionCountByHash, handlers.eth_getBlockTransactionCountByHash),
+    bindMethod(eth_getTransactionByBlockNumberAndIndex, handlers.eth_getTransactionByBlockNumberAndIndex),
+    bindMethod(eth_getTransactionByBlockHashAndIndex, handlers.eth_getTransactionByBlockHashAndIndex),
+    bindMethod(eth_getUncleCountByBlockNumber, handlers.eth_getUncleCountByBlockNumber),
+    bindMethod(eth_getUncleCountByBlockHash, handlers.eth_getUncleCountByBlockHash),
     bindMethod(eth_call, handlers.eth_call),
     bindMethod(eth_estimateGas, handlers.eth_estimateGas),
     bindMethod(eth_gasPrice, handlers.eth_gasPrice),
@@ -681,6 +828,45 @@ export class NodeClient {
   /** Returns a transaction's receipt (sealed or pre-confirmed), or null. */
   eth_getTransactionReceipt(transactionHash: T.Hash32): Promise<T.Receipt | null> {
     return callMethod(this.transport, eth_getTransactionReceipt, { transactionHash });
+  }
+
+  /**
+   * Returns every receipt of a block, in transaction order, or null when there is no such block.
+   * `pending` gives the pre-confirmed receipts of the block being built (null when the node serves
+   * receipts of sealed transactions only).
+   */
+  eth_getBlockReceipts(block: T.BlockNumberOrTagOrHash): Promise<T.Receipt[] | null> {
+    return callMethod(this.transport, eth_getBlockReceipts, { block });
+  }
+
+  /** Returns the number of transactions in a block, or null when there is none. */
+  eth_getBlockTransactionCountByNumber(block: T.BlockNumberOrTag): Promise<T.Quantity | null> {
+    return callMethod(this.transport, eth_getBlockTransactionCountByNumber, { block });
+  }
+
+  /** Returns the number of transactions in a block, or null when there is none. */
+  eth_getBlockTransactionCountByHash(blockHash: T.Hash32): Promise<T.Quantity | null> {
+    return callMethod(this.transport, eth_getBlockTransactionCountByHash, { blockHash });
+  }
+
+  /** Returns a block's transaction at an index, or null when there is no such block or index. */
+  eth_getTransactionByBlockNumberAndIndex(block: T.BlockNumberOrTag, index: T.Quantity64): Promise<T.Transaction | null> {
+    return callMethod(this.transport, eth_getTransactionByBlockNumberAndIndex, { block, index });
+  }
+
+  /** Returns a block's transaction at an index, or null when there is no such block or index. */
+  eth_getTransactionByBlockHashAndIndex(blockHash: T.Hash32, index: T.Quantity64): Promise<T.Transaction | null> {
+    return callMethod(this.transport, eth_getTransactionByBlockHashAndIndex, { blockHash, index });
+  }
+
+  /** Returns the number of uncles of a block (always 0 after the merge), or null when there is none. */
+  eth_getUncleCountByBlockNumber(block: T.BlockNumberOrTag): Promise<T.Quantity | null> {
+    return callMethod(this.transport, eth_getUncleCountByBlockNumber, { block });
+  }
+
+  /** Returns the number of uncles of a block (always 0 after the merge), or null when there is none. */
+  eth_getUncleCountByBlockHash(blockHash: T.Hash32): Promise<T.Quantity | null> {
+    return callMethod(this.transport, eth_getUncleCountByBlockHash, { blockHash });
   }
 
   /**

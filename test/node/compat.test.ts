@@ -42,6 +42,7 @@ describe("--preconfirmed-receipts false", () => {
             hash,
           ]),
           receipt: await call<unknown>(node.url, "eth_getTransactionReceipt", [hash]),
+          pendingReceipts: await call<unknown>(node.url, "eth_getBlockReceipts", ["pending"]),
           head: BigInt(await call<Hex>(node.url, "eth_blockNumber", [])),
           latest: BigInt(await call<Hex>(node.url, "eth_getBalance", [recipient, "latest"])),
         };
@@ -53,6 +54,7 @@ describe("--preconfirmed-receipts false", () => {
     if (seen.latest === 0n) {
       // Still not sealed when read: the transaction looks pooled.
       expect(seen.receipt).toBeNull();
+      expect(seen.pendingReceipts).toBeNull();
       expect(seen.tx).toMatchObject({ hash, blockHash: null });
     }
     const receipt = await publicClient.waitForTransactionReceipt({ hash });

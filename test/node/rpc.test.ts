@@ -628,3 +628,107 @@ describe("eth_feeHistory", () => {
     expect(count?.message).toMatch(/block count/);
   });
 });
+
+describe("block-indexed methods", () => {
+  type Tx = { hash: Hex; blockHash: Hex; blockNumber: Hex; transactionIndex: Hex };
+  type Receipt = { transactionHash: Hex; blockHash: Hex; transactionIndex: Hex };
+
+  it("receipts, counts and transactions by block number, hash and index agree with the by-hash methods", async () => {
+    const { walletClient, publicClient } = clients(node, 7);
+    const sent = await walletClient.sendTransaction({
+      to: privateKeyToAccount(generatePrivateKey()).address,
+      value: 5n,
+    });
+    const placed = await sealedReceipt(sent);
+    const number = placed.blockNumber;
+    const block = await call<Block & { transactions: Hex[] }>(node.url, "eth_getBlockByNumber", [
+      number,
+      false,
+    ]);
+    expect(block.transactions.length).toBeGreaterThanOrEqual(2);
+
+    const receipts = await call<Receipt[]>(node.url, "eth_getBlockReceipts", [number]);
+    expect(receipts).toHaveLength(block.transactions.length);
+    for (let i = 0; i < block.transactions.length; i++) {
+      expect(receipts[i]).toEqual(await call(node.url, "eth_getTransactionReceipt", [block.transactions[i]]));
+    }
+    for (const selector of [block.hash, { blockHash: block.hash }, { blockNumber: number }]) {
+      expect(await call(node.url, "eth_getBlockReceipts", [selector])).toEqual(receipts);
+    }
+
+    const count = hexNumber(block.transactions.length);
+    expect(await call(node.url, "eth_getBlockTransactionCountByNumber", [number])).toBe(count);
+    expect(await call(node.url, "eth_getBlockTransactionCountByHash", [block.hash])).toBe(count);
+    for (let i = 0; i < block.transactions.length; i++) {
+      const byHash = await call<Tx>(node.url, "eth_getTransactionByHash", [block.transactions[i]]);
+      expect(await call(node.url, "eth_getTransactionByBlockNumberAndIndex", [number, hexNumber(i)])).toEqual(
+        byHash,
+      );
+      expect(
+        await call(node.url, "eth_getTransactionByBlockHashAndIndex", [block.hash, hexNumber(i)]),
+      ).toEqual(byHash);
+    }
+    const past = hexNumber(block.transactions.length);
+    expect(await call(node.url, "eth_getTransactionByBlockNumberAndIndex", [number, past])).toBeNull();
+    expect(await call(node.url, "eth_getTransactionByBlockHashAndIndex", [block.hash, past])).toBeNull();
+    expect(await call(node.url, "eth_getUncleCountByBlockNumber", [number])).toBe("0x0");
+    expect(await call(node.url, "eth_getUncleCountByBlockHash", [block.hash])).toBe("0x0");
+
+    // viem reaches the same methods.
+    expect(await publicClient.getBlockTransactionCount({ blockNumber: BigInt(number) })).toBe(
+      block.transactions.length,
+    );
+    expect((await publicClient.getTransaction({ blockHash: block.hash, index: 1 })).hash).toBe(
+      block.transactions[1],
+    );
+  });
+
+  it("answers null for a block that does not exist and -32602 for malformed selectors", async () => {
+    const missingHash = `0x${"ab".repeat(32)}`;
+    const missingNumber = "0x7fffffff";
+    expect(await call(node.url, "eth_getBlockReceipts", [missingNumber])).toBeNull();
+    expect(await call(node.url, "eth_getBlockReceipts", [missingHash])).toBeNull();
+    expect(await call(node.url, "eth_getBlockTransactionCountByNumber", [missingNumber])).toBeNull();
+    expect(await call(node.url, "eth_getBlockTransactionCountByHash", [missingHash])).toBeNull();
+    expect(
+      await call(node.url, "eth_getTransactionByBlockNumberAndIndex", [missingNumber, "0x0"]),
+    ).toBeNull();
+    expect(await call(node.url, "eth_getTransactionByBlockHashAndIndex", [missingHash, "0x0"])).toBeNull();
+    expect(await call(node.url, "eth_getUncleCountByBlockNumber", [missingNumber])).toBeNull();
+    expect(await call(node.url, "eth_getUncleCountByBlockHash", [missingHash])).toBeNull();
+    for (const [method, params] of [
+      ["eth_getBlockReceipts", ["0x01"]],
+      ["eth_getBlockTransactionCountByHash", ["0x12"]],
+      ["eth_getTransactionByBlockNumberAndIndex", ["latest", "1"]],
+      ["eth_getTransactionByBlockHashAndIndex", [missingHash]],
+    ] as const) {
+      expect((await rpc(node.url, method, [...params])).body?.error?.code, method).toBe(-32602);
+    }
+  });
+
+  it("serves the pending block's pre-confirmed receipts and transactions", async () => {
+    const { walletClient } = clients(node, 8);
+    const hash = await walletClient.sendTransaction({
+      to: privateKeyToAccount(generatePrivateKey()).address,
+      value: 6n,
+    });
+    const found = await waitFor(async () => {
+      const response = await rpc(node.url, "eth_getBlockReceipts", ["pending"]);
+      const receipts = response.body?.result as Receipt[];
+      const index = receipts.findIndex((r) => r.transactionHash === hash);
+      return index < 0
+        ? undefined
+        : { receipts, index, pendingBlock: response.headers.get("x-pending-block") };
+    }, "the pre-confirmed receipt in the pending block");
+    expect(found.pendingBlock).toMatch(/^0x[0-9a-f]+$/);
+    const atIndex = await rpc(node.url, "eth_getTransactionByBlockNumberAndIndex", [
+      "pending",
+      hexNumber(found.index),
+    ]);
+    // Indexes are stable within a block: while the same block is pending, the index names our transaction.
+    if (atIndex.headers.get("x-pending-block") === found.pendingBlock) {
+      expect((atIndex.body?.result as Tx).hash).toBe(hash);
+    }
+    expect(found.receipts[0]!.transactionIndex).toBe("0x0");
+  });
+});

@@ -51,17 +51,21 @@ function tagSnapshot(ctx: RequestContext, r: ResolvedBlock): void {
   ctx.responseHeaders.set("X-Flashblock-Created-At", r.pending.createdAt.toFixed(3));
 }
 
+/** The block a tag, number, hash or EIP-1898 object names, or undefined when there is none. */
+function findSelected(node: ChainNode, s: Selector): ResolvedBlock | undefined {
+  if (typeof s === "string" || typeof s === "bigint") return node.resolveTag(s);
+  if (s instanceof Uint8Array) return node.blockByHash(s);
+  if ("blockHash" in s) return node.blockByHash(s.blockHash);
+  return node.resolveTag(s.blockNumber);
+}
+
 export function resolveSelector(
   node: ChainNode,
   selector: Selector | undefined,
   fallback = "latest",
 ): ResolvedBlock {
   const s = selector ?? (fallback as T.BlockTag);
-  let resolved: ResolvedBlock | undefined;
-  if (typeof s === "string" || typeof s === "bigint") resolved = node.resolveTag(s);
-  else if (s instanceof Uint8Array) resolved = node.blockByHash(s);
-  else if ("blockHash" in s) resolved = node.blockByHash(s.blockHash);
-  else resolved = node.resolveTag(s.blockNumber);
+  const resolved = findSelected(node, s);
   if (resolved === undefined) throw new BlockNotFoundError(`block not found: ${describeSelector(s)}`);
   return resolved;
 }
@@ -174,6 +178,27 @@ export function createNodeHandlers(
     return node.sequencer.pool.get(toHexRaw(hash)) !== undefined ? { pooled: true } : undefined;
   };
 
+  /** A block's transaction at `index`, with its placement and receipt-derived fields. */
+  const placedTransaction = (c: BlockContent, index: number): T.Transaction => {
+    return formatTransaction(decodeTransaction(c.transactions[index]!, node.common), {
+      placement: {
+        blockHash: c.hash,
+        blockNumber: c.header.number,
+        blockTimestamp: c.header.timestamp,
+        index,
+      },
+      details: c.details[index],
+      receipt: c.receipts[index],
+    });
+  };
+  const transactionAt = (r: ResolvedBlock | undefined, index: bigint): T.Transaction | null => {
+    if (r === undefined) return null;
+    const c = content(r);
+    return index < BigInt(c.transactions.length) ? placedTransaction(c, Number(index)) : null;
+  };
+  const transactionCount = (r: ResolvedBlock | undefined): bigint | null =>
+    r === undefined ? null : BigInt(content(r).transactions.length);
+
   return {
     eth_getBlockByNumber({ block, fullTransactions }, ctx) {
       const r = node.resolveTag(block);
@@ -222,23 +247,37 @@ export function createNodeHandlers(
         const pooled = node.sequencer.pool.get(toHexRaw(transactionHash))!;
         return formatTransaction(pooled.decoded, { sender: pooled.sender });
       }
-      const c = found.content;
-      return formatTransaction(decodeTransaction(c.transactions[found.index]!, node.common), {
-        placement: {
-          blockHash: c.hash,
-          blockNumber: c.header.number,
-          blockTimestamp: c.header.timestamp,
-          index: found.index,
-        },
-        details: c.details[found.index],
-        receipt: c.receipts[found.index],
-      });
+      return placedTransaction(found.content, found.index);
     },
     eth_getTransactionReceipt({ transactionHash }) {
       const found = findTransaction(transactionHash);
       if (found === undefined || !("content" in found)) return null;
       return formatReceipt(found.content, found.index);
     },
+    eth_getBlockReceipts({ block }, ctx) {
+      const r = findSelected(node, block);
+      if (r === undefined) return null;
+      // Without pre-confirmed receipts, a transaction of the block being built has none yet.
+      if (r.kind === "pending" && !node.options.preconfirmedReceipts) return null;
+      tagSnapshot(ctx, r);
+      const c = content(r);
+      return c.receipts.map((_, i) => formatReceipt(c, i));
+    },
+    eth_getBlockTransactionCountByNumber({ block }, ctx) {
+      const r = node.resolveTag(block);
+      if (r !== undefined) tagSnapshot(ctx, r);
+      return transactionCount(r);
+    },
+    eth_getBlockTransactionCountByHash: ({ blockHash }) => transactionCount(node.blockByHash(blockHash)),
+    eth_getTransactionByBlockNumberAndIndex({ block, index }, ctx) {
+      const r = node.resolveTag(block);
+      if (r !== undefined) tagSnapshot(ctx, r);
+      return transactionAt(r, index);
+    },
+    eth_getTransactionByBlockHashAndIndex: ({ blockHash, index }) =>
+      transactionAt(node.blockByHash(blockHash), index),
+    eth_getUncleCountByBlockNumber: ({ block }) => (node.resolveTag(block) === undefined ? null : 0n),
+    eth_getUncleCountByBlockHash: ({ blockHash }) => (node.blockByHash(blockHash) === undefined ? null : 0n),
     async eth_call({ transaction, block }, ctx) {
       const r = resolveSelector(node, block);
       tagSnapshot(ctx, r);
