@@ -51,6 +51,7 @@ const NODE: Expected = {
   eth_feeHistory: [["blockCount", "newestBlock", "rewardPercentiles?"], ref("FeeHistory"), [-32602, -32001]],
   eth_getCode: [["address", "block?"], ref("Data"), [-32602, -32001]],
   eth_getStorageAt: [["address", "slot", "block?"], ref("Hash32"), [-32602, -32001]],
+  eth_getProof: [["address", "storageKeys", "block?"], ref("AccountProof"), [-32602, -32001, -32005]],
   eth_getLogs: [["filter"], arrayOf(ref("Log")), [-32602, -32001, -32005]],
   net_version: [[], ref("DecimalUint"), []],
   web3_clientVersion: [[], { type: "string" }, []],

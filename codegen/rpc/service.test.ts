@@ -162,6 +162,7 @@ const nodeHandlers: NodeHandlers = {
   },
   eth_unsubscribe: ({ subscriptionId }) => subscriptionId === "0x1",
   eth_getBlockReceipts: unsupported,
+  eth_getProof: unsupported,
   eth_getBlockTransactionCountByNumber: unsupported,
   eth_getBlockTransactionCountByHash: unsupported,
   eth_getTransactionByBlockNumberAndIndex: unsupported,
@@ -182,7 +183,7 @@ describe("node client and handler table", () => {
   const client = new NodeClient(inProcessTransport(bindNodeHandlers(nodeHandlers)));
 
   it("binds exactly one handler per method", () => {
-    expect([...bindNodeHandlers(nodeHandlers).keys()]).toHaveLength(37);
+    expect([...bindNodeHandlers(nodeHandlers).keys()]).toHaveLength(38);
   });
 
   it("round-trips a block with a deposit transaction and one with hashes", async () => {

@@ -49,6 +49,27 @@ export const AccessListTransactionCodec: wire.Codec<T.AccessListTransaction, T.A
   { name: "s", codec: QuantityCodec, optional: false },
 ], "an AccessListTransaction object");
 
+/** Validates, decodes and encodes {@link T.StorageKey}. */
+export const StorageKeyCodec: wire.Codec<T.StorageKey, T.StorageKeyJson> = wire.storageKey("a storage slot (0x followed by at most 64 hex digits)");
+
+/** Validates, decodes and encodes {@link T.StorageProof}. */
+export const StorageProofCodec: wire.Codec<T.StorageProof, T.StorageProofJson> = wire.object<T.StorageProof, T.StorageProofJson>([
+  { name: "key", codec: StorageKeyCodec, optional: false },
+  { name: "value", codec: QuantityCodec, optional: false },
+  { name: "proof", codec: wire.array(DataCodec), optional: false },
+], "a StorageProof object");
+
+/** Validates, decodes and encodes {@link T.AccountProof}. */
+export const AccountProofCodec: wire.Codec<T.AccountProof, T.AccountProofJson> = wire.object<T.AccountProof, T.AccountProofJson>([
+  { name: "address", codec: AddressCodec, optional: false },
+  { name: "accountProof", codec: wire.array(DataCodec), optional: false },
+  { name: "balance", codec: QuantityCodec, optional: false },
+  { name: "codeHash", codec: Hash32Codec, optional: false },
+  { name: "nonce", codec: QuantityCodec, optional: false },
+  { name: "storageHash", codec: Hash32Codec, optional: false },
+  { name: "storageProof", codec: wire.array(StorageProofCodec), optional: false },
+], "an AccountProof object");
+
 /** Validates, decodes and encodes {@link T.AttestationInput}. */
 export const AttestationInputCodec: wire.Codec<T.AttestationInput, T.AttestationInputJson> = wire.byteArray({ maxLength: 512 }, "an array of at most 512 byte values (0-255)");
 
@@ -383,9 +404,6 @@ export const ReceiptCodec: wire.Codec<T.Receipt, T.ReceiptJson> = wire.object<T.
   { name: "operatorFeeScalar", codec: QuantityCodec, optional: true },
   { name: "operatorFeeConstant", codec: QuantityCodec, optional: true },
 ], "a Receipt object");
-
-/** Validates, decodes and encodes {@link T.StorageKey}. */
-export const StorageKeyCodec: wire.Codec<T.StorageKey, T.StorageKeyJson> = wire.storageKey("a storage slot (0x followed by at most 64 hex digits)");
 
 /** Validates, decodes and encodes {@link T.SubscriptionKind}. */
 export const SubscriptionKindCodec: wire.Codec<T.SubscriptionKind, T.SubscriptionKindJson> = wire.union([wire.literal("newHeads"), wire.literal("logs"), wire.literal("newPendingTransactions"), wire.literal("newFlashblocks")]);

@@ -407,6 +407,31 @@ export const eth_getStorageAt = defineMethod<EthGetStorageAtParams, T.Hash32>({
   result: C.Hash32Codec,
 });
 
+/** Params of eth_getProof, in positional order. */
+export interface EthGetProofParams {
+  /** Account address. */
+  address: T.Address;
+  /** Storage slots to prove (at most 1024). */
+  storageKeys: T.StorageKey[];
+  /** Block number, tag or hash (EIP-1898); default `latest`. */
+  block?: T.BlockNumberOrTagOrHash;
+}
+
+/**
+ * Returns an account and storage slots with their Merkle proofs against the block's state root
+ * (EIP-1186). `pending` proves against the snapshot's state root.
+ */
+export const eth_getProof = defineMethod<EthGetProofParams, T.AccountProof>({
+  name: "eth_getProof",
+  paramStructure: "by-position",
+  params: [
+    { name: "address", codec: C.AddressCodec, required: true },
+    { name: "storageKeys", codec: wire.array(C.StorageKeyCodec), required: true },
+    { name: "block", codec: C.BlockNumberOrTagOrHashCodec, required: false },
+  ],
+  result: C.AccountProofCodec,
+});
+
 /** Params of eth_getLogs, in positional order. */
 export interface EthGetLogsParams {
   /** The filter. */
@@ -622,7 +647,7 @@ export const eth_syncing = defineMethod<EthSyncingParams, boolean>({
 });
 
 /** Every node method spec, by method name, in spec order. */
-export const nodeMethods = { eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance, eth_chainId, eth_blockNumber, eth_getTransactionCount, eth_sendRawTransaction, eth_getTransactionByHash, eth_getTransactionReceipt, eth_getBlockReceipts, eth_getBlockTransactionCountByNumber, eth_getBlockTransactionCountByHash, eth_getTransactionByBlockNumberAndIndex, eth_getTransactionByBlockHashAndIndex, eth_getUncleCountByBlockNumber, eth_getUncleCountByBlockHash, eth_call, eth_estimateGas, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getCode, eth_getStorageAt, eth_getLogs, net_version, web3_clientVersion, eth_sendRawTransactionSync, eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter, eth_subscribe, eth_unsubscribe, eth_accounts, eth_syncing } as const;
+export const nodeMethods = { eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance, eth_chainId, eth_blockNumber, eth_getTransactionCount, eth_sendRawTransaction, eth_getTransactionByHash, eth_getTransactionReceipt, eth_getBlockReceipts, eth_getBlockTransactionCountByNumber, eth_getBlockTransactionCountByHash, eth_getTransactionByBlockNumberAndIndex, eth_getTransactionByBlockHashAndIndex, eth_getUncleCountByBlockNumber, eth_getUncleCountByBlockHash, eth_call, eth_estimateGas, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getCode, eth_getStorageAt, eth_getProof, eth_getLogs, net_version, web3_clientVersion, eth_sendRawTransactionSync, eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter, eth_subscribe, eth_unsubscribe, eth_accounts, eth_syncing } as const;
 
 /** The hand-written handlers of the OP Stack chain node JSON-RPC service: one per method. */
 export interface NodeHandlers {
@@ -687,6 +712,11 @@ export interface NodeHandlers {
   eth_getCode: RpcHandler<EthGetCodeParams, T.Data>;
   /** Returns the value of a storage slot. */
   eth_getStorageAt: RpcHandler<EthGetStorageAtParams, T.Hash32>;
+  /**
+   * Returns an account and storage slots with their Merkle proofs against the block's state root
+   * (EIP-1186). `pending` proves against the snapshot's state root.
+   */
+  eth_getProof: RpcHandler<EthGetProofParams, T.AccountProof>;
   /** Returns the logs matching a filter; `toBlock: pending` includes pre-confirmed logs. */
   eth_getLogs: RpcHandler<EthGetLogsParams, T.Log[]>;
   /** Returns the network id (the chain id) as a decimal string. */
@@ -757,6 +787,7 @@ export function bindNodeHandlers(handlers: NodeHandlers): MethodTable {
     bindMethod(eth_feeHistory, handlers.eth_feeHistory),
     bindMethod(eth_getCode, handlers.eth_getCode),
     bindMethod(eth_getStorageAt, handlers.eth_getStorageAt),
+    bindMethod(eth_getProof, handlers.eth_getProof),
     bindMethod(eth_getLogs, handlers.eth_getLogs),
     bindMethod(net_version, handlers.net_version),
     bindMethod(web3_clientVersion, handlers.web3_clientVersion),
@@ -907,6 +938,14 @@ export class NodeClient {
   /** Returns the value of a storage slot. */
   eth_getStorageAt(address: T.Address, slot: T.StorageKey, block?: T.BlockNumberOrTagOrHash): Promise<T.Hash32> {
     return callMethod(this.transport, eth_getStorageAt, { address, slot, block });
+  }
+
+  /**
+   * Returns an account and storage slots with their Merkle proofs against the block's state root
+   * (EIP-1186). `pending` proves against the snapshot's state root.
+   */
+  eth_getProof(address: T.Address, storageKeys: T.StorageKey[], block?: T.BlockNumberOrTagOrHash): Promise<T.AccountProof> {
+    return callMethod(this.transport, eth_getProof, { address, storageKeys, block });
   }
 
   /** Returns the logs matching a filter; `toBlock: pending` includes pre-confirmed logs. */

@@ -66,6 +66,30 @@ export interface AccessListTransactionJson {
   s: QuantityJson;
 }
 
+/** Result of eth_getProof: an account and some of its storage slots with Merkle proofs (EIP-1186). */
+export interface AccountProof {
+  address: Address;
+  /** RLP-encoded trie nodes from the block's state root to the account (or to where its absence shows). */
+  accountProof: Data[];
+  balance: Quantity;
+  codeHash: Hash32;
+  nonce: Quantity;
+  /** Root of the account's storage trie (the empty trie's root for an account without storage). */
+  storageHash: Hash32;
+  storageProof: StorageProof[];
+}
+
+/** Wire form of {@link AccountProof}. */
+export interface AccountProofJson {
+  address: AddressJson;
+  accountProof: DataJson[];
+  balance: QuantityJson;
+  codeHash: Hash32Json;
+  nonce: QuantityJson;
+  storageHash: Hash32Json;
+  storageProof: StorageProofJson[];
+}
+
 /** Hex encoded 20-byte address (mixed-case checksummed input is accepted). */
 export type Address = Uint8Array;
 
@@ -837,6 +861,23 @@ export type StorageKey = Uint8Array;
 
 /** Wire form of {@link StorageKey}. */
 export type StorageKeyJson = string;
+
+/** One storage slot's value and Merkle proof in the account's storage trie (EIP-1186). */
+export interface StorageProof {
+  /** The slot as requested (a 32-byte word). */
+  key: StorageKey;
+  /** The slot's value (0 when unset). */
+  value: Quantity;
+  /** RLP-encoded trie nodes from the storage root to the slot (or to where its absence shows). */
+  proof: Data[];
+}
+
+/** Wire form of {@link StorageProof}. */
+export interface StorageProofJson {
+  key: StorageKeyJson;
+  value: QuantityJson;
+  proof: DataJson[];
+}
 
 /** Kinds of eth_subscribe notifications. */
 export type SubscriptionKind = "newHeads" | "logs" | "newPendingTransactions" | "newFlashblocks";

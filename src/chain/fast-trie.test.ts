@@ -1,4 +1,4 @@
-import { MerklePatriciaTrie } from "@ethereumjs/mpt";
+import { MerklePatriciaTrie, createMerkleProof, verifyMerkleProof } from "@ethereumjs/mpt";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FastTrie, type TrieNodeStore } from "./fast-trie.js";
@@ -82,5 +82,33 @@ describe("FastTrie against @ethereumjs/mpt", () => {
       ),
       { numRuns: 50 },
     );
+  });
+
+  it("proofs are @ethereumjs/mpt's proofs and verify, for present and absent keys (property)", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.uint8Array({ minLength: 32, maxLength: 32 }), value), {
+          minLength: 1,
+          maxLength: 60,
+        }),
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        async (entries, absent) => {
+          const reference = new MerklePatriciaTrie();
+          const fast = new FastTrie(new MapStore());
+          for (const [k, v] of entries) await reference.put(k, v);
+          const dedup = new Map(entries.map(([k, v]) => [toHexRaw(k), [k, v] as [Uint8Array, Uint8Array]]));
+          const root = fast.update(EMPTY_TRIE_ROOT, dedup.values());
+          for (const [k, v] of [...dedup.values(), [absent, undefined] as const]) {
+            const proof = fast.proof(root, k);
+            expect(proof.map(toHex)).toEqual((await createMerkleProof(reference, k)).map(toHex));
+            const proven = await verifyMerkleProof(k, proof, { root });
+            if (v === undefined && !dedup.has(toHexRaw(k))) expect(proven).toBeNull();
+            else expect(proven).toEqual(dedup.get(toHexRaw(k))![1]);
+          }
+        },
+      ),
+      { numRuns: 50 },
+    );
+    expect(new FastTrie(new MapStore()).proof(EMPTY_TRIE_ROOT, new Uint8Array(32))).toEqual([]);
   });
 });

@@ -143,6 +143,37 @@ export class FastTrie {
   }
 
   /**
+   * EIP-1186 / eth_getProof: the encoded nodes on the path of `key` from the root, root first, each
+   * node referenced by hash (nodes embedded in their parent are part of it). For an absent key the
+   * nodes prove its absence. An empty trie has an empty proof.
+   */
+  proof(root: Uint8Array, key: Uint8Array): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    if (bytesEqual(root, EMPTY_TRIE_ROOT)) return out;
+    const path = toNibbles(key);
+    let ref: Ref = root;
+    let pos = 0;
+    while (ref !== null) {
+      if (ref instanceof Uint8Array) out.push(this.store.getNode(ref));
+      const node: TrieNode = this.resolve(ref)!;
+      if (node.t === 0) break;
+      if (node.t === 1) {
+        if (node.path.length > path.length - pos) break;
+        let matches = true;
+        for (let i = 0; i < node.path.length && matches; i++) matches = node.path[i] === path[pos + i];
+        if (!matches) break;
+        pos += node.path.length;
+        ref = node.child;
+        continue;
+      }
+      if (pos === path.length) break;
+      ref = node.children[path[pos]!]!;
+      pos++;
+    }
+    return out;
+  }
+
+  /**
    * Applies updates (value) and deletions (undefined) to the trie at `root` and returns the new
    * root. Updates are applied before deletions (geth's order). Keys are raw trie keys.
    */

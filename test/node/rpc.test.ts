@@ -14,8 +14,12 @@ import {
   parseGwei,
   keccak256,
   toHex as viemToHex,
+  bytesToHex,
+  hexToBytes,
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { verifyMerkleProof } from "@ethereumjs/mpt";
+import { RLP } from "@ethereumjs/rlp";
 import { eip3009TokenAbi } from "../../contracts/artifacts.js";
 import { loadArtifact } from "../../contracts/artifacts.js";
 import { deployArtifact } from "../../contracts/deploy.js";
@@ -730,5 +734,138 @@ describe("block-indexed methods", () => {
       expect((atIndex.body?.result as Tx).hash).toBe(hash);
     }
     expect(found.receipts[0]!.transactionIndex).toBe("0x0");
+  });
+});
+
+describe("eth_getProof", () => {
+  type Proof = {
+    address: Hex;
+    accountProof: Hex[];
+    balance: Hex;
+    codeHash: Hex;
+    nonce: Hex;
+    storageHash: Hex;
+    storageProof: { key: Hex; value: Hex; proof: Hex[] }[];
+  };
+  const L1_BLOCK = "0x4200000000000000000000000000000000000015";
+  const word = (n: number): Hex => `0x${n.toString(16).padStart(64, "0")}`;
+  const EMPTY_ROOT = "0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421";
+
+  /** Checks every proof of `p` against `stateRoot` with @ethereumjs/mpt's verifier. */
+  async function verify(p: Proof, stateRoot: Hex): Promise<void> {
+    const account = await verifyMerkleProof(
+      hexToBytes(keccak256(p.address)),
+      p.accountProof.map((h) => hexToBytes(h)),
+      {
+        root: hexToBytes(stateRoot),
+      },
+    );
+    if (account === null) {
+      expect(p.balance).toBe("0x0");
+      expect(p.nonce).toBe("0x0");
+      expect(p.storageHash).toBe(EMPTY_ROOT);
+    } else {
+      const [nonce, balance, storageRoot, codeHash] = RLP.decode(account) as Uint8Array[];
+      expect(BigInt(bytesToHex(nonce!) === "0x" ? 0 : bytesToHex(nonce!))).toBe(BigInt(p.nonce));
+      expect(BigInt(bytesToHex(balance!) === "0x" ? 0 : bytesToHex(balance!))).toBe(BigInt(p.balance));
+      expect(bytesToHex(storageRoot!)).toBe(p.storageHash);
+      expect(bytesToHex(codeHash!)).toBe(p.codeHash);
+    }
+    for (const slot of p.storageProof) {
+      if (slot.proof.length === 0) {
+        // Only an empty storage trie has nothing to prove.
+        expect(p.storageHash).toBe(EMPTY_ROOT);
+        expect(slot.value).toBe("0x0");
+        continue;
+      }
+      const value = await verifyMerkleProof(
+        hexToBytes(keccak256(slot.key)),
+        slot.proof.map((h) => hexToBytes(h)),
+        {
+          root: hexToBytes(p.storageHash),
+        },
+      );
+      expect(value === null ? 0n : BigInt(bytesToHex(RLP.decode(value) as Uint8Array))).toBe(
+        BigInt(slot.value),
+      );
+    }
+  }
+
+  it("proves accounts and storage slots against the block's state root, for present and absent ones", async () => {
+    // Past genesis: the L1 attributes deposit has written L1Block's storage.
+    await waitFor(
+      async () => (BigInt(await call<Hex>(node.url, "eth_blockNumber", [])) >= 1n ? true : undefined),
+      "block 1",
+    );
+    const head = await call<{ number: Hex; stateRoot: Hex; hash: Hex }>(node.url, "eth_getBlockByNumber", [
+      "latest",
+      false,
+    ]);
+    const slots = [word(0), word(1), word(2), word(3), word(0x99)];
+    const l1Block = await call<Proof>(node.url, "eth_getProof", [L1_BLOCK, slots, head.number]);
+    expect(l1Block.storageProof.map((s) => s.key)).toEqual(slots);
+    expect(l1Block.accountProof.length).toBeGreaterThan(0);
+    expect(l1Block.storageHash).not.toBe(
+      "0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421",
+    );
+    await verify(l1Block, head.stateRoot);
+    for (const slot of l1Block.storageProof) {
+      const stored = await call<Hex>(node.url, "eth_getStorageAt", [L1_BLOCK, slot.key, head.number]);
+      expect(BigInt(stored)).toBe(BigInt(slot.value));
+    }
+    expect(l1Block.storageProof.some((s) => s.value !== "0x0")).toBe(true);
+
+    const funded = await call<Proof>(node.url, "eth_getProof", [
+      node.accounts[0]!.address,
+      [],
+      { blockHash: head.hash },
+    ]);
+    expect(BigInt(funded.balance)).toBe(
+      BigInt(await call<Hex>(node.url, "eth_getBalance", [node.accounts[0]!.address, head.number])),
+    );
+    await verify(funded, head.stateRoot);
+
+    const nobody = privateKeyToAccount(generatePrivateKey()).address;
+    const absent = await call<Proof>(node.url, "eth_getProof", [nobody, [word(1)], head.number]);
+    expect(absent.codeHash).toBe(keccak256("0x"));
+    expect(absent.storageProof).toEqual([{ key: word(1), value: "0x0", proof: [] }]);
+    await verify(absent, head.stateRoot);
+
+    // viem's getProof reads the same answer.
+    const { publicClient } = clients(node);
+    const viaViem = await publicClient.getProof({
+      address: L1_BLOCK,
+      storageKeys: [word(1)],
+      blockNumber: BigInt(head.number),
+    });
+    expect(viaViem.storageHash).toBe(l1Block.storageHash);
+    expect(viaViem.storageProof[0]!.value).toBe(BigInt(l1Block.storageProof[1]!.value));
+  });
+
+  it("proves against a pending snapshot's state root", async () => {
+    const { walletClient } = clients(node, 9);
+    const to = privateKeyToAccount(generatePrivateKey()).address;
+    await walletClient.sendTransaction({ to, value: 77n });
+    const { proof, stateRoot } = await waitFor(async () => {
+      const pending = await call<{ hash: Hex; stateRoot: Hex }>(node.url, "eth_getBlockByNumber", [
+        "pending",
+        false,
+      ]);
+      const r = await rpc(node.url, "eth_getProof", [to, [], { blockHash: pending.hash }]);
+      // The snapshot may have been replaced in between: ask again.
+      const p = r.body?.result as Proof | undefined;
+      return p !== undefined && p.balance === "0x4d" ? { proof: p, stateRoot: pending.stateRoot } : undefined;
+    }, "a proof of the pre-confirmed balance");
+    await verify(proof, stateRoot);
+  });
+
+  it("refuses more than 1024 storage keys and malformed keys", async () => {
+    const many = Array.from({ length: 1025 }, (_, i) => word(i));
+    const tooMany = await rpc(node.url, "eth_getProof", [L1_BLOCK, many, "latest"]);
+    expect(tooMany.body?.error?.code).toBe(-32005);
+    const bad = await rpc(node.url, "eth_getProof", [L1_BLOCK, ["0x" + "1".repeat(65)], "latest"]);
+    expect(bad.body?.error?.code).toBe(-32602);
+    const missing = await rpc(node.url, "eth_getProof", [L1_BLOCK, [], "0x7fffffff"]);
+    expect(missing.body?.error?.code).toBe(-32001);
   });
 });

@@ -28,6 +28,8 @@ export const CLIENT_VERSION = "op-enclave-suite-node/0.1.0";
 export const SUGGESTED_TIP = 1_000_000n;
 export const MAX_LOG_BLOCK_RANGE = 10_000n;
 export const MAX_LOGS = 10_000;
+/** Storage keys one eth_getProof may ask for. */
+export const MAX_PROOF_STORAGE_KEYS = 1024;
 export const MAX_FEE_HISTORY_BLOCKS = 1_024n;
 /** Upper bound of gas for eth_call / eth_estimateGas. */
 export const RPC_GAS_CAP = 50_000_000n;
@@ -384,6 +386,16 @@ export function createNodeHandlers(
       const r = resolveSelector(node, block);
       tagSnapshot(ctx, r);
       return node.stateOf(r).storage(address, slot);
+    },
+    eth_getProof({ address, storageKeys, block }, ctx) {
+      if (storageKeys.length > MAX_PROOF_STORAGE_KEYS) {
+        throw new LimitExceededError(
+          `query exceeds the limit: at most ${MAX_PROOF_STORAGE_KEYS} storage keys per eth_getProof`,
+        );
+      }
+      const r = resolveSelector(node, block);
+      tagSnapshot(ctx, r);
+      return node.stateOf(r).proof(address, storageKeys);
     },
     eth_getLogs({ filter }) {
       const addresses = filterAddresses(filter.address);

@@ -3,10 +3,22 @@ import { RLP } from "@ethereumjs/rlp";
 import { type Account, KECCAK256_NULL, createAccountFromRLP } from "@ethereumjs/util";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { FastTrie } from "../../chain/fast-trie.js";
-import { bytesEqual, toHexRaw } from "../../chain/hex.js";
+import { EMPTY_TRIE_ROOT } from "../../chain/header.js";
+import { bytesEqual, bytesToBigInt, toHexRaw } from "../../chain/hex.js";
 import { type HashSource, nodeReader } from "./sources.js";
 
 const MAX_CACHED_ACCOUNTS = 10_000;
+
+/** An account and storage slots with their Merkle proofs (EIP-1186, eth_getProof's shape). */
+export interface AccountWithProof {
+  address: Uint8Array;
+  accountProof: Uint8Array[];
+  balance: bigint;
+  codeHash: Uint8Array;
+  nonce: bigint;
+  storageHash: Uint8Array;
+  storageProof: { key: Uint8Array; value: bigint; proof: Uint8Array[] }[];
+}
 
 export class StateView {
   private readonly trie: FastTrie;
@@ -54,5 +66,27 @@ export class StateView {
     const value = RLP.decode(raw) as Uint8Array;
     out.set(value, 32 - value.length);
     return out;
+  }
+
+  /**
+   * The account and `slots` (32-byte words) with their proofs against this state root. An absent
+   * account has the empty code hash and storage root, and its slots have empty proofs (geth's answer).
+   */
+  proof(address: Uint8Array, slots: readonly Uint8Array[]): AccountWithProof {
+    const account = this.account(address);
+    const storageHash = account?.storageRoot ?? EMPTY_TRIE_ROOT;
+    return {
+      address,
+      accountProof: this.trie.proof(this.stateRoot, keccak_256(address)),
+      balance: account?.balance ?? 0n,
+      codeHash: account?.codeHash ?? KECCAK256_NULL,
+      nonce: account?.nonce ?? 0n,
+      storageHash,
+      storageProof: slots.map((slot) => ({
+        key: slot,
+        value: bytesToBigInt(this.storage(address, slot)),
+        proof: this.trie.proof(storageHash, keccak_256(slot)),
+      })),
+    };
   }
 }
