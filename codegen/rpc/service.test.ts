@@ -163,6 +163,11 @@ const nodeHandlers: NodeHandlers = {
   eth_unsubscribe: ({ subscriptionId }) => subscriptionId === "0x1",
   eth_getBlockReceipts: unsupported,
   eth_getProof: unsupported,
+  debug_getRawHeader: unsupported,
+  debug_getRawBlock: unsupported,
+  debug_getRawReceipts: unsupported,
+  debug_getRawTransaction: unsupported,
+  debug_dbGet: unsupported,
   eth_getBlockTransactionCountByNumber: unsupported,
   eth_getBlockTransactionCountByHash: unsupported,
   eth_getTransactionByBlockNumberAndIndex: unsupported,
@@ -183,7 +188,7 @@ describe("node client and handler table", () => {
   const client = new NodeClient(inProcessTransport(bindNodeHandlers(nodeHandlers)));
 
   it("binds exactly one handler per method", () => {
-    expect([...bindNodeHandlers(nodeHandlers).keys()]).toHaveLength(38);
+    expect([...bindNodeHandlers(nodeHandlers).keys()]).toHaveLength(43);
   });
 
   it("round-trips a block with a deposit transaction and one with hashes", async () => {

@@ -48,6 +48,15 @@ export class FilterNotFoundError extends RpcError {
   }
 }
 
+/** debug_dbGet: the database holds no value under the key (geth's code and wording). (code -32000) */
+export class KeyNotFoundError extends RpcError {
+  static readonly CODE = -32000;
+
+  constructor(message = "not found", options: { cause?: unknown } = {}) {
+    super(-32000, message, options);
+  }
+}
+
 /** A log query spans too many blocks or matches too many logs. (code -32005) */
 export class LimitExceededError extends RpcError {
   static readonly CODE = -32005;

@@ -489,6 +489,99 @@ export const eth_sendRawTransactionSync = defineMethod<EthSendRawTransactionSync
   result: C.ReceiptCodec,
 });
 
+/** Params of debug_getRawHeader, in positional order. */
+export interface DebugGetRawHeaderParams {
+  /** Block number, tag or hash (EIP-1898). */
+  block: T.BlockNumberOrTagOrHash;
+}
+
+/**
+ * Returns the RLP encoding of a block's header (keccak256 of it is the block hash), or null when
+ * there is no such block. `pending` gives the snapshot's header.
+ */
+export const debug_getRawHeader = defineMethod<DebugGetRawHeaderParams, T.Data | null>({
+  name: "debug_getRawHeader",
+  paramStructure: "by-position",
+  params: [
+    { name: "block", codec: C.BlockNumberOrTagOrHashCodec, required: true },
+  ],
+  result: wire.union([C.DataCodec, wire.nullValue]),
+});
+
+/** Params of debug_getRawBlock, in positional order. */
+export interface DebugGetRawBlockParams {
+  /** Block number, tag or hash (EIP-1898). */
+  block: T.BlockNumberOrTagOrHash;
+}
+
+/**
+ * Returns the RLP encoding of a whole block (header, transactions, no uncles, empty withdrawals), or
+ * null when there is no such block.
+ */
+export const debug_getRawBlock = defineMethod<DebugGetRawBlockParams, T.Data | null>({
+  name: "debug_getRawBlock",
+  paramStructure: "by-position",
+  params: [
+    { name: "block", codec: C.BlockNumberOrTagOrHashCodec, required: true },
+  ],
+  result: wire.union([C.DataCodec, wire.nullValue]),
+});
+
+/** Params of debug_getRawReceipts, in positional order. */
+export interface DebugGetRawReceiptsParams {
+  /** Block number, tag or hash (EIP-1898). */
+  block: T.BlockNumberOrTagOrHash;
+}
+
+/**
+ * Returns a block's receipts in their consensus (EIP-2718) encoding, the leaves of its receipts
+ * trie, or null when there is no such block.
+ */
+export const debug_getRawReceipts = defineMethod<DebugGetRawReceiptsParams, T.Data[] | null>({
+  name: "debug_getRawReceipts",
+  paramStructure: "by-position",
+  params: [
+    { name: "block", codec: C.BlockNumberOrTagOrHashCodec, required: true },
+  ],
+  result: wire.union([wire.array(C.DataCodec), wire.nullValue]),
+});
+
+/** Params of debug_getRawTransaction, in positional order. */
+export interface DebugGetRawTransactionParams {
+  /** Transaction hash. */
+  transactionHash: T.Hash32;
+}
+
+/** Returns a transaction's EIP-2718 encoding (sealed, pre-confirmed or pooled), or null. */
+export const debug_getRawTransaction = defineMethod<DebugGetRawTransactionParams, T.Data | null>({
+  name: "debug_getRawTransaction",
+  paramStructure: "by-position",
+  params: [
+    { name: "transactionHash", codec: C.Hash32Codec, required: true },
+  ],
+  result: wire.union([C.DataCodec, wire.nullValue]),
+});
+
+/** Params of debug_dbGet, in positional order. */
+export interface DebugDbGetParams {
+  /** The database key. */
+  key: T.Data;
+}
+
+/**
+ * Reads the node's database by key, as geth's debug_dbGet does for a hash-keyed store: a 32-byte
+ * keccak256 hash gives the trie node, contract code or block header with that hash; `0x63` ('c')
+ * followed by a code hash gives the code. The value always hashes to the key.
+ */
+export const debug_dbGet = defineMethod<DebugDbGetParams, T.Data>({
+  name: "debug_dbGet",
+  paramStructure: "by-position",
+  params: [
+    { name: "key", codec: C.DataCodec, required: true },
+  ],
+  result: C.DataCodec,
+});
+
 /** Params of eth_newFilter, in positional order. */
 export interface EthNewFilterParams {
   /** Address, topics and an optional block number range (no blockHash). */
@@ -647,7 +740,7 @@ export const eth_syncing = defineMethod<EthSyncingParams, boolean>({
 });
 
 /** Every node method spec, by method name, in spec order. */
-export const nodeMethods = { eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance, eth_chainId, eth_blockNumber, eth_getTransactionCount, eth_sendRawTransaction, eth_getTransactionByHash, eth_getTransactionReceipt, eth_getBlockReceipts, eth_getBlockTransactionCountByNumber, eth_getBlockTransactionCountByHash, eth_getTransactionByBlockNumberAndIndex, eth_getTransactionByBlockHashAndIndex, eth_getUncleCountByBlockNumber, eth_getUncleCountByBlockHash, eth_call, eth_estimateGas, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getCode, eth_getStorageAt, eth_getProof, eth_getLogs, net_version, web3_clientVersion, eth_sendRawTransactionSync, eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter, eth_subscribe, eth_unsubscribe, eth_accounts, eth_syncing } as const;
+export const nodeMethods = { eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance, eth_chainId, eth_blockNumber, eth_getTransactionCount, eth_sendRawTransaction, eth_getTransactionByHash, eth_getTransactionReceipt, eth_getBlockReceipts, eth_getBlockTransactionCountByNumber, eth_getBlockTransactionCountByHash, eth_getTransactionByBlockNumberAndIndex, eth_getTransactionByBlockHashAndIndex, eth_getUncleCountByBlockNumber, eth_getUncleCountByBlockHash, eth_call, eth_estimateGas, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getCode, eth_getStorageAt, eth_getProof, eth_getLogs, net_version, web3_clientVersion, eth_sendRawTransactionSync, debug_getRawHeader, debug_getRawBlock, debug_getRawReceipts, debug_getRawTransaction, debug_dbGet, eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter, eth_subscribe, eth_unsubscribe, eth_accounts, eth_syncing } as const;
 
 /** The hand-written handlers of the OP Stack chain node JSON-RPC service: one per method. */
 export interface NodeHandlers {
@@ -726,6 +819,29 @@ export interface NodeHandlers {
   /** Submits a signed transaction and answers with its receipt once it is pre-confirmed (EIP-7966). */
   eth_sendRawTransactionSync: RpcHandler<EthSendRawTransactionSyncParams, T.Receipt>;
   /**
+   * Returns the RLP encoding of a block's header (keccak256 of it is the block hash), or null when
+   * there is no such block. `pending` gives the snapshot's header.
+   */
+  debug_getRawHeader: RpcHandler<DebugGetRawHeaderParams, T.Data | null>;
+  /**
+   * Returns the RLP encoding of a whole block (header, transactions, no uncles, empty withdrawals), or
+   * null when there is no such block.
+   */
+  debug_getRawBlock: RpcHandler<DebugGetRawBlockParams, T.Data | null>;
+  /**
+   * Returns a block's receipts in their consensus (EIP-2718) encoding, the leaves of its receipts
+   * trie, or null when there is no such block.
+   */
+  debug_getRawReceipts: RpcHandler<DebugGetRawReceiptsParams, T.Data[] | null>;
+  /** Returns a transaction's EIP-2718 encoding (sealed, pre-confirmed or pooled), or null. */
+  debug_getRawTransaction: RpcHandler<DebugGetRawTransactionParams, T.Data | null>;
+  /**
+   * Reads the node's database by key, as geth's debug_dbGet does for a hash-keyed store: a 32-byte
+   * keccak256 hash gives the trie node, contract code or block header with that hash; `0x63` ('c')
+   * followed by a code hash gives the code. The value always hashes to the key.
+   */
+  debug_dbGet: RpcHandler<DebugDbGetParams, T.Data>;
+  /**
    * Installs a log filter polled with eth_getFilterChanges: logs of sealed blocks from now on matching
    * the address and topics (and a numeric fromBlock/toBlock, if given). A filter not polled for
    * 5 minutes is removed, as in geth.
@@ -792,6 +908,11 @@ export function bindNodeHandlers(handlers: NodeHandlers): MethodTable {
     bindMethod(net_version, handlers.net_version),
     bindMethod(web3_clientVersion, handlers.web3_clientVersion),
     bindMethod(eth_sendRawTransactionSync, handlers.eth_sendRawTransactionSync),
+    bindMethod(debug_getRawHeader, handlers.debug_getRawHeader),
+    bindMethod(debug_getRawBlock, handlers.debug_getRawBlock),
+    bindMethod(debug_getRawReceipts, handlers.debug_getRawReceipts),
+    bindMethod(debug_getRawTransaction, handlers.debug_getRawTransaction),
+    bindMethod(debug_dbGet, handlers.debug_dbGet),
     bindMethod(eth_newFilter, handlers.eth_newFilter),
     bindMethod(eth_newBlockFilter, handlers.eth_newBlockFilter),
     bindMethod(eth_newPendingTransactionFilter, handlers.eth_newPendingTransactionFilter),
@@ -966,6 +1087,44 @@ export class NodeClient {
   /** Submits a signed transaction and answers with its receipt once it is pre-confirmed (EIP-7966). */
   eth_sendRawTransactionSync(transaction: T.Data, timeoutMs?: number): Promise<T.Receipt> {
     return callMethod(this.transport, eth_sendRawTransactionSync, { transaction, timeoutMs });
+  }
+
+  /**
+   * Returns the RLP encoding of a block's header (keccak256 of it is the block hash), or null when
+   * there is no such block. `pending` gives the snapshot's header.
+   */
+  debug_getRawHeader(block: T.BlockNumberOrTagOrHash): Promise<T.Data | null> {
+    return callMethod(this.transport, debug_getRawHeader, { block });
+  }
+
+  /**
+   * Returns the RLP encoding of a whole block (header, transactions, no uncles, empty withdrawals), or
+   * null when there is no such block.
+   */
+  debug_getRawBlock(block: T.BlockNumberOrTagOrHash): Promise<T.Data | null> {
+    return callMethod(this.transport, debug_getRawBlock, { block });
+  }
+
+  /**
+   * Returns a block's receipts in their consensus (EIP-2718) encoding, the leaves of its receipts
+   * trie, or null when there is no such block.
+   */
+  debug_getRawReceipts(block: T.BlockNumberOrTagOrHash): Promise<T.Data[] | null> {
+    return callMethod(this.transport, debug_getRawReceipts, { block });
+  }
+
+  /** Returns a transaction's EIP-2718 encoding (sealed, pre-confirmed or pooled), or null. */
+  debug_getRawTransaction(transactionHash: T.Hash32): Promise<T.Data | null> {
+    return callMethod(this.transport, debug_getRawTransaction, { transactionHash });
+  }
+
+  /**
+   * Reads the node's database by key, as geth's debug_dbGet does for a hash-keyed store: a 32-byte
+   * keccak256 hash gives the trie node, contract code or block header with that hash; `0x63` ('c')
+   * followed by a code hash gives the code. The value always hashes to the key.
+   */
+  debug_dbGet(key: T.Data): Promise<T.Data> {
+    return callMethod(this.transport, debug_dbGet, { key });
   }
 
   /**

@@ -4,6 +4,7 @@ import { MetricsRegistry } from "../metrics/registry.js";
 import { type RpcServer, createRpcServer } from "../rpc/index.js";
 import { bindNodeHandlers } from "../../generated/rpc/node.js";
 import type { ChainNode } from "./chain-node.js";
+import { createDebugHandlers } from "./rpc/debug-handlers.js";
 import { createFilterHandlers } from "./rpc/filter-handlers.js";
 import { createNodeHandlers } from "./rpc/handlers.js";
 import { createNotificationHandlers } from "./rpc/notification-handlers.js";
@@ -19,6 +20,7 @@ export function createNodeServer(
   const methods = bindNodeHandlers({
     ...core,
     ...filters.handlers,
+    ...createDebugHandlers(node),
     ...createNotificationHandlers(node),
   });
   const metrics = new MetricsRegistry({ processMetrics: true });

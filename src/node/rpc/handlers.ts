@@ -20,6 +20,7 @@ import { admitTransaction } from "../admission.js";
 import type { ChainNode, ResolvedBlock } from "../chain-node.js";
 import { type CallMessage, IntrinsicGasError } from "../state/call.js";
 import { type BlockContent, formatBlock, formatLogs, formatReceipt, formatTransaction } from "./format.js";
+import type { DebugHandlers } from "./debug-handlers.js";
 import type { FilterHandlers } from "./filter-handlers.js";
 import type { NotificationHandlers } from "./notification-handlers.js";
 
@@ -54,7 +55,7 @@ function tagSnapshot(ctx: RequestContext, r: ResolvedBlock): void {
 }
 
 /** The block a tag, number, hash or EIP-1898 object names, or undefined when there is none. */
-function findSelected(node: ChainNode, s: Selector): ResolvedBlock | undefined {
+export function findSelected(node: ChainNode, s: Selector): ResolvedBlock | undefined {
   if (typeof s === "string" || typeof s === "bigint") return node.resolveTag(s);
   if (s instanceof Uint8Array) return node.blockByHash(s);
   if ("blockHash" in s) return node.blockByHash(s.blockHash);
@@ -147,38 +148,40 @@ function percentile(sorted: { tip: bigint; gas: bigint }[], total: bigint, p: nu
   return sorted[sorted.length - 1]!.tip;
 }
 
-/** Every NodeHandlers method but the notification (createNotificationHandlers) and filter (createFilterHandlers) ones. */
+/** Finds a transaction: sealed, pre-confirmed, then pooled. */
+export function findTransaction(
+  node: ChainNode,
+  hash: Uint8Array,
+):
+  | { content: BlockContent; index: number }
+  | { preconfirmed: BlockContent; index: number }
+  | { pooled: true }
+  | undefined {
+  const loc = node.store.transactionLocation(hash);
+  if (loc !== undefined) {
+    const block = node.store.blockByNumber(loc.number);
+    if (block !== undefined) return { content: node.content({ kind: "sealed", block }), index: loc.index };
+  }
+  const p = node.pending;
+  if (p !== undefined) {
+    const idx = p.snapshot.transactionHashes.findIndex((h) => bytesEqual(h, hash));
+    if (idx >= 0) {
+      const c = node.content({ kind: "pending", pending: p });
+      // With --preconfirmed-receipts false a pre-confirmed transaction looks pooled until sealed.
+      return node.options.preconfirmedReceipts ? { content: c, index: idx } : { preconfirmed: c, index: idx };
+    }
+  }
+  return node.sequencer.pool.get(toHexRaw(hash)) !== undefined ? { pooled: true } : undefined;
+}
+
+/**
+ * Every NodeHandlers method but the notification (createNotificationHandlers), filter
+ * (createFilterHandlers) and debug (createDebugHandlers) ones.
+ */
 export function createNodeHandlers(
   node: ChainNode,
-): Omit<NodeHandlers, keyof NotificationHandlers | keyof FilterHandlers> {
+): Omit<NodeHandlers, keyof NotificationHandlers | keyof FilterHandlers | keyof DebugHandlers> {
   const content = (r: ResolvedBlock) => node.content(r);
-
-  /** Finds a transaction: sealed, pre-confirmed, then pooled. */
-  const findTransaction = (
-    hash: Uint8Array,
-  ):
-    | { content: BlockContent; index: number }
-    | { preconfirmed: BlockContent; index: number }
-    | { pooled: true }
-    | undefined => {
-    const loc = node.store.transactionLocation(hash);
-    if (loc !== undefined) {
-      const block = node.store.blockByNumber(loc.number);
-      if (block !== undefined) return { content: content({ kind: "sealed", block }), index: loc.index };
-    }
-    const p = node.pending;
-    if (p !== undefined) {
-      const idx = p.snapshot.transactionHashes.findIndex((h) => bytesEqual(h, hash));
-      if (idx >= 0) {
-        const c = content({ kind: "pending", pending: p });
-        // With --preconfirmed-receipts false a pre-confirmed transaction looks pooled until sealed.
-        return node.options.preconfirmedReceipts
-          ? { content: c, index: idx }
-          : { preconfirmed: c, index: idx };
-      }
-    }
-    return node.sequencer.pool.get(toHexRaw(hash)) !== undefined ? { pooled: true } : undefined;
-  };
 
   /** A block's transaction at `index`, with its placement and receipt-derived fields. */
   const placedTransaction = (c: BlockContent, index: number): T.Transaction => {
@@ -237,7 +240,7 @@ export function createNodeHandlers(
       return admitTransaction(node, transaction).decoded.hash;
     },
     eth_getTransactionByHash({ transactionHash }) {
-      const found = findTransaction(transactionHash);
+      const found = findTransaction(node, transactionHash);
       if (found === undefined) return null;
       if ("preconfirmed" in found) {
         const c = found.preconfirmed;
@@ -252,7 +255,7 @@ export function createNodeHandlers(
       return placedTransaction(found.content, found.index);
     },
     eth_getTransactionReceipt({ transactionHash }) {
-      const found = findTransaction(transactionHash);
+      const found = findTransaction(node, transactionHash);
       if (found === undefined || !("content" in found)) return null;
       return formatReceipt(found.content, found.index);
     },
