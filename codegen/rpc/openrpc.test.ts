@@ -71,6 +71,11 @@ const NODE: Expected = {
   eth_unsubscribe: [["subscriptionId"], { type: "boolean" }, []],
   eth_accounts: [[], arrayOf(ref("Address")), []],
   eth_syncing: [[], { type: "boolean" }, []],
+  eth_blobBaseFee: [[], ref("Quantity"), []],
+  net_listening: [[], { type: "boolean" }, []],
+  net_peerCount: [[], ref("Quantity"), []],
+  web3_sha3: [["data"], ref("Hash32"), [-32602]],
+  txpool_status: [[], ref("TxPoolStatus"), []],
 };
 
 const PROVER: Expected = {

@@ -163,6 +163,11 @@ const nodeHandlers: NodeHandlers = {
   eth_unsubscribe: ({ subscriptionId }) => subscriptionId === "0x1",
   eth_getBlockReceipts: unsupported,
   eth_getProof: unsupported,
+  eth_blobBaseFee: unsupported,
+  net_listening: unsupported,
+  net_peerCount: unsupported,
+  web3_sha3: unsupported,
+  txpool_status: unsupported,
   debug_getRawHeader: unsupported,
   debug_getRawBlock: unsupported,
   debug_getRawReceipts: unsupported,
@@ -188,7 +193,7 @@ describe("node client and handler table", () => {
   const client = new NodeClient(inProcessTransport(bindNodeHandlers(nodeHandlers)));
 
   it("binds exactly one handler per method", () => {
-    expect([...bindNodeHandlers(nodeHandlers).keys()]).toHaveLength(43);
+    expect([...bindNodeHandlers(nodeHandlers).keys()]).toHaveLength(48);
   });
 
   it("round-trips a block with a deposit transaction and one with hashes", async () => {

@@ -407,3 +407,9 @@ export const ReceiptCodec: wire.Codec<T.Receipt, T.ReceiptJson> = wire.object<T.
 
 /** Validates, decodes and encodes {@link T.SubscriptionKind}. */
 export const SubscriptionKindCodec: wire.Codec<T.SubscriptionKind, T.SubscriptionKindJson> = wire.union([wire.literal("newHeads"), wire.literal("logs"), wire.literal("newPendingTransactions"), wire.literal("newFlashblocks")]);
+
+/** Validates, decodes and encodes {@link T.TxPoolStatus}. */
+export const TxPoolStatusCodec: wire.Codec<T.TxPoolStatus, T.TxPoolStatusJson> = wire.object<T.TxPoolStatus, T.TxPoolStatusJson>([
+  { name: "pending", codec: QuantityCodec, optional: false },
+  { name: "queued", codec: QuantityCodec, optional: false },
+], "a TxPoolStatus object");

@@ -739,8 +739,74 @@ export const eth_syncing = defineMethod<EthSyncingParams, boolean>({
   result: wire.boolean,
 });
 
+/** eth_blobBaseFee takes no params. */
+export type EthBlobBaseFeeParams = Record<string, never>;
+
+/**
+ * Returns the base fee per blob gas of the next block (EIP-4844's formula over the latest header's
+ * excess blob gas; OP Stack blocks carry no blobs, so it is the minimum, 1 wei).
+ */
+export const eth_blobBaseFee = defineMethod<EthBlobBaseFeeParams, T.Quantity>({
+  name: "eth_blobBaseFee",
+  paramStructure: "by-position",
+  params: [],
+  result: C.QuantityCodec,
+});
+
+/** net_listening takes no params. */
+export type NetListeningParams = Record<string, never>;
+
+/** Returns whether the node accepts network connections: true while it serves. */
+export const net_listening = defineMethod<NetListeningParams, boolean>({
+  name: "net_listening",
+  paramStructure: "by-position",
+  params: [],
+  result: wire.boolean,
+});
+
+/** net_peerCount takes no params. */
+export type NetPeerCountParams = Record<string, never>;
+
+/** Returns the number of connected peers: the dev chain's sequencer has none. */
+export const net_peerCount = defineMethod<NetPeerCountParams, T.Quantity>({
+  name: "net_peerCount",
+  paramStructure: "by-position",
+  params: [],
+  result: C.QuantityCodec,
+});
+
+/** Params of web3_sha3, in positional order. */
+export interface Web3Sha3Params {
+  /** Bytes to hash. */
+  data: T.Data;
+}
+
+/** Returns the keccak256 hash of the given data. */
+export const web3_sha3 = defineMethod<Web3Sha3Params, T.Hash32>({
+  name: "web3_sha3",
+  paramStructure: "by-position",
+  params: [
+    { name: "data", codec: C.DataCodec, required: true },
+  ],
+  result: C.Hash32Codec,
+});
+
+/** txpool_status takes no params. */
+export type TxpoolStatusParams = Record<string, never>;
+
+/**
+ * Returns how many pool transactions are executable now (`pending`: their nonces follow the
+ * account's next nonce without a gap) and how many wait behind a nonce gap (`queued`).
+ */
+export const txpool_status = defineMethod<TxpoolStatusParams, T.TxPoolStatus>({
+  name: "txpool_status",
+  paramStructure: "by-position",
+  params: [],
+  result: C.TxPoolStatusCodec,
+});
+
 /** Every node method spec, by method name, in spec order. */
-export const nodeMethods = { eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance, eth_chainId, eth_blockNumber, eth_getTransactionCount, eth_sendRawTransaction, eth_getTransactionByHash, eth_getTransactionReceipt, eth_getBlockReceipts, eth_getBlockTransactionCountByNumber, eth_getBlockTransactionCountByHash, eth_getTransactionByBlockNumberAndIndex, eth_getTransactionByBlockHashAndIndex, eth_getUncleCountByBlockNumber, eth_getUncleCountByBlockHash, eth_call, eth_estimateGas, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getCode, eth_getStorageAt, eth_getProof, eth_getLogs, net_version, web3_clientVersion, eth_sendRawTransactionSync, debug_getRawHeader, debug_getRawBlock, debug_getRawReceipts, debug_getRawTransaction, debug_dbGet, eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter, eth_subscribe, eth_unsubscribe, eth_accounts, eth_syncing } as const;
+export const nodeMethods = { eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance, eth_chainId, eth_blockNumber, eth_getTransactionCount, eth_sendRawTransaction, eth_getTransactionByHash, eth_getTransactionReceipt, eth_getBlockReceipts, eth_getBlockTransactionCountByNumber, eth_getBlockTransactionCountByHash, eth_getTransactionByBlockNumberAndIndex, eth_getTransactionByBlockHashAndIndex, eth_getUncleCountByBlockNumber, eth_getUncleCountByBlockHash, eth_call, eth_estimateGas, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getCode, eth_getStorageAt, eth_getProof, eth_getLogs, net_version, web3_clientVersion, eth_sendRawTransactionSync, debug_getRawHeader, debug_getRawBlock, debug_getRawReceipts, debug_getRawTransaction, debug_dbGet, eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter, eth_subscribe, eth_unsubscribe, eth_accounts, eth_syncing, eth_blobBaseFee, net_listening, net_peerCount, web3_sha3, txpool_status } as const;
 
 /** The hand-written handlers of the OP Stack chain node JSON-RPC service: one per method. */
 export interface NodeHandlers {
@@ -875,6 +941,22 @@ export interface NodeHandlers {
   eth_accounts: RpcHandler<EthAccountsParams, T.Address[]>;
   /** Returns the sync status: the dev chain is always in sync. */
   eth_syncing: RpcHandler<EthSyncingParams, boolean>;
+  /**
+   * Returns the base fee per blob gas of the next block (EIP-4844's formula over the latest header's
+   * excess blob gas; OP Stack blocks carry no blobs, so it is the minimum, 1 wei).
+   */
+  eth_blobBaseFee: RpcHandler<EthBlobBaseFeeParams, T.Quantity>;
+  /** Returns whether the node accepts network connections: true while it serves. */
+  net_listening: RpcHandler<NetListeningParams, boolean>;
+  /** Returns the number of connected peers: the dev chain's sequencer has none. */
+  net_peerCount: RpcHandler<NetPeerCountParams, T.Quantity>;
+  /** Returns the keccak256 hash of the given data. */
+  web3_sha3: RpcHandler<Web3Sha3Params, T.Hash32>;
+  /**
+   * Returns how many pool transactions are executable now (`pending`: their nonces follow the
+   * account's next nonce without a gap) and how many wait behind a nonce gap (`queued`).
+   */
+  txpool_status: RpcHandler<TxpoolStatusParams, T.TxPoolStatus>;
 }
 
 /** Binds the node handlers to their method specs: the table the JSON-RPC server dispatches on. */
@@ -923,6 +1005,11 @@ export function bindNodeHandlers(handlers: NodeHandlers): MethodTable {
     bindMethod(eth_unsubscribe, handlers.eth_unsubscribe),
     bindMethod(eth_accounts, handlers.eth_accounts),
     bindMethod(eth_syncing, handlers.eth_syncing),
+    bindMethod(eth_blobBaseFee, handlers.eth_blobBaseFee),
+    bindMethod(net_listening, handlers.net_listening),
+    bindMethod(net_peerCount, handlers.net_peerCount),
+    bindMethod(web3_sha3, handlers.web3_sha3),
+    bindMethod(txpool_status, handlers.txpool_status),
   ];
   return new Map(bound.map((method) => [method.name, method]));
 }
@@ -1189,5 +1276,36 @@ export class NodeClient {
   /** Returns the sync status: the dev chain is always in sync. */
   eth_syncing(): Promise<boolean> {
     return callMethod(this.transport, eth_syncing, {});
+  }
+
+  /**
+   * Returns the base fee per blob gas of the next block (EIP-4844's formula over the latest header's
+   * excess blob gas; OP Stack blocks carry no blobs, so it is the minimum, 1 wei).
+   */
+  eth_blobBaseFee(): Promise<T.Quantity> {
+    return callMethod(this.transport, eth_blobBaseFee, {});
+  }
+
+  /** Returns whether the node accepts network connections: true while it serves. */
+  net_listening(): Promise<boolean> {
+    return callMethod(this.transport, net_listening, {});
+  }
+
+  /** Returns the number of connected peers: the dev chain's sequencer has none. */
+  net_peerCount(): Promise<T.Quantity> {
+    return callMethod(this.transport, net_peerCount, {});
+  }
+
+  /** Returns the keccak256 hash of the given data. */
+  web3_sha3(data: T.Data): Promise<T.Hash32> {
+    return callMethod(this.transport, web3_sha3, { data });
+  }
+
+  /**
+   * Returns how many pool transactions are executable now (`pending`: their nonces follow the
+   * account's next nonce without a gap) and how many wait behind a nonce gap (`queued`).
+   */
+  txpool_status(): Promise<T.TxPoolStatus> {
+    return callMethod(this.transport, txpool_status, {});
   }
 }

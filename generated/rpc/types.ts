@@ -905,6 +905,20 @@ export type Transaction = LegacyTransaction | AccessListTransaction | DynamicFee
 /** Wire form of {@link Transaction}. */
 export type TransactionJson = LegacyTransactionJson | AccessListTransactionJson | DynamicFeeTransactionJson | SetCodeTransactionJson | DepositTransactionJson;
 
+/** txpool_status's result, as geth and reth report it. */
+export interface TxPoolStatus {
+  /** Transactions executable now, in order from each sender's next nonce. */
+  pending: Quantity;
+  /** Transactions waiting behind a nonce gap. */
+  queued: Quantity;
+}
+
+/** Wire form of {@link TxPoolStatus}. */
+export interface TxPoolStatusJson {
+  pending: QuantityJson;
+  queued: QuantityJson;
+}
+
 /** A validator withdrawal (EIP-4895); OP Stack blocks always carry an empty list. */
 export interface Withdrawal {
   index: Quantity64;

@@ -137,6 +137,25 @@ export class TxPool {
     return best;
   }
 
+  /**
+   * Executable transactions (`pending`: consecutive from the sender's next nonce, `nonceOf`) and those
+   * waiting behind a nonce gap (`queued`), as txpool_status reports them.
+   */
+  status(nonceOf: (sender: Uint8Array) => bigint): { pending: number; queued: number } {
+    let pending = 0;
+    let queued = 0;
+    for (const m of this.bySender.values()) {
+      const first = m.values().next().value;
+      if (first === undefined) continue;
+      const start = nonceOf(first.sender);
+      let next = start;
+      while (m.has(next)) next++;
+      pending += Number(next - start);
+      queued += m.size - Number(next - start);
+    }
+    return { pending, queued };
+  }
+
   all(): IterableIterator<PooledTransaction> {
     return this.byHash.values();
   }

@@ -869,3 +869,45 @@ describe("eth_getProof", () => {
     expect(missing.body?.error?.code).toBe(-32001);
   });
 });
+
+describe("small standard methods", () => {
+  it("eth_blobBaseFee, net_listening, net_peerCount, web3_sha3", async () => {
+    expect(await call(node.url, "eth_blobBaseFee", [])).toBe("0x1");
+    expect(await clients(node).publicClient.getBlobBaseFee()).toBe(1n);
+    expect(await call(node.url, "net_listening", [])).toBe(true);
+    expect(await call(node.url, "net_peerCount", [])).toBe("0x0");
+    expect(await call(node.url, "web3_sha3", ["0x68656c6c6f"])).toBe(keccak256("0x68656c6c6f"));
+    expect(await call(node.url, "web3_sha3", ["0x"])).toBe(keccak256("0x"));
+    expect((await rpc(node.url, "web3_sha3", ["0x123"])).body?.error?.code).toBe(-32602);
+  });
+
+  it("txpool_status counts a transaction behind a nonce gap as queued until the gap is filled", async () => {
+    type Status = { pending: Hex; queued: Hex };
+    const account = privateKeyToAccount(node.accounts[3]!.privateKey);
+    const sign = (nonce: number) =>
+      account.signTransaction({
+        chainId: devChain(node).id,
+        type: "eip1559",
+        nonce,
+        to: account.address,
+        value: 1n,
+        gas: 21_000n,
+        maxFeePerGas: parseGwei("10"),
+        maxPriorityFeePerGas: parseGwei("1"),
+      });
+    const next = Number(await call<Hex>(node.url, "eth_getTransactionCount", [account.address, "pending"]));
+    const before = await call<Status>(node.url, "txpool_status", []);
+    const gapped = await call<Hex>(node.url, "eth_sendRawTransaction", [await sign(next + 1)]);
+    const during = await call<Status>(node.url, "txpool_status", []);
+    expect(BigInt(during.queued)).toBe(BigInt(before.queued) + 1n);
+    await call(node.url, "eth_sendRawTransaction", [await sign(next)]);
+    // Both are executable now; the sequencer takes them into the block being built.
+    await waitFor(
+      async () =>
+        (await call<unknown>(node.url, "eth_getTransactionReceipt", [gapped])) === null ? undefined : true,
+      "the gapped transaction included",
+    );
+    const after = await call<Status>(node.url, "txpool_status", []);
+    expect(BigInt(after.queued)).toBe(BigInt(before.queued));
+  });
+});

@@ -111,6 +111,11 @@ describe("pool ordering", () => {
     add("a", 1n, 100n, 50n, "a1");
     add("b", 0n, 100n, 20n, "b0");
     add("c", 0n, 5n, 5n, "c0");
+    add("c", 2n, 5n, 5n, "c2");
+    // c0 is executable (its fee cap only matters to the sequencer); c2 waits behind the missing c1.
+    expect(pool.status(() => 0n)).toEqual({ pending: 4, queued: 1 });
+    expect(pool.status(() => 1n)).toEqual({ pending: 1, queued: 4 });
+    pool.discard("c2");
     const nonces = new Map<string, bigint>();
     const order: string[] = [];
     for (;;) {

@@ -4,6 +4,7 @@
  * (sealed, pre-confirmed or pooled), calls and gas estimates in the selected block's environment,
  * fees, logs; the subscription and send-and-wait handlers are in notification-handlers.ts.
  */
+import { keccak_256 } from "@noble/hashes/sha3.js";
 import { decodeAbiParameters } from "viem";
 import { bytesEqual, toHex, toHexRaw } from "../../chain/hex.js";
 import { decodeTransaction } from "../../chain/transactions.js";
@@ -146,6 +147,27 @@ function percentile(sorted: { tip: bigint; gas: bigint }[], total: bigint, p: nu
     if (acc >= threshold) return e.tip;
   }
   return sorted[sorted.length - 1]!.tip;
+}
+
+/** EIP-4844 blob gas parameters of Prague (Isthmus): per-block target and the update fraction. */
+const BLOB_GAS_TARGET = 786_432n;
+const BLOB_BASE_FEE_UPDATE_FRACTION = 5_007_716n;
+
+/** The next block's excess blob gas from its parent's header (EIP-4844). */
+function nextExcessBlobGas(parent: { excessBlobGas?: bigint; blobGasUsed?: bigint }): bigint {
+  const total = (parent.excessBlobGas ?? 0n) + (parent.blobGasUsed ?? 0n);
+  return total > BLOB_GAS_TARGET ? total - BLOB_GAS_TARGET : 0n;
+}
+
+/** EIP-4844's fake_exponential(MIN_BASE_FEE_PER_BLOB_GAS = 1, excess, update fraction). */
+function blobBaseFee(excessBlobGas: bigint): bigint {
+  let output = 0n;
+  let accumulator = BLOB_BASE_FEE_UPDATE_FRACTION;
+  for (let i = 1n; accumulator > 0n; i++) {
+    output += accumulator;
+    accumulator = (accumulator * excessBlobGas) / (BLOB_BASE_FEE_UPDATE_FRACTION * i);
+  }
+  return output / BLOB_BASE_FEE_UPDATE_FRACTION;
 }
 
 /** Finds a transaction: sealed, pre-confirmed, then pooled. */
@@ -448,5 +470,14 @@ export function createNodeHandlers(
     web3_clientVersion: () => CLIENT_VERSION,
     eth_accounts: () => [],
     eth_syncing: () => false,
+    eth_blobBaseFee: () => blobBaseFee(nextExcessBlobGas(node.head.header)),
+    net_listening: () => true,
+    net_peerCount: () => 0n,
+    web3_sha3: ({ data }) => keccak_256(data),
+    txpool_status: () => {
+      const state = node.admissionState();
+      const { pending, queued } = node.sequencer.pool.status((sender) => state.nonce(sender));
+      return { pending: BigInt(pending), queued: BigInt(queued) };
+    },
   };
 }
