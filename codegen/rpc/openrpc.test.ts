@@ -46,6 +46,11 @@ const NODE: Expected = {
   eth_getUncleCountByBlockHash: [["blockHash"], orNull(ref("Quantity")), [-32602]],
   eth_call: [["transaction", "block?"], ref("Data"), [-32602, -32001, 3, -32000, -32005]],
   eth_estimateGas: [["transaction", "block?"], ref("Quantity"), [-32602, -32001, 3, -32000, -32005]],
+  eth_createAccessList: [
+    ["transaction", "block?"],
+    ref("AccessListResult"),
+    [-32602, -32001, -32000, -32005],
+  ],
   eth_gasPrice: [[], ref("Quantity"), []],
   eth_maxPriorityFeePerGas: [[], ref("Quantity"), []],
   eth_feeHistory: [["blockCount", "newestBlock", "rewardPercentiles?"], ref("FeeHistory"), [-32602, -32001]],

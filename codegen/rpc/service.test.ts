@@ -164,6 +164,7 @@ const nodeHandlers: NodeHandlers = {
   eth_getBlockReceipts: unsupported,
   eth_getProof: unsupported,
   eth_blobBaseFee: unsupported,
+  eth_createAccessList: unsupported,
   net_listening: unsupported,
   net_peerCount: unsupported,
   web3_sha3: unsupported,
@@ -193,7 +194,7 @@ describe("node client and handler table", () => {
   const client = new NodeClient(inProcessTransport(bindNodeHandlers(nodeHandlers)));
 
   it("binds exactly one handler per method", () => {
-    expect([...bindNodeHandlers(nodeHandlers).keys()]).toHaveLength(48);
+    expect([...bindNodeHandlers(nodeHandlers).keys()]).toHaveLength(49);
   });
 
   it("round-trips a block with a deposit transaction and one with hashes", async () => {

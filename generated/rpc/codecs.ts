@@ -14,14 +14,21 @@ export const AccessListEntryCodec: wire.Codec<T.AccessListEntry, T.AccessListEnt
   { name: "storageKeys", codec: wire.array(Hash32Codec), optional: false },
 ], "an AccessListEntry object");
 
+/** Validates, decodes and encodes {@link T.Quantity}. */
+export const QuantityCodec: wire.Codec<T.Quantity, T.QuantityJson> = wire.uint(256, "a hex quantity");
+
+/** Validates, decodes and encodes {@link T.AccessListResult}. */
+export const AccessListResultCodec: wire.Codec<T.AccessListResult, T.AccessListResultJson> = wire.object<T.AccessListResult, T.AccessListResultJson>([
+  { name: "accessList", codec: wire.array(AccessListEntryCodec), optional: false },
+  { name: "gasUsed", codec: QuantityCodec, optional: false },
+  { name: "error", codec: wire.string, optional: true },
+], "an AccessListResult object");
+
 /** Validates, decodes and encodes {@link T.Byte}. */
 export const ByteCodec: wire.Codec<T.Byte, T.ByteJson> = wire.uintNumber(8, "a one-byte hex quantity");
 
 /** Validates, decodes and encodes {@link T.Data}. */
 export const DataCodec: wire.Codec<T.Data, T.DataJson> = wire.hexBytes(undefined, "hex data (0x followed by an even number of hex digits)");
-
-/** Validates, decodes and encodes {@link T.Quantity}. */
-export const QuantityCodec: wire.Codec<T.Quantity, T.QuantityJson> = wire.uint(256, "a hex quantity");
 
 /** Validates, decodes and encodes {@link T.Quantity64}. */
 export const Quantity64Codec: wire.Codec<T.Quantity64, T.Quantity64Json> = wire.uint(64, "a 64-bit hex quantity");

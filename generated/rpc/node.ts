@@ -322,6 +322,30 @@ export const eth_estimateGas = defineMethod<EthEstimateGasParams, T.Quantity>({
   result: C.QuantityCodec,
 });
 
+/** Params of eth_createAccessList, in positional order. */
+export interface EthCreateAccessListParams {
+  /** The call; `gas` defaults to the block gas limit (at most 50 M). */
+  transaction: T.CallRequest;
+  /** Block number, tag or hash (EIP-1898); default `latest`. */
+  block?: T.BlockNumberOrTagOrHash;
+}
+
+/**
+ * Returns the access list (EIP-2930) of the addresses and storage slots a call touches, found as
+ * geth does (run, add what was touched, run again until nothing new is touched), and the gas the
+ * call uses with it. The sender, the recipient's address and the precompiles are left out (the
+ * recipient's slots are listed). A revert or failure is reported in `error`, not as an RPC error.
+ */
+export const eth_createAccessList = defineMethod<EthCreateAccessListParams, T.AccessListResult>({
+  name: "eth_createAccessList",
+  paramStructure: "by-position",
+  params: [
+    { name: "transaction", codec: C.CallRequestCodec, required: true },
+    { name: "block", codec: C.BlockNumberOrTagOrHashCodec, required: false },
+  ],
+  result: C.AccessListResultCodec,
+});
+
 /** eth_gasPrice takes no params. */
 export type EthGasPriceParams = Record<string, never>;
 
@@ -806,7 +830,7 @@ export const txpool_status = defineMethod<TxpoolStatusParams, T.TxPoolStatus>({
 });
 
 /** Every node method spec, by method name, in spec order. */
-export const nodeMethods = { eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance, eth_chainId, eth_blockNumber, eth_getTransactionCount, eth_sendRawTransaction, eth_getTransactionByHash, eth_getTransactionReceipt, eth_getBlockReceipts, eth_getBlockTransactionCountByNumber, eth_getBlockTransactionCountByHash, eth_getTransactionByBlockNumberAndIndex, eth_getTransactionByBlockHashAndIndex, eth_getUncleCountByBlockNumber, eth_getUncleCountByBlockHash, eth_call, eth_estimateGas, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getCode, eth_getStorageAt, eth_getProof, eth_getLogs, net_version, web3_clientVersion, eth_sendRawTransactionSync, debug_getRawHeader, debug_getRawBlock, debug_getRawReceipts, debug_getRawTransaction, debug_dbGet, eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter, eth_subscribe, eth_unsubscribe, eth_accounts, eth_syncing, eth_blobBaseFee, net_listening, net_peerCount, web3_sha3, txpool_status } as const;
+export const nodeMethods = { eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance, eth_chainId, eth_blockNumber, eth_getTransactionCount, eth_sendRawTransaction, eth_getTransactionByHash, eth_getTransactionReceipt, eth_getBlockReceipts, eth_getBlockTransactionCountByNumber, eth_getBlockTransactionCountByHash, eth_getTransactionByBlockNumberAndIndex, eth_getTransactionByBlockHashAndIndex, eth_getUncleCountByBlockNumber, eth_getUncleCountByBlockHash, eth_call, eth_estimateGas, eth_createAccessList, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getCode, eth_getStorageAt, eth_getProof, eth_getLogs, net_version, web3_clientVersion, eth_sendRawTransactionSync, debug_getRawHeader, debug_getRawBlock, debug_getRawReceipts, debug_getRawTransaction, debug_dbGet, eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter, eth_subscribe, eth_unsubscribe, eth_accounts, eth_syncing, eth_blobBaseFee, net_listening, net_peerCount, web3_sha3, txpool_status } as const;
 
 /** The hand-written handlers of the OP Stack chain node JSON-RPC service: one per method. */
 export interface NodeHandlers {
@@ -861,6 +885,13 @@ export interface NodeHandlers {
   eth_call: RpcHandler<EthCallParams, T.Data>;
   /** Estimates the gas a transaction needs (deadline and queue as for eth_call, per execution). */
   eth_estimateGas: RpcHandler<EthEstimateGasParams, T.Quantity>;
+  /**
+   * Returns the access list (EIP-2930) of the addresses and storage slots a call touches, found as
+   * geth does (run, add what was touched, run again until nothing new is touched), and the gas the
+   * call uses with it. The sender, the recipient's address and the precompiles are left out (the
+   * recipient's slots are listed). A revert or failure is reported in `error`, not as an RPC error.
+   */
+  eth_createAccessList: RpcHandler<EthCreateAccessListParams, T.AccessListResult>;
   /** Returns a gas price suggestion for legacy transactions, in wei. */
   eth_gasPrice: RpcHandler<EthGasPriceParams, T.Quantity>;
   /** Returns a priority fee suggestion for EIP-1559 transactions, in wei. */
@@ -980,6 +1011,7 @@ export function bindNodeHandlers(handlers: NodeHandlers): MethodTable {
     bindMethod(eth_getUncleCountByBlockHash, handlers.eth_getUncleCountByBlockHash),
     bindMethod(eth_call, handlers.eth_call),
     bindMethod(eth_estimateGas, handlers.eth_estimateGas),
+    bindMethod(eth_createAccessList, handlers.eth_createAccessList),
     bindMethod(eth_gasPrice, handlers.eth_gasPrice),
     bindMethod(eth_maxPriorityFeePerGas, handlers.eth_maxPriorityFeePerGas),
     bindMethod(eth_feeHistory, handlers.eth_feeHistory),
@@ -1121,6 +1153,16 @@ export class NodeClient {
   /** Estimates the gas a transaction needs (deadline and queue as for eth_call, per execution). */
   eth_estimateGas(transaction: T.CallRequest, block?: T.BlockNumberOrTag): Promise<T.Quantity> {
     return callMethod(this.transport, eth_estimateGas, { transaction, block });
+  }
+
+  /**
+   * Returns the access list (EIP-2930) of the addresses and storage slots a call touches, found as
+   * geth does (run, add what was touched, run again until nothing new is touched), and the gas the
+   * call uses with it. The sender, the recipient's address and the precompiles are left out (the
+   * recipient's slots are listed). A revert or failure is reported in `error`, not as an RPC error.
+   */
+  eth_createAccessList(transaction: T.CallRequest, block?: T.BlockNumberOrTagOrHash): Promise<T.AccessListResult> {
+    return callMethod(this.transport, eth_createAccessList, { transaction, block });
   }
 
   /** Returns a gas price suggestion for legacy transactions, in wei. */

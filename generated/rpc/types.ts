@@ -13,6 +13,22 @@ export interface AccessListEntryJson {
   storageKeys: Hash32Json[];
 }
 
+/** Result of eth_createAccessList. */
+export interface AccessListResult {
+  accessList: AccessListEntry[];
+  /** Gas the call uses with the access list (its own cost included). */
+  gasUsed: Quantity;
+  /** Why the call with the list failed (`execution reverted: …` for a revert); absent on success. */
+  error?: string;
+}
+
+/** Wire form of {@link AccessListResult}. */
+export interface AccessListResultJson {
+  accessList: AccessListEntryJson[];
+  gasUsed: QuantityJson;
+  error?: string;
+}
+
 /** An EIP-2930 (type 0x1) transaction. */
 export interface AccessListTransaction {
   type: "0x1";

@@ -116,6 +116,18 @@ describe("calls on worker threads", () => {
         [{ from: workers.accounts[9]!.address, to: workers.accounts[8]!.address, value: "0x1" }],
       ],
       ["eth_call", [{ data: BURNER, gas: hexNumber(10_000) }, "latest"]],
+      // GasPriceOracle.getL1Fee(0x) reads L1Block: an access list with a second address.
+      [
+        "eth_createAccessList",
+        [
+          {
+            to: "0x420000000000000000000000000000000000000F",
+            data: "0x49948e0e" + "0".repeat(62) + "20" + "0".repeat(64),
+          },
+          "earliest",
+        ],
+      ],
+      ["eth_createAccessList", [{ data: "0x60006000fd" }, "earliest"]],
     ];
     for (const [method, params] of probes) {
       const [a, b] = await Promise.all([rpc(workers.url, method, params), rpc(inThread.url, method, params)]);

@@ -911,3 +911,66 @@ describe("small standard methods", () => {
     expect(BigInt(after.queued)).toBe(BigInt(before.queued));
   });
 });
+
+describe("eth_createAccessList", () => {
+  type Result = { accessList: { address: Hex; storageKeys: Hex[] }[]; gasUsed: Hex; error?: string };
+  const L1_BLOCK = "0x4200000000000000000000000000000000000015";
+  const GPO = "0x420000000000000000000000000000000000000f";
+  const slot = (n: number): Hex => `0x${n.toString(16).padStart(64, "0")}`;
+  const selector = (signature: string): Hex => keccak256(viemToHex(signature)).slice(0, 10) as Hex;
+
+  it("lists the recipient's slots and the other contracts a call reads, and the gas with the list", async () => {
+    const basefee = await call<Result>(node.url, "eth_createAccessList", [
+      { to: L1_BLOCK, data: selector("basefee()") },
+      "latest",
+    ]);
+    expect(basefee.accessList).toEqual([{ address: L1_BLOCK, storageKeys: [slot(1)] }]);
+    expect(basefee.error).toBeUndefined();
+    // Listing the recipient costs 2 400 without saving anything; the warm slot saves 2 000 of 2 100.
+    const plain = BigInt(
+      await call<Hex>(node.url, "eth_estimateGas", [{ to: L1_BLOCK, data: selector("basefee()") }, "latest"]),
+    );
+    expect(BigInt(basefee.gasUsed)).toBe(plain + 2_400n + 1_900n - 2_000n);
+
+    // GasPriceOracle reads L1Block's fee parameters: a second address with its slots.
+    const data = encodeFunctionData({
+      abi: [
+        {
+          type: "function",
+          name: "getL1Fee",
+          stateMutability: "view",
+          inputs: [{ type: "bytes" }],
+          outputs: [{ type: "uint256" }],
+        },
+      ],
+      functionName: "getL1Fee",
+      args: [`0x${"ab".repeat(100)}`],
+    });
+    const fee = await call<Result>(node.url, "eth_createAccessList", [{ to: GPO, data }]);
+    const l1Block = fee.accessList.find((e) => e.address === L1_BLOCK);
+    expect(l1Block?.storageKeys.length).toBeGreaterThan(0);
+    expect(fee.accessList.every((e) => e.address !== node.accounts[0]!.address.toLowerCase())).toBe(true);
+    // Running again with the list gives the same list and gas: it is complete.
+    const again = await call<Result>(node.url, "eth_createAccessList", [
+      { to: GPO, data, accessList: fee.accessList },
+    ]);
+    expect(again).toEqual(fee);
+
+    // viem's action reads the same answer.
+    const viaViem = await clients(node).publicClient.createAccessList({ to: GPO, data });
+    expect(viaViem.gasUsed).toBe(BigInt(fee.gasUsed));
+    expect(viaViem.accessList.map((e) => e.address.toLowerCase())).toEqual(
+      fee.accessList.map((e) => e.address),
+    );
+  });
+
+  it("reports a revert in the result's error, not as an RPC error", async () => {
+    const reverted = await call<Result>(node.url, "eth_createAccessList", [
+      { from: node.accounts[0]!.address, to: L1_BLOCK, data: selector("setL1BlockValuesIsthmus()") },
+    ]);
+    expect(reverted.error).toMatch(/^execution reverted/);
+    expect(BigInt(reverted.gasUsed)).toBeGreaterThan(21_000n);
+    const bad = await rpc(node.url, "eth_createAccessList", [{ to: "0x12" }]);
+    expect(bad.body?.error?.code).toBe(-32602);
+  });
+});

@@ -18,7 +18,14 @@ import {
   IntrinsicGasError,
 } from "../state/call.js";
 import type { CallContext, CallExecutor, PendingOverlay } from "./executor.js";
-import type { CallJob, CallWorkerData, EstimateResult, OverlayDelta, WorkerReply } from "./protocol.js";
+import type {
+  AccessListResult,
+  CallJob,
+  CallWorkerData,
+  EstimateResult,
+  OverlayDelta,
+  WorkerReply,
+} from "./protocol.js";
 
 const ENTRY = new URL("./call-worker-entry.mjs", import.meta.url);
 
@@ -36,7 +43,8 @@ export interface CallPoolOptions {
 
 type JobInput =
   | { kind: "call"; env: CallEnvironment; msg: CallMessage }
-  | { kind: "estimate"; env: CallEnvironment; msg: CallMessage; cap: bigint };
+  | { kind: "estimate"; env: CallEnvironment; msg: CallMessage; cap: bigint }
+  | { kind: "access-list"; env: CallEnvironment; msg: CallMessage };
 
 interface Job {
   readonly id: number;
@@ -101,6 +109,11 @@ export class CallPool implements CallExecutor {
   ): Promise<EstimateResult> {
     const input: JobInput = { kind: "estimate", env: context.env, msg, cap };
     return this.submit(input, context.overlay, signal) as Promise<EstimateResult>;
+  }
+
+  accessList(context: CallContext, msg: CallMessage, signal?: AbortSignal): Promise<AccessListResult> {
+    const input: JobInput = { kind: "access-list", env: context.env, msg };
+    return this.submit(input, context.overlay, signal) as Promise<AccessListResult>;
   }
 
   /** Starts a worker ahead of the first call (its start-up loads the EVM). */
@@ -205,17 +218,7 @@ export class CallPool implements CallExecutor {
       delta = { blockId: overlay.blockId, from, entries: entriesFrom(overlay.nodes, from) };
       slot.overlay = { blockId: overlay.blockId, sent: from + delta.entries.length };
     }
-    const message: CallJob =
-      job.input.kind === "call"
-        ? { kind: "call", id: job.id, env: job.input.env, overlay: delta, msg: job.input.msg }
-        : {
-            kind: "estimate",
-            id: job.id,
-            env: job.input.env,
-            overlay: delta,
-            msg: job.input.msg,
-            cap: job.input.cap,
-          };
+    const message: CallJob = { ...job.input, id: job.id, overlay: delta };
     void slot.ready.then(() => {
       if (slot.job === job && !slot.retired) slot.worker.postMessage(message);
     });
@@ -237,6 +240,7 @@ export class CallPool implements CallExecutor {
         job.resolve(reply.outcome);
         break;
       case "estimate-result":
+      case "access-list-result":
         job.resolve(reply.result);
         break;
       case "intrinsic-gas":

@@ -1,12 +1,18 @@
 /**
- * A call worker thread: runs eth_call and eth_estimateGas jobs off the node's event loop. It reads
+ * A call worker thread: runs eth_call, eth_estimateGas and eth_createAccessList jobs off the node's event loop. It reads
  * sealed state from the node's SQLite file (read-only; WAL readers never block the sequencer's writer)
  * and pending state from the overlay of the block being built, which the main thread sends as deltas.
  * One job at a time; a job that overruns its deadline is ended by terminating this thread.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { ReadonlyNodeTable } from "../store/node-table.js";
-import { CallRunner, estimateGas, IntrinsicGasError, type MessageRunner } from "../state/call.js";
+import {
+  CallRunner,
+  createAccessList,
+  estimateGas,
+  IntrinsicGasError,
+  type MessageRunner,
+} from "../state/call.js";
 import { type HashSource, OverlaySource } from "../state/sources.js";
 import type { CallJob, CallWorkerData, OverlayDelta, WorkerReply } from "./protocol.js";
 
@@ -44,12 +50,14 @@ async function runJob(job: CallJob): Promise<void> {
   };
   if (job.kind === "call") {
     reply({ kind: "call-result", id: job.id, outcome: await counted.run(job.msg) });
-  } else {
+  } else if (job.kind === "estimate") {
     reply({
       kind: "estimate-result",
       id: job.id,
       result: await estimateGas(counted, job.msg, job.cap),
     });
+  } else {
+    reply({ kind: "access-list-result", id: job.id, result: await createAccessList(counted, job.msg) });
   }
 }
 

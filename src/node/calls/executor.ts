@@ -1,5 +1,5 @@
 /**
- * How the node runs eth_call and eth_estimateGas: on worker threads (CallPool, the default) or on the
+ * How the node runs eth_call, eth_estimateGas and eth_createAccessList: on worker threads (CallPool, the default) or on the
  * event loop (InThreadCalls, `--call-workers 0`). Both run the same CallRunner and estimateGas.
  */
 import {
@@ -7,10 +7,11 @@ import {
   type CallMessage,
   type CallOutcome,
   CallRunner,
+  createAccessList,
   estimateGas,
 } from "../state/call.js";
 import type { HashSource } from "../state/sources.js";
-import type { EstimateResult } from "./protocol.js";
+import type { AccessListResult, EstimateResult } from "./protocol.js";
 
 /** The nodes written by a block being built: an append-only, content-addressed map. */
 export interface PendingOverlay {
@@ -37,6 +38,7 @@ export interface CallExecutor {
     cap: bigint,
     signal?: AbortSignal,
   ): Promise<EstimateResult>;
+  accessList(context: CallContext, msg: CallMessage, signal?: AbortSignal): Promise<AccessListResult>;
   close(): Promise<void>;
 }
 
@@ -48,6 +50,10 @@ export class InThreadCalls implements CallExecutor {
 
   async estimate(context: CallContext, msg: CallMessage, cap: bigint): Promise<EstimateResult> {
     return estimateGas(await CallRunner.create(context.source, context.env), msg, cap);
+  }
+
+  async accessList(context: CallContext, msg: CallMessage): Promise<AccessListResult> {
+    return createAccessList(await CallRunner.create(context.source, context.env), msg);
   }
 
   async close(): Promise<void> {}

@@ -2,7 +2,7 @@
  * Messages between the node's main thread and its call workers (structured clone: bigints and
  * Uint8Arrays travel as they are). One job at a time per worker; every job carries its own id.
  */
-import type { CallEnvironment, CallMessage, CallOutcome } from "../state/call.js";
+import type { AccessListEntry, CallEnvironment, CallMessage, CallOutcome } from "../state/call.js";
 
 /** Passed as `workerData`: what a worker needs to open the chain store read-only. */
 export interface CallWorkerData {
@@ -31,9 +31,22 @@ export type CallJob =
       overlay: OverlayDelta | undefined;
       msg: CallMessage;
       cap: bigint;
+    }
+  | {
+      kind: "access-list";
+      id: number;
+      env: CallEnvironment;
+      overlay: OverlayDelta | undefined;
+      msg: CallMessage;
     };
 
 export type EstimateResult = { gas: bigint } | { failure: CallOutcome };
+
+/** eth_createAccessList: the list and the outcome of the run that used it. */
+export interface AccessListResult {
+  accessList: AccessListEntry[];
+  outcome: CallOutcome;
+}
 
 export type WorkerReply =
   /** The worker has opened the store and takes jobs. */
@@ -42,6 +55,7 @@ export type WorkerReply =
   | { kind: "run-started"; id: number }
   | { kind: "call-result"; id: number; outcome: CallOutcome }
   | { kind: "estimate-result"; id: number; result: EstimateResult }
+  | { kind: "access-list-result"; id: number; result: AccessListResult }
   | { kind: "intrinsic-gas"; id: number; gas: bigint; intrinsic: bigint }
   /** Anything else the job threw (the same name and message the in-thread run would throw). */
   | { kind: "failed"; id: number; name: string; message: string };

@@ -355,6 +355,25 @@ export function createNodeHandlers(
       }
       return result.gas;
     },
+    async eth_createAccessList({ transaction, block }, ctx) {
+      const r = resolveSelector(node, block);
+      tagSnapshot(ctx, r);
+      const context = node.callContext(r);
+      const { gasLimit } = context.env;
+      const msg = callMessage(transaction, gasLimit < RPC_GAS_CAP ? gasLimit : RPC_GAS_CAP);
+      let result;
+      try {
+        result = await node.calls.accessList(context, msg, ctx.signal);
+      } catch (e) {
+        if (e instanceof IntrinsicGasError) throw new ExecutionFailedError(e.message);
+        throw e;
+      }
+      const { accessList, outcome } = result;
+      const out: T.AccessListResult = { accessList, gasUsed: outcome.gasUsed };
+      if (outcome.reverted) out.error = revertMessage(outcome.returnData);
+      else if (!outcome.success) out.error = `execution failed: ${outcome.error}`;
+      return out;
+    },
     eth_gasPrice: () => node.nextBaseFee() + SUGGESTED_TIP,
     eth_maxPriorityFeePerGas: () => SUGGESTED_TIP,
     eth_feeHistory({ blockCount, newestBlock, rewardPercentiles }) {

@@ -11,6 +11,7 @@ import { calldataGas } from "../../chain/l1-fee.js";
 import { type OpFork } from "../../chain/rollup-config.js";
 import { BlockStateManager } from "../../chain/state.js";
 import { PreimageTrieDB } from "../../chain/trie-db.js";
+import { fromHex, toHexRaw } from "../../chain/hex.js";
 import { floorDataGas } from "../../chain/tx-processor.js";
 import type { HashSource } from "./sources.js";
 
@@ -37,7 +38,14 @@ export interface CallMessage {
   /** Total gas including intrinsic gas. */
   gas: bigint;
   gasPrice: bigint;
-  accessList: { address: Uint8Array; storageKeys: Uint8Array[] }[];
+  accessList: AccessListEntry[];
+  /** Record the addresses and slots the execution touches (eth_createAccessList), in `CallOutcome.accessList`. */
+  recordAccessList?: boolean;
+}
+
+export interface AccessListEntry {
+  address: Uint8Array;
+  storageKeys: Uint8Array[];
 }
 
 export interface CallOutcome {
@@ -47,6 +55,12 @@ export interface CallOutcome {
   /** Total gas used (intrinsic + execution − refund, at least the EIP-7623 floor). */
   gasUsed: bigint;
   error: string | undefined;
+  /**
+   * With `recordAccessList`: the message's access list plus every address and slot the execution
+   * touched, except the sender, the recipient's address and the precompiles (geth's rule: the
+   * recipient's slots are listed).
+   */
+  accessList?: AccessListEntry[];
 }
 
 export class IntrinsicGasError extends Error {
@@ -113,14 +127,18 @@ export class CallRunner implements MessageRunner {
     const journal = this.evm.journal;
     await this.state.checkpoint();
     try {
+      const record = msg.recordAccessList === true;
+      // Reports every address and slot warmed from here on, and those of the message's list.
+      if (record) journal.startReportingAccessList();
       for (const p of this.evm.precompiles.keys()) journal.addAlwaysWarmAddress(p);
       journal.addAlwaysWarmAddress(from.toString());
       if (to) journal.addAlwaysWarmAddress(to.toString());
       journal.addAlwaysWarmAddress(coinbase.toString());
       for (const e of msg.accessList) {
         const a = new Address(e.address).toString();
-        journal.addAlwaysWarmAddress(a);
-        for (const k of e.storageKeys) journal.addAlwaysWarmSlot(a, `0x${Buffer.from(k).toString("hex")}`);
+        journal.addAlwaysWarmAddress(a, record);
+        for (const k of e.storageKeys)
+          journal.addAlwaysWarmSlot(a, `0x${Buffer.from(k).toString("hex")}`, record);
       }
       const result = await this.evm.runCall({
         block: {
@@ -149,18 +167,77 @@ export class CallRunner implements MessageRunner {
       used -= refund < used / 5n ? refund : used / 5n;
       if (used < floor) used = floor;
       const error = exec.exceptionError?.error;
-      return {
+      const outcome: CallOutcome = {
         success: error === undefined,
         reverted: error === "revert",
         returnData: exec.returnValue,
         gasUsed: used,
         error,
       };
+      if (record) {
+        const excluded = new Set([
+          toHexRaw(msg.from),
+          ...[...this.evm.precompiles.keys()].map((k) => k.replace(/^0x/, "")),
+        ]);
+        outcome.accessList = reportedAccessList(journal.accessList ?? new Map(), excluded);
+      }
+      return outcome;
     } finally {
       await this.state.revert();
       await journal.cleanup();
       this.state.originalStorageCache.clear();
     }
+  }
+}
+
+/**
+ * The journal's report as an access list, in first-touched order: addresses in `excluded`
+ * (unprefixed lowercase hex) are left out unless they had slots touched.
+ */
+function reportedAccessList(
+  report: Map<string, Set<string>>,
+  excluded: ReadonlySet<string>,
+): AccessListEntry[] {
+  const out: AccessListEntry[] = [];
+  for (const [address, slots] of report) {
+    if (slots.size === 0 && excluded.has(address)) continue;
+    out.push({
+      address: fromHex(address),
+      storageKeys: [...slots].map((slot) => fromHex(slot.padStart(64, "0"))),
+    });
+  }
+  return out;
+}
+
+function sameAccessList(a: readonly AccessListEntry[], b: readonly AccessListEntry[]): boolean {
+  const key = (list: readonly AccessListEntry[]) =>
+    list
+      .map((e) => `${toHexRaw(e.address)}:${e.storageKeys.map(toHexRaw).sort().join(",")}`)
+      .sort()
+      .join(";");
+  return key(a) === key(b);
+}
+
+/** Rounds of eth_createAccessList at most; each adds what the previous list made reachable. */
+export const MAX_ACCESS_LIST_ROUNDS = 16;
+
+/**
+ * eth_createAccessList (geth's algorithm): run with the list so far, recording what the execution
+ * touches, until a run touches nothing new. Returns the list and the outcome of the last run, whose
+ * gas includes the list's own cost.
+ */
+export async function createAccessList(
+  runner: MessageRunner,
+  msg: CallMessage,
+): Promise<{ accessList: AccessListEntry[]; outcome: CallOutcome }> {
+  let list = msg.accessList;
+  for (let round = 0; ; round++) {
+    const outcome = await runner.run({ ...msg, accessList: list, recordAccessList: true });
+    const touched = outcome.accessList ?? [];
+    if (sameAccessList(touched, list) || round + 1 >= MAX_ACCESS_LIST_ROUNDS) {
+      return { accessList: touched, outcome: { ...outcome, accessList: undefined } };
+    }
+    list = touched;
   }
 }
 
