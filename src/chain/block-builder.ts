@@ -266,6 +266,11 @@ export class BlockBuilder {
     return this.db.written;
   }
 
+  /** The keys of `writtenNodes` in the order written (append-only). */
+  get writtenNodeKeys(): readonly string[] {
+    return this.db.writtenKeys;
+  }
+
   get number(): bigint {
     return this.parent.number + 1n;
   }

@@ -17,10 +17,17 @@ export class PreimageTrieDB implements DB<string, string | Uint8Array>, TrieNode
   };
   /** New values written during execution, keyed by unprefixed hex keccak256 hash. */
   readonly written: Map<string, Uint8Array>;
+  /** The keys of `written` in the order written (append-only), so a reader can take what is new. */
+  readonly writtenKeys: string[];
 
-  constructor(source: PreimageSource, written: Map<string, Uint8Array> = new Map()) {
+  constructor(
+    source: PreimageSource,
+    written: Map<string, Uint8Array> = new Map(),
+    writtenKeys: string[] = [...written.keys()],
+  ) {
     this.source = source;
     this.written = written;
+    this.writtenKeys = writtenKeys;
   }
 
   async get(key: string): Promise<Uint8Array | undefined> {
@@ -64,6 +71,7 @@ export class PreimageTrieDB implements DB<string, string | Uint8Array>, TrieNode
         : this.source.tryGet(keccak256Key(fromHex(key)));
     if (existing !== undefined) return;
     this.written.set(key, typeof value === "string" ? fromHex(value) : value);
+    this.writtenKeys.push(key);
   }
 
   /** Content-addressed data is never deleted (no pruning). */
@@ -76,7 +84,7 @@ export class PreimageTrieDB implements DB<string, string | Uint8Array>, TrieNode
   }
 
   shallowCopy(): PreimageTrieDB {
-    return new PreimageTrieDB(this.source, this.written);
+    return new PreimageTrieDB(this.source, this.written, this.writtenKeys);
   }
 
   async open(): Promise<void> {}

@@ -271,7 +271,7 @@ export class ChainNode {
       return {
         env: p.env,
         source: p.view.source,
-        overlay: { blockId: toHexRaw(p.payloadId), nodes: p.writtenNodes },
+        overlay: { blockId: toHexRaw(p.payloadId), nodes: p.writtenNodes, keys: p.writtenNodeKeys },
       };
     }
     const h = r.block.header;

@@ -44,6 +44,8 @@ export interface PendingSnapshot {
   view: StateView;
   /** Every trie node and code the block being built has written so far (the builder's live map). */
   writtenNodes: ReadonlyMap<string, Uint8Array>;
+  /** The keys of `writtenNodes` in the order written (append-only). */
+  writtenNodeKeys: readonly string[];
   env: CallEnvironment;
   /** Wall-clock time (ms since the epoch, fractional) the snapshot became the pending view. */
   createdAt: number;
@@ -288,6 +290,7 @@ export class Sequencer {
       size: blockSize(encodeHeader(h), snapshot.transactions),
       view,
       writtenNodes: ctx.builder.writtenNodes,
+      writtenNodeKeys: ctx.builder.writtenNodeKeys,
       env: {
         chainId: this.opts.config.l2ChainId,
         fork: ctx.builder.fork,

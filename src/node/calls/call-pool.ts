@@ -71,12 +71,12 @@ export class CallWorkerExitedError extends Error {
   override readonly name = "CallWorkerExitedError";
 }
 
-/** The entries of `nodes` from position `from` on (Map iteration order is insertion order). */
-function entriesFrom(nodes: ReadonlyMap<string, Uint8Array>, from: number): [string, Uint8Array][] {
+/** The overlay's entries from position `from` of its write order on: O(new entries). */
+function entriesFrom(overlay: PendingOverlay, from: number): [string, Uint8Array][] {
   const out: [string, Uint8Array][] = [];
-  let i = 0;
-  for (const entry of nodes) {
-    if (i++ >= from) out.push(entry);
+  for (let i = from; i < overlay.keys.length; i++) {
+    const key = overlay.keys[i]!;
+    out.push([key, overlay.nodes.get(key)!]);
   }
   return out;
 }
@@ -215,7 +215,7 @@ export class CallPool implements CallExecutor {
     let delta: OverlayDelta | undefined;
     if (overlay !== undefined) {
       const from = slot.overlay?.blockId === overlay.blockId ? slot.overlay.sent : 0;
-      delta = { blockId: overlay.blockId, from, entries: entriesFrom(overlay.nodes, from) };
+      delta = { blockId: overlay.blockId, from, entries: entriesFrom(overlay, from) };
       slot.overlay = { blockId: overlay.blockId, sent: from + delta.entries.length };
     }
     const message: CallJob = { ...job.input, id: job.id, overlay: delta };

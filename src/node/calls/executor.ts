@@ -17,8 +17,10 @@ import type { AccessListResult, EstimateResult } from "./protocol.js";
 export interface PendingOverlay {
   /** Identifies the block being built (a new id starts a new overlay). */
   readonly blockId: string;
-  /** By unprefixed hex keccak256, in the order written. */
+  /** By unprefixed hex keccak256. */
   readonly nodes: ReadonlyMap<string, Uint8Array>;
+  /** The keys of `nodes` in the order written (append-only): a worker is sent only what is new. */
+  readonly keys: readonly string[];
 }
 
 /** The block a call runs in: its environment and where its state is read. */
