@@ -249,6 +249,28 @@ describe("composite codecs", () => {
     roundTrips(C.FeeHistoryCodec, feeHistory);
   });
 
+  it("records (txpool results) round-trip, reject non-objects, and keep a __proto__ key a key", () => {
+    const nonce = fc.bigInt({ min: 0n, max: 1000n }).map(String);
+    const inspect = fc.record({
+      pending: fc.dictionary(fc.string(), fc.dictionary(nonce, fc.string(), { maxKeys: 3 }), { maxKeys: 3 }),
+      queued: fc.dictionary(fc.string(), fc.dictionary(nonce, fc.string(), { maxKeys: 3 }), { maxKeys: 3 }),
+    });
+    roundTrips(C.TxPoolInspectCodec, inspect);
+    const hostile = JSON.parse('{"pending":{"__proto__":{"0":"x"}},"queued":{}}') as unknown;
+    const decoded = C.TxPoolInspectCodec.decode(hostile, "inspect");
+    expect(Object.keys(decoded.pending)).toEqual(["__proto__"]);
+    expect(decoded.pending["__proto__"]?.["0"]).toBe("x");
+    expect(({} as Record<string, unknown>)["0"]).toBeUndefined();
+    for (const bad of [[], "x", null, 1]) {
+      expect(() => C.TxPoolInspectCodec.decode({ pending: bad, queued: {} }, "inspect")).toThrow(
+        /inspect\.pending: expected an object/,
+      );
+    }
+    expect(() => C.TxPoolInspectCodec.decode({ pending: { a: { 1: 2 } }, queued: {} }, "inspect")).toThrow(
+      /inspect\.pending\.a\.1/,
+    );
+  });
+
   it("ProofRequest round-trips with snake_case fields and JSON numbers", () => {
     roundTrips(C.ProofRequestCodec, A.proofRequest());
     const [request] = fc.sample(A.proofRequest(), { numRuns: 1, seed: 1 });

@@ -8,6 +8,7 @@ import {
   getPattern,
   getReturnsDoc,
   isArrayModelType,
+  isRecordModelType,
   isErrorModel,
   NodeHost,
   serializeValueAsJson,
@@ -99,6 +100,8 @@ export function readSpec(program: Program): RpcSpec {
       case "Model":
         if (isArrayModelType(type))
           return { kind: "array", items: wireType(type.indexer.value, `${where}[]`) };
+        if (isRecordModelType(program, type))
+          return { kind: "record", values: wireType(type.indexer.value, `${where}{}`) };
         if (type.name === "") break;
         modelDecl(type);
         return { kind: "ref", name: type.name };

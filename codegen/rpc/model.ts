@@ -12,6 +12,8 @@ export type WireType =
   | { readonly kind: "null" }
   | { readonly kind: "literal"; readonly value: string | number | boolean }
   | { readonly kind: "array"; readonly items: WireType }
+  /** A JSON object with any string keys, all values of one type (TypeSpec `Record<T>`). */
+  | { readonly kind: "record"; readonly values: WireType }
   | { readonly kind: "union"; readonly variants: readonly WireType[] };
 
 export type ScalarCodecKind =
@@ -123,6 +125,8 @@ export function referencedNames(type: WireType): string[] {
       return [type.name];
     case "array":
       return referencedNames(type.items);
+    case "record":
+      return referencedNames(type.values);
     case "union":
       return type.variants.flatMap(referencedNames);
     default:

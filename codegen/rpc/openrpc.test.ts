@@ -81,6 +81,9 @@ const NODE: Expected = {
   net_peerCount: [[], ref("Quantity"), []],
   web3_sha3: [["data"], ref("Hash32"), [-32602]],
   txpool_status: [[], ref("TxPoolStatus"), []],
+  txpool_content: [[], ref("TxPoolContent"), []],
+  txpool_contentFrom: [["address"], ref("TxPoolContentFrom"), [-32602]],
+  txpool_inspect: [[], ref("TxPoolInspect"), []],
 };
 
 const PROVER: Expected = {

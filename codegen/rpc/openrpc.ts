@@ -45,6 +45,8 @@ export function schemaOf(type: WireType): JsonSchema {
       return { type: typeof type.value, const: type.value };
     case "array":
       return { type: "array", items: schemaOf(type.items) };
+    case "record":
+      return { type: "object", additionalProperties: schemaOf(type.values) };
     case "union":
       return { anyOf: type.variants.map(schemaOf) };
   }

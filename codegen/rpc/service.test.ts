@@ -169,6 +169,9 @@ const nodeHandlers: NodeHandlers = {
   net_peerCount: unsupported,
   web3_sha3: unsupported,
   txpool_status: unsupported,
+  txpool_content: unsupported,
+  txpool_contentFrom: unsupported,
+  txpool_inspect: unsupported,
   debug_getRawHeader: unsupported,
   debug_getRawBlock: unsupported,
   debug_getRawReceipts: unsupported,
@@ -194,7 +197,7 @@ describe("node client and handler table", () => {
   const client = new NodeClient(inProcessTransport(bindNodeHandlers(nodeHandlers)));
 
   it("binds exactly one handler per method", () => {
-    expect([...bindNodeHandlers(nodeHandlers).keys()]).toHaveLength(49);
+    expect([...bindNodeHandlers(nodeHandlers).keys()]).toHaveLength(52);
   });
 
   it("round-trips a block with a deposit transaction and one with hashes", async () => {

@@ -85,6 +85,8 @@ export function typeExpression(type: WireType, form: "decoded" | "json", prefix 
       const items = typeExpression(type.items, form, prefix);
       return type.items.kind === "union" ? `(${items})[]` : `${items}[]`;
     }
+    case "record":
+      return `Record<string, ${typeExpression(type.values, form, prefix)}>`;
     case "union":
       return type.variants.map((v) => typeExpression(v, form, prefix)).join(" | ");
   }
@@ -107,6 +109,8 @@ export function codecExpression(type: WireType, prefix = ""): string {
       return `wire.literal(${JSON.stringify(type.value)})`;
     case "array":
       return `wire.array(${codecExpression(type.items, prefix)})`;
+    case "record":
+      return `wire.record(${codecExpression(type.values, prefix)})`;
     case "union":
       return `wire.union([${type.variants.map((v) => codecExpression(v, prefix)).join(", ")}])`;
   }

@@ -415,6 +415,24 @@ export const ReceiptCodec: wire.Codec<T.Receipt, T.ReceiptJson> = wire.object<T.
 /** Validates, decodes and encodes {@link T.SubscriptionKind}. */
 export const SubscriptionKindCodec: wire.Codec<T.SubscriptionKind, T.SubscriptionKindJson> = wire.union([wire.literal("newHeads"), wire.literal("logs"), wire.literal("newPendingTransactions"), wire.literal("newFlashblocks")]);
 
+/** Validates, decodes and encodes {@link T.TxPoolContent}. */
+export const TxPoolContentCodec: wire.Codec<T.TxPoolContent, T.TxPoolContentJson> = wire.object<T.TxPoolContent, T.TxPoolContentJson>([
+  { name: "pending", codec: wire.record(wire.record(TransactionCodec)), optional: false },
+  { name: "queued", codec: wire.record(wire.record(TransactionCodec)), optional: false },
+], "a TxPoolContent object");
+
+/** Validates, decodes and encodes {@link T.TxPoolContentFrom}. */
+export const TxPoolContentFromCodec: wire.Codec<T.TxPoolContentFrom, T.TxPoolContentFromJson> = wire.object<T.TxPoolContentFrom, T.TxPoolContentFromJson>([
+  { name: "pending", codec: wire.record(TransactionCodec), optional: false },
+  { name: "queued", codec: wire.record(TransactionCodec), optional: false },
+], "a TxPoolContentFrom object");
+
+/** Validates, decodes and encodes {@link T.TxPoolInspect}. */
+export const TxPoolInspectCodec: wire.Codec<T.TxPoolInspect, T.TxPoolInspectJson> = wire.object<T.TxPoolInspect, T.TxPoolInspectJson>([
+  { name: "pending", codec: wire.record(wire.record(wire.string)), optional: false },
+  { name: "queued", codec: wire.record(wire.record(wire.string)), optional: false },
+], "a TxPoolInspect object");
+
 /** Validates, decodes and encodes {@link T.TxPoolStatus}. */
 export const TxPoolStatusCodec: wire.Codec<T.TxPoolStatus, T.TxPoolStatusJson> = wire.object<T.TxPoolStatus, T.TxPoolStatusJson>([
   { name: "pending", codec: QuantityCodec, optional: false },

@@ -829,8 +829,46 @@ export const txpool_status = defineMethod<TxpoolStatusParams, T.TxPoolStatus>({
   result: C.TxPoolStatusCodec,
 });
 
+/** txpool_content takes no params. */
+export type TxpoolContentParams = Record<string, never>;
+
+/** Returns the pool's transactions by sender and nonce, split as txpool_status counts them. */
+export const txpool_content = defineMethod<TxpoolContentParams, T.TxPoolContent>({
+  name: "txpool_content",
+  paramStructure: "by-position",
+  params: [],
+  result: C.TxPoolContentCodec,
+});
+
+/** Params of txpool_contentFrom, in positional order. */
+export interface TxpoolContentFromParams {
+  /** The sender. */
+  address: T.Address;
+}
+
+/** Returns one sender's pool transactions by nonce. */
+export const txpool_contentFrom = defineMethod<TxpoolContentFromParams, T.TxPoolContentFrom>({
+  name: "txpool_contentFrom",
+  paramStructure: "by-position",
+  params: [
+    { name: "address", codec: C.AddressCodec, required: true },
+  ],
+  result: C.TxPoolContentFromCodec,
+});
+
+/** txpool_inspect takes no params. */
+export type TxpoolInspectParams = Record<string, never>;
+
+/** Returns a one-line summary of each pool transaction by sender and nonce. */
+export const txpool_inspect = defineMethod<TxpoolInspectParams, T.TxPoolInspect>({
+  name: "txpool_inspect",
+  paramStructure: "by-position",
+  params: [],
+  result: C.TxPoolInspectCodec,
+});
+
 /** Every node method spec, by method name, in spec order. */
-export const nodeMethods = { eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance, eth_chainId, eth_blockNumber, eth_getTransactionCount, eth_sendRawTransaction, eth_getTransactionByHash, eth_getTransactionReceipt, eth_getBlockReceipts, eth_getBlockTransactionCountByNumber, eth_getBlockTransactionCountByHash, eth_getTransactionByBlockNumberAndIndex, eth_getTransactionByBlockHashAndIndex, eth_getUncleCountByBlockNumber, eth_getUncleCountByBlockHash, eth_call, eth_estimateGas, eth_createAccessList, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getCode, eth_getStorageAt, eth_getProof, eth_getLogs, net_version, web3_clientVersion, eth_sendRawTransactionSync, debug_getRawHeader, debug_getRawBlock, debug_getRawReceipts, debug_getRawTransaction, debug_dbGet, eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter, eth_subscribe, eth_unsubscribe, eth_accounts, eth_syncing, eth_blobBaseFee, net_listening, net_peerCount, web3_sha3, txpool_status } as const;
+export const nodeMethods = { eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance, eth_chainId, eth_blockNumber, eth_getTransactionCount, eth_sendRawTransaction, eth_getTransactionByHash, eth_getTransactionReceipt, eth_getBlockReceipts, eth_getBlockTransactionCountByNumber, eth_getBlockTransactionCountByHash, eth_getTransactionByBlockNumberAndIndex, eth_getTransactionByBlockHashAndIndex, eth_getUncleCountByBlockNumber, eth_getUncleCountByBlockHash, eth_call, eth_estimateGas, eth_createAccessList, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getCode, eth_getStorageAt, eth_getProof, eth_getLogs, net_version, web3_clientVersion, eth_sendRawTransactionSync, debug_getRawHeader, debug_getRawBlock, debug_getRawReceipts, debug_getRawTransaction, debug_dbGet, eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter, eth_subscribe, eth_unsubscribe, eth_accounts, eth_syncing, eth_blobBaseFee, net_listening, net_peerCount, web3_sha3, txpool_status, txpool_content, txpool_contentFrom, txpool_inspect } as const;
 
 /** The hand-written handlers of the OP Stack chain node JSON-RPC service: one per method. */
 export interface NodeHandlers {
@@ -988,6 +1026,12 @@ export interface NodeHandlers {
    * account's next nonce without a gap) and how many wait behind a nonce gap (`queued`).
    */
   txpool_status: RpcHandler<TxpoolStatusParams, T.TxPoolStatus>;
+  /** Returns the pool's transactions by sender and nonce, split as txpool_status counts them. */
+  txpool_content: RpcHandler<TxpoolContentParams, T.TxPoolContent>;
+  /** Returns one sender's pool transactions by nonce. */
+  txpool_contentFrom: RpcHandler<TxpoolContentFromParams, T.TxPoolContentFrom>;
+  /** Returns a one-line summary of each pool transaction by sender and nonce. */
+  txpool_inspect: RpcHandler<TxpoolInspectParams, T.TxPoolInspect>;
 }
 
 /** Binds the node handlers to their method specs: the table the JSON-RPC server dispatches on. */
@@ -1042,6 +1086,9 @@ export function bindNodeHandlers(handlers: NodeHandlers): MethodTable {
     bindMethod(net_peerCount, handlers.net_peerCount),
     bindMethod(web3_sha3, handlers.web3_sha3),
     bindMethod(txpool_status, handlers.txpool_status),
+    bindMethod(txpool_content, handlers.txpool_content),
+    bindMethod(txpool_contentFrom, handlers.txpool_contentFrom),
+    bindMethod(txpool_inspect, handlers.txpool_inspect),
   ];
   return new Map(bound.map((method) => [method.name, method]));
 }
@@ -1349,5 +1396,20 @@ export class NodeClient {
    */
   txpool_status(): Promise<T.TxPoolStatus> {
     return callMethod(this.transport, txpool_status, {});
+  }
+
+  /** Returns the pool's transactions by sender and nonce, split as txpool_status counts them. */
+  txpool_content(): Promise<T.TxPoolContent> {
+    return callMethod(this.transport, txpool_content, {});
+  }
+
+  /** Returns one sender's pool transactions by nonce. */
+  txpool_contentFrom(address: T.Address): Promise<T.TxPoolContentFrom> {
+    return callMethod(this.transport, txpool_contentFrom, { address });
+  }
+
+  /** Returns a one-line summary of each pool transaction by sender and nonce. */
+  txpool_inspect(): Promise<T.TxPoolInspect> {
+    return callMethod(this.transport, txpool_inspect, {});
   }
 }

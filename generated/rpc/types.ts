@@ -921,6 +921,50 @@ export type Transaction = LegacyTransaction | AccessListTransaction | DynamicFee
 /** Wire form of {@link Transaction}. */
 export type TransactionJson = LegacyTransactionJson | AccessListTransactionJson | DynamicFeeTransactionJson | SetCodeTransactionJson | DepositTransactionJson;
 
+/**
+ * txpool_content's result, as geth reports it: pool transactions by sender (checksummed address),
+ * then by nonce (decimal string).
+ */
+export interface TxPoolContent {
+  /** Executable now: consecutive from each sender's next nonce. */
+  pending: Record<string, Record<string, Transaction>>;
+  /** Waiting behind a nonce gap. */
+  queued: Record<string, Record<string, Transaction>>;
+}
+
+/** Wire form of {@link TxPoolContent}. */
+export interface TxPoolContentJson {
+  pending: Record<string, Record<string, TransactionJson>>;
+  queued: Record<string, Record<string, TransactionJson>>;
+}
+
+/** txpool_contentFrom's result: one sender's pool transactions by nonce (decimal string). */
+export interface TxPoolContentFrom {
+  pending: Record<string, Transaction>;
+  queued: Record<string, Transaction>;
+}
+
+/** Wire form of {@link TxPoolContentFrom}. */
+export interface TxPoolContentFromJson {
+  pending: Record<string, TransactionJson>;
+  queued: Record<string, TransactionJson>;
+}
+
+/**
+ * txpool_inspect's result: geth's one-line summaries (`<to>: <value> wei + <gas> gas × <fee cap> wei`,
+ * or `contract creation: …`) by sender, then by nonce.
+ */
+export interface TxPoolInspect {
+  pending: Record<string, Record<string, string>>;
+  queued: Record<string, Record<string, string>>;
+}
+
+/** Wire form of {@link TxPoolInspect}. */
+export interface TxPoolInspectJson {
+  pending: Record<string, Record<string, string>>;
+  queued: Record<string, Record<string, string>>;
+}
+
 /** txpool_status's result, as geth and reth report it. */
 export interface TxPoolStatus {
   /** Transactions executable now, in order from each sender's next nonce. */

@@ -142,16 +142,28 @@ export class TxPool {
    * waiting behind a nonce gap (`queued`), as txpool_status reports them.
    */
   status(nonceOf: (sender: Uint8Array) => bigint): { pending: number; queued: number } {
-    let pending = 0;
-    let queued = 0;
+    const { pending, queued } = this.classify(nonceOf);
+    return { pending: pending.length, queued: queued.length };
+  }
+
+  /** The transactions of `status`, each sender's in nonce order (txpool_content, txpool_inspect). */
+  classify(nonceOf: (sender: Uint8Array) => bigint): {
+    pending: PooledTransaction[];
+    queued: PooledTransaction[];
+  } {
+    const pending: PooledTransaction[] = [];
+    const queued: PooledTransaction[] = [];
     for (const m of this.bySender.values()) {
       const first = m.values().next().value;
       if (first === undefined) continue;
-      const start = nonceOf(first.sender);
-      let next = start;
-      while (m.has(next)) next++;
-      pending += Number(next - start);
-      queued += m.size - Number(next - start);
+      let next = nonceOf(first.sender);
+      const sorted = [...m.values()].sort((a, b) => (a.nonce < b.nonce ? -1 : 1));
+      for (const tx of sorted) {
+        if (tx.nonce === next) {
+          pending.push(tx);
+          next++;
+        } else queued.push(tx);
+      }
     }
     return { pending, queued };
   }

@@ -7,6 +7,7 @@ import type { ChainNode } from "./chain-node.js";
 import { createDebugHandlers } from "./rpc/debug-handlers.js";
 import { createFilterHandlers } from "./rpc/filter-handlers.js";
 import { createNodeHandlers } from "./rpc/handlers.js";
+import { createTxPoolHandlers } from "./rpc/txpool-handlers.js";
 import { createNotificationHandlers } from "./rpc/notification-handlers.js";
 
 export const FLASHBLOCKS_PATH = "/ws/flashblocks";
@@ -21,6 +22,7 @@ export function createNodeServer(
     ...core,
     ...filters.handlers,
     ...createDebugHandlers(node),
+    ...createTxPoolHandlers(node),
     ...createNotificationHandlers(node),
   });
   const metrics = new MetricsRegistry({ processMetrics: true });

@@ -900,6 +900,30 @@ describe("small standard methods", () => {
     const gapped = await call<Hex>(node.url, "eth_sendRawTransaction", [await sign(next + 1)]);
     const during = await call<Status>(node.url, "txpool_status", []);
     expect(BigInt(during.queued)).toBe(BigInt(before.queued) + 1n);
+    // The same transaction in geth's content and inspect forms: checksummed sender, decimal nonce.
+    type ByNonce = Record<string, { hash: Hex; blockHash: Hex | null }>;
+    const content = await call<{ pending: Record<string, ByNonce>; queued: Record<string, ByNonce> }>(
+      node.url,
+      "txpool_content",
+      [],
+    );
+    expect(content.queued[account.address]?.[String(next + 1)]).toMatchObject({
+      hash: gapped,
+      blockHash: null,
+    });
+    const from = await call<{ pending: ByNonce; queued: ByNonce }>(node.url, "txpool_contentFrom", [
+      account.address,
+    ]);
+    expect(Object.keys(from.queued)).toEqual([String(next + 1)]);
+    expect(from.queued[String(next + 1)]?.hash).toBe(gapped);
+    const inspect = await call<{ queued: Record<string, Record<string, string>> }>(
+      node.url,
+      "txpool_inspect",
+      [],
+    );
+    expect(inspect.queued[account.address]?.[String(next + 1)]).toBe(
+      `${account.address}: 1 wei + 21000 gas × 10000000000 wei`,
+    );
     await call(node.url, "eth_sendRawTransaction", [await sign(next)]);
     // Both are executable now; the sequencer takes them into the block being built.
     await waitFor(

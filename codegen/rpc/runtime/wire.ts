@@ -340,6 +340,38 @@ export function array<V, J>(
 }
 
 /**
+ * A JSON object with any keys, every value of one codec (TypeSpec `Record<T>`). Decoded objects have
+ * no prototype, so a hostile key such as `__proto__` is only a key.
+ */
+export function record<V, J>(
+  values: Codec<V, J>,
+  expected = `an object (each value ${values.expected})`,
+): Codec<Record<string, V>, Record<string, J>> {
+  const isObject = (raw: unknown): raw is Record<string, unknown> =>
+    typeof raw === "object" && raw !== null && !Array.isArray(raw) && !(raw instanceof Uint8Array);
+  return {
+    expected,
+    jsonType: "object",
+    decode(raw, path) {
+      if (!isObject(raw)) throw new WireError(path, expected, raw);
+      const out = Object.create(null) as Record<string, V>;
+      for (const key of Object.keys(raw)) out[key] = values.decode(raw[key], `${path}.${key}`);
+      return out;
+    },
+    encode(value) {
+      const out = Object.create(null) as Record<string, J>;
+      for (const key of Object.keys(value)) out[key] = values.encode(value[key]!);
+      return out;
+    },
+    is: (value): value is Record<string, V> => {
+      if (!isObject(value)) return false;
+      const first = Object.keys(value)[0];
+      return first === undefined || values.is(value[first]);
+    },
+  };
+}
+
+/**
  * One of several types, tried in order; the first that decodes wins. When every variant fails and
  * some failed deeper inside the value (at a field of an object), the closest match is reported: a
  * malformed field beats a missing one, then the deepest path wins. Otherwise the error lists what

@@ -23,6 +23,7 @@ import { type CallMessage, IntrinsicGasError } from "../state/call.js";
 import { type BlockContent, formatBlock, formatLogs, formatReceipt, formatTransaction } from "./format.js";
 import type { DebugHandlers } from "./debug-handlers.js";
 import type { FilterHandlers } from "./filter-handlers.js";
+import type { TxPoolHandlers } from "./txpool-handlers.js";
 import type { NotificationHandlers } from "./notification-handlers.js";
 
 export const CLIENT_VERSION = "op-enclave-suite-node/0.1.0";
@@ -198,11 +199,14 @@ export function findTransaction(
 
 /**
  * Every NodeHandlers method but the notification (createNotificationHandlers), filter
- * (createFilterHandlers) and debug (createDebugHandlers) ones.
+ * (createFilterHandlers), debug (createDebugHandlers) and txpool (createTxPoolHandlers) ones.
  */
 export function createNodeHandlers(
   node: ChainNode,
-): Omit<NodeHandlers, keyof NotificationHandlers | keyof FilterHandlers | keyof DebugHandlers> {
+): Omit<
+  NodeHandlers,
+  keyof NotificationHandlers | keyof FilterHandlers | keyof DebugHandlers | keyof TxPoolHandlers
+> {
   const content = (r: ResolvedBlock) => node.content(r);
 
   /** A block's transaction at `index`, with its placement and receipt-derived fields. */
@@ -493,10 +497,5 @@ export function createNodeHandlers(
     net_listening: () => true,
     net_peerCount: () => 0n,
     web3_sha3: ({ data }) => keccak_256(data),
-    txpool_status: () => {
-      const state = node.admissionState();
-      const { pending, queued } = node.sequencer.pool.status((sender) => state.nonce(sender));
-      return { pending: BigInt(pending), queued: BigInt(queued) };
-    },
   };
 }
