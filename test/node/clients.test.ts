@@ -180,6 +180,24 @@ describe("cast (Foundry 1.7)", () => {
     );
   });
 
+  it("proof and access-list", async () => {
+    // Past genesis: the L1 attributes deposit has written L1Block's storage.
+    await waitFor(async () => ((await latestNumber()) >= 1 ? true : undefined), "block 1");
+    const l1Block = "0x4200000000000000000000000000000000000015";
+    const proof = JSON.parse(await cast("proof", l1Block, "1")) as {
+      storageHash: string;
+      accountProof: string[];
+      storageProof: { key: string; proof: string[] }[];
+    };
+    expect(proof.accountProof.length).toBeGreaterThan(0);
+    expect(proof.storageProof[0]!.key).toBe(`0x${"0".repeat(63)}1`);
+    expect(proof.storageProof[0]!.proof.length).toBeGreaterThan(0);
+    const accessList = await cast("access-list", l1Block, "basefee()");
+    expect(accessList).toMatch(/^gas used: \d+/);
+    expect(accessList).toContain(`address: ${l1Block}`);
+    expect(accessList).toContain(`0x${"0".repeat(63)}1`);
+  });
+
   it("rpc passes raw params through: eth_feeHistory with a decimal block count", async () => {
     await waitFor(async () => ((await latestNumber()) >= 4 ? true : undefined), "four sealed blocks");
     const history = JSON.parse(await cast("rpc", "eth_feeHistory", "4", "latest", "[50]")) as {
