@@ -7,6 +7,7 @@ import { RLP } from "@ethereumjs/rlp";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { KeyNotFoundError } from "../../../generated/rpc/errors.js";
 import type { NodeHandlers } from "../../../generated/rpc/node.js";
+import type * as T from "../../../generated/rpc/types.js";
 import { encodeHeader } from "../../chain/header.js";
 import { bytesEqual, toHexRaw } from "../../chain/hex.js";
 import { encodeReceipt } from "../../chain/receipts.js";
@@ -34,7 +35,7 @@ export function encodeRawBlock(content: BlockContent): Uint8Array {
 }
 
 export function createDebugHandlers(node: ChainNode): DebugHandlers {
-  const contentOf = (block: Parameters<typeof findSelected>[1]): BlockContent | null => {
+  const contentOf = (block: T.BlockNumberOrTagOrHash): BlockContent | null => {
     const r = findSelected(node, block);
     return r === undefined ? null : node.content(r);
   };
