@@ -1,8 +1,9 @@
 /**
- * A call worker thread: runs eth_call, eth_estimateGas and eth_createAccessList jobs off the node's event loop. It reads
- * sealed state from the node's SQLite file (read-only; WAL readers never block the sequencer's writer)
- * and pending state from the overlay of the block being built, which the main thread sends as deltas.
- * One job at a time; a job that overruns its deadline is ended by terminating this thread.
+ * A call worker thread: runs eth_call, eth_estimateGas and eth_createAccessList jobs off the node's
+ * event loop. It reads sealed state from the node's SQLite file (read-only; WAL readers never block
+ * the sequencer's writer) and pending state from the overlay of the block being built, which the main
+ * thread sends as deltas. One job at a time; a job that overruns its deadline is ended by terminating
+ * this thread.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { ReadonlyNodeTable } from "../store/node-table.js";
