@@ -2,7 +2,9 @@
  * The node's JSON-RPC handlers (the generated NodeHandlers interface): blocks, balances and state at
  * every tag (pending = the latest flashblock snapshot, never null), transactions and receipts
  * (sealed, pre-confirmed or pooled), calls and gas estimates in the selected block's environment,
- * fees, logs; the subscription and send-and-wait handlers are in notification-handlers.ts.
+ * access lists, proofs, fees, logs. The subscription and send-and-wait handlers are in
+ * notification-handlers.ts, the polling filters in filter-handlers.ts, the raw debug reads in
+ * debug-handlers.ts and the txpool namespace in txpool-handlers.ts.
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { decodeAbiParameters } from "viem";
