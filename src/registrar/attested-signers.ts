@@ -4,6 +4,7 @@
  * very key to the registrar's own random nonce. The host is not trusted: it only carries the documents.
  */
 import { teeImageHashOf } from "../../enclave/security-module.js";
+import { bytesEqual } from "../chain/hex.js";
 import type { ProverClient } from "../../generated/rpc/index.js";
 import { type AttestationPolicy, verifyAttestation } from "../attestation/verify.js";
 import { signerAddressOf } from "../host/signer-address.js";
@@ -35,9 +36,6 @@ export class AttestationMismatchError extends Error {
 export class AttestationRefusedError extends Error {
   override readonly name = "AttestationRefusedError";
 }
-
-const equalBytes = (a: Uint8Array, b: Uint8Array): boolean =>
-  a.length === b.length && a.every((byte, i) => byte === b[i]);
 
 export interface ReadAttestedSignersOptions {
   readonly policy: AttestationPolicy;
@@ -77,12 +75,12 @@ export async function readAttestedSigners(
         `enclave ${index}: the host reported a key that is not 65 bytes 0x04…`,
       );
     const embedded = verified.document.publicKey;
-    if (embedded === null || !equalBytes(embedded, key))
+    if (embedded === null || !bytesEqual(embedded, key))
       throw new AttestationMismatchError(
         `enclave ${index}: the attestation document does not embed the key the host reported for it`,
       );
     const echoed = verified.document.nonce;
-    if (echoed === null || !equalBytes(echoed, nonce))
+    if (echoed === null || !bytesEqual(echoed, nonce))
       throw new AttestationMismatchError(
         `enclave ${index}: the attestation document does not carry this request's nonce (a replayed document?)`,
       );

@@ -6,10 +6,10 @@
  */
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
-import { type Hex, bytesToHex, hexToBytes, keccak256, parseGwei } from "viem";
+import { type Hex, bytesToHex, hexToBytes, keccak256 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, clients, devChain, hexNumber, rpc, waitFor } from "./helpers.js";
+import { call, clients, hexNumber, rpc, signTransfer, waitFor } from "./helpers.js";
 import { type NodeProcess, startNodeProcess } from "./spawn-node.js";
 
 let node: NodeProcess;
@@ -93,17 +93,7 @@ describe("debug_getRaw*", () => {
     expect(keccak256(header.raw)).toBe(header.hash);
 
     // A nonce gap keeps this transaction in the pool.
-    const account = privateKeyToAccount(node.accounts[2]!.privateKey);
-    const queued = await account.signTransaction({
-      chainId: devChain(node).id,
-      type: "eip1559",
-      nonce: 50,
-      to: account.address,
-      value: 1n,
-      gas: 21_000n,
-      maxFeePerGas: parseGwei("10"),
-      maxPriorityFeePerGas: parseGwei("1"),
-    });
+    const queued = await signTransfer(node, 2, 50, node.accounts[2]!.address, 1n);
     const hash = await call<Hex>(node.url, "eth_sendRawTransaction", [queued]);
     expect(await call(node.url, "debug_getRawTransaction", [hash])).toBe(queued);
 

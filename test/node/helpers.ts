@@ -1,6 +1,6 @@
 /** Small helpers for the node tests: raw JSON-RPC over fetch, viem clients for a node process, waiting. */
 import { connect } from "node:net";
-import { createPublicClient, createWalletClient, defineChain, http, type Hex } from "viem";
+import { createPublicClient, createWalletClient, defineChain, http, parseGwei, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { NodeProcess } from "./spawn-node.js";
 
@@ -105,5 +105,22 @@ export function declaredBodyStatus(url: string, length: number): Promise<number>
       socket.destroy();
       reject(new Error("no answer to the declared body"));
     });
+  });
+}
+
+/**
+ * A signed EIP-1559 transfer of `value` wei from dev account `accountIndex` at an explicit `nonce`
+ * (10 gwei fee cap, 1 gwei tip, 21 000 gas): for nonce gaps and resubmissions that a wallet would not make.
+ */
+export function signTransfer(node: NodeProcess, accountIndex: number, nonce: number, to: Hex, value: bigint) {
+  return privateKeyToAccount(node.accounts[accountIndex]!.privateKey).signTransaction({
+    chainId: devChain(node).id,
+    type: "eip1559",
+    nonce,
+    to,
+    value,
+    gas: 21_000n,
+    maxFeePerGas: parseGwei("10"),
+    maxPriorityFeePerGas: parseGwei("1"),
   });
 }

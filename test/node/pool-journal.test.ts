@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { type Hex, hexToBytes, keccak256, parseGwei } from "viem";
+import { type Hex, hexToBytes, keccak256 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, describe, expect, it } from "vitest";
-import { call, devChain, rpc, waitFor } from "./helpers.js";
+import { call, rpc, signTransfer, waitFor } from "./helpers.js";
 import { type NodeProcess, startNodeProcess } from "./spawn-node.js";
 
 const dataDir = mkdtempSync(join(tmpdir(), "op-node-pool-journal-"));
@@ -27,20 +27,6 @@ const startFast = () => startNodeProcess({ dataDir, blockTimeMs: 300, flashblock
 
 type Receipt = { blockNumber: Hex; blockHash: Hex; status: Hex } | null;
 type Transaction = { hash: Hex; blockNumber: Hex | null; nonce: Hex } | null;
-
-async function signTransfer(n: NodeProcess, accountIndex: number, nonce: number, to: Hex, value: bigint) {
-  const account = privateKeyToAccount(n.accounts[accountIndex]!.privateKey);
-  return account.signTransaction({
-    chainId: devChain(n).id,
-    type: "eip1559",
-    nonce,
-    to,
-    value,
-    gas: 21_000n,
-    maxFeePerGas: parseGwei("10"),
-    maxPriorityFeePerGas: parseGwei("1"),
-  });
-}
 
 const sealedHead = async (n: NodeProcess) => BigInt(await call<Hex>(n.url, "eth_blockNumber", []));
 

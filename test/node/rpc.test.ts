@@ -26,7 +26,17 @@ import { deployArtifact } from "../../contracts/deploy.js";
 import { chainConfig, publicActionsL2 } from "viem/op-stack";
 import { devChainGenesisConfig } from "../../enclave/dev-chain.js";
 import { DEV_GENESIS_TIME } from "../../src/node/dev-chain-config.js";
-import { call, clients, devChain, hexNumber, declaredBodyStatus, rawCall, rpc, waitFor } from "./helpers.js";
+import {
+  call,
+  clients,
+  devChain,
+  hexNumber,
+  declaredBodyStatus,
+  rawCall,
+  rpc,
+  signTransfer,
+  waitFor,
+} from "./helpers.js";
 import { type NodeProcess, startNodeProcess } from "./spawn-node.js";
 
 const SPEC_BLOCK_FIELDS = [
@@ -884,17 +894,7 @@ describe("small standard methods", () => {
   it("txpool_status counts a transaction behind a nonce gap as queued until the gap is filled", async () => {
     type Status = { pending: Hex; queued: Hex };
     const account = privateKeyToAccount(node.accounts[3]!.privateKey);
-    const sign = (nonce: number) =>
-      account.signTransaction({
-        chainId: devChain(node).id,
-        type: "eip1559",
-        nonce,
-        to: account.address,
-        value: 1n,
-        gas: 21_000n,
-        maxFeePerGas: parseGwei("10"),
-        maxPriorityFeePerGas: parseGwei("1"),
-      });
+    const sign = (nonce: number) => signTransfer(node, 3, nonce, account.address, 1n);
     const next = Number(await call<Hex>(node.url, "eth_getTransactionCount", [account.address, "pending"]));
     const before = await call<Status>(node.url, "txpool_status", []);
     const gapped = await call<Hex>(node.url, "eth_sendRawTransaction", [await sign(next + 1)]);

@@ -13,6 +13,7 @@ import type * as T from "../../../generated/rpc/types.js";
 import { LimitExceededError } from "../../../generated/rpc/errors.js";
 import { InvalidParamsError } from "../../rpc/index.js";
 import type { StoredBlock } from "../store/block-store.js";
+import { filterAddresses } from "./handlers.js";
 import type { PooledTransaction } from "../pool.js";
 
 /** geth's filter timeout (`--rpc.filtertimeout`'s default). */
@@ -95,17 +96,11 @@ export class FilterRegistry {
     const to = numericBound(filter.toBlock);
     if (from !== undefined && to !== undefined && from > to)
       throw new InvalidParamsError("invalid params: filter: fromBlock is after toBlock");
-    const addresses =
-      filter.address === undefined || filter.address === null
-        ? undefined
-        : Array.isArray(filter.address)
-          ? filter.address
-          : [filter.address];
     return this.install({
       kind: "logs",
       lastPoll: this.now(),
       backlog: [],
-      criteria: { filter, addresses, from, to },
+      criteria: { filter, addresses: filterAddresses(filter.address), from, to },
     });
   }
 
