@@ -9,7 +9,7 @@ import { keccak256, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { headerFromJson, headerHash } from "../../src/chain/header.js";
 import { toHex } from "../../src/chain/hex.js";
-import { call, clients, rawCall, rpc, waitFor } from "./helpers.js";
+import { call, clients, rawCall, rpc, signTransfer, waitFor } from "./helpers.js";
 import { type NodeProcess, startNodeProcess } from "./spawn-node.js";
 
 interface RpcBlock {
@@ -54,35 +54,47 @@ async function atBlockStart(): Promise<{ number: bigint; index: number }> {
 
 describe("pending view", () => {
   it("shows a transfer in eth_getBalance(pending) at the next snapshot, before the block seals", async () => {
-    const { walletClient } = clients(node, 1);
-    const recipient = privateKeyToAccount(generatePrivateKey()).address;
-    const start = await atBlockStart();
-    await walletClient.sendTransaction({ to: recipient, value: 12_345n });
-    const afterSend = await pendingIndex();
-    // One batch reads pending, latest and the head together (answered from the same moment).
-    const batch = JSON.stringify([
-      { jsonrpc: "2.0", id: 1, method: "eth_getBalance", params: [recipient, "pending"] },
-      { jsonrpc: "2.0", id: 2, method: "eth_getBalance", params: [recipient, "latest"] },
-      { jsonrpc: "2.0", id: 3, method: "eth_blockNumber", params: [] },
-    ]);
-    const seen = await waitFor(
-      async () => {
-        const r = await rawCall(node.url, batch);
-        const [pendingBalance, latestBalance, head] = (r.body as unknown as { result: Hex }[]).map((x) =>
-          BigInt(x.result),
-        );
-        if (pendingBalance !== 12_345n) return undefined;
-        return {
-          number: BigInt(r.headers.get("x-pending-block")!),
-          index: Number(r.headers.get("x-flashblock-index")),
-          latestBalance,
-          head,
-        };
-      },
-      "the pre-confirmed balance",
-      5_000,
-      2,
-    );
+    // One raw transaction (one request) so that the send rarely straddles a block. Under heavy load it
+    // can still be pre-confirmed in the last snapshot of a block that seals before the first read; the
+    // scenario then cannot show the unsealed state and is run again in a fresh block (3 tries at most).
+    const scenario = async () => {
+      const recipient = privateKeyToAccount(generatePrivateKey()).address;
+      const nonce = Number(
+        await call<Hex>(node.url, "eth_getTransactionCount", [node.accounts[1]!.address, "pending"]),
+      );
+      const raw = await signTransfer(node, 1, nonce, recipient, 12_345n);
+      const start = await atBlockStart();
+      await call(node.url, "eth_sendRawTransaction", [raw]);
+      const afterSend = await pendingIndex();
+      // One batch reads pending, latest and the head together (answered from the same moment).
+      const batch = JSON.stringify([
+        { jsonrpc: "2.0", id: 1, method: "eth_getBalance", params: [recipient, "pending"] },
+        { jsonrpc: "2.0", id: 2, method: "eth_getBalance", params: [recipient, "latest"] },
+        { jsonrpc: "2.0", id: 3, method: "eth_blockNumber", params: [] },
+      ]);
+      const seen = await waitFor(
+        async () => {
+          const r = await rawCall(node.url, batch);
+          const [pendingBalance, latestBalance, head] = (r.body as unknown as { result: Hex }[]).map((x) =>
+            BigInt(x.result),
+          );
+          if (pendingBalance !== 12_345n) return undefined;
+          return {
+            number: BigInt(r.headers.get("x-pending-block")!),
+            index: Number(r.headers.get("x-flashblock-index")),
+            latestBalance,
+            head,
+          };
+        },
+        "the pre-confirmed balance",
+        5_000,
+        2,
+      );
+      return { recipient, start, afterSend, seen };
+    };
+    let run = await scenario();
+    for (let attempt = 1; attempt < 3 && run.seen.latestBalance !== 0n; attempt++) run = await scenario();
+    const { recipient, start, afterSend, seen } = run;
     // Not sealed yet when first seen: latest is the parent of the block being built and does not
     // have the transfer.
     expect(seen.head).toBe(seen.number - 1n);
