@@ -23,7 +23,8 @@ export {
   depositTransactionHash,
   encodeDepositTransaction,
 } from "./deposit-tx.js";
-export { commonFor, ethereumHardforkFor } from "./evm-setup.js";
+export { commonFor, ethereumHardforkFor, opPrecompiles } from "./evm-setup.js";
+export { fastEipLookup, installJumpAnalysisCache } from "./evm-fast-paths.js";
 export { type ExecuteBlockInput, InvalidBlockError, executeBlock } from "./execute-block.js";
 export {
   type ExecutionFixture,
@@ -35,6 +36,20 @@ export {
 } from "./fixture.js";
 export { type GenesisAccount, buildGenesisState } from "./genesis.js";
 export { FastTrie, type TrieNodeStore } from "./fast-trie.js";
+export { PreimageHeaderChain } from "./header-chain.js";
+export {
+  InvalidHexError,
+  bigIntToBytes,
+  bigIntToWord,
+  bytesEqual,
+  bytesToBigInt,
+  concatBytes,
+  fromHex,
+  hexToBigInt,
+  padLeft,
+  toHex,
+  toHexRaw,
+} from "./hex.js";
 export {
   type BlockHeader,
   EMPTY_OMMERS_HASH,
@@ -43,8 +58,9 @@ export {
   encodeHeader,
   headerFromJson,
   headerHash,
+  InvalidHeaderError,
 } from "./header.js";
-export { type L1FeeParams, daFootprint, l1DataFee, operatorFee } from "./l1-fee.js";
+export { type L1FeeParams, calldataGas, daFootprint, l1DataFee, operatorFee } from "./l1-fee.js";
 export { outputRootV0 } from "./output-root.js";
 export {
   InvalidPreimageKeyError,
@@ -59,6 +75,8 @@ export {
   sha256Key,
 } from "./preimage-store.js";
 export { type Log, type Receipt, type ReceiptDetails, encodeReceipt, logsBloom } from "./receipts.js";
+export { BlockStateManager } from "./state.js";
+export { PreimageTrieDB } from "./trie-db.js";
 export { OpFork, type RollupConfig, activeFork, isForkActive, parseRollupConfig } from "./rollup-config.js";
 export { type DecodedTransaction, decodeTransaction } from "./transactions.js";
-export { type RejectionReason, TransactionRejectedError } from "./tx-processor.js";
+export { type RejectionReason, TransactionRejectedError, floorDataGas } from "./tx-processor.js";
