@@ -4,11 +4,15 @@
  * on, in geth's wording where geth has one.
  */
 import { Capability } from "@ethereumjs/tx";
-import { InvalidTransactionEncodingError } from "../chain/deposit-tx.js";
+import {
+  bytesToBigInt,
+  type DecodedTransaction,
+  decodeTransaction,
+  floorDataGas,
+  InvalidTransactionEncodingError,
+  toHexRaw,
+} from "../chain/index.js";
 import { RLP } from "@ethereumjs/rlp";
-import { bytesToBigInt, toHexRaw } from "../chain/hex.js";
-import { type DecodedTransaction, decodeTransaction } from "../chain/transactions.js";
-import { floorDataGas } from "../chain/tx-processor.js";
 import { TransactionRejectedError } from "../../generated/rpc/errors.js";
 import type { ChainNode } from "./chain-node.js";
 import { MAX_PER_SENDER, MAX_POOL_SIZE, type PooledTransaction } from "./pool.js";

@@ -6,10 +6,15 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import type { Common } from "@ethereumjs/common";
-import { calcOpBaseFee } from "../chain/base-fee.js";
-import { commonFor } from "../chain/evm-setup.js";
-import { toHex, toHexRaw } from "../chain/hex.js";
-import { OpFork, type RollupConfig, activeFork } from "../chain/rollup-config.js";
+import {
+  activeFork,
+  calcOpBaseFee,
+  commonFor,
+  OpFork,
+  type RollupConfig,
+  toHex,
+  toHexRaw,
+} from "../chain/index.js";
 import type { Logger } from "../log/logger.js";
 import { DEV_GENESIS_TIME, devRollupConfig } from "./dev-chain-config.js";
 import { type DevAccount, devAccounts } from "./genesis/dev-accounts.js";

@@ -4,10 +4,7 @@
  * metadata (block number, receipts of the new transactions keyed by hash, balances of accounts
  * changed since the start of the block).
  */
-import type { BlockSnapshot } from "../chain/block-builder.js";
-import { toHex } from "../chain/hex.js";
-import type { Receipt } from "../chain/receipts.js";
-import { EMPTY_TRIE_ROOT } from "../chain/header.js";
+import { type BlockSnapshot, EMPTY_TRIE_ROOT, type Receipt, toHex } from "../chain/index.js";
 
 export interface FlashblockBase {
   parent_beacon_block_root: string;

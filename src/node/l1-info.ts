@@ -8,8 +8,7 @@
  * (setL1BlockValuesIsthmus), depositor 0xdead…0001, 1M gas, source hash of domain 1.
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { encodeDepositTransaction } from "../chain/deposit-tx.js";
-import { bigIntToWord, concatBytes, fromHex } from "../chain/hex.js";
+import { bigIntToWord, concatBytes, encodeDepositTransaction, fromHex } from "../chain/index.js";
 import { PREDEPLOY } from "./genesis/predeploys.js";
 
 export const DEPOSITOR_ACCOUNT = fromHex("0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001");

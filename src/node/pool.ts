@@ -7,8 +7,7 @@
  * good (replaced or discarded). A transaction the sequencer takes into the block being built stays
  * journaled until its block is sealed, so a crash before the seal loses no accepted transaction.
  */
-import type { DecodedTransaction } from "../chain/transactions.js";
-import { toHexRaw } from "../chain/hex.js";
+import { type DecodedTransaction, toHexRaw } from "../chain/index.js";
 
 export interface PooledTransaction {
   decoded: DecodedTransaction;

@@ -8,11 +8,20 @@
  * view over the snapshot's state root) and one flashblocks message.
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { BlockBuilder, type BlockSnapshot } from "../chain/block-builder.js";
-import { bigIntToWord, bytesToBigInt, concatBytes, fromHex, toHex, toHexRaw } from "../chain/hex.js";
-import { InvalidTransactionEncodingError } from "../chain/deposit-tx.js";
-import type { RollupConfig } from "../chain/rollup-config.js";
-import { TransactionRejectedError } from "../chain/tx-processor.js";
+import {
+  bigIntToWord,
+  BlockBuilder,
+  type BlockSnapshot,
+  bytesToBigInt,
+  concatBytes,
+  encodeHeader,
+  fromHex,
+  InvalidTransactionEncodingError,
+  type RollupConfig,
+  toHex,
+  toHexRaw,
+  TransactionRejectedError,
+} from "../chain/index.js";
 import type { Logger } from "../log/logger.js";
 import { DEV_GAS_LIMIT } from "./dev-chain-config.js";
 import { type FlashblockMessage, encodeFlashblock } from "./flashblocks.js";
@@ -23,7 +32,6 @@ import type { CallEnvironment } from "./state/call.js";
 import { OverlaySource } from "./state/sources.js";
 import { StateView } from "./state/state-view.js";
 import { blockSize, type BlockStore, type StoredBlock } from "./store/block-store.js";
-import { encodeHeader } from "../chain/header.js";
 
 export interface SequencerOptions {
   config: RollupConfig;

@@ -7,8 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { keccak256, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { headerFromJson, headerHash } from "../../src/chain/header.js";
-import { toHex } from "../../src/chain/hex.js";
+import { headerFromJson, headerHash, toHex } from "../../src/chain/index.js";
 import { call, clients, rawCall, rpc, signTransfer, waitFor } from "./helpers.js";
 import { type NodeProcess, startNodeProcess } from "./spawn-node.js";
 

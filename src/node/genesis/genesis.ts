@@ -4,21 +4,23 @@
  */
 import { Account, Address } from "@ethereumjs/util";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { encodeOpExtraData, resolveEip1559Params } from "../../chain/base-fee.js";
-import { commonFor } from "../../chain/evm-setup.js";
 import {
   type BlockHeader,
+  BlockStateManager,
+  commonFor,
   EMPTY_OMMERS_HASH,
+  EMPTY_REQUESTS_HASH,
   EMPTY_TRIE_ROOT,
   encodeHeader,
+  encodeOpExtraData,
+  fromHex,
   headerHash,
-} from "../../chain/header.js";
-import { fromHex } from "../../chain/hex.js";
-import { PreimageStore } from "../../chain/preimage-store.js";
-import { OpFork, type RollupConfig } from "../../chain/rollup-config.js";
-import { BlockStateManager } from "../../chain/state.js";
-import { PreimageTrieDB } from "../../chain/trie-db.js";
-import { EMPTY_REQUESTS_HASH } from "../../chain/block-builder.js";
+  OpFork,
+  PreimageStore,
+  PreimageTrieDB,
+  resolveEip1559Params,
+  type RollupConfig,
+} from "../../chain/index.js";
 import { DEV_GAS_LIMIT, DEV_GENESIS_BASE_FEE } from "../dev-chain-config.js";
 import { DEV_ACCOUNT_BALANCE, type DevAccount } from "./dev-accounts.js";
 import { PREDEPLOY, type GenesisAccount, predeployAccounts } from "./predeploys.js";

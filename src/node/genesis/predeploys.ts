@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { fromHex } from "../../chain/hex.js";
+import { fromHex } from "../../chain/index.js";
 
 const require = createRequire(import.meta.url);
 

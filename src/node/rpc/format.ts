@@ -4,11 +4,15 @@
  */
 import type { Common } from "@ethereumjs/common";
 import type { EOACode7702Tx } from "@ethereumjs/tx";
-import { bytesToBigInt } from "../../chain/hex.js";
-import type { BlockHeader } from "../../chain/header.js";
-import { EMPTY_TRIE_ROOT } from "../../chain/header.js";
-import type { Receipt, ReceiptDetails } from "../../chain/receipts.js";
-import { type DecodedTransaction, decodeTransaction } from "../../chain/transactions.js";
+import {
+  type BlockHeader,
+  bytesToBigInt,
+  type DecodedTransaction,
+  decodeTransaction,
+  EMPTY_TRIE_ROOT,
+  type Receipt,
+  type ReceiptDetails,
+} from "../../chain/index.js";
 import type * as T from "../../../generated/rpc/types.js";
 import { decodeL1InfoCalldata, DEV_FEE_SCALARS } from "../l1-info.js";
 

@@ -8,8 +8,7 @@
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { decodeAbiParameters } from "viem";
-import { bytesEqual, toHex, toHexRaw } from "../../chain/hex.js";
-import { decodeTransaction } from "../../chain/transactions.js";
+import { bytesEqual, decodeTransaction, toHex, toHexRaw } from "../../chain/index.js";
 import { InvalidParamsError, type RequestContext } from "../../rpc/index.js";
 import {
   BlockNotFoundError,

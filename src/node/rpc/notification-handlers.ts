@@ -7,7 +7,7 @@ import * as C from "../../../generated/rpc/codecs.js";
 import { PreconfirmationTimeoutError, TransactionRejectedError } from "../../../generated/rpc/errors.js";
 import type { NodeHandlers } from "../../../generated/rpc/node.js";
 import type * as T from "../../../generated/rpc/types.js";
-import { toHexRaw } from "../../chain/hex.js";
+import { toHexRaw } from "../../chain/index.js";
 import { InvalidParamsError, RpcError } from "../../rpc/index.js";
 import { admitTransaction } from "../admission.js";
 import type { ChainNode } from "../chain-node.js";

@@ -6,7 +6,7 @@
 import { getAddress } from "viem";
 import type { NodeHandlers } from "../../../generated/rpc/node.js";
 import type * as T from "../../../generated/rpc/types.js";
-import { bytesEqual, toHex } from "../../chain/hex.js";
+import { bytesEqual, toHex } from "../../chain/index.js";
 import type { ChainNode } from "../chain-node.js";
 import type { PooledTransaction } from "../pool.js";
 import { formatTransaction } from "./format.js";

@@ -4,15 +4,20 @@
  */
 import { createEVM, type EVM } from "@ethereumjs/evm";
 import { Address } from "@ethereumjs/util";
-import { commonFor, opPrecompiles } from "../../chain/evm-setup.js";
-import { fastEipLookup, installJumpAnalysisCache } from "../../chain/evm-fast-paths.js";
-import { PreimageHeaderChain } from "../../chain/header-chain.js";
-import { calldataGas } from "../../chain/l1-fee.js";
-import { type OpFork } from "../../chain/rollup-config.js";
-import { BlockStateManager } from "../../chain/state.js";
-import { PreimageTrieDB } from "../../chain/trie-db.js";
-import { fromHex, toHexRaw } from "../../chain/hex.js";
-import { floorDataGas } from "../../chain/tx-processor.js";
+import {
+  BlockStateManager,
+  calldataGas,
+  commonFor,
+  fastEipLookup,
+  floorDataGas,
+  fromHex,
+  installJumpAnalysisCache,
+  type OpFork,
+  opPrecompiles,
+  PreimageHeaderChain,
+  PreimageTrieDB,
+  toHexRaw,
+} from "../../chain/index.js";
 import type { HashSource } from "./sources.js";
 
 /** The block a call runs in. */

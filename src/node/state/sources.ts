@@ -1,6 +1,5 @@
 /** Preimage sources for state reads: the block store, optionally overlaid with a snapshot's new nodes. */
-import { fromHex } from "../../chain/hex.js";
-import { MissingPreimageError, type PreimageSource, keccak256Key } from "../../chain/preimage-store.js";
+import { fromHex, keccak256Key, MissingPreimageError, type PreimageSource } from "../../chain/index.js";
 
 /** A source that can also be read by the unprefixed hex of a keccak256 hash (the engine's hot path). */
 export interface HashSource extends PreimageSource {

@@ -2,9 +2,7 @@
 import { RLP } from "@ethereumjs/rlp";
 import { type Account, KECCAK256_NULL, createAccountFromRLP } from "@ethereumjs/util";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { FastTrie } from "../../chain/fast-trie.js";
-import { EMPTY_TRIE_ROOT } from "../../chain/header.js";
-import { bytesEqual, bytesToBigInt, toHexRaw } from "../../chain/hex.js";
+import { bytesEqual, bytesToBigInt, EMPTY_TRIE_ROOT, FastTrie, toHexRaw } from "../../chain/index.js";
 import { type HashSource, nodeReader } from "./sources.js";
 
 const MAX_CACHED_ACCOUNTS = 10_000;

@@ -11,9 +11,15 @@
 import Database from "better-sqlite3";
 import { RLP } from "@ethereumjs/rlp";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { type BlockHeader, decodeHeader, encodeHeader } from "../../chain/header.js";
-import { bigIntToBytes, bytesToBigInt } from "../../chain/hex.js";
-import type { Receipt, ReceiptDetails } from "../../chain/receipts.js";
+import {
+  bigIntToBytes,
+  type BlockHeader,
+  bytesToBigInt,
+  decodeHeader,
+  encodeHeader,
+  type Receipt,
+  type ReceiptDetails,
+} from "../../chain/index.js";
 import { NodeTable } from "./node-table.js";
 import { decodeStoredReceipt, encodeStoredReceiptRlp } from "./receipt-codec.js";
 

@@ -4,7 +4,7 @@
  * its type byte).
  */
 import Database from "better-sqlite3";
-import { MissingPreimageError } from "../../chain/preimage-store.js";
+import { MissingPreimageError } from "../../chain/index.js";
 import type { HashSource } from "../state/sources.js";
 
 export class NodeTable implements HashSource {

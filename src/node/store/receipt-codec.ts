@@ -1,6 +1,5 @@
 /** Receipts in the store: [type, status, cumulativeGasUsed, logs, depositNonce?, depositReceiptVersion?] (bloom recomputed). */
-import { bigIntToBytes, bytesToBigInt } from "../../chain/hex.js";
-import { type Receipt, logsBloom } from "../../chain/receipts.js";
+import { bigIntToBytes, bytesToBigInt, logsBloom, type Receipt } from "../../chain/index.js";
 
 type Rlp = Uint8Array | Rlp[];
 
