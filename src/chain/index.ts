@@ -80,3 +80,33 @@ export { PreimageTrieDB } from "./trie-db.js";
 export { OpFork, type RollupConfig, activeFork, isForkActive, parseRollupConfig } from "./rollup-config.js";
 export { type DecodedTransaction, decodeTransaction } from "./transactions.js";
 export { type RejectionReason, TransactionRejectedError, floorDataGas } from "./tx-processor.js";
+// The project's dev chain (chain 901): its rollup config, genesis, prefunded accounts, predeploys and the
+// synthetic L1 origin every block's L1 attributes deposit carries. Node, prover and enclave build it alike.
+export {
+  DEV_CHAIN_ID,
+  DEV_DEFAULT_ACCOUNT_COUNT,
+  DEV_GAS_LIMIT,
+  DEV_GENESIS_BASE_FEE,
+  DEV_GENESIS_TIME,
+  devRollupConfig,
+} from "./dev-chain/config.js";
+export { DEV_ACCOUNT_BALANCE, DEV_MNEMONIC, type DevAccount, devAccounts } from "./dev-chain/dev-accounts.js";
+export { type Genesis, buildGenesis, genesisAccounts } from "./dev-chain/genesis.js";
+export {
+  DEPOSITOR_ACCOUNT,
+  DEV_FEE_SCALARS,
+  type L1Origin,
+  decodeL1InfoCalldata,
+  l1InfoCalldata,
+  l1InfoDeposit,
+  l1InfoSourceHash,
+  syntheticL1Origin,
+} from "./dev-chain/l1-info.js";
+export {
+  BEACON_ROOTS_CODE,
+  type GenesisAccount as DevGenesisAccount,
+  HISTORY_STORAGE_CODE,
+  PREDEPLOY,
+  PredeployArtifactError,
+  predeployAccounts,
+} from "./dev-chain/predeploys.js";

@@ -15,7 +15,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type Address, createPublicClient, getAddress, http } from "viem";
-import { devAccounts } from "../node/genesis/dev-accounts.js";
+import { devAccounts } from "../chain/index.js";
 import { type ServiceChild, jsonLine, runToCompletion, startServiceChild } from "./child.js";
 
 const USAGE = `Usage: npm start -- [options]

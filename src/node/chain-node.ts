@@ -8,17 +8,20 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import type { Common } from "@ethereumjs/common";
 import {
   activeFork,
+  buildGenesis,
   calcOpBaseFee,
   commonFor,
+  DEV_GENESIS_TIME,
+  type DevAccount,
+  devAccounts,
+  devRollupConfig,
+  genesisAccounts,
   OpFork,
   type RollupConfig,
   toHex,
   toHexRaw,
 } from "../chain/index.js";
 import type { Logger } from "../log/logger.js";
-import { DEV_GENESIS_TIME, devRollupConfig } from "./dev-chain-config.js";
-import { type DevAccount, devAccounts } from "./genesis/dev-accounts.js";
-import { buildGenesis, genesisAccounts } from "./genesis/genesis.js";
 import type { BlockContent } from "./rpc/format.js";
 import { admitTransaction } from "./admission.js";
 import { type PendingSnapshot, Sequencer } from "./sequencer.js";

@@ -2,7 +2,7 @@
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { type LogLevel, parseLogLevel } from "../log/logger.js";
-import { DEV_CHAIN_ID, DEV_DEFAULT_ACCOUNT_COUNT } from "./dev-chain-config.js";
+import { DEV_CHAIN_ID, DEV_DEFAULT_ACCOUNT_COUNT } from "../chain/index.js";
 
 export interface NodeConfig {
   host: string;

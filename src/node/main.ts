@@ -9,7 +9,7 @@ import { exitOnShutdownSignals } from "../rpc/index.js";
 import { ChainNode } from "./chain-node.js";
 import { ConfigError, parseConfig, usage } from "./config.js";
 import { FLASHBLOCKS_PATH, createNodeServer } from "./server.js";
-import { DEV_ACCOUNT_BALANCE } from "./genesis/dev-accounts.js";
+import { DEV_ACCOUNT_BALANCE } from "../chain/index.js";
 
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   let config;

@@ -14,19 +14,20 @@ import {
   type BlockSnapshot,
   bytesToBigInt,
   concatBytes,
+  DEV_GAS_LIMIT,
   encodeHeader,
   fromHex,
   InvalidTransactionEncodingError,
+  l1InfoDeposit,
+  PREDEPLOY,
   type RollupConfig,
+  syntheticL1Origin,
   toHex,
   toHexRaw,
   TransactionRejectedError,
 } from "../chain/index.js";
 import type { Logger } from "../log/logger.js";
-import { DEV_GAS_LIMIT } from "./dev-chain-config.js";
 import { type FlashblockMessage, encodeFlashblock } from "./flashblocks.js";
-import { PREDEPLOY } from "./genesis/predeploys.js";
-import { l1InfoDeposit, syntheticL1Origin } from "./l1-info.js";
 import { type PooledTransaction, TxPool } from "./pool.js";
 import type { CallEnvironment } from "./state/call.js";
 import { OverlaySource } from "./state/sources.js";

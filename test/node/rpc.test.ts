@@ -25,7 +25,7 @@ import { loadArtifact } from "../../contracts/artifacts.js";
 import { deployArtifact } from "../../contracts/deploy.js";
 import { chainConfig, publicActionsL2 } from "viem/op-stack";
 import { devChainGenesisConfig } from "../../enclave/dev-chain.js";
-import { DEV_GENESIS_TIME } from "../../src/node/dev-chain-config.js";
+import { DEV_GENESIS_TIME } from "../../src/chain/index.js";
 import {
   call,
   clients,

@@ -2,9 +2,13 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig, usage } from "../../src/node/config.js";
-import { devAccounts } from "../../src/node/genesis/dev-accounts.js";
-import { PREDEPLOYS_ARTIFACT_PATH, compilePredeploys } from "../../src/node/genesis/compile-predeploys.js";
-import { decodeL1InfoCalldata, l1InfoCalldata, syntheticL1Origin } from "../../src/node/l1-info.js";
+import {
+  decodeL1InfoCalldata,
+  devAccounts,
+  l1InfoCalldata,
+  syntheticL1Origin,
+} from "../../src/chain/index.js";
+import { PREDEPLOYS_ARTIFACT_PATH, compilePredeploys } from "../../src/chain/dev-chain/compile-predeploys.js";
 import { TxPool } from "../../src/node/pool.js";
 
 describe("config", () => {

@@ -1,7 +1,7 @@
 /**
- * Compiles the dev chain's own predeploys (src/node/genesis/*.sol: L1Block, GasPriceOracle) with the
+ * Compiles the dev chain's own predeploys (src/chain/dev-chain/*.sol: L1Block, GasPriceOracle) with the
  * pinned solc and writes their runtime bytecode to predeploys.artifact.json.
- * Run: `npx tsx src/node/genesis/compile-predeploys.ts`. A test recompiles and checks the committed
+ * Run: `npx tsx src/chain/dev-chain/compile-predeploys.ts`. A test recompiles and checks the committed
  * artifact is current.
  */
 import { readFileSync, writeFileSync } from "node:fs";

@@ -3,7 +3,7 @@
  * off: the engine supports it, but its L1 attributes format and minimum base fee are not needed
  * here), OP's EIP-1559 defaults, 30M gas per block.
  */
-import { OpFork, type RollupConfig } from "../chain/index.js";
+import { OpFork, type RollupConfig } from "../rollup-config.js";
 
 export const DEV_GAS_LIMIT = 30_000_000n;
 /** The project's dev chain id (the default of `--chain-id`). */

@@ -4,24 +4,16 @@
  */
 import { Account, Address } from "@ethereumjs/util";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import {
-  type BlockHeader,
-  BlockStateManager,
-  commonFor,
-  EMPTY_OMMERS_HASH,
-  EMPTY_REQUESTS_HASH,
-  EMPTY_TRIE_ROOT,
-  encodeHeader,
-  encodeOpExtraData,
-  fromHex,
-  headerHash,
-  OpFork,
-  PreimageStore,
-  PreimageTrieDB,
-  resolveEip1559Params,
-  type RollupConfig,
-} from "../../chain/index.js";
-import { DEV_GAS_LIMIT, DEV_GENESIS_BASE_FEE } from "../dev-chain-config.js";
+import { encodeOpExtraData, resolveEip1559Params } from "../base-fee.js";
+import { EMPTY_REQUESTS_HASH } from "../block-builder.js";
+import { commonFor } from "../evm-setup.js";
+import { type BlockHeader, EMPTY_OMMERS_HASH, EMPTY_TRIE_ROOT, encodeHeader, headerHash } from "../header.js";
+import { fromHex } from "../hex.js";
+import { PreimageStore } from "../preimage-store.js";
+import { OpFork, type RollupConfig } from "../rollup-config.js";
+import { BlockStateManager } from "../state.js";
+import { PreimageTrieDB } from "../trie-db.js";
+import { DEV_GAS_LIMIT, DEV_GENESIS_BASE_FEE } from "./config.js";
 import { DEV_ACCOUNT_BALANCE, type DevAccount } from "./dev-accounts.js";
 import { PREDEPLOY, type GenesisAccount, predeployAccounts } from "./predeploys.js";
 

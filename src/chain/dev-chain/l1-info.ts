@@ -8,8 +8,9 @@
  * (setL1BlockValuesIsthmus), depositor 0xdead…0001, 1M gas, source hash of domain 1.
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { bigIntToWord, concatBytes, encodeDepositTransaction, fromHex } from "../chain/index.js";
-import { PREDEPLOY } from "./genesis/predeploys.js";
+import { encodeDepositTransaction } from "../deposit-tx.js";
+import { bigIntToWord, concatBytes, fromHex } from "../hex.js";
+import { PREDEPLOY } from "./predeploys.js";
 
 export const DEPOSITOR_ACCOUNT = fromHex("0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001");
 const SET_L1_BLOCK_VALUES_ISTHMUS = fromHex("0x098999be");

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { fromHex } from "../../chain/index.js";
+import { fromHex } from "../hex.js";
 
 const require = createRequire(import.meta.url);
 

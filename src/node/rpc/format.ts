@@ -8,13 +8,14 @@ import {
   type BlockHeader,
   bytesToBigInt,
   type DecodedTransaction,
+  decodeL1InfoCalldata,
   decodeTransaction,
+  DEV_FEE_SCALARS,
   EMPTY_TRIE_ROOT,
   type Receipt,
   type ReceiptDetails,
 } from "../../chain/index.js";
 import type * as T from "../../../generated/rpc/types.js";
-import { decodeL1InfoCalldata, DEV_FEE_SCALARS } from "../l1-info.js";
 
 /** A block's content in one shape for sealed blocks and pending snapshots. */
 export interface BlockContent {
