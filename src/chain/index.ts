@@ -77,7 +77,32 @@ export {
 export { type Log, type Receipt, type ReceiptDetails, encodeReceipt, logsBloom } from "./receipts.js";
 export { BlockStateManager } from "./state.js";
 export { PreimageTrieDB } from "./trie-db.js";
-export { OpFork, type RollupConfig, activeFork, isForkActive, parseRollupConfig } from "./rollup-config.js";
+export {
+  type GenesisSystemConfig,
+  OpFork,
+  type RollupConfig,
+  type RollupGenesis,
+  activeFork,
+  isForkActivationBlock,
+  isForkActive,
+  parseRollupConfig,
+} from "./rollup-config.js";
+export {
+  type BuiltInChain,
+  type ChainGenesisFacts,
+  UnknownChainError,
+  builtInChain,
+  builtInChains,
+  findBuiltInChain,
+  genesisFactsOf,
+} from "./chains/chains.js";
+export {
+  type L1ChainConfig,
+  L1_CHAINS,
+  blobBaseFee,
+  blobBaseFeeUpdateFraction,
+  findL1ChainConfig,
+} from "./chains/l1-chains.js";
 export { type DecodedTransaction, decodeTransaction } from "./transactions.js";
 export { type RejectionReason, TransactionRejectedError, floorDataGas } from "./tx-processor.js";
 // The project's dev chain (chain 901): its rollup config, genesis, prefunded accounts, predeploys and the

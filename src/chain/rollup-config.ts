@@ -40,6 +40,43 @@ export interface RollupConfig {
   eip1559DenominatorCanyon: bigint;
   depositContractAddress?: Uint8Array;
   l1SystemConfigAddress?: Uint8Array;
+  /** Derivation (optional: block execution does not need them). L1 chain id. */
+  l1ChainId?: bigint;
+  /** Where batchers post: `to` of batcher transactions. */
+  batchInboxAddress?: Uint8Array;
+  /** Sequencing window in L1 blocks. */
+  seqWindowSize?: bigint;
+  /** Registry value; Fjord and later use the constant 1800 s instead. */
+  maxSequencerDrift?: bigint;
+  /** Channel timeout in L1 blocks from Granite on (op-node's granite_channel_timeout, 50). */
+  channelTimeout?: bigint;
+  /** Sepolia-only: before this L1 time the L1 info deposit keeps Cancun's blob base fee fraction. */
+  pectraBlobScheduleTime?: bigint;
+  /** Genesis anchors and the system config at genesis. */
+  genesis?: RollupGenesis;
+}
+
+/** The system config at genesis, as the rollup config states it (bytes and bigints). */
+export interface GenesisSystemConfig {
+  batcherAddress: Uint8Array;
+  /** 32-byte word. */
+  overhead: Uint8Array;
+  /** 32-byte word (Ecotone: version byte, blob base fee scalar, base fee scalar). */
+  scalar: Uint8Array;
+  gasLimit: bigint;
+  eip1559Denominator?: bigint;
+  eip1559Elasticity?: bigint;
+  operatorFeeScalar?: bigint;
+  operatorFeeConstant?: bigint;
+  minBaseFee?: bigint;
+  daFootprintGasScalar?: bigint;
+}
+
+export interface RollupGenesis {
+  l1: { hash: Uint8Array; number: bigint };
+  l2: { hash: Uint8Array; number: bigint };
+  l2Time: bigint;
+  systemConfig: GenesisSystemConfig;
 }
 
 export class InvalidRollupConfigError extends Error {
@@ -68,6 +105,55 @@ function optionalAddress(value: unknown, field: string): Uint8Array | undefined 
     throw new InvalidRollupConfigError(`${field} must be a 0x-prefixed 20-byte address`);
   }
   return fromHex(value);
+}
+
+function requiredWord(value: unknown, field: string): Uint8Array {
+  if (typeof value !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(value)) {
+    throw new InvalidRollupConfigError(`${field} must be a 0x-prefixed 32-byte word`);
+  }
+  return fromHex(value);
+}
+
+/** The `genesis` object of op-node's rollup config JSON (undefined when it lacks the anchors). */
+export function parseRollupGenesis(value: unknown): RollupGenesis | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const g = value as Record<string, unknown>;
+  const l1 = g.l1 as Record<string, unknown> | undefined;
+  const l2 = g.l2 as Record<string, unknown> | undefined;
+  const sc = g.system_config as Record<string, unknown> | undefined;
+  if (typeof l1 !== "object" || l1 === null || typeof l2 !== "object" || l2 === null) return undefined;
+  if (typeof sc !== "object" || sc === null) return undefined;
+  const systemConfig: GenesisSystemConfig = {
+    batcherAddress:
+      optionalAddress(sc.batcherAddr, "genesis.system_config.batcherAddr") ?? new Uint8Array(20),
+    overhead: requiredWord(sc.overhead, "genesis.system_config.overhead"),
+    scalar: requiredWord(sc.scalar, "genesis.system_config.scalar"),
+    gasLimit: requiredInt(sc.gasLimit, "genesis.system_config.gasLimit"),
+  };
+  const optional: [keyof GenesisSystemConfig, string][] = [
+    ["eip1559Denominator", "eip1559Denominator"],
+    ["eip1559Elasticity", "eip1559Elasticity"],
+    ["operatorFeeScalar", "operatorFeeScalar"],
+    ["operatorFeeConstant", "operatorFeeConstant"],
+    ["minBaseFee", "minBaseFee"],
+    ["daFootprintGasScalar", "daFootprintGasScalar"],
+  ];
+  for (const [key, field] of optional) {
+    const v = optionalTime(sc[field], `genesis.system_config.${field}`);
+    if (v !== undefined) (systemConfig as unknown as Record<string, bigint>)[key] = v;
+  }
+  return {
+    l1: {
+      hash: requiredWord(l1.hash, "genesis.l1.hash"),
+      number: requiredInt(l1.number, "genesis.l1.number"),
+    },
+    l2: {
+      hash: requiredWord(l2.hash, "genesis.l2.hash"),
+      number: requiredInt(l2.number, "genesis.l2.number"),
+    },
+    l2Time: requiredInt(g.l2_time, "genesis.l2_time"),
+    systemConfig,
+  };
 }
 
 /** Parses op-node's rollup config JSON (snake_case, as in the fixtures and superchain registry). */
@@ -108,6 +194,13 @@ export function parseRollupConfig(json: unknown): RollupConfig {
     ),
     depositContractAddress: optionalAddress(c.deposit_contract_address, "deposit_contract_address"),
     l1SystemConfigAddress: optionalAddress(c.l1_system_config_address, "l1_system_config_address"),
+    l1ChainId: optionalTime(c.l1_chain_id, "l1_chain_id"),
+    batchInboxAddress: optionalAddress(c.batch_inbox_address, "batch_inbox_address"),
+    seqWindowSize: optionalTime(c.seq_window_size, "seq_window_size"),
+    maxSequencerDrift: optionalTime(c.max_sequencer_drift, "max_sequencer_drift"),
+    channelTimeout: optionalTime(c.granite_channel_timeout, "granite_channel_timeout"),
+    pectraBlobScheduleTime: optionalTime(c.pectra_blob_schedule_time, "pectra_blob_schedule_time"),
+    genesis: parseRollupGenesis(c.genesis),
   };
 }
 
