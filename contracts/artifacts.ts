@@ -3,9 +3,9 @@
  * `npm run contracts:compile`. Use these to deploy the token, the registry or the test wallet.
  */
 import { readFileSync } from "node:fs";
-import { artifactPath, type ContractArtifact } from "./compile.js";
+import { artifactPath, type ContractArtifact } from "./artifact-format.js";
 
-export type { ContractArtifact } from "./compile.js";
+export type { ContractArtifact } from "./artifact-format.js";
 
 export const CONTRACT_NAMES = ["Eip3009Token", "Erc1271Wallet", "TEEProverRegistry"] as const;
 export type ContractName = (typeof CONTRACT_NAMES)[number];

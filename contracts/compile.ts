@@ -6,53 +6,44 @@
  */
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import solc from "solc";
 import type { Abi, Hex } from "viem";
+import {
+  ARTIFACTS_DIR,
+  artifactPath,
+  type ContractArtifact,
+  SOLC_SETTINGS,
+  SOLC_VERSION,
+  SOURCES_DIR,
+} from "./artifact-format.js";
+import { ContractsError } from "./errors.js";
 
-export const CONTRACTS_DIR = dirname(fileURLToPath(import.meta.url));
-export const SOURCES_DIR = join(CONTRACTS_DIR, "src");
-export const ARTIFACTS_DIR = join(CONTRACTS_DIR, "artifacts");
+export {
+  ARTIFACTS_DIR,
+  artifactPath,
+  type ContractArtifact,
+  CONTRACTS_DIR,
+  SOLC_SETTINGS,
+  SOLC_VERSION,
+  SOURCES_DIR,
+} from "./artifact-format.js";
 
-/** The compiler version the artifacts must be built with (package.json pins `solc` to it exactly). */
-export const SOLC_VERSION = "0.8.30+commit.73712a01";
-
-/**
- * Compiler settings. evmVersion "cancun": OP Stack chains from the Ecotone upgrade on (and so
- * Holocene-era chains) run Cancun-level execution (PUSH0, MCOPY, TSTORE), while Prague/Osaka opcodes
- * are not guaranteed on every OP chain and devnet, so we target the newest EVM they all share.
- */
-export const SOLC_SETTINGS = {
-  optimizer: { enabled: true, runs: 200 },
-  evmVersion: "cancun",
-  outputSelection: {
-    "*": { "*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] },
-  },
-} as const;
-
-export interface ContractArtifact {
-  contractName: string;
-  sourceName: string;
-  compiler: { version: string; settings: typeof SOLC_SETTINGS };
-  /** sha256 over the sources, compiler version and settings (see {@link computeSourceHash}). */
-  sourceHash: Hex;
-  abi: Abi;
-  bytecode: Hex;
-  deployedBytecode: Hex;
-}
-
-export class SolidityCompilationError extends Error {
-  override readonly name = "SolidityCompilationError";
+/** solc reported errors or warnings (the build accepts neither). */
+export class SolidityCompilationError extends ContractsError {
   constructor(readonly diagnostics: readonly string[]) {
-    super(`solc failed:\n${diagnostics.join("\n")}`);
+    super(`solc failed:\n${diagnostics.join("\n")}`, "compilation-failed", { diagnostics });
   }
 }
 
-export class CompilerVersionMismatchError extends Error {
-  override readonly name = "CompilerVersionMismatchError";
+/** The installed solc is not the pinned SOLC_VERSION. */
+export class CompilerVersionMismatchError extends ContractsError {
   constructor(readonly found: string) {
-    super(`expected solc ${SOLC_VERSION}, the installed solc is ${found}`);
+    super(`expected solc ${SOLC_VERSION}, the installed solc is ${found}`, "compiler-version-mismatch", {
+      expected: SOLC_VERSION,
+      found,
+    });
   }
 }
 
@@ -124,10 +115,6 @@ export function compileContracts(
 /** The exact bytes written for an artifact (stable key order, two-space indent, final newline). */
 export function renderArtifact(artifact: ContractArtifact): string {
   return `${JSON.stringify(artifact, null, 2)}\n`;
-}
-
-export function artifactPath(contractName: string, dir: string = ARTIFACTS_DIR): string {
-  return join(dir, `${contractName}.json`);
 }
 
 export const ABI_MODULE_FILE = "abis.ts";

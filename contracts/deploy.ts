@@ -4,6 +4,7 @@
  */
 import type { Account, Address, Chain, Hash, PublicClient, Transport, WalletClient } from "viem";
 import { type ContractName, loadArtifact } from "./artifacts.js";
+import { ContractsError } from "./errors.js";
 
 export interface DeployClients {
   publicClient: Pick<PublicClient, "waitForTransactionReceipt" | "getCode">;
@@ -17,14 +18,18 @@ export interface Deployment {
   blockNumber: bigint;
 }
 
-export class ContractDeploymentError extends Error {
-  override readonly name = "ContractDeploymentError";
+/** The creation transaction failed or left no code at the address. */
+export class ContractDeploymentError extends ContractsError {
   constructor(
     readonly contractName: ContractName,
     readonly transactionHash: Hash,
     reason: string,
   ) {
-    super(`deploying ${contractName} (${transactionHash}) failed: ${reason}`);
+    super(`deploying ${contractName} (${transactionHash}) failed: ${reason}`, "deployment-failed", {
+      contractName,
+      transactionHash,
+      reason,
+    });
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { Writable } from "node:stream";
 import { pino, stdTimeFunctions } from "pino";
+import { SuiteError, type ErrorDetails } from "../errors/index.js";
 
 export type Logger = pino.Logger;
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
@@ -29,10 +30,26 @@ export function parseLogLevel(text: string): LogLevel {
   return level;
 }
 
-export class UnknownLogLevelError extends Error {
+export type LogErrorKind = "unknown-log-level";
+
+/** Root of the logging package's errors. */
+export abstract class LogError extends SuiteError<LogErrorKind> {
+  readonly package = "log";
+
+  constructor(message: string, kind: LogErrorKind, details: ErrorDetails, options: { cause?: unknown } = {}) {
+    super(message, { kind, details, cause: options.cause });
+  }
+}
+
+/** A level name (flag or environment variable) that is not one of LOG_LEVELS. */
+export class UnknownLogLevelError extends LogError {
+  readonly text: string;
+
   constructor(text: string) {
-    super(`unknown log level "${text}": expected one of ${LOG_LEVELS.join(", ")}`);
-    this.name = "UnknownLogLevelError";
+    super(`unknown log level "${text}": expected one of ${LOG_LEVELS.join(", ")}`, "unknown-log-level", {
+      text,
+    });
+    this.text = text;
   }
 }
 

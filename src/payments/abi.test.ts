@@ -1,6 +1,6 @@
 import { type Abi, type AbiEvent, type AbiFunction, toEventSelector, toFunctionSelector } from "viem";
 import { describe, expect, it } from "vitest";
-import { loadArtifact } from "../../contracts/artifacts.js";
+import { loadArtifact } from "../../contracts/index.js";
 import { eip3009TokenAbi as typedAbi } from "./abi.js";
 
 const eip3009TokenAbi: Abi = typedAbi;

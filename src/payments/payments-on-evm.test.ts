@@ -6,7 +6,7 @@
 import { createPublicClient, type Hex, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { beforeEach, describe, expect, it } from "vitest";
-import { loadArtifact } from "../../contracts/artifacts.js";
+import { loadArtifact } from "../../contracts/index.js";
 import { DevChain } from "../../test/evm/dev-chain.js";
 import {
   BUYER,

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Address, createPublicClient, http } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
-import { eip3009TokenAbi } from "../../contracts/artifacts.js";
+import { eip3009TokenAbi } from "../../contracts/index.js";
 import { type ServiceChild, jsonLine, startServiceChild } from "../../src/devnet/child.js";
 
 interface DevnetReady {

@@ -4,7 +4,7 @@
  */
 import { type Address, createWalletClient, defineChain, type Hex, http, type PublicClient } from "viem";
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import { eip3009TokenAbi } from "../../../contracts/artifacts.js";
+import { eip3009TokenAbi } from "../../../contracts/index.js";
 import { deployDevToken, sealedReceipt } from "../../../src/merchant/dev-token.js";
 import {
   createAuthorization,

@@ -1,0 +1,21 @@
+/**
+ * The contracts package's public surface: the committed artifacts, their typed ABIs and deployment through viem.
+ * The compiler (contracts/compile.ts, `npm run contracts:compile`) is a build tool and not part of it.
+ */
+export {
+  ARTIFACTS_DIR,
+  artifactPath,
+  type ContractArtifact,
+  SOLC_SETTINGS,
+  SOLC_VERSION,
+} from "./artifact-format.js";
+export {
+  CONTRACT_NAMES,
+  type ContractName,
+  eip3009TokenAbi,
+  erc1271WalletAbi,
+  loadArtifact,
+  teeProverRegistryAbi,
+} from "./artifacts.js";
+export { ContractDeploymentError, deployArtifact, type DeployClients, type Deployment } from "./deploy.js";
+export { ContractsError, type ContractsErrorKind } from "./errors.js";
