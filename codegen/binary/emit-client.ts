@@ -55,19 +55,24 @@ ${body}
   sf.addStatements(
     `/** Typed client for ${req} -> ${res} over any transport that exchanges one request for one response. */`,
   );
+  sf.addImportDeclaration({ moduleSpecifier: "./protocol-error.js", namedImports: ["ProtocolError"] });
   sf.addImportDeclaration({
     moduleSpecifier: "./types.js",
     isTypeOnly: true,
     namedImports: [...imported].sort(),
   });
   sf.addStatements(`/** The peer answered with ${res}::${err}. */
-export class RemoteErrorResponse extends Error {
-  override readonly name = "RemoteErrorResponse";
+export class RemoteErrorResponse extends ProtocolError<"remote-error"> {
+  constructor(message: string) {
+    super(message, { kind: "remote-error" });
+  }
 }
 
 /** The peer answered with a ${res} variant that does not pair with the request. */
-export class UnexpectedResponseError extends Error {
-  override readonly name = "UnexpectedResponseError";
+export class UnexpectedResponseError extends ProtocolError<"unexpected-response"> {
+  constructor(message: string) {
+    super(message, { kind: "unexpected-response" });
+  }
 }
 
 function unexpected(response: ${res}, expected: string): Error {

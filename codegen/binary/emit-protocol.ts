@@ -491,7 +491,14 @@ function emitIndex(): GeneratedFile {
       'export * from "./codec.js";',
       'export * from "./dispatch.js";',
       'export * from "./frame.js";',
-      'export { FRAME_PREFIX_BYTES, FrameError, FrameReader, FrameTooLargeError } from "./frame-runtime.js";',
+      "export {",
+      "  FRAME_PREFIX_BYTES,",
+      "  FrameError,",
+      "  type FrameErrorKind,",
+      "  FrameReader,",
+      "  FrameTooLargeError,",
+      '} from "./frame-runtime.js";',
+      'export { ProtocolError, type ProtocolErrorDetails, type ProtocolErrorOptions } from "./protocol-error.js";',
       'export * from "./types.js";',
     ].join("\n"),
   );
@@ -518,5 +525,6 @@ export async function emitProtocol(spec: ProtocolSpec): Promise<GeneratedFile[]>
     emitIndex(),
     await copyRuntime("bincode.ts", "protocol/bincode.ts"),
     await copyRuntime("frame.ts", "protocol/frame-runtime.ts"),
+    await copyRuntime("protocol-error.ts", "protocol/protocol-error.ts"),
   ];
 }

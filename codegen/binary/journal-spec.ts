@@ -1,5 +1,6 @@
 /** The signed-journal layout spec (spec/journal/journal.layout.json): its model and a strict loader. */
 import { readFile } from "node:fs/promises";
+import { CodegenError, type CodegenErrorOptions } from "../errors.js";
 
 export type JournalElement =
   | { readonly name: string; readonly doc: string; readonly kind: "bytes"; readonly length: number }
@@ -18,8 +19,10 @@ export interface JournalLayout {
 }
 
 /** The layout file is malformed or describes something the packer cannot express. */
-export class JournalSpecError extends Error {
-  override readonly name = "JournalSpecError";
+export class JournalSpecError extends CodegenError {
+  constructor(message: string, options: CodegenErrorOptions = {}) {
+    super(message, "journal-spec-invalid", options.details, options);
+  }
 }
 
 function fail(where: string, message: string): never {

@@ -21,7 +21,7 @@ export function emitService(service: ServiceDecl): GeneratedFile {
   const file = createProject().createSourceFile(`${service.id}.ts`);
   const Service = pascalCase(service.id);
   file.addImportDeclaration({
-    moduleSpecifier: "../../src/rpc/method.js",
+    moduleSpecifier: "./method-contract.js",
     namedImports: [
       "bindMethod",
       { name: "MethodTable", isTypeOnly: true },

@@ -10,6 +10,7 @@ import {
   type ServiceDecl,
   type WireType,
 } from "./model.js";
+import { CodegenError, type CodegenErrorOptions } from "../errors.js";
 
 /** The document type of @open-rpc/schema-utils-js (OpenRPC 1.3 / 1.4). */
 export type OpenrpcDocument = Parameters<typeof validateOpenRPCDocument>[0];
@@ -17,8 +18,10 @@ export type OpenrpcDocument = Parameters<typeof validateOpenRPCDocument>[0];
 export const OPENRPC_VERSION = "1.3.2";
 
 /** Thrown when an assembled document does not validate against the OpenRPC meta-schema. */
-export class InvalidOpenRpcDocumentError extends Error {
-  override readonly name = "InvalidOpenRpcDocumentError";
+export class InvalidOpenRpcDocumentError extends CodegenError {
+  constructor(message: string, options: CodegenErrorOptions = {}) {
+    super(message, "openrpc-invalid", options.details, options);
+  }
 }
 
 type JsonSchema = Record<string, unknown>;
@@ -173,6 +176,7 @@ export async function validateOpenRpc(document: OpenrpcDocument): Promise<void> 
   } catch (error) {
     throw new InvalidOpenRpcDocumentError(
       `${document.info.title}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
     );
   }
 }

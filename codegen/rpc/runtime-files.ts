@@ -1,20 +1,38 @@
 /**
- * The hand-written runtime that generated code builds on (codegen/rpc/runtime/), copied into
- * generated/rpc/ so that generated/ is self-contained. Only import paths that climb out of the
- * directory are adjusted for its new depth.
+ * The hand-written runtime that generated code builds on (codegen/rpc/runtime/), copied as it is into
+ * generated/rpc/. generated/ is self-contained: a runtime file importing anything but a sibling module or a
+ * package is refused.
  */
 import { readFile } from "node:fs/promises";
+import { CodegenError } from "../errors.js";
 import { GENERATED_HEADER, type GeneratedFile } from "../files.js";
 
-const RUNTIME_FILES = ["http-transport.ts", "method-runtime.ts", "wire.ts"] as const;
+const RUNTIME_FILES = [
+  "http-transport.ts",
+  "method-contract.ts",
+  "method-runtime.ts",
+  "rpc-errors.ts",
+  "wire.ts",
+] as const;
+
+/** Module specifiers of a source file's import and export declarations. */
+function moduleSpecifiers(source: string): string[] {
+  return [...source.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"/gms)].map((m) => m[1] ?? "");
+}
 
 export async function runtimeFiles(): Promise<GeneratedFile[]> {
   return Promise.all(
     RUNTIME_FILES.map(async (name) => {
       const source = await readFile(new URL(`./runtime/${name}`, import.meta.url), "utf8");
-      // codegen/rpc/runtime/ is one level deeper than generated/rpc/.
-      const content = source.replaceAll('from "../../../src/', 'from "../../src/');
-      return { path: `rpc/${name}`, content: GENERATED_HEADER + content };
+      const outside = moduleSpecifiers(source).filter((s) => s.startsWith("../"));
+      if (outside.length > 0) {
+        throw new CodegenError(
+          `codegen/rpc/runtime/${name} imports ${outside.join(", ")}: generated/ may only import its own modules`,
+          "runtime-not-self-contained",
+          { file: name, imports: outside },
+        );
+      }
+      return { path: `rpc/${name}`, content: GENERATED_HEADER + source };
     }),
   );
 }

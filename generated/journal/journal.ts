@@ -25,9 +25,29 @@ export interface Journal {
 export const JOURNAL_FIXED_LENGTH = 196;
 /** Bytes of one `intermediateRoots` entry. */
 export const JOURNAL_LIST_ITEM_LENGTH = 32;
+/**
+ * Root of the journal code's errors. generated/ may not import src/, so it does not extend the project's
+ * SuiteError (src/errors); it has the same shape: the package, a machine-readable `kind`, structured
+ * `details` and the standard `cause`.
+ */
+export abstract class JournalError<Kind extends string = string> extends Error {
+  readonly package = "journal";
+  readonly kind: Kind;
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(message: string, options: { kind: Kind; details?: Readonly<Record<string, unknown>>; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.kind = options.kind;
+    this.details = options.details ?? {};
+  }
+}
+
 /** A journal value that cannot be packed, or bytes that are not a journal. */
-export class JournalLayoutError extends Error {
-  override readonly name = "JournalLayoutError";
+export class JournalLayoutError extends JournalError<"layout-violated"> {
+  constructor(message: string) {
+    super(message, { kind: "layout-violated" });
+  }
 }
 
 const U64_MAX = 0xffff_ffff_ffff_ffffn;

@@ -6,21 +6,32 @@
  * limits of the protocol spec.
  */
 
+import { type ProtocolErrorDetails, ProtocolError } from "./protocol-error.js";
+
 export const FRAME_PREFIX_BYTES = 4;
 
+export type FrameErrorKind = "frame-invalid" | "frame-too-large";
+
 /** A frame that breaks the framing rules: a length over the cap, bytes after the frame, an early end. */
-export class FrameError extends Error {
-  override readonly name: string = "FrameError";
+export class FrameError extends ProtocolError<FrameErrorKind> {
+  constructor(
+    message: string,
+    options: { kind?: FrameErrorKind; details?: ProtocolErrorDetails; cause?: unknown } = {},
+  ) {
+    super(message, { kind: options.kind ?? "frame-invalid", details: options.details, cause: options.cause });
+  }
 }
 
 /** The announced payload length exceeds the accepted maximum; raised before any payload is read. */
 export class FrameTooLargeError extends FrameError {
-  override readonly name = "FrameTooLargeError";
   constructor(
     readonly announced: number,
     readonly max: number,
   ) {
-    super(`frame length ${announced} exceeds the maximum of ${max} bytes`);
+    super(`frame length ${announced} exceeds the maximum of ${max} bytes`, {
+      kind: "frame-too-large",
+      details: { announced, max },
+    });
   }
 }
 

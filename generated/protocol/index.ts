@@ -5,5 +5,12 @@ export * from "./client.js";
 export * from "./codec.js";
 export * from "./dispatch.js";
 export * from "./frame.js";
-export { FRAME_PREFIX_BYTES, FrameError, FrameReader, FrameTooLargeError } from "./frame-runtime.js";
+export {
+  FRAME_PREFIX_BYTES,
+  FrameError,
+  type FrameErrorKind,
+  FrameReader,
+  FrameTooLargeError,
+} from "./frame-runtime.js";
+export { ProtocolError, type ProtocolErrorDetails, type ProtocolErrorOptions } from "./protocol-error.js";
 export * from "./types.js";

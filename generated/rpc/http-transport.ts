@@ -5,19 +5,22 @@
  * read up to a byte limit and the envelope is checked before the result is handed to the codecs.
  */
 import type { RpcTransport } from "./method-runtime.js";
+import { type RpcErrorDetails, RpcRuntimeError } from "./rpc-errors.js";
 
 /**
  * The server answered with a JSON-RPC error object. Deliberately not an RpcError: a server that
  * calls another one decides what its own caller should see, instead of passing the code through.
  */
-export class RemoteRpcError extends Error {
-  override readonly name = "RemoteRpcError";
+export class RemoteRpcError extends RpcRuntimeError<"remote-error"> {
   readonly method: string;
   readonly code: number;
   readonly data: unknown;
 
   constructor(method: string, code: number, message: string, data: unknown) {
-    super(`${method} failed with code ${code}: ${message}`);
+    super(`${method} failed with code ${code}: ${message}`, {
+      kind: "remote-error",
+      details: { method, code },
+    });
     this.method = method;
     this.code = code;
     this.data = data;
@@ -25,8 +28,10 @@ export class RemoteRpcError extends Error {
 }
 
 /** The call did not produce a JSON-RPC response (network failure, timeout, oversized or malformed body). */
-export class RpcTransportError extends Error {
-  override readonly name = "RpcTransportError";
+export class RpcTransportError extends RpcRuntimeError<"transport-failed"> {
+  constructor(message: string, options: { details?: RpcErrorDetails; cause?: unknown } = {}) {
+    super(message, { kind: "transport-failed", details: options.details, cause: options.cause });
+  }
 }
 
 export interface HttpTransportOptions {

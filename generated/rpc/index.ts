@@ -3,7 +3,11 @@ export * from "./codecs.js";
 
 export * from "./errors.js";
 
+export * from "./rpc-errors.js";
+
 export * from "./http-transport.js";
+
+export * from "./method-contract.js";
 
 export * from "./method-runtime.js";
 

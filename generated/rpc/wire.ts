@@ -5,17 +5,20 @@
  * Hex only lives here, at the edge: quantities without leading zeros, fixed-length hashes and
  * addresses, even-length byte strings.
  */
+import { RpcRuntimeError } from "./rpc-errors.js";
 
 /** A JSON value did not have the expected shape. `path` names where, e.g. `block` or `filter.topics[1]`. */
-export class WireError extends Error {
-  override readonly name = "WireError";
+export class WireError extends RpcRuntimeError<"wire-mismatch"> {
   readonly path: string;
   readonly expected: string;
   /** True when the value was absent rather than malformed. */
   readonly missing: boolean;
 
   constructor(path: string, expected: string, got: unknown) {
-    super(`${path}: expected ${expected}, got ${describeValue(got)}`);
+    super(`${path}: expected ${expected}, got ${describeValue(got)}`, {
+      kind: "wire-mismatch",
+      details: { path, expected, missing: got === undefined },
+    });
     this.path = path;
     this.expected = expected;
     this.missing = got === undefined;

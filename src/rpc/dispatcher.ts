@@ -3,7 +3,7 @@
  * batch limit, runs methods from the MethodTable and serializes the responses. HTTP and websocket
  * transports both call `dispatchText`.
  */
-import type { Logger } from "../log/logger.js";
+import type { Logger } from "../log/index.js";
 import {
   classifyRequest,
   errorResponse,

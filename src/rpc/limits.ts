@@ -1,4 +1,6 @@
 /** Limits applied to untrusted input before it is parsed or dispatched. */
+import { InvalidLimitsError } from "./server-errors.js";
+
 export interface RpcLimits {
   /** Largest accepted HTTP body and websocket message, in bytes (HTTP 413 / websocket close 1009 beyond). */
   readonly maxBodyBytes: number;
@@ -18,19 +20,17 @@ export const DEFAULT_RPC_LIMITS: RpcLimits = {
   maxInFlight: 10_000,
 };
 
-export class InvalidLimitsError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "InvalidLimitsError";
-  }
-}
+export { InvalidLimitsError };
 
 /** Fills defaults and checks that every limit is a positive safe integer. */
 export function resolveLimits(partial: Partial<RpcLimits> | undefined): RpcLimits {
   const limits = { ...DEFAULT_RPC_LIMITS, ...partial };
   for (const [name, value] of Object.entries(limits)) {
     if (!Number.isSafeInteger(value) || value <= 0) {
-      throw new InvalidLimitsError(`limit ${name} must be a positive integer, got ${String(value)}`);
+      throw new InvalidLimitsError(`limit ${name} must be a positive integer, got ${String(value)}`, {
+        limit: name,
+        value: String(value),
+      });
     }
   }
   return limits;

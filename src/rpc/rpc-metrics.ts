@@ -1,5 +1,5 @@
 /** The metrics every JSON-RPC server exports, on the process's MetricsRegistry. */
-import type { Counter, Gauge, Histogram, MetricsRegistry } from "../metrics/registry.js";
+import type { Counter, Gauge, Histogram, MetricsRegistry } from "../metrics/index.js";
 
 export type CallOutcome = "ok" | "error";
 

@@ -1,31 +1,45 @@
 /** Errors raised by the server core itself (not by methods). */
+import { type ErrorDetails, SuiteError } from "../errors/index.js";
 import { RpcError } from "./errors.js";
 
 /** -32000: the server is draining for shutdown and takes no new work. */
 export class ServerShuttingDownError extends RpcError {
   constructor() {
-    super(-32000, "server is shutting down: retry the request on another connection or node");
+    super(-32000, "server is shutting down: retry the request on another connection or node", {
+      kind: "server-shutting-down",
+    });
   }
 }
 
 /** -32005 (geth's "limit exceeded"): too many requests in flight; retry later. */
 export class ServerBusyError extends RpcError {
   constructor(limit: number) {
-    super(-32005, `server busy: ${limit} requests already in flight, retry later`, { data: { limit } });
+    super(-32005, `server busy: ${limit} requests already in flight, retry later`, {
+      data: { limit },
+      kind: "server-busy",
+      details: { code: -32005, limit },
+    });
   }
 }
 
 /** HTTP 413 body: the request body is over the configured limit (-32600). */
 export class BodyTooLargeError extends RpcError {
   constructor(limit: number) {
-    super(-32600, `invalid request: body exceeds the limit of ${limit} bytes`, { data: { limit } });
+    super(-32600, `invalid request: body exceeds the limit of ${limit} bytes`, {
+      data: { limit },
+      kind: "body-too-large",
+      details: { code: -32600, limit },
+    });
   }
 }
 
 /** HTTP 415 body: only JSON bodies are accepted (-32600). */
 export class UnsupportedContentTypeError extends RpcError {
   constructor(received: string) {
-    super(-32600, `invalid request: content type "${received}" is not supported, send application/json`);
+    super(-32600, `invalid request: content type "${received}" is not supported, send application/json`, {
+      kind: "unsupported-content-type",
+      details: { code: -32600, received },
+    });
   }
 }
 
@@ -35,6 +49,7 @@ export class RouteNotFoundError extends RpcError {
     super(
       -32600,
       `no route for ${method.toUpperCase()} ${path}: send JSON-RPC as POST to any path, or GET /healthz, GET /metrics`,
+      { kind: "route-not-found", details: { code: -32600, method, path } },
     );
   }
 }
@@ -42,30 +57,58 @@ export class RouteNotFoundError extends RpcError {
 /** HTTP 404 body for GET /healthz on a server configured without a health method. */
 export class HealthNotConfiguredError extends RpcError {
   constructor() {
-    super(-32601, "this server has no health method: GET /healthz is not available");
+    super(-32601, "this server has no health method: GET /healthz is not available", {
+      kind: "health-not-configured",
+    });
+  }
+}
+
+export type RpcServerErrorKind = "listen-failed" | "invalid-config" | "invalid-state" | "invalid-limits";
+
+/**
+ * Root of the errors the server core raises to the code that owns it (binding, options, lifecycle), never sent
+ * to a client. What a client sees is an RpcError (rpc-errors of the generated runtime, and the classes above).
+ */
+export abstract class RpcServerError extends SuiteError<RpcServerErrorKind> {
+  readonly package = "rpc";
+
+  constructor(
+    message: string,
+    kind: RpcServerErrorKind,
+    details?: ErrorDetails,
+    options?: { cause?: unknown },
+  ) {
+    super(message, { kind, details, cause: options?.cause });
   }
 }
 
 /** The server could not bind its address. */
-export class ListenError extends Error {
+export class ListenError extends RpcServerError {
   constructor(host: string, port: number) {
-    super(`cannot listen on ${host}:${port}: the address is in use or not available`);
-    this.name = "ListenError";
+    super(`cannot listen on ${host}:${port}: the address is in use or not available`, "listen-failed", {
+      host,
+      port,
+    });
   }
 }
 
 /** The server options are inconsistent (unknown health method, clashing websocket paths). */
-export class ServerConfigError extends Error {
+export class ServerConfigError extends RpcServerError {
   constructor(message: string) {
-    super(message);
-    this.name = "ServerConfigError";
+    super(message, "invalid-config");
   }
 }
 
 /** listen() was called on a server that is already listening or was closed. */
-export class ServerStateError extends Error {
+export class ServerStateError extends RpcServerError {
   constructor(message: string) {
-    super(message);
-    this.name = "ServerStateError";
+    super(message, "invalid-state");
+  }
+}
+
+/** A limit of RpcLimits is not a positive safe integer. */
+export class InvalidLimitsError extends RpcServerError {
+  constructor(message: string, details?: ErrorDetails) {
+    super(message, "invalid-limits", details);
   }
 }

@@ -1,8 +1,8 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { createMemoryLogger } from "../log/logger.js";
-import { MetricsRegistry } from "../metrics/registry.js";
+import { createMemoryLogger } from "../log/index.js";
+import { MetricsRegistry } from "../metrics/index.js";
 import { createRpcServer, type RpcServer } from "./server.js";
 import { createTestMethods, type TestMethodsState } from "./test/methods.js";
 

@@ -13,8 +13,8 @@ import uWS, {
   type us_socket_context_t,
   type WebSocket,
 } from "@trufflesuite/uws-js-unofficial";
-import { createSilentLogger, type Logger } from "../log/logger.js";
-import { MetricsRegistry } from "../metrics/registry.js";
+import { createSilentLogger, type Logger } from "../log/index.js";
+import { MetricsRegistry } from "../metrics/index.js";
 import { type CallScope, type DispatchEnvironment, RpcDispatcher } from "./dispatcher.js";
 import { errorResponse } from "./envelope.js";
 import type { RpcError } from "./errors.js";

@@ -2,7 +2,7 @@
  * Graceful shutdown on SIGINT/SIGTERM: runs the process's close steps once (e.g. draining the
  * JSON-RPC server), then exits 0, or 1 when a step failed. A second signal exits at once.
  */
-import type { Logger } from "../log/logger.js";
+import type { Logger } from "../log/index.js";
 
 export interface ShutdownOptions {
   readonly logger: Logger;

@@ -4,21 +4,24 @@
  * are built on these two classes. Every read is bounds-checked before anything is allocated.
  */
 
+import { ProtocolError } from "./protocol-error.js";
+
 /** A payload that does not decode under the protocol's rules (truncated, trailing bytes, bad tag, ...). */
-export class BincodeDecodeError extends Error {
-  override readonly name = "BincodeDecodeError";
+export class BincodeDecodeError extends ProtocolError<"decode-failed"> {
   constructor(
     message: string,
     /** Byte offset in the payload where decoding failed. */
     readonly offset: number,
   ) {
-    super(`${message} (at byte ${offset})`);
+    super(`${message} (at byte ${offset})`, { kind: "decode-failed", details: { offset } });
   }
 }
 
 /** A value that cannot be encoded (out-of-range integer, wrong fixed length, ...). */
-export class BincodeEncodeError extends Error {
-  override readonly name = "BincodeEncodeError";
+export class BincodeEncodeError extends ProtocolError<"encode-failed"> {
+  constructor(message: string) {
+    super(message, { kind: "encode-failed" });
+  }
 }
 
 const U16_MARKER = 0xfb;

@@ -1,9 +1,9 @@
 /**
- * Builds RpcMethodSpecs (the contract of src/rpc/method.ts) from per-parameter codecs, and calls
+ * Builds RpcMethodSpecs (the contract of method-contract.ts) from per-parameter codecs, and calls
  * methods through a transport on the client side.
  */
-import { InvalidParamsError } from "../../../src/rpc/errors.js";
-import type { RpcMethodSpec } from "../../../src/rpc/method.js";
+import type { RpcMethodSpec } from "./method-contract.js";
+import { InvalidParamsError, RpcRuntimeError } from "./rpc-errors.js";
 import { type AnyCodec, describeValue, isPlainObject, WireError } from "./wire.js";
 
 export interface ParamDefinition {
@@ -22,12 +22,15 @@ export interface MethodDefinition {
 }
 
 /** A JSON-RPC result did not match the method's result type (client side). */
-export class MalformedResultError extends Error {
-  override readonly name = "MalformedResultError";
+export class MalformedResultError extends RpcRuntimeError<"malformed-result"> {
   readonly method: string;
 
   constructor(method: string, cause: WireError) {
-    super(`malformed result of ${method}: ${cause.message}`, { cause });
+    super(`malformed result of ${method}: ${cause.message}`, {
+      kind: "malformed-result",
+      details: { method, path: cause.path, expected: cause.expected },
+      cause,
+    });
     this.method = method;
   }
 }

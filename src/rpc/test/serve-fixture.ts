@@ -2,7 +2,7 @@
  * A server process for the shutdown test: serves the test methods on 127.0.0.1, prints
  * `port=<n>` on stdout, and drains on SIGTERM/SIGINT before exiting.
  */
-import { createLogger, parseLogLevel } from "../../log/logger.js";
+import { createLogger, parseLogLevel } from "../../log/index.js";
 import { createRpcServer } from "../server.js";
 import { exitOnShutdownSignals } from "../shutdown.js";
 import { createTestMethods } from "./methods.js";
