@@ -1,18 +1,44 @@
-/** Named errors of the payments library. */
+/** Named errors of the payments library: one root, PaymentsError, with a kind per concrete class. */
 import type { Address, Hex } from "viem";
+import { SuiteError, type ErrorDetails } from "../errors/index.js";
 
-export class PaymentsError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
+export type PaymentsErrorKind =
+  | "invalid-authorization"
+  | "malformed-signature"
+  | "cancellation-signer-mismatch"
+  | "invalid-token-domain"
+  | "relay-simulation-failed"
+  | "relay-reverted"
+  | "ambiguous-nonce-consumption";
+
+/** Options of the concrete errors that take only a message: structured fields and the cause. */
+export interface PaymentsErrorOptions {
+  readonly details?: ErrorDetails;
+  readonly cause?: unknown;
+}
+
+/** Root of the payments library's errors. */
+export abstract class PaymentsError extends SuiteError<PaymentsErrorKind> {
+  readonly package = "payments";
+
+  constructor(message: string, kind: PaymentsErrorKind, options: PaymentsErrorOptions = {}) {
+    super(message, { kind, details: options.details, cause: options.cause });
   }
 }
 
 /** An authorization's fields are out of range or malformed (addresses, amounts, window, nonce). */
-export class InvalidAuthorizationError extends PaymentsError {}
+export class InvalidAuthorizationError extends PaymentsError {
+  constructor(message: string, options?: PaymentsErrorOptions) {
+    super(message, "invalid-authorization", options);
+  }
+}
 
 /** A signature is not 65 bytes r | s | v with v in {0, 1, 27, 28}. */
-export class MalformedSignatureError extends PaymentsError {}
+export class MalformedSignatureError extends PaymentsError {
+  constructor(message: string, options?: PaymentsErrorOptions) {
+    super(message, "malformed-signature", options);
+  }
+}
 
 /** The account asked to sign a cancellation is not the authorization's `from`: refused before signing. */
 export class CancellationSignerMismatchError extends PaymentsError {
@@ -20,12 +46,20 @@ export class CancellationSignerMismatchError extends PaymentsError {
     readonly signer: Address,
     readonly authorizer: Address,
   ) {
-    super(`only the authorizer ${authorizer} may sign the cancellation; refusing to sign with ${signer}`);
+    super(
+      `only the authorizer ${authorizer} may sign the cancellation; refusing to sign with ${signer}`,
+      "cancellation-signer-mismatch",
+      { details: { signer, authorizer } },
+    );
   }
 }
 
 /** The token returned a domain we cannot use (e.g. an empty name). */
-export class InvalidTokenDomainError extends PaymentsError {}
+export class InvalidTokenDomainError extends PaymentsError {
+  constructor(message: string, options?: PaymentsErrorOptions) {
+    super(message, "invalid-token-domain", options);
+  }
+}
 
 /** `eth_call` of a relay reverted: nothing was signed or sent. */
 export class RelaySimulationFailedError extends PaymentsError {
@@ -34,13 +68,31 @@ export class RelaySimulationFailedError extends PaymentsError {
     readonly reason: string,
     options?: { cause?: unknown },
   ) {
-    super(`simulation of ${functionName} reverted: ${reason}`, options);
+    super(`simulation of ${functionName} reverted: ${reason}`, "relay-simulation-failed", {
+      details: { functionName, reason },
+      cause: options?.cause,
+    });
   }
 }
 
 /** A relayed transaction was mined but reverted. */
 export class RelayRevertedError extends PaymentsError {
   constructor(readonly transactionHash: Hex) {
-    super(`transaction ${transactionHash} reverted`);
+    super(`transaction ${transactionHash} reverted`, "relay-reverted", { details: { transactionHash } });
+  }
+}
+
+/** A token's logs show more than one consumption of one (authorizer, nonce): a nonce is consumed once. */
+export class AmbiguousNonceConsumptionError extends PaymentsError {
+  constructor(
+    readonly authorizer: Address,
+    readonly nonce: Hex,
+    readonly count: number,
+  ) {
+    super(
+      `${count} consumption logs for authorizer ${authorizer} nonce ${nonce}; a nonce is consumed once`,
+      "ambiguous-nonce-consumption",
+      { details: { authorizer, nonce, count } },
+    );
   }
 }

@@ -13,7 +13,6 @@ export { signCancellation } from "./cancellation.js";
 export { readTokenDomain, type DomainReader } from "./domain.js";
 export * from "./errors.js";
 export {
-  AmbiguousNonceConsumptionError,
   AUTHORIZATION_CANCELED_TOPIC,
   AUTHORIZATION_USED_TOPIC,
   classifyNonceLogs,

@@ -15,6 +15,9 @@ import {
   toEventSelector,
 } from "viem";
 import { eip3009TokenAbi } from "./abi.js";
+import { AmbiguousNonceConsumptionError } from "./errors.js";
+
+export { AmbiguousNonceConsumptionError };
 
 export const AUTHORIZATION_USED_TOPIC = toEventSelector("AuthorizationUsed(address,bytes32)");
 export const AUTHORIZATION_CANCELED_TOPIC = toEventSelector("AuthorizationCanceled(address,bytes32)");
@@ -55,17 +58,6 @@ export type NonceConsumption =
       blockNumber: bigint;
       logIndex: number;
     };
-
-export class AmbiguousNonceConsumptionError extends Error {
-  override readonly name = "AmbiguousNonceConsumptionError";
-  constructor(
-    readonly authorizer: Address,
-    readonly nonce: Hex,
-    readonly count: number,
-  ) {
-    super(`${count} consumption logs for authorizer ${authorizer} nonce ${nonce}; a nonce is consumed once`);
-  }
-}
 
 function sameHex(a: Hex | undefined, b: Hex): boolean {
   return a !== undefined && a.toLowerCase() === b.toLowerCase();
