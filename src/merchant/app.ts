@@ -15,9 +15,10 @@ import {
   type PublicClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { Logger } from "../log/logger.js";
-import { MetricsRegistry } from "../metrics/registry.js";
+import type { Logger } from "../log/index.js";
+import { MetricsRegistry } from "../metrics/index.js";
 import { MerchantChain } from "./chain.js";
+import { MerchantStartupError } from "./errors.js";
 import { mountMerchantApi } from "./http/api.js";
 import { OrderLocks } from "./order-locks.js";
 import { Reconciler } from "./reconciler.js";
@@ -48,9 +49,7 @@ export interface RunningMerchantService {
   close(): Promise<void>;
 }
 
-export class MerchantStartupError extends Error {
-  override readonly name = "MerchantStartupError";
-}
+export { MerchantStartupError };
 
 type ClosableApp = TemplatedApp & { close(): void };
 

@@ -14,6 +14,7 @@ import {
 } from "../payments/index.js";
 import { type CreateOrderBody, MerchantApiError, MerchantClient } from "./client.js";
 import { deployDevToken, type DevTokenOptions } from "./dev-token.js";
+import { CliUsageError } from "./errors.js";
 
 export const CLI_USAGE = `Usage: merchant-cli <command> [options]
 
@@ -39,9 +40,7 @@ Options: --url <url>, --rpc-url <url>, --token <address>, -h/--help
 Exit status: 0 ok, 1 the API answered an error (printed as JSON on stderr), 2 usage error.
 `;
 
-export class CliUsageError extends Error {
-  override readonly name = "CliUsageError";
-}
+export { CliUsageError };
 
 export interface CliIo {
   out(text: string): void;

@@ -2,23 +2,10 @@
  * A small client of the merchant HTTP API (used by the CLI and the tests). Non-2xx answers throw
  * MerchantApiError carrying the status and the API's error object.
  */
+import { type ApiErrorBody, MerchantApiError } from "./errors.js";
 import type { OrderJson } from "./http/wire.js";
 
-export interface ApiErrorBody {
-  code: string;
-  message: string;
-  [detail: string]: unknown;
-}
-
-export class MerchantApiError extends Error {
-  override readonly name = "MerchantApiError";
-  constructor(
-    readonly status: number,
-    readonly body: ApiErrorBody,
-  ) {
-    super(`HTTP ${status} ${body.code}: ${body.message}`);
-  }
-}
+export { type ApiErrorBody, MerchantApiError };
 
 export interface OrderAnswer {
   order: OrderJson;

@@ -1,8 +1,9 @@
 /** Command-line flags and environment variables of the merchant service process. */
 import { parseArgs } from "node:util";
 import { type Address, getAddress, type Hex, isAddress } from "viem";
-import { type LogLevel, parseLogLevel } from "../log/logger.js";
+import { type LogLevel, parseLogLevel } from "../log/index.js";
 import type { MerchantConfig } from "./app.js";
+import { ConfigError } from "./errors.js";
 
 export const MERCHANT_USAGE = `Usage: merchant [options]
 
@@ -25,9 +26,7 @@ Options (each also read from the environment variable in brackets):
   -h, --help                   print this help
 `;
 
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
-}
+export { ConfigError };
 
 export interface ProcessConfig {
   help: boolean;
@@ -76,7 +75,7 @@ export function parseProcessConfig(argv: readonly string[], env: NodeJS.ProcessE
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new ConfigError((error as Error).message);
+    throw new ConfigError((error as Error).message, { cause: error });
   }
   const pick = (flag: string, variable: string): string | undefined => {
     const value = values[flag];

@@ -14,8 +14,8 @@ import {
   type TransactionReceipt,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { eip3009TokenAbi } from "../../contracts/artifacts.js";
-import { deployArtifact } from "../../contracts/deploy.js";
+import { eip3009TokenAbi } from "../../contracts/index.js";
+import { deployArtifact } from "../../contracts/index.js";
 
 export interface DevTokenOptions {
   /** Token name (the EIP-712 domain name); default "Dev USD". */

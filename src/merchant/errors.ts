@@ -1,61 +1,100 @@
 /**
- * Errors of the order service. Each carries the HTTP status and a stable machine-readable code;
- * the API answers them as `{ "error": { "code", "message", ...details } }`.
+ * Errors of the merchant service: one root, MerchantError, with a kind per concrete class. The errors a
+ * request can be refused with (RequestRefusedError) also carry the API's stable machine-readable `code`;
+ * the HTTP router maps their kind to a status at its edge and answers `{ "error": { "code", "message",
+ * ...details } }`.
  */
+import { SuiteError, type ErrorDetails } from "../errors/index.js";
 import type { OrderState } from "./order.js";
 
-export class MerchantError extends Error {
+export type MerchantErrorKind =
+  | "bad-request"
+  | "order-not-found"
+  | "invalid-transition"
+  | "invalid-signature"
+  | "authorization-rejected"
+  | "order-conflict"
+  | "nonce-used"
+  | "chain-unavailable"
+  | "config"
+  | "cli-usage"
+  | "startup"
+  | "store"
+  | "api-error";
+
+/** Root of the merchant service's errors. */
+export abstract class MerchantError extends SuiteError<MerchantErrorKind> {
+  readonly package = "merchant";
+
   constructor(
-    readonly status: number,
-    readonly code: string,
     message: string,
-    readonly details: Readonly<Record<string, unknown>> = {},
+    kind: MerchantErrorKind,
+    details?: ErrorDetails,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
-    this.name = new.target.name;
+    super(message, { kind, details, cause: options?.cause });
+  }
+}
+
+/** A request the API refuses; `code` is the API's error code (e.g. "order_not_found", "wrong_payee"). */
+export abstract class RequestRefusedError extends MerchantError {
+  readonly code: string;
+
+  constructor(
+    kind: MerchantErrorKind,
+    code: string,
+    message: string,
+    details: ErrorDetails = {},
+    options?: { cause?: unknown },
+  ) {
+    super(message, kind, details, options);
+    this.code = code;
   }
 }
 
 /** The request body or a parameter is malformed (JSON, hex, lengths, ranges, unknown fields). */
-export class BadRequestError extends MerchantError {
+export class BadRequestError extends RequestRefusedError {
   constructor(message: string, details: Record<string, unknown> = {}) {
-    super(400, "bad_request", message, details);
+    super("bad-request", "bad_request", message, details);
   }
 }
 
-export class OrderNotFoundError extends MerchantError {
+export class OrderNotFoundError extends RequestRefusedError {
   constructor(id: string) {
-    super(404, "order_not_found", `no order with id ${id}`, { id });
+    super("order-not-found", "order_not_found", `no order with id ${id}`, { id });
   }
 }
 
 /** The order is not in a state the requested action can start from. */
-export class InvalidTransitionError extends MerchantError {
+export class InvalidTransitionError extends RequestRefusedError {
   constructor(action: string, state: OrderState, id: string) {
-    super(409, "invalid_transition", `cannot ${action} order ${id}: it is ${state}`, { id, state, action });
+    super("invalid-transition", "invalid_transition", `cannot ${action} order ${id}: it is ${state}`, {
+      id,
+      state,
+      action,
+    });
   }
 }
 
 /** A signature does not verify for the required signer under the token's domain. */
-export class InvalidSignatureError extends MerchantError {
+export class InvalidSignatureError extends RequestRefusedError {
   constructor(what: string, detail: string) {
-    super(422, "invalid_signature", `${what}: ${detail}`, { detail });
+    super("invalid-signature", "invalid_signature", `${what}: ${detail}`, { detail });
   }
 }
 
 /** The authorization is well-formed but not acceptable (wrong token, payee, window, chain state). */
-export class AuthorizationRejectedError extends MerchantError {
+export class AuthorizationRejectedError extends RequestRefusedError {
   constructor(code: string, message: string, details: Record<string, unknown> = {}) {
-    super(422, code, message, details);
+    super("authorization-rejected", code, message, details);
   }
 }
 
 /** An order for the same (chainId, token, authorizer, nonce) exists with different terms. */
-export class OrderConflictError extends MerchantError {
+export class OrderConflictError extends RequestRefusedError {
   constructor(id: string) {
     super(
-      409,
+      "order-conflict",
       "order_conflict",
       `an order (${id}) already holds this authorizer and nonce with different terms or signature`,
       { id },
@@ -64,15 +103,60 @@ export class OrderConflictError extends MerchantError {
 }
 
 /** The nonce was consumed onchain before the order was created. */
-export class NonceAlreadyUsedError extends MerchantError {
+export class NonceAlreadyUsedError extends RequestRefusedError {
   constructor() {
-    super(409, "nonce_used", "the authorization's nonce is already used or cancelled onchain");
+    super("nonce-used", "nonce_used", "the authorization's nonce is already used or cancelled onchain");
   }
 }
 
 /** The node could not be reached or answered unexpectedly. */
-export class ChainUnavailableError extends MerchantError {
+export class ChainUnavailableError extends RequestRefusedError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(503, "chain_unavailable", message, {}, options);
+    super("chain-unavailable", "chain_unavailable", message, {}, options);
+  }
+}
+
+/** A flag or environment variable of the service is missing or malformed. */
+export class ConfigError extends MerchantError {
+  constructor(message: string, options?: { details?: ErrorDetails; cause?: unknown }) {
+    super(message, "config", options?.details, options);
+  }
+}
+
+/** The merchant CLI was called with unknown or malformed arguments. */
+export class CliUsageError extends MerchantError {
+  constructor(message: string, options?: { details?: ErrorDetails; cause?: unknown }) {
+    super(message, "cli-usage", options?.details, options);
+  }
+}
+
+/** The service could not start: node unreachable, no token contract, port taken. */
+export class MerchantStartupError extends MerchantError {
+  constructor(message: string, options?: { details?: ErrorDetails; cause?: unknown }) {
+    super(message, "startup", options?.details, options);
+  }
+}
+
+/** The order store failed (database unreachable, a constraint or a migration failed). */
+export class StoreError extends MerchantError {
+  constructor(message: string, options?: { details?: ErrorDetails; cause?: unknown }) {
+    super(message, "store", options?.details, options);
+  }
+}
+
+/** The body of a non-2xx answer of the merchant API. */
+export interface ApiErrorBody {
+  code: string;
+  message: string;
+  [detail: string]: unknown;
+}
+
+/** Client side: the merchant API answered with an error (status and the API's error object). */
+export class MerchantApiError extends MerchantError {
+  constructor(
+    readonly status: number,
+    readonly body: ApiErrorBody,
+  ) {
+    super(`HTTP ${status} ${body.code}: ${body.message}`, "api-error", { status, code: body.code });
   }
 }

@@ -1,5 +1,5 @@
 /** Process entry point of the merchant order service: `tsx src/merchant/main.ts --help`. */
-import { createLogger } from "../log/logger.js";
+import { createLogger, UnknownLogLevelError } from "../log/index.js";
 import { startMerchantService } from "./app.js";
 import { ConfigError, MERCHANT_USAGE, parseProcessConfig } from "./config.js";
 
@@ -8,8 +8,8 @@ async function main(): Promise<number> {
   try {
     config = parseProcessConfig(process.argv.slice(2), process.env);
   } catch (error) {
-    if (error instanceof ConfigError || (error as Error).name === "UnknownLogLevelError") {
-      process.stderr.write(`merchant: ${(error as Error).message}\n\n${MERCHANT_USAGE}`);
+    if (error instanceof ConfigError || error instanceof UnknownLogLevelError) {
+      process.stderr.write(`merchant: ${error.message}\n\n${MERCHANT_USAGE}`);
       return 2;
     }
     throw error;

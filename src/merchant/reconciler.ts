@@ -15,7 +15,7 @@
 import type { Hash } from "viem";
 import { isExpiredAt } from "../payments/index.js";
 import type { ConsumptionLog, MerchantChain } from "./chain.js";
-import type { Logger } from "../log/logger.js";
+import type { Logger } from "../log/index.js";
 import type { OrderLocks } from "./order-locks.js";
 import { type Attempt, type Order, type OrderState, WATCHED_STATES } from "./order.js";
 import type { Relayer } from "./relayer.js";

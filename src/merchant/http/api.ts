@@ -9,8 +9,8 @@
  *   GET  /healthz, GET /metrics
  */
 import type { TemplatedApp } from "@trufflesuite/uws-js-unofficial";
-import type { Logger } from "../../log/logger.js";
-import type { MetricsRegistry } from "../../metrics/registry.js";
+import type { Logger } from "../../log/index.js";
+import type { MetricsRegistry } from "../../metrics/index.js";
 import type { DecisionResult, OrderService } from "../service.js";
 import { type JsonResponse, JsonRouter } from "./router.js";
 import {

@@ -1,14 +1,14 @@
 /**
  * A small JSON router on uWebSockets.js for REST-style APIs: routes by method and path pattern
  * (uWS patterns, `:name` parameters), request bodies read with src/rpc's streaming body reader
- * under a byte limit and parsed as JSON, handler results and MerchantErrors written as JSON.
+ * under a byte limit and parsed as JSON, handler results and refused requests (RequestRefusedError) written as JSON.
  * Everything needed from the uWS request is copied before the first await (uWS invalidates it).
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from "@trufflesuite/uws-js-unofficial";
-import type { Logger } from "../../log/logger.js";
-import type { Counter, Histogram, MetricsRegistry } from "../../metrics/registry.js";
-import { readBody } from "../../rpc/http-body.js";
-import { MerchantError } from "../errors.js";
+import type { Logger } from "../../log/index.js";
+import type { Counter, Histogram, MetricsRegistry } from "../../metrics/index.js";
+import { readBody } from "../../rpc/index.js";
+import { type MerchantErrorKind, RequestRefusedError } from "../errors.js";
 
 export interface JsonRequest {
   method: string;
@@ -46,6 +46,18 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
   422: "422 Unprocessable Entity",
   500: "500 Internal Server Error",
   503: "503 Service Unavailable",
+};
+
+/** The HTTP status a refused request is answered with, by the error's kind. */
+const STATUS_OF_KIND: Readonly<Partial<Record<MerchantErrorKind, number>>> = {
+  "bad-request": 400,
+  "order-not-found": 404,
+  "invalid-transition": 409,
+  "order-conflict": 409,
+  "nonce-used": 409,
+  "invalid-signature": 422,
+  "authorization-rejected": 422,
+  "chain-unavailable": 503,
 };
 
 function statusLine(status: number): string {
@@ -204,8 +216,9 @@ export class JsonRouter {
   }
 
   private errorResponse(error: unknown, method: string, path: string): JsonResponse {
-    if (error instanceof MerchantError) {
-      return { status: error.status, body: errorBody(error.code, error.message, { ...error.details }) };
+    const status = error instanceof RequestRefusedError ? STATUS_OF_KIND[error.kind] : undefined;
+    if (error instanceof RequestRefusedError && status !== undefined) {
+      return { status, body: errorBody(error.code, error.message, { ...error.details }) };
     }
     this.logger.error({ err: error, method, path }, "merchant API handler failed");
     return { status: 500, body: errorBody("internal_error", "internal error; see the service log") };

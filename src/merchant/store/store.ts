@@ -63,9 +63,4 @@ export interface OrderStore {
   close(): Promise<void>;
 }
 
-export class StoreError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+export { StoreError } from "../errors.js";
