@@ -1,0 +1,358 @@
+/**
+ * Byte-level helpers of the batch codecs: strict (canonical) RLP item reading, unsigned varints, span-batch
+ * bitlists and a growable writer. Every refusal is a DroppedInputError("batches") naming the field and the
+ * offset of the offending byte, relative to the start of the batch the caller decodes.
+ */
+import { DroppedInputError } from "../errors.js";
+
+/** Throws the stage's refusal for invalid batch bytes. */
+export function refuse(
+  field: string,
+  offset: number,
+  message: string,
+  extra?: Record<string, unknown>,
+): never {
+  throw new DroppedInputError("batches", `${field}: ${message}`, { field, offset, ...extra });
+}
+
+/** One RLP item: `[start, end)` is its payload; `next` is the offset just after it. */
+export interface RlpItem {
+  list: boolean;
+  start: number;
+  end: number;
+  next: number;
+}
+
+/** A reusable item, so hot loops read RLP without allocating. */
+export function newItem(): RlpItem {
+  return { list: false, start: 0, end: 0, next: 0 };
+}
+
+/**
+ * Reads the RLP item at `pos` (which must end by `limit`) into `out`, refusing every non-canonical form as
+ * Go's rlp package and alloy-rlp do: a single byte below 0x80 wrapped in a 0x81 header, long-form lengths
+ * under 56 or with leading zero bytes, and lengths past `limit`. `base` is added to offsets in errors.
+ */
+export function readItem(
+  buf: Uint8Array,
+  pos: number,
+  limit: number,
+  field: string,
+  base: number,
+  out: RlpItem,
+): RlpItem {
+  if (pos >= limit) refuse(field, base + pos, "unexpected end of data");
+  const b = buf[pos]!;
+  if (b < 0x80) {
+    out.list = false;
+    out.start = pos;
+    out.end = pos + 1;
+    out.next = pos + 1;
+    return out;
+  }
+  let list: boolean;
+  let len: number;
+  let start: number;
+  if (b <= 0xb7 || (b >= 0xc0 && b <= 0xf7)) {
+    list = b >= 0xc0;
+    len = b - (list ? 0xc0 : 0x80);
+    start = pos + 1;
+    if (!list && len === 1) {
+      if (start >= limit) refuse(field, base + pos, "unexpected end of data");
+      if (buf[start]! < 0x80)
+        refuse(field, base + pos, "non-canonical RLP: single byte below 0x80 has a header");
+    }
+  } else {
+    list = b >= 0xf8;
+    const lenOfLen = b - (list ? 0xf7 : 0xb7);
+    if (pos + 1 + lenOfLen > limit) refuse(field, base + pos, "unexpected end of data in RLP length");
+    if (buf[pos + 1] === 0) refuse(field, base + pos, "non-canonical RLP: length has leading zero bytes");
+    // Lengths of more than 4 bytes exceed any buffer we hold: refuse before they lose precision.
+    if (lenOfLen > 4) refuse(field, base + pos, "RLP length exceeds the data");
+    len = 0;
+    for (let i = 0; i < lenOfLen; i++) len = len * 256 + buf[pos + 1 + i]!;
+    if (len < 56) refuse(field, base + pos, "non-canonical RLP: long form for a length under 56");
+    start = pos + 1 + lenOfLen;
+  }
+  if (len > limit - start) refuse(field, base + pos, "RLP length exceeds the data", { length: len });
+  out.list = list;
+  out.start = start;
+  out.end = start + len;
+  out.next = start + len;
+  return out;
+}
+
+/** Reads a byte-string item (not a list). */
+export function readString(
+  buf: Uint8Array,
+  pos: number,
+  limit: number,
+  field: string,
+  base: number,
+  out: RlpItem,
+): RlpItem {
+  readItem(buf, pos, limit, field, base, out);
+  if (out.list) refuse(field, base + pos, "expected an RLP string, found a list");
+  return out;
+}
+
+/** Reads a list item. */
+export function readList(
+  buf: Uint8Array,
+  pos: number,
+  limit: number,
+  field: string,
+  base: number,
+  out: RlpItem,
+): RlpItem {
+  readItem(buf, pos, limit, field, base, out);
+  if (!out.list) refuse(field, base + pos, "expected an RLP list, found a string");
+  return out;
+}
+
+/** Reads a canonical unsigned integer of at most `maxBytes` bytes (no leading zeros; zero is the empty string). */
+export function readUintItem(
+  buf: Uint8Array,
+  pos: number,
+  limit: number,
+  field: string,
+  base: number,
+  maxBytes: number,
+  out: RlpItem,
+): RlpItem {
+  readString(buf, pos, limit, field, base, out);
+  const n = out.end - out.start;
+  if (n > maxBytes) refuse(field, base + pos, `integer longer than ${maxBytes} bytes`);
+  if (n > 0 && buf[out.start] === 0) refuse(field, base + pos, "non-canonical RLP integer: leading zero");
+  return out;
+}
+
+/** Reads a byte string of exactly `size` bytes. */
+export function readFixedItem(
+  buf: Uint8Array,
+  pos: number,
+  limit: number,
+  field: string,
+  base: number,
+  size: number,
+  out: RlpItem,
+): RlpItem {
+  readString(buf, pos, limit, field, base, out);
+  if (out.end - out.start !== size)
+    refuse(field, base + pos, `expected ${size} bytes, found ${out.end - out.start}`);
+  return out;
+}
+
+/** Big-endian bytes to bigint. */
+export function bytesToBig(buf: Uint8Array, start: number, end: number): bigint {
+  let v = 0n;
+  let i = start;
+  // Six bytes at a time stay exact in a double.
+  for (; i + 6 <= end; i += 6) {
+    v =
+      (v << 48n) +
+      BigInt(
+        buf[i]! * 0x10000000000 + buf[i + 1]! * 0x100000000 + buf[i + 2]! * 0x1000000 + buf[i + 3]! * 0x10000,
+      ) +
+      BigInt(buf[i + 4]! * 0x100 + buf[i + 5]!);
+  }
+  for (; i < end; i++) v = (v << 8n) | BigInt(buf[i]!);
+  return v;
+}
+
+/** Minimal big-endian bytes of a non-negative bigint (empty for zero). */
+export function bigToMinimalBytes(value: bigint): Uint8Array {
+  if (value === 0n) return new Uint8Array(0);
+  const hex = value.toString(16);
+  const odd = hex.length & 1;
+  const out = new Uint8Array((hex.length + odd) >> 1);
+  for (let i = 0; i < out.length; i++) {
+    const at = 2 * i - odd;
+    out[i] = parseInt(at < 0 ? hex.slice(0, 1) : hex.slice(at, at + 2), 16);
+  }
+  return out;
+}
+
+export const U64_MAX = (1n << 64n) - 1n;
+
+/**
+ * Reads an unsigned LEB128 varint of at most 64 bits at `pos`; returns the value and the next offset through
+ * `out`. Refuses truncated input, more than 10 bytes or a value past 2^64 - 1, and non-minimal encodings (a
+ * final zero byte after the first), as kona's unsigned-varint decoder does.
+ */
+export function readUvarint(
+  buf: Uint8Array,
+  pos: number,
+  limit: number,
+  field: string,
+  base: number,
+): [bigint, number] {
+  // Fast path: up to 7 bytes (49 bits) fit a double exactly.
+  let small = 0;
+  let mul = 1;
+  let i = pos;
+  for (let n = 0; n < 7; n++, i++) {
+    if (i >= limit) refuse(field, base + pos, "truncated varint");
+    const b = buf[i]!;
+    small += (b & 0x7f) * mul;
+    if (b < 0x80) {
+      if (b === 0 && n > 0) refuse(field, base + pos, "non-minimal varint");
+      return [BigInt(small), i + 1];
+    }
+    mul *= 128;
+  }
+  let value = BigInt(small);
+  let shift = 49n;
+  for (let n = 7; n < 10; n++, i++) {
+    if (i >= limit) refuse(field, base + pos, "truncated varint");
+    const b = buf[i]!;
+    if (n === 9 && b > 1) refuse(field, base + pos, "varint overflows 64 bits");
+    value |= BigInt(b & 0x7f) << shift;
+    if (b < 0x80) {
+      if (b === 0) refuse(field, base + pos, "non-minimal varint");
+      return [value, i + 1];
+    }
+    shift += 7n;
+  }
+  return refuse(field, base + pos, "varint overflows 64 bits");
+}
+
+/**
+ * Reads a standard span-batch bitlist of `bitLength` bits: a big-endian integer left-padded with zeros to
+ * whole bytes. Bit i (0 = least significant) becomes `out[i]` (0 or 1). Bits at or above `bitLength` must be
+ * zero (op-node's "bitfield has more bits than expected"). Returns the next offset.
+ */
+export function readBits(
+  buf: Uint8Array,
+  pos: number,
+  limit: number,
+  bitLength: number,
+  field: string,
+  base: number,
+): [Uint8Array, number] {
+  const byteLen = Math.ceil(bitLength / 8);
+  if (byteLen > limit - pos) refuse(field, base + pos, "truncated bitlist", { bits: bitLength });
+  const spare = byteLen * 8 - bitLength;
+  if (spare > 0 && buf[pos]! >> (8 - spare) !== 0)
+    refuse(field, base + pos, "bitlist has bits past its length");
+  const out = new Uint8Array(bitLength);
+  const last = pos + byteLen - 1;
+  for (let i = 0; i < bitLength; i++) out[i] = (buf[last - (i >> 3)]! >> (i & 7)) & 1;
+  return [out, pos + byteLen];
+}
+
+/** A growable output buffer. */
+export class ByteWriter {
+  private buf: Uint8Array;
+  length = 0;
+
+  constructor(initial = 1024) {
+    this.buf = new Uint8Array(Math.max(16, initial));
+  }
+
+  private ensure(extra: number): void {
+    const need = this.length + extra;
+    if (need <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < need) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.length));
+    this.buf = next;
+  }
+
+  byte(b: number): void {
+    this.ensure(1);
+    this.buf[this.length++] = b;
+  }
+
+  bytes(data: Uint8Array): void {
+    this.ensure(data.length);
+    this.buf.set(data, this.length);
+    this.length += data.length;
+  }
+
+  /** Unsigned LEB128 varint (minimal form). */
+  uvarint(value: bigint | number): void {
+    this.ensure(10);
+    if (typeof value === "number" && value < 0x20000000000000) {
+      let v = value;
+      while (v >= 0x80) {
+        this.buf[this.length++] = (v % 128) | 0x80;
+        v = Math.floor(v / 128);
+      }
+      this.buf[this.length++] = v;
+      return;
+    }
+    let v = BigInt(value);
+    while (v >= 0x80n) {
+      this.buf[this.length++] = Number(v & 0x7fn) | 0x80;
+      v >>= 7n;
+    }
+    this.buf[this.length++] = Number(v);
+  }
+
+  /** A standard span-batch bitlist of `bits.length` bits (`bits[i]` is 0 or 1). */
+  bits(bits: ArrayLike<number>): void {
+    const byteLen = Math.ceil(bits.length / 8);
+    this.ensure(byteLen);
+    const last = this.length + byteLen - 1;
+    this.buf.fill(0, this.length, this.length + byteLen);
+    for (let i = 0; i < bits.length; i++) if (bits[i]) this.buf[last - (i >> 3)]! |= 1 << (i & 7);
+    this.length += byteLen;
+  }
+
+  /** An RLP header for a payload of `len` bytes (0xc0 base for lists, 0x80 for strings). */
+  rlpHeader(len: number, list: boolean): void {
+    const short = list ? 0xc0 : 0x80;
+    this.ensure(9);
+    if (len < 56) {
+      this.buf[this.length++] = short + len;
+      return;
+    }
+    const n = byteLength(len);
+    this.buf[this.length++] = short + 55 + n;
+    for (let i = n - 1; i >= 0; i--) this.buf[this.length++] = Math.floor(len / 256 ** i) % 256;
+  }
+
+  /** An RLP byte string. */
+  rlpString(data: Uint8Array): void {
+    if (data.length === 1 && data[0]! < 0x80) this.byte(data[0]!);
+    else {
+      this.rlpHeader(data.length, false);
+      this.bytes(data);
+    }
+  }
+
+  /** The written bytes (a copy trimmed to length). */
+  finish(): Uint8Array {
+    return this.buf.slice(0, this.length);
+  }
+}
+
+/** Bytes needed for a big-endian length. */
+function byteLength(n: number): number {
+  let k = 0;
+  while (n > 0) {
+    k++;
+    n = Math.floor(n / 256);
+  }
+  return k;
+}
+
+/** Size of the RLP header for a payload of `len` bytes. */
+export function rlpHeaderSize(len: number): number {
+  return len < 56 ? 1 : 1 + byteLength(len);
+}
+
+/** Size of the RLP encoding of a byte string. */
+export function rlpStringSize(data: Uint8Array): number {
+  if (data.length === 1 && data[0]! < 0x80) return 1;
+  return rlpHeaderSize(data.length) + data.length;
+}
+
+/** `bytes` without its leading zero bytes (a view). */
+export function stripLeadingZeros(bytes: Uint8Array): Uint8Array {
+  let i = 0;
+  while (i < bytes.length && bytes[i] === 0) i++;
+  return bytes.subarray(i);
+}
