@@ -1,0 +1,192 @@
+/**
+ * KZG checks for blobs (EIP-4844), on `kzg-wasm` (c-kzg-4844 compiled to WebAssembly, with the mainnet trusted
+ * setup). Blob field elements are not content-addressed: a provider that cannot vouch for its data (the enclave's
+ * preimage oracle, an untrusted beacon API) may hand over any 131072 bytes under a versioned hash. `verifyBlob`
+ * recomputes the blob's commitment and requires `0x01 ‖ sha256(commitment)[1:]` to equal the versioned hash the L1
+ * transaction committed to.
+ *
+ * Loading compiles the WebAssembly module and parses the trusted setup: seconds, so it happens once per process,
+ * lazily, on the first `loadKzg()`; every later call shares the same instance.
+ *
+ * A mismatch throws BlobMismatchError, a DeriveError of kind "critical": the data is not "missing" (the provider did
+ * answer) and it must never be read as an invalid blob to skip ("dropped"), because then a provider could steer
+ * derivation by swapping a batcher's blob for garbage. Any caller treats it as fail-closed: derivation stops.
+ */
+import { sha256 } from "@noble/hashes/sha2.js";
+import { CriticalDeriveError } from "../errors.js";
+import { BLOB_SIZE } from "./codec.js";
+
+/** Bytes in a KZG commitment or proof (a compressed BLS12-381 G1 point). */
+export const KZG_COMMITMENT_SIZE = 48;
+export const KZG_PROOF_SIZE = 48;
+/** The version byte of a KZG versioned hash (EIP-4844 VERSIONED_HASH_VERSION_KZG). */
+export const VERSIONED_HASH_VERSION_KZG = 0x01;
+
+/** A blob whose content does not match the versioned hash (or commitment) it was fetched under. Fail closed. */
+export class BlobMismatchError extends CriticalDeriveError {
+  constructor(message: string, details?: Record<string, unknown>, options?: { cause?: unknown }) {
+    super("blob", message, details, options);
+  }
+}
+
+/** The part of kzg-wasm's API we use (it takes and returns 0x-prefixed hex). */
+interface KzgWasm {
+  blobToKZGCommitment(blob: string): string;
+  computeBlobKZGProof(blob: string, commitment: string): string;
+  verifyBlobKZGProof(blob: string, commitment: string, proof: string): boolean;
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+function hex(bytes: Uint8Array): string {
+  const parts = new Array<string>(bytes.length);
+  for (let i = 0; i < bytes.length; i++) parts[i] = HEX[bytes[i]!]!;
+  return "0x" + parts.join("");
+}
+function unhex(text: string, expectedLength: number): Uint8Array {
+  const body = text.startsWith("0x") ? text.slice(2) : text;
+  if (body.length !== expectedLength * 2 || !/^[0-9a-fA-F]*$/.test(body)) {
+    throw new CriticalDeriveError("blob", "kzg-wasm returned a malformed value", {
+      value: text.slice(0, 120),
+    });
+  }
+  return Uint8Array.from(Buffer.from(body, "hex"));
+}
+
+function checkBlobSize(blob: Uint8Array): void {
+  // kzg-wasm does not check the size itself (a short blob yields a commitment to whatever follows in memory).
+  if (blob.length !== BLOB_SIZE) {
+    throw new BlobMismatchError(`blob has ${blob.length} bytes, expected ${BLOB_SIZE}`, {
+      size: blob.length,
+    });
+  }
+}
+
+/** The EIP-4844 versioned hash of a KZG commitment: `0x01 ‖ sha256(commitment)[1:]`. */
+export function versionedHash(commitment: Uint8Array): Uint8Array {
+  if (commitment.length !== KZG_COMMITMENT_SIZE) {
+    throw new BlobMismatchError(
+      `commitment has ${commitment.length} bytes, expected ${KZG_COMMITMENT_SIZE}`,
+      {
+        size: commitment.length,
+      },
+    );
+  }
+  const out = sha256(commitment);
+  out[0] = VERSIONED_HASH_VERSION_KZG;
+  return out;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** KZG operations on blobs; obtain the process-wide instance with `loadKzg()`. */
+export class Kzg {
+  readonly #wasm: KzgWasm;
+
+  /** @internal use loadKzg() */
+  constructor(wasm: KzgWasm) {
+    this.#wasm = wasm;
+  }
+
+  /**
+   * The KZG commitment (48 bytes) of a blob. A blob that is not 4096 canonical field elements (an element not below
+   * the BLS modulus) has no commitment: BlobMismatchError.
+   */
+  commitment(blob: Uint8Array): Uint8Array {
+    checkBlobSize(blob);
+    let result: string;
+    try {
+      result = this.#wasm.blobToKZGCommitment(hex(blob));
+    } catch (e) {
+      throw new BlobMismatchError(
+        "blob is not a valid KZG polynomial (a field element is not canonical)",
+        {},
+        {
+          cause: e,
+        },
+      );
+    }
+    return unhex(result, KZG_COMMITMENT_SIZE);
+  }
+
+  /** The KZG proof (48 bytes) that `blob` opens `commitment` (what a sidecar carries). */
+  proof(blob: Uint8Array, commitment: Uint8Array): Uint8Array {
+    checkBlobSize(blob);
+    let result: string;
+    try {
+      result = this.#wasm.computeBlobKZGProof(hex(blob), hex(commitment));
+    } catch (e) {
+      throw new BlobMismatchError(
+        "cannot compute a KZG proof for this blob and commitment",
+        {},
+        { cause: e },
+      );
+    }
+    return unhex(result, KZG_PROOF_SIZE);
+  }
+
+  /**
+   * Checks that `blob` is the blob committed to by `expectedVersionedHash` (32 bytes): recomputes the commitment
+   * and its versioned hash. Returns the commitment; throws BlobMismatchError otherwise.
+   */
+  verifyBlob(blob: Uint8Array, expectedVersionedHash: Uint8Array): Uint8Array {
+    if (expectedVersionedHash.length !== 32 || expectedVersionedHash[0] !== VERSIONED_HASH_VERSION_KZG) {
+      throw new BlobMismatchError("not a KZG versioned hash (32 bytes, version byte 0x01)", {
+        versionedHash: hex(expectedVersionedHash),
+      });
+    }
+    const commitment = this.commitment(blob);
+    const actual = versionedHash(commitment);
+    if (!sameBytes(actual, expectedVersionedHash)) {
+      throw new BlobMismatchError("blob does not match its versioned hash", {
+        expected: hex(expectedVersionedHash),
+        actual: hex(actual),
+      });
+    }
+    return commitment;
+  }
+
+  /** Verifies a sidecar's KZG proof that `blob` opens `commitment`; false for any invalid input. */
+  verifyProof(blob: Uint8Array, commitment: Uint8Array, proof: Uint8Array): boolean {
+    if (
+      blob.length !== BLOB_SIZE ||
+      commitment.length !== KZG_COMMITMENT_SIZE ||
+      proof.length !== KZG_PROOF_SIZE
+    ) {
+      return false;
+    }
+    try {
+      return this.#wasm.verifyBlobKZGProof(hex(blob), hex(commitment), hex(proof));
+    } catch {
+      return false;
+    }
+  }
+}
+
+let loading: Promise<Kzg> | undefined;
+
+/** The process-wide Kzg instance, loaded on the first call (takes seconds: WebAssembly compile + trusted setup). */
+export function loadKzg(): Promise<Kzg> {
+  if (loading === undefined) {
+    const attempt = import("kzg-wasm").then(async (m) => new Kzg((await m.loadKZG()) as KzgWasm));
+    loading = attempt;
+    // A failed load is not kept: the next call tries again.
+    attempt.catch(() => {
+      if (loading === attempt) loading = undefined;
+    });
+  }
+  return loading;
+}
+
+/** Convenience: verifies `blob` against `expectedVersionedHash` with the process-wide instance. */
+export async function verifyBlob(blob: Uint8Array, expectedVersionedHash: Uint8Array): Promise<Uint8Array> {
+  return (await loadKzg()).verifyBlob(blob, expectedVersionedHash);
+}
+
+/** Convenience: the KZG commitment of `blob` with the process-wide instance. */
+export async function blobCommitment(blob: Uint8Array): Promise<Uint8Array> {
+  return (await loadKzg()).commitment(blob);
+}
