@@ -173,20 +173,26 @@ export function bigToMinimalBytes(value: bigint): Uint8Array {
   return out;
 }
 
+/** A read position shared by the sequential readers. */
+export interface Cursor {
+  pos: number;
+}
+
 export const U64_MAX = (1n << 64n) - 1n;
 
 /**
- * Reads an unsigned LEB128 varint of at most 64 bits at `pos`; returns the value and the next offset through
- * `out`. Refuses truncated input, more than 10 bytes or a value past 2^64 - 1, and non-minimal encodings (a
- * final zero byte after the first), as kona's unsigned-varint decoder does.
+ * Reads an unsigned LEB128 varint of at most 64 bits at `cur.pos` and moves the cursor past it. Refuses
+ * truncated input, more than 10 bytes or a value past 2^64 - 1, and non-minimal encodings (a final zero byte
+ * after the first), as kona's unsigned-varint decoder does.
  */
 export function readUvarint(
   buf: Uint8Array,
-  pos: number,
+  cur: Cursor,
   limit: number,
   field: string,
   base: number,
-): [bigint, number] {
+): bigint {
+  const pos = cur.pos;
   // Fast path: up to 7 bytes (49 bits) fit a double exactly.
   let small = 0;
   let mul = 1;
@@ -197,7 +203,8 @@ export function readUvarint(
     small += (b & 0x7f) * mul;
     if (b < 0x80) {
       if (b === 0 && n > 0) refuse(field, base + pos, "non-minimal varint");
-      return [BigInt(small), i + 1];
+      cur.pos = i + 1;
+      return BigInt(small);
     }
     mul *= 128;
   }
@@ -210,7 +217,8 @@ export function readUvarint(
     value |= BigInt(b & 0x7f) << shift;
     if (b < 0x80) {
       if (b === 0) refuse(field, base + pos, "non-minimal varint");
-      return [value, i + 1];
+      cur.pos = i + 1;
+      return value;
     }
     shift += 7n;
   }
@@ -220,16 +228,17 @@ export function readUvarint(
 /**
  * Reads a standard span-batch bitlist of `bitLength` bits: a big-endian integer left-padded with zeros to
  * whole bytes. Bit i (0 = least significant) becomes `out[i]` (0 or 1). Bits at or above `bitLength` must be
- * zero (op-node's "bitfield has more bits than expected"). Returns the next offset.
+ * zero (op-node's "bitfield has more bits than expected"). Moves the cursor past the bitlist.
  */
 export function readBits(
   buf: Uint8Array,
-  pos: number,
+  cur: Cursor,
   limit: number,
   bitLength: number,
   field: string,
   base: number,
-): [Uint8Array, number] {
+): Uint8Array {
+  const pos = cur.pos;
   const byteLen = Math.ceil(bitLength / 8);
   if (byteLen > limit - pos) refuse(field, base + pos, "truncated bitlist", { bits: bitLength });
   const spare = byteLen * 8 - bitLength;
@@ -238,7 +247,8 @@ export function readBits(
   const out = new Uint8Array(bitLength);
   const last = pos + byteLen - 1;
   for (let i = 0; i < bitLength; i++) out[i] = (buf[last - (i >> 3)]! >> (i & 7)) & 1;
-  return [out, pos + byteLen];
+  cur.pos = pos + byteLen;
+  return out;
 }
 
 /** A growable output buffer. */

@@ -8,7 +8,7 @@
  * from) and checks the element limits and the input length before allocating. Bytes after the batch are
  * ignored, as op-node and kona do.
  */
-import { ByteWriter, U64_MAX, readBits, readUvarint, refuse } from "./bytes.js";
+import { ByteWriter, type Cursor, U64_MAX, readBits, readUvarint, refuse } from "./bytes.js";
 import { BatchEncodeError } from "./errors.js";
 import { readTxData } from "./span-tx.js";
 import { MAX_SPAN_BATCH_ELEMENT_COUNT, type SpanBatch, type SpanBatchTransaction } from "./types.js";
@@ -19,19 +19,18 @@ import { MAX_SPAN_BATCH_ELEMENT_COUNT, type SpanBatch, type SpanBatchTransaction
  */
 export function decodeSpanBatch(data: Uint8Array, base = 0): SpanBatch {
   const end = data.length;
-  let pos = 0;
-  let relTimestamp: bigint, l1OriginNumber: bigint, count: bigint;
-  [relTimestamp, pos] = readUvarint(data, pos, end, "span.rel_timestamp", base);
-  [l1OriginNumber, pos] = readUvarint(data, pos, end, "span.l1_origin_num", base);
-  if (end - pos < 20) refuse("span.parent_check", base + pos, "truncated");
-  const parentCheck = data.slice(pos, pos + 20);
-  pos += 20;
-  if (end - pos < 20) refuse("span.l1_origin_check", base + pos, "truncated");
-  const l1OriginCheck = data.slice(pos, pos + 20);
-  pos += 20;
+  const cur: Cursor = { pos: 0 };
+  const relTimestamp = readUvarint(data, cur, end, "span.rel_timestamp", base);
+  const l1OriginNumber = readUvarint(data, cur, end, "span.l1_origin_num", base);
+  if (end - cur.pos < 20) refuse("span.parent_check", base + cur.pos, "truncated");
+  const parentCheck = data.slice(cur.pos, cur.pos + 20);
+  cur.pos += 20;
+  if (end - cur.pos < 20) refuse("span.l1_origin_check", base + cur.pos, "truncated");
+  const l1OriginCheck = data.slice(cur.pos, cur.pos + 20);
+  cur.pos += 20;
 
-  const countAt = pos;
-  [count, pos] = readUvarint(data, pos, end, "span.block_count", base);
+  const countAt = cur.pos;
+  const count = readUvarint(data, cur, end, "span.block_count", base);
   if (count === 0n) refuse("span.block_count", base + countAt, "empty span batch");
   if (count > BigInt(MAX_SPAN_BATCH_ELEMENT_COUNT))
     refuse("span.block_count", base + countAt, "too many blocks", {
@@ -39,20 +38,19 @@ export function decodeSpanBatch(data: Uint8Array, base = 0): SpanBatch {
       max: MAX_SPAN_BATCH_ELEMENT_COUNT,
     });
   const blockCount = Number(count);
-  let originBits: Uint8Array;
-  [originBits, pos] = readBits(data, pos, end, blockCount, "span.origin_bits", base);
+  const originBits = readBits(data, cur, end, blockCount, "span.origin_bits", base);
 
   // Each count takes at least one byte: check the input holds them before allocating.
-  if (end - pos < blockCount) refuse("span.block_tx_counts", base + pos, "truncated");
+  if (end - cur.pos < blockCount) refuse("span.block_tx_counts", base + cur.pos, "truncated");
   const blockTxCounts = new Array<number>(blockCount);
   let total = 0;
   for (let i = 0; i < blockCount; i++) {
-    const at = pos;
-    [count, pos] = readUvarint(data, pos, end, "span.block_tx_counts", base);
-    if (count > BigInt(MAX_SPAN_BATCH_ELEMENT_COUNT))
-      refuse("span.block_tx_counts", base + at, "too many transactions in a block", { block: i, count });
-    blockTxCounts[i] = Number(count);
-    total += Number(count);
+    const at = cur.pos;
+    const n = readUvarint(data, cur, end, "span.block_tx_counts", base);
+    if (n > BigInt(MAX_SPAN_BATCH_ELEMENT_COUNT))
+      refuse("span.block_tx_counts", base + at, "too many transactions in a block", { block: i, count: n });
+    blockTxCounts[i] = Number(n);
+    total += Number(n);
     if (total > MAX_SPAN_BATCH_ELEMENT_COUNT)
       refuse("span.block_tx_counts", base + at, "too many transactions", {
         max: MAX_SPAN_BATCH_ELEMENT_COUNT,
@@ -60,36 +58,34 @@ export function decodeSpanBatch(data: Uint8Array, base = 0): SpanBatch {
   }
 
   // Signatures alone need 64 bytes per transaction, the two bitlists a bit each.
-  if ((end - pos - 2 * Math.ceil(total / 8)) / 64 < total)
-    refuse("span.txs", base + pos, "too short for its transaction count", { transactions: total });
-  let creationBits: Uint8Array, parityBits: Uint8Array;
-  const creationAt = pos;
-  [creationBits, pos] = readBits(data, pos, end, total, "span.contract_creation_bits", base);
-  [parityBits, pos] = readBits(data, pos, end, total, "span.y_parity_bits", base);
-  const sigAt = pos;
-  pos += 64 * total;
+  if ((end - cur.pos - 2 * Math.ceil(total / 8)) / 64 < total)
+    refuse("span.txs", base + cur.pos, "too short for its transaction count", { transactions: total });
+  const creationAt = cur.pos;
+  const creationBits = readBits(data, cur, end, total, "span.contract_creation_bits", base);
+  const parityBits = readBits(data, cur, end, total, "span.y_parity_bits", base);
+  const sigAt = cur.pos;
+  cur.pos += 64 * total;
   let creations = 0;
   for (let i = 0; i < total; i++) creations += creationBits[i]!;
-  const tosAt = pos;
-  if ((end - pos) / 20 < total - creations) refuse("span.tx_tos", base + pos, "truncated");
-  pos += 20 * (total - creations);
+  const tosAt = cur.pos;
+  if ((end - cur.pos) / 20 < total - creations) refuse("span.tx_tos", base + cur.pos, "truncated");
+  cur.pos += 20 * (total - creations);
 
   const types = new Uint8Array(total);
   const datas = new Array<Uint8Array>(total);
   let legacy = 0;
   for (let i = 0; i < total; i++) {
-    const [type, next] = readTxData(data, pos, end, base);
+    const [type, next] = readTxData(data, cur.pos, end, base);
     types[i] = type;
-    datas[i] = data.slice(pos, next);
+    datas[i] = data.slice(cur.pos, next);
     if (type === 0) legacy++;
-    pos = next;
+    cur.pos = next;
   }
   const nonces = new Array<bigint>(total);
-  for (let i = 0; i < total; i++) [nonces[i], pos] = readUvarint(data, pos, end, "span.tx_nonces", base);
+  for (let i = 0; i < total; i++) nonces[i] = readUvarint(data, cur, end, "span.tx_nonces", base);
   const gases = new Array<bigint>(total);
-  for (let i = 0; i < total; i++) [gases[i], pos] = readUvarint(data, pos, end, "span.tx_gases", base);
-  let protectedBits: Uint8Array;
-  [protectedBits, pos] = readBits(data, pos, end, legacy, "span.protected_bits", base);
+  for (let i = 0; i < total; i++) gases[i] = readUvarint(data, cur, end, "span.tx_gases", base);
+  const protectedBits = readBits(data, cur, end, legacy, "span.protected_bits", base);
 
   const transactions = new Array<SpanBatchTransaction>(total);
   let toAt = tosAt;
