@@ -6,9 +6,7 @@
 import { cpus, loadavg } from "node:os";
 import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { executeBlock } from "../src/chain/execute-block.js";
-import { fixtureStore, loadFixture } from "../src/chain/fixture.js";
-import { bytesEqual } from "../src/chain/hex.js";
+import { bytesEqual, executeBlock, fixtureStore, loadFixture } from "../src/chain/index.js";
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -3,9 +3,7 @@
  * {"block","blockHash","expectedBlockHash","match","gasUsed","stateRoot","outputRoot","ms"}.
  * Exit status 0 only when the block hash matches. Usage: npm run execute-fixture -- <file.json.gz>
  */
-import { executeBlock } from "../src/chain/execute-block.js";
-import { fixtureStore, loadFixture } from "../src/chain/fixture.js";
-import { bytesEqual, toHex } from "../src/chain/hex.js";
+import { bytesEqual, executeBlock, fixtureStore, loadFixture, toHex } from "../src/chain/index.js";
 
 async function main(): Promise<number> {
   const path = process.argv[2];

@@ -1,6 +1,6 @@
-/** fast-check arbitraries of decoded (internal) values of the generated RPC types, for round-trip tests. */
+/** fast-check arbitraries of decoded (internal) values of the generated RPC types, for round-trip tests and the codec benchmark. */
 import fc from "fast-check";
-import type * as T from "../../generated/rpc/types.js";
+import type * as T from "../../generated/rpc/index.js";
 
 export const MAX_UINT256 = (1n << 256n) - 1n;
 

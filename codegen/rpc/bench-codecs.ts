@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { eth_getBalance, eth_getBlockByNumber } from "../../generated/rpc/index.js";
-import * as A from "./arbitraries.test-support.js";
+import * as A from "./arbitraries.js";
 
 function measure(label: string, iterations: number, run: () => void): void {
   for (let i = 0; i < Math.min(iterations, 20); i++) run(); // warm up

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import * as C from "../../generated/rpc/codecs.js";
 import type { Codec } from "../../generated/rpc/wire.js";
-import * as A from "./arbitraries.test-support.js";
+import * as A from "./arbitraries.js";
 
 /** Encodes, goes through JSON text like a real response, and decodes again. */
 function throughJson<V, J>(codec: Codec<V, J>, value: V): V {

@@ -47,7 +47,8 @@ const application = (path: string, role: string): PackageDeclaration => ({
 
 /** Every package of the repository. A source file outside all of them fails the check. */
 export const PACKAGES: readonly PackageDeclaration[] = [
-  foundation("src/errors", "the root error class every package's errors extend"),
+  // Below the other foundation packages: every package's root error extends SuiteError, foundation ones included.
+  { ...foundation("src/errors", "the root error class every package's errors extend"), rank: -1 },
   foundation("src/log", "structured JSON logging"),
   foundation("src/metrics", "Prometheus metrics registry"),
   foundation("native", "node-gyp addons: AWS Nitro NSM device and vsock sockets"),

@@ -1,9 +1,13 @@
 /** Driving one decided order (capturing or cancelling) to its transaction. */
 import { RelaySimulationFailedError } from "../payments/index.js";
 import type { Order } from "./order.js";
-import type { Reconciler } from "./reconciler.js";
 import type { Relayer } from "./relayer.js";
 import type { OrderStore } from "./store/store.js";
+
+/** Settles an order from the chain's logs (the Reconciler). */
+export interface ChainSettler {
+  settleFromChain(order: Order, note: string): Promise<unknown>;
+}
 
 /**
  * Sends the transaction of an order in capturing/cancelling (the caller holds its lock). A
@@ -12,7 +16,7 @@ import type { OrderStore } from "./store/store.js";
  */
 export async function driveOrder(
   relayer: Relayer,
-  reconciler: Reconciler,
+  reconciler: ChainSettler,
   store: OrderStore,
   order: Order,
   kind: "capture" | "cancel",
@@ -21,7 +25,7 @@ export async function driveOrder(
     await relayer.submit(order, kind, order.state);
   } catch (error) {
     if (!(error instanceof RelaySimulationFailedError)) throw error;
-    if (error.reason.includes("used or canceled")) {
+    if (error.revert === "authorization-used-or-canceled") {
       await reconciler.settleFromChain(order, `simulation of our ${kind}: ${error.reason}`);
     } else {
       await store.transition({

@@ -61,17 +61,47 @@ export class InvalidTokenDomainError extends PaymentsError {
   }
 }
 
+/**
+ * What an EIP-3009 token's revert means, from the revert strings of its interface (USDC v2.2's, which
+ * contracts/src/Eip3009Token.sol keeps): callers branch on this, never on the text.
+ */
+export type TokenRevertKind =
+  | "authorization-used-or-canceled"
+  | "authorization-not-yet-valid"
+  | "authorization-expired"
+  | "invalid-signature"
+  | "caller-not-payee"
+  | "other";
+
+const TOKEN_REVERTS: ReadonlyMap<string, TokenRevertKind> = new Map([
+  ["FiatTokenV2: authorization is used or canceled", "authorization-used-or-canceled"],
+  ["FiatTokenV2: authorization is not yet valid", "authorization-not-yet-valid"],
+  ["FiatTokenV2: authorization is expired", "authorization-expired"],
+  ["FiatTokenV2: invalid signature", "invalid-signature"],
+  ["FiatTokenV2: caller must be the payee", "caller-not-payee"],
+]);
+
+/** The meaning of a token's revert reason (the decoded `Error(string)`); "other" for anything else. */
+export function tokenRevertKind(reason: string): TokenRevertKind {
+  return TOKEN_REVERTS.get(reason) ?? "other";
+}
+
 /** `eth_call` of a relay reverted: nothing was signed or sent. */
 export class RelaySimulationFailedError extends PaymentsError {
+  /** What the revert means (from the token's revert string). */
+  readonly revert: TokenRevertKind;
+
   constructor(
     readonly functionName: string,
     readonly reason: string,
     options?: { cause?: unknown },
   ) {
+    const revert = tokenRevertKind(reason);
     super(`simulation of ${functionName} reverted: ${reason}`, "relay-simulation-failed", {
-      details: { functionName, reason },
+      details: { functionName, reason, revert },
       cause: options?.cause,
     });
+    this.revert = revert;
   }
 }
 

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startThrowawayCluster, type ThrowawayCluster } from "../../scripts/postgres/throwaway-cluster.js";
+import { startThrowawayCluster, type ThrowawayCluster } from "./support/throwaway-cluster.js";
 import { PostgresOrderStore } from "../../src/merchant/store/postgres-store.js";
 import { SqliteOrderStore } from "../../src/merchant/store/sqlite-store.js";
 import type { OrderStore } from "../../src/merchant/store/store.js";

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startThrowawayCluster, type ThrowawayCluster } from "../../scripts/postgres/throwaway-cluster.js";
+import { startThrowawayCluster, type ThrowawayCluster } from "./support/throwaway-cluster.js";
 import { runCli } from "../../src/merchant/cli-commands.js";
 import { MerchantApiError } from "../../src/merchant/client.js";
 import {

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Address, Hash, Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startThrowawayCluster, type ThrowawayCluster } from "../../scripts/postgres/throwaway-cluster.js";
+import { startThrowawayCluster, type ThrowawayCluster } from "./support/throwaway-cluster.js";
 import type { NewOrder } from "../../src/merchant/order.js";
 import { PostgresOrderStore } from "../../src/merchant/store/postgres-store.js";
 import { SqliteOrderStore } from "../../src/merchant/store/sqlite-store.js";
