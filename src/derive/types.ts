@@ -2,7 +2,13 @@
  * Types shared by derivation's stages (docs/derive.md): block references on L1 and L2, the derivation
  * parameters of a chain, and the singular-batch shape validation and attributes work on.
  */
-import { OpFork, type RollupConfig, isForkActive } from "../chain/index.js";
+import {
+  type L1ChainConfig,
+  OpFork,
+  type RollupConfig,
+  findL1ChainConfig,
+  isForkActive,
+} from "../chain/index.js";
 import { CriticalDeriveError } from "./errors.js";
 
 /** A block by number and hash. */
@@ -49,6 +55,8 @@ export const MAX_SEQUENCER_DRIFT_FJORD = 1800n;
 export interface DerivationConfig {
   readonly rollup: RollupConfig;
   readonly l1ChainId: bigint;
+  /** The L1's blob fee schedule (the L1 info deposit's blob base fee). */
+  readonly l1Chain: L1ChainConfig;
   readonly batchInboxAddress: Uint8Array;
   readonly depositContractAddress: Uint8Array;
   readonly l1SystemConfigAddress: Uint8Array;
@@ -64,8 +72,10 @@ export interface DerivationConfig {
 /**
  * The derivation parameters of `rollup`; refuses (CriticalDeriveError, stage "config") a config that lacks one:
  * batch inbox, portal and SystemConfig addresses, sequencing window, L1 chain id, genesis anchors, or Holocene.
+ * `l1Chain` defaults to the built-in config of the rollup's L1 chain id (Ethereum mainnet, Sepolia); a dev L1
+ * must pass its own.
  */
-export function derivationConfig(rollup: RollupConfig): DerivationConfig {
+export function derivationConfig(rollup: RollupConfig, l1Chain?: L1ChainConfig): DerivationConfig {
   const missing: string[] = [];
   if (rollup.batchInboxAddress === undefined) missing.push("batchInboxAddress");
   if (rollup.depositContractAddress === undefined) missing.push("depositContractAddress");
@@ -74,6 +84,8 @@ export function derivationConfig(rollup: RollupConfig): DerivationConfig {
   if (rollup.l1ChainId === undefined) missing.push("l1ChainId");
   if (rollup.genesis === undefined) missing.push("genesis");
   if (rollup.forkTimes[OpFork.Holocene] === undefined) missing.push("holocene_time");
+  const l1 = l1Chain ?? (rollup.l1ChainId === undefined ? undefined : findL1ChainConfig(rollup.l1ChainId));
+  if (l1 === undefined) missing.push("l1ChainConfig");
   if (missing.length > 0) {
     throw new CriticalDeriveError("config", `the rollup config lacks ${missing.join(", ")}`, { missing });
   }
@@ -81,6 +93,7 @@ export function derivationConfig(rollup: RollupConfig): DerivationConfig {
   return {
     rollup,
     l1ChainId: rollup.l1ChainId!,
+    l1Chain: l1!,
     batchInboxAddress: rollup.batchInboxAddress!,
     depositContractAddress: rollup.depositContractAddress!,
     l1SystemConfigAddress: rollup.l1SystemConfigAddress!,

@@ -47,6 +47,7 @@ export function testDerivationConfig(
   return {
     rollup,
     l1ChainId: 900n,
+    l1Chain: { chainId: 900n, cancunTime: 0n, blobSchedule: [] },
     batchInboxAddress: new Uint8Array(20).fill(0xff),
     depositContractAddress: new Uint8Array(20).fill(0xdd),
     l1SystemConfigAddress: new Uint8Array(20).fill(0x5c),
