@@ -27,3 +27,31 @@ export interface CodegenErrorOptions {
   readonly details?: ErrorDetails;
   readonly cause?: unknown;
 }
+
+/** Thrown when the TypeSpec sources do not compile or use a construct codegen does not support. */
+export class SpecError extends CodegenError {
+  constructor(message: string, options: CodegenErrorOptions = {}) {
+    super(message, "typespec-invalid", options.details, options);
+  }
+}
+
+/** Thrown when an assembled document does not validate against the OpenRPC meta-schema. */
+export class InvalidOpenRpcDocumentError extends CodegenError {
+  constructor(message: string, options: CodegenErrorOptions = {}) {
+    super(message, "openrpc-invalid", options.details, options);
+  }
+}
+
+/** The protocol spec file (spec/protocol) is malformed or inconsistent. */
+export class ProtocolSpecError extends CodegenError {
+  constructor(message: string, options: CodegenErrorOptions = {}) {
+    super(message, "protocol-spec-invalid", options.details, options);
+  }
+}
+
+/** The journal layout file (spec/journal) is malformed or describes something the packer cannot express. */
+export class JournalSpecError extends CodegenError {
+  constructor(message: string, options: CodegenErrorOptions = {}) {
+    super(message, "journal-spec-invalid", options.details, options);
+  }
+}

@@ -6,6 +6,7 @@
 import type { GeneratedFile } from "../files.js";
 import type { FieldSpec, ProtocolSpec, TypeExpr, VariantSpec } from "./protocol-spec.js";
 import { camelCase, emptySource, literal, toGenerated } from "./source.js";
+import { ProtocolSpecError } from "../errors.js";
 
 function lowerFirst(name: string): string {
   return name.charAt(0).toLowerCase() + name.slice(1);
@@ -20,10 +21,11 @@ export function emitClient(spec: ProtocolSpec, tsType: (expr: TypeExpr) => strin
   const { requestMessage: req, responseMessage: res, errorResponse: err } = spec.frame;
   const request = spec.types.get(req);
   const response = spec.types.get(res);
-  if (request?.kind !== "enum" || response?.kind !== "enum") throw new Error("messages must be enums");
+  if (request?.kind !== "enum" || response?.kind !== "enum")
+    throw new ProtocolSpecError("messages must be enums");
   const responseVariant = (name: string) => {
     const v = response.variants.find((r) => r.name === name);
-    if (v === undefined) throw new Error(`unknown response variant ${name}`);
+    if (v === undefined) throw new ProtocolSpecError(`unknown response variant ${name}`);
     return v;
   };
   const imported = new Set<string>([req, res]);

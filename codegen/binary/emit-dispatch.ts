@@ -7,6 +7,7 @@
 import type { GeneratedFile } from "../files.js";
 import type { ProtocolSpec } from "./protocol-spec.js";
 import { emptySource, literal, toGenerated } from "./source.js";
+import { ProtocolSpecError } from "../errors.js";
 
 function lowerFirst(name: string): string {
   return name.charAt(0).toLowerCase() + name.slice(1);
@@ -16,7 +17,7 @@ export function emitDispatch(spec: ProtocolSpec): GeneratedFile {
   const path = "protocol/dispatch.ts";
   const { requestMessage: req, responseMessage: res, errorResponse: err } = spec.frame;
   const request = spec.types.get(req);
-  if (request?.kind !== "enum") throw new Error(`${req} is not an enum`);
+  if (request?.kind !== "enum") throw new ProtocolSpecError(`${req} is not an enum`);
   const sf = emptySource(path);
   sf.addStatements(
     `/** Server stub for ${req} -> ${res}: handlers are written by hand, routing is generated. */`,

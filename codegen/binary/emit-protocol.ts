@@ -12,6 +12,7 @@ import {
 import { emitClient } from "./emit-client.js";
 import { emitDispatch } from "./emit-dispatch.js";
 import { camelCase, emptySource, literal, toGenerated } from "./source.js";
+import { ProtocolSpecError } from "../errors.js";
 
 const VARINT_BITS = { u16: 16, u32: 32, u64: 64 } as const;
 
@@ -44,7 +45,7 @@ class TypeCompiler {
 
   private named(name: string): NamedTypeSpec {
     const t = this.types.get(name);
-    if (t === undefined) throw new Error(`unknown type ${name}`);
+    if (t === undefined) throw new ProtocolSpecError(`unknown type ${name}`);
     return t;
   }
 

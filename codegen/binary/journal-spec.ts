@@ -1,6 +1,6 @@
 /** The signed-journal layout spec (spec/journal/journal.layout.json): its model and a strict loader. */
 import { readFile } from "node:fs/promises";
-import { CodegenError, type CodegenErrorOptions } from "../errors.js";
+import { JournalSpecError } from "../errors.js";
 
 export type JournalElement =
   | { readonly name: string; readonly doc: string; readonly kind: "bytes"; readonly length: number }
@@ -18,12 +18,7 @@ export interface JournalLayout {
   readonly elements: readonly JournalElement[];
 }
 
-/** The layout file is malformed or describes something the packer cannot express. */
-export class JournalSpecError extends CodegenError {
-  constructor(message: string, options: CodegenErrorOptions = {}) {
-    super(message, "journal-spec-invalid", options.details, options);
-  }
-}
+export { JournalSpecError };
 
 function fail(where: string, message: string): never {
   throw new JournalSpecError(`${where}: ${message}`);

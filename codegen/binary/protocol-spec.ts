@@ -1,6 +1,6 @@
 /** The declarative host-enclave protocol spec (spec/protocol/enclave.protocol.json): its model and a strict loader. */
 import { readFile } from "node:fs/promises";
-import { CodegenError, type CodegenErrorOptions } from "../errors.js";
+import { ProtocolSpecError } from "../errors.js";
 
 export type PrimitiveName = "u8" | "u16" | "u32" | "u64" | "bool" | "string";
 export const PRIMITIVES: readonly PrimitiveName[] = ["u8", "u16", "u32", "u64", "bool", "string"];
@@ -61,12 +61,7 @@ export interface ProtocolSpec {
   readonly types: ReadonlyMap<string, NamedTypeSpec>;
 }
 
-/** The spec file is malformed or inconsistent. */
-export class ProtocolSpecError extends CodegenError {
-  constructor(message: string, options: CodegenErrorOptions = {}) {
-    super(message, "protocol-spec-invalid", options.details, options);
-  }
-}
+export { ProtocolSpecError };
 
 function fail(where: string, message: string): never {
   throw new ProtocolSpecError(`${where}: ${message}`);

@@ -33,16 +33,11 @@ import type {
   ServiceDecl,
   WireType,
 } from "./model.js";
-import { CodegenError, type CodegenErrorOptions } from "../errors.js";
+import { SpecError } from "../errors.js";
 
 export const TYPESPEC_MAIN = fileURLToPath(new URL("../../spec/typespec/main.tsp", import.meta.url));
 
-/** Thrown when the TypeSpec sources do not compile or use a construct codegen does not support. */
-export class SpecError extends CodegenError {
-  constructor(message: string, options: CodegenErrorOptions = {}) {
-    super(message, "typespec-invalid", options.details, options);
-  }
-}
+export { SpecError };
 
 /** Compiles the TypeSpec sources; throws SpecError listing every diagnostic on failure. */
 export async function compileTypeSpec(main = TYPESPEC_MAIN): Promise<Program> {

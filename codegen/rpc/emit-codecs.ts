@@ -18,6 +18,7 @@ import {
   jsonTypeName,
   renderSourceFile,
 } from "./ts-output.js";
+import { SpecError } from "../errors.js";
 
 export function emitCodecs(spec: RpcSpec): GeneratedFile {
   const file = createProject().createSourceFile("codecs.ts");
@@ -75,7 +76,7 @@ function codecInitializer(spec: RpcSpec, decl: Decl): string {
 function scalarInitializer(decl: ScalarDecl, expected: string): string {
   const { kind, bits, length, maxLength } = decl.codec;
   const need = (value: number | undefined, what: string): number => {
-    if (value === undefined) throw new Error(`scalar ${decl.name}: codec ${kind} needs ${what}`);
+    if (value === undefined) throw new SpecError(`scalar ${decl.name}: codec ${kind} needs ${what}`);
     return value;
   };
   switch (kind) {

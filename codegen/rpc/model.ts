@@ -2,6 +2,7 @@
  * The intermediate form of the JSON-RPC spec: what codegen/rpc reads out of the compiled TypeSpec
  * program, and what every emitter (OpenRPC, types, codecs, methods) works from.
  */
+import { SpecError } from "../errors.js";
 
 /** A reference to a type as it appears on the wire. */
 export type WireType =
@@ -114,7 +115,7 @@ export interface RpcSpec {
 
 export function findDecl(spec: RpcSpec, name: string): Decl {
   const decl = spec.decls.find((d) => d.name === name);
-  if (decl === undefined) throw new Error(`spec: no declaration named ${name}`);
+  if (decl === undefined) throw new SpecError(`spec: no declaration named ${name}`);
   return decl;
 }
 
@@ -154,7 +155,7 @@ export function dependencyOrder(decls: readonly Decl[]): Decl[] {
   const out: Decl[] = [];
   const visit = (decl: Decl): void => {
     if (done.has(decl.name)) return;
-    if (visiting.has(decl.name)) throw new Error(`spec: recursive type ${decl.name} is not supported`);
+    if (visiting.has(decl.name)) throw new SpecError(`spec: recursive type ${decl.name} is not supported`);
     visiting.add(decl.name);
     for (const dep of [...new Set(declDependencies(decl))].sort()) {
       const target = byName.get(dep);

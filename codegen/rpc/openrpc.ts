@@ -10,19 +10,14 @@ import {
   type ServiceDecl,
   type WireType,
 } from "./model.js";
-import { CodegenError, type CodegenErrorOptions } from "../errors.js";
+import { InvalidOpenRpcDocumentError, SpecError } from "../errors.js";
 
 /** The document type of @open-rpc/schema-utils-js (OpenRPC 1.3 / 1.4). */
 export type OpenrpcDocument = Parameters<typeof validateOpenRPCDocument>[0];
 
 export const OPENRPC_VERSION = "1.3.2";
 
-/** Thrown when an assembled document does not validate against the OpenRPC meta-schema. */
-export class InvalidOpenRpcDocumentError extends CodegenError {
-  constructor(message: string, options: CodegenErrorOptions = {}) {
-    super(message, "openrpc-invalid", options.details, options);
-  }
-}
+export { InvalidOpenRpcDocumentError };
 
 type JsonSchema = Record<string, unknown>;
 
@@ -113,7 +108,7 @@ export function buildOpenRpcDocument(spec: RpcSpec, service: ServiceDecl): Openr
   const errorsUsed = [...new Set(service.methods.flatMap((m) => m.errors))].sort();
   const errorDecls = errorsUsed.map((name) => {
     const decl = spec.errors.find((e) => e.name === name);
-    if (decl === undefined) throw new Error(`unknown error ${name}`);
+    if (decl === undefined) throw new SpecError(`unknown error ${name}`);
     return decl;
   });
   const roots = service.methods.flatMap((m) => [...m.params.map((p) => p.type), m.result.type]);
