@@ -5,12 +5,11 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { ChildExitedError } from "./errors.js";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-export class ChildExitedError extends Error {
-  override readonly name = "ChildExitedError";
-}
+export { ChildExitedError };
 
 export interface ServiceChild {
   readonly name: string;
@@ -64,12 +63,31 @@ export function startServiceChild(
         };
         const timer = setTimeout(() => {
           done();
-          reject(new ChildExitedError(`${name} did not become ready within ${timeoutMs} ms`));
+          reject(
+            new ChildExitedError(
+              `${name} did not become ready within ${timeoutMs} ms`,
+              "child-ready-timeout",
+              {
+                name,
+                timeoutMs,
+              },
+            ),
+          );
         }, timeoutMs);
         listeners.add(listener);
         void exited.then(({ code, signal }) => {
           done();
-          reject(new ChildExitedError(`${name} exited (code ${code}, signal ${signal}) before it was ready`));
+          reject(
+            new ChildExitedError(
+              `${name} exited (code ${code}, signal ${signal}) before it was ready`,
+              "child-exited",
+              {
+                name,
+                code,
+                signal,
+              },
+            ),
+          );
         });
       });
     },
@@ -91,8 +109,16 @@ export function runToCompletion(entry: string, args: readonly string[], timeoutM
       ["--import", "tsx", entry, ...args],
       { cwd: REPO_ROOT, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
-        if (error) reject(new ChildExitedError(`${entry} failed: ${error.message}\n${stderr}`));
-        else resolve(stdout);
+        if (error) {
+          reject(
+            new ChildExitedError(
+              `${entry} failed: ${error.message}\n${stderr}`,
+              "child-failed",
+              { entry },
+              { cause: error },
+            ),
+          );
+        } else resolve(stdout);
       },
     );
   });

@@ -17,6 +17,7 @@ import { parseArgs } from "node:util";
 import { type Address, createPublicClient, getAddress, http } from "viem";
 import { devAccounts } from "../chain/index.js";
 import { type ServiceChild, jsonLine, runToCompletion, startServiceChild } from "./child.js";
+import { DevnetUsageError } from "./errors.js";
 
 const USAGE = `Usage: npm start -- [options]
 
@@ -32,10 +33,6 @@ Options (each has an environment variable):
 
 const MINT_UNITS = 1_000_000n * 10n ** 6n;
 const START_TIMEOUT_MS = 120_000;
-
-class DevnetUsageError extends Error {
-  override readonly name = "DevnetUsageError";
-}
 
 interface DevnetConfig {
   dataDir: string;

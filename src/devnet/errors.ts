@@ -1,0 +1,35 @@
+/** Errors of the devnet launcher: one root, DevnetError, with a kind per case. */
+import { type ErrorDetails, SuiteError } from "../errors/index.js";
+
+export type DevnetErrorKind = "usage" | "child-ready-timeout" | "child-exited" | "child-failed";
+
+/** Root of the devnet launcher's errors. */
+export abstract class DevnetError extends SuiteError<DevnetErrorKind> {
+  readonly package = "devnet";
+
+  constructor(message: string, kind: DevnetErrorKind, details?: ErrorDetails, options?: { cause?: unknown }) {
+    super(message, { kind, details, cause: options?.cause });
+  }
+}
+
+/** A flag or environment variable of `npm start` is malformed. */
+export class DevnetUsageError extends DevnetError {
+  constructor(message: string) {
+    super(message, "usage");
+  }
+}
+
+/**
+ * A child service did not get ready: it did not print its ready line in time (child-ready-timeout), exited first
+ * (child-exited), or a run-to-completion child failed (child-failed).
+ */
+export class ChildExitedError extends DevnetError {
+  constructor(
+    message: string,
+    kind: "child-ready-timeout" | "child-exited" | "child-failed",
+    details?: ErrorDetails,
+    options?: { cause?: unknown },
+  ) {
+    super(message, kind, details, options);
+  }
+}
