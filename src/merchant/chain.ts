@@ -184,9 +184,8 @@ export class MerchantChain {
       await this.publicClient.sendRawTransaction({ serializedTransaction: raw });
       return "accepted";
     } catch (error) {
-      const text = errorText(error);
-      if (text.includes("already known") || text.includes("already imported")) return "known";
-      if (text.includes("nonce")) return "nonce-taken";
+      const outcome = broadcastRejectionOf(error);
+      if (outcome !== undefined) return outcome;
       throw error;
     }
   }
@@ -238,6 +237,19 @@ export class MerchantChain {
     }
     return out;
   }
+}
+
+/**
+ * What a node's refusal of eth_sendRawTransaction means. Nodes answer these refusals with one generic code
+ * (-32000) and the execution client's wording (geth's, which op-geth, reth and this project's node share), so
+ * that wording is the wire protocol here: this is the one place it is read, at the edge, and turned into an
+ * outcome the relayer and reconciler branch on. Anything else is not a refusal we understand (undefined).
+ */
+function broadcastRejectionOf(error: unknown): BroadcastOutcome | undefined {
+  const text = errorText(error);
+  if (text.includes("already known") || text.includes("already imported")) return "known";
+  if (text.includes("nonce")) return "nonce-taken";
+  return undefined;
 }
 
 function errorText(error: unknown): string {

@@ -2,7 +2,12 @@
  * A small client of the merchant HTTP API (used by the CLI and the tests). Non-2xx answers throw
  * MerchantApiError carrying the status and the API's error object.
  */
-import { type ApiErrorBody, MerchantApiError } from "./errors.js";
+import {
+  type ApiErrorBody,
+  MerchantApiError,
+  MerchantResponseError,
+  OrderWaitTimeoutError,
+} from "./errors.js";
 import type { OrderJson } from "./http/wire.js";
 
 export { type ApiErrorBody, MerchantApiError };
@@ -52,12 +57,19 @@ export class MerchantClient {
     });
     const text = await response.text();
     if (text.length > MAX_RESPONSE_BYTES)
-      throw new Error(`response from ${path} exceeds ${MAX_RESPONSE_BYTES} bytes`);
+      throw new MerchantResponseError(`response from ${path} exceeds ${MAX_RESPONSE_BYTES} bytes`, {
+        path,
+        limit: MAX_RESPONSE_BYTES,
+      });
     let json: unknown;
     try {
       json = text.length === 0 ? null : JSON.parse(text);
     } catch {
-      throw new Error(`${method} ${path}: HTTP ${response.status} with a non-JSON body`);
+      throw new MerchantResponseError(`${method} ${path}: HTTP ${response.status} with a non-JSON body`, {
+        method,
+        path,
+        status: response.status,
+      });
     }
     return { status: response.status, json };
   }
@@ -121,7 +133,7 @@ export class MerchantClient {
       const { order } = await this.getOrder(id);
       if (states.includes(order.state)) return order;
       if (Date.now() > deadline) {
-        throw new Error(`order ${id} is ${order.state} after ${timeoutMs} ms; wanted ${states.join(" or ")}`);
+        throw new OrderWaitTimeoutError(id, order.state, states, timeoutMs);
       }
       await new Promise((resolve) => setTimeout(resolve, intervalMs));
     }

@@ -14,8 +14,8 @@ import {
   type TransactionReceipt,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { eip3009TokenAbi } from "../../contracts/index.js";
-import { deployArtifact } from "../../contracts/index.js";
+import { deployArtifact, eip3009TokenAbi } from "../../contracts/index.js";
+import { TransactionNotSealedError } from "./errors.js";
 
 export interface DevTokenOptions {
   /** Token name (the EIP-712 domain name); default "Dev USD". */
@@ -50,7 +50,7 @@ export async function sealedReceipt(
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`transaction ${hash} was not sealed within ${timeoutMs} ms`);
+  throw new TransactionNotSealedError(hash, timeoutMs);
 }
 
 export async function deployDevToken(

@@ -20,7 +20,11 @@ export type MerchantErrorKind =
   | "cli-usage"
   | "startup"
   | "store"
-  | "api-error";
+  | "invariant"
+  | "not-sealed"
+  | "api-error"
+  | "bad-response"
+  | "wait-timeout";
 
 /** Root of the merchant service's errors. */
 export abstract class MerchantError extends SuiteError<MerchantErrorKind> {
@@ -144,6 +148,26 @@ export class StoreError extends MerchantError {
   }
 }
 
+/** A stored order lacks what its state promises (e.g. a cancelling order without a cancellation signature). */
+export class OrderInvariantError extends MerchantError {
+  constructor(message: string, details?: ErrorDetails) {
+    super(message, "invariant", details);
+  }
+}
+
+/** A transaction (of the development token's set-up) was not in a sealed block within the time allowed. */
+export class TransactionNotSealedError extends MerchantError {
+  constructor(
+    readonly transactionHash: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`transaction ${transactionHash} was not sealed within ${timeoutMs} ms`, "not-sealed", {
+      transactionHash,
+      timeoutMs,
+    });
+  }
+}
+
 /** The body of a non-2xx answer of the merchant API. */
 export interface ApiErrorBody {
   code: string;
@@ -158,5 +182,29 @@ export class MerchantApiError extends MerchantError {
     readonly body: ApiErrorBody,
   ) {
     super(`HTTP ${status} ${body.code}: ${body.message}`, "api-error", { status, code: body.code });
+  }
+}
+
+/** Client side: the merchant API's answer is not a JSON body within the size limit. */
+export class MerchantResponseError extends MerchantError {
+  constructor(message: string, details?: ErrorDetails) {
+    super(message, "bad-response", details);
+  }
+}
+
+/** Client side: an order did not reach one of the awaited states in time. */
+export class OrderWaitTimeoutError extends MerchantError {
+  constructor(
+    readonly id: string,
+    readonly state: string,
+    readonly wanted: readonly string[],
+    readonly timeoutMs: number,
+  ) {
+    super(`order ${id} is ${state} after ${timeoutMs} ms; wanted ${wanted.join(" or ")}`, "wait-timeout", {
+      id,
+      state,
+      wanted,
+      timeoutMs,
+    });
   }
 }

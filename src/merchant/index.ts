@@ -18,12 +18,16 @@ export {
   MerchantApiError,
   MerchantError,
   type MerchantErrorKind,
+  MerchantResponseError,
   MerchantStartupError,
   NonceAlreadyUsedError,
   OrderConflictError,
+  OrderInvariantError,
   OrderNotFoundError,
+  OrderWaitTimeoutError,
   RequestRefusedError,
   StoreError,
+  TransactionNotSealedError,
 } from "./errors.js";
 export type { OrderJson } from "./http/wire.js";
 export type { OrderState } from "./order.js";

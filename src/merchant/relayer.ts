@@ -7,6 +7,7 @@ import type { Hash } from "viem";
 import { cancelAuthorizationCall, captureCall, splitSignature, type TokenCall } from "../payments/index.js";
 import type { MerchantChain } from "./chain.js";
 import { crashPoint } from "./crash-points.js";
+import { OrderInvariantError } from "./errors.js";
 import type { AttemptKind, Order, OrderState } from "./order.js";
 import type { OrderStore } from "./store/store.js";
 
@@ -42,7 +43,9 @@ export class Relayer {
         split: splitSignature(order.signature),
       });
     }
-    if (order.cancelSignature === null) throw new Error(`order ${order.id} has no cancellation signature`);
+    if (order.cancelSignature === null) {
+      throw new OrderInvariantError(`order ${order.id} has no cancellation signature`, { id: order.id });
+    }
     return cancelAuthorizationCall(this.chain.token, {
       authorizer: order.authorizer,
       nonce: order.nonce,

@@ -26,6 +26,7 @@ import {
   type OrderRow,
   PATCH_COLUMNS,
 } from "./rows.js";
+import { StoreError } from "../errors.js";
 import { POSTGRES_SCHEMA } from "./schema.js";
 import { type InsertResult, type ListOrdersQuery, MAX_LIST_LIMIT, type OrderStore } from "./store.js";
 
@@ -74,7 +75,7 @@ export class PostgresOrderStore implements OrderStore {
     const row = inserted.rows[0];
     if (row !== undefined) return { order: orderFromRow(row), created: true };
     const existing = await this.getOrderByKey(order);
-    if (existing === null) throw new Error("conflicting order vanished");
+    if (existing === null) throw new StoreError("conflicting order vanished", { details: { id: order.id } });
     return { order: existing, created: false };
   }
 

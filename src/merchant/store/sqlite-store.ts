@@ -25,6 +25,7 @@ import {
   type OrderRow,
   PATCH_COLUMNS,
 } from "./rows.js";
+import { StoreError } from "../errors.js";
 import { SQLITE_SCHEMA } from "./schema.js";
 import { type InsertResult, type ListOrdersQuery, MAX_LIST_LIMIT, type OrderStore } from "./store.js";
 
@@ -64,7 +65,8 @@ export class SqliteOrderStore implements OrderStore {
         )
         .run(...orderInsertValues(order, this.now()));
       const existing = this.selectByKey(order);
-      if (existing === null) throw new Error("order vanished after insert");
+      if (existing === null)
+        throw new StoreError("order vanished after insert", { details: { id: order.id } });
       return { order: existing, created: inserted.changes === 1 };
     });
     return Promise.resolve(run.immediate());
