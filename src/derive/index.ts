@@ -29,6 +29,48 @@ export {
   type SpanBatchTxType,
 } from "./batches/types.js";
 
+// Frames and channels (src/derive/frames, src/derive/channel): batcher payloads, the Holocene frame queue and
+// channel assembler, the lenient channel reader and the channel encoder.
+export {
+  CHANNEL_ID_LENGTH,
+  DERIVATION_VERSION_0,
+  type DropListener,
+  FRAME_HEADER_OVERHEAD,
+  type Frame,
+  type FrameParseReason,
+  type FramePruneReason,
+  FrameQueue,
+  MAX_FRAME_DATA_LENGTH,
+  type QueuedFrame,
+  channelToFrames,
+  encodeFrame,
+  encodeFrames,
+  frameEncodedLength,
+  parseFrames,
+  pruneFrames,
+} from "./frames/index.js";
+export {
+  CHANNEL_TIMEOUT_GRANITE,
+  CHANNEL_VERSION_BROTLI,
+  ChannelAssembler,
+  type ChannelAssemblerOptions,
+  type ChannelDropReason,
+  type ChannelReadOptions,
+  type ChannelReadResult,
+  type ChannelStop,
+  type CompressChannelOptions,
+  type CompressionAlgo,
+  FRAME_SIZE_OVERHEAD,
+  MAX_RLP_BYTES_PER_CHANNEL,
+  type ReadyChannel,
+  channelCompression,
+  compressChannel,
+  decompressLenient,
+  encodeBatchItems,
+  readBatchItems,
+  readChannel,
+} from "./channel/index.js";
+
 // Blobs and retrieval (src/derive/blob, src/derive/retrieval): the OP Stack blob codec, KZG verification of blobs,
 // L1 transaction decoding with sender recovery, and an L1 block's batcher data (calldata and blobs).
 export {

@@ -44,6 +44,8 @@ export interface ChannelReadResult {
   readonly compression: CompressionAlgo;
   /** Raw batches (type byte ‖ payload), views into the decompressed data, in order. */
   readonly batches: Uint8Array[];
+  /** Where each batch starts in the decompressed data (after its RLP string header). */
+  readonly batchOffsets: number[];
   /** Bytes decompressed (at most MAX_RLP_BYTES_PER_CHANNEL). */
   readonly decompressedSize: number;
   /** Every reason reading stopped early, in the order they apply (decompression, then items). */
@@ -146,8 +148,13 @@ export function decompressLenient(
  * below 0x80 must be encoded as itself, long lengths must need their length-of-length form and have no
  * leading zero). Stops at the first item that is not a non-empty string or that runs past the data.
  */
-export function readBatchItems(data: Uint8Array): { batches: Uint8Array[]; stop?: ChannelStop } {
+export function readBatchItems(data: Uint8Array): {
+  batches: Uint8Array[];
+  offsets: number[];
+  stop?: ChannelStop;
+} {
   const batches: Uint8Array[] = [];
+  const offsets: number[] = [];
   const n = data.length;
   let pos = 0;
   while (pos < n) {
@@ -159,6 +166,7 @@ export function readBatchItems(data: Uint8Array): { batches: Uint8Array[]; stop?
       // A one-byte string: a type byte with no payload, which no batch decoder accepts (op-node stops there).
       return {
         batches,
+        offsets,
         stop: {
           reason: "invalid-item",
           offset: start,
@@ -171,10 +179,11 @@ export function readBatchItems(data: Uint8Array): { batches: Uint8Array[]; stop?
       payloadStart = pos + 1;
       if (size === 1) {
         if (payloadStart >= n)
-          return { batches, stop: { reason: "truncated-item", offset: start, end: start + 2 } };
+          return { batches, offsets, stop: { reason: "truncated-item", offset: start, end: start + 2 } };
         if (data[payloadStart]! < 0x80) {
           return {
             batches,
+            offsets,
             stop: {
               reason: "invalid-item",
               offset: start,
@@ -187,11 +196,16 @@ export function readBatchItems(data: Uint8Array): { batches: Uint8Array[]; stop?
     } else if (b <= 0xbf) {
       const lenOfLen = b - 0xb7;
       if (pos + 1 + lenOfLen > n) {
-        return { batches, stop: { reason: "truncated-item", offset: start, end: start + 1 + lenOfLen } };
+        return {
+          batches,
+          offsets,
+          stop: { reason: "truncated-item", offset: start, end: start + 1 + lenOfLen },
+        };
       }
       if (data[pos + 1] === 0) {
         return {
           batches,
+          offsets,
           stop: {
             reason: "invalid-item",
             offset: start,
@@ -205,6 +219,7 @@ export function readBatchItems(data: Uint8Array): { batches: Uint8Array[]; stop?
       if (size < 56) {
         return {
           batches,
+          offsets,
           stop: {
             reason: "invalid-item",
             offset: start,
@@ -217,6 +232,7 @@ export function readBatchItems(data: Uint8Array): { batches: Uint8Array[]; stop?
     } else {
       return {
         batches,
+        offsets,
         stop: {
           reason: "invalid-item",
           offset: start,
@@ -228,6 +244,7 @@ export function readBatchItems(data: Uint8Array): { batches: Uint8Array[]; stop?
     if (size === 0) {
       return {
         batches,
+        offsets,
         stop: {
           reason: "invalid-item",
           offset: start,
@@ -237,11 +254,12 @@ export function readBatchItems(data: Uint8Array): { batches: Uint8Array[]; stop?
       };
     }
     const end = payloadStart + size;
-    if (end > n) return { batches, stop: { reason: "truncated-item", offset: start, end } };
+    if (end > n) return { batches, offsets, stop: { reason: "truncated-item", offset: start, end } };
     batches.push(data.subarray(payloadStart, end));
+    offsets.push(payloadStart);
     pos = end;
   }
-  return { batches };
+  return { batches, offsets };
 }
 
 /**
@@ -269,5 +287,11 @@ export function readChannel(channel: Uint8Array, options: ChannelReadOptions = {
     stops.push(stop.reason === "corrupt-stream" ? { ...stop, offset: stop.offset + skip } : stop);
   const items = readBatchItems(output);
   if (items.stop !== undefined) stops.push(items.stop);
-  return { compression, batches: items.batches, decompressedSize: output.length, stops };
+  return {
+    compression,
+    batches: items.batches,
+    batchOffsets: items.offsets,
+    decompressedSize: output.length,
+    stops,
+  };
 }
