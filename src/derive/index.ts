@@ -12,7 +12,7 @@ export {
 } from "./batches/expand.js";
 export { decodeSingularBatch, encodeSingularBatch } from "./batches/singular.js";
 export { decodeSpanBatch, encodeSpanBatch } from "./batches/span.js";
-export { signedToSpanTx, spanTxToSigned } from "./batches/span-tx.js";
+export { signedToSpanTx, spanTxToSigned, spanTxsToSigned } from "./batches/span-tx.js";
 export {
   type Batch,
   type BlockBatch,
@@ -97,3 +97,57 @@ export {
 export { InvalidL1TransactionError, decodeL1Transaction } from "./retrieval/l1-transaction.js";
 export { type RetrievalOptions, findBatcherData, retrieveBatcherData } from "./retrieval/retrieval.js";
 export type { BatcherData, BatcherDataRef, BatcherFilter, L1Transaction } from "./retrieval/types.js";
+
+// Attributes (src/derive/attributes): system config and its ConfigUpdate logs, user deposits, the L1 info deposit,
+// the Isthmus/Jovian upgrade deposits, payload attributes.
+export {
+  CONFIG_UPDATE_TOPIC,
+  ConfigUpdateType,
+  DEFAULT_DA_FOOTPRINT_GAS_SCALAR,
+  type BuildPayloadAttributesInput,
+  type DerivedPayloadAttributes,
+  L1_BLOCK_ADDRESS,
+  L1_INFO_DEPOSITOR,
+  L1_INFO_DEPOSIT_GAS,
+  L1_INFO_LENGTHS,
+  L1_INFO_SELECTORS,
+  type L1BlockInfo,
+  type L1InfoFormat,
+  type L1OriginInfo,
+  type L2ParentInfo,
+  type ReceiptLogs,
+  SEQUENCER_FEE_VAULT,
+  type SystemConfig,
+  TRANSACTION_DEPOSITED_TOPIC,
+  applyConfigUpdateLog,
+  applyConfigUpdates,
+  buildL1BlockInfo,
+  buildPayloadAttributes,
+  createAddress,
+  decodeDepositLog,
+  decodeL1InfoCalldata,
+  decodeL1InfoDeposit,
+  depositOnlyAttributes,
+  deriveUserDeposits,
+  ecotoneScalars,
+  eip1559ParamsOf,
+  encodeEcotoneScalar,
+  encodeL1InfoCalldata,
+  encodeL1InfoDeposit,
+  isUpgradeActivationBlock,
+  isValidEcotoneScalar,
+  isthmusUpgradeDeposits,
+  isthmusUpgradeTransactions,
+  jovianUpgradeDeposits,
+  jovianUpgradeTransactions,
+  l1InfoDepositTransaction,
+  l1InfoFormatAt,
+  l1InfoSourceHash,
+  l1OriginFromHeader,
+  systemConfigFromGenesis,
+  systemConfigFromL2Block,
+  upgradeDepositSourceHash,
+  upgradeToCalldata,
+  upgradeTransactionsAt,
+  userDepositSourceHash,
+} from "./attributes/index.js";
