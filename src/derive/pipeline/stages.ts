@@ -3,12 +3,15 @@
  * (attributes: L1 info deposit, system config), retrieval of an L1 block's batcher data (retrieval + blob), and
  * building a block's attributes (attributes).
  */
+import { type DerivedPayloadAttributes, buildPayloadAttributes } from "../attributes/builder.js";
 import { deriveUserDeposits } from "../attributes/deposits.js";
-import { decodeL1InfoDeposit } from "../attributes/l1-info.js";
+import { decodeL1InfoDeposit, l1OriginFromHeader } from "../attributes/l1-info.js";
 import { type SystemConfig, systemConfigFromL2Block } from "../attributes/index.js";
-import { CriticalDeriveError } from "../errors.js";
-import type { L2Block } from "../providers.js";
-import type { DerivationConfig, L2BlockRef } from "../types.js";
+import { CriticalDeriveError, DataMissingError, type DroppedInputError } from "../errors.js";
+import type { BlobProvider, L1Provider, L2Block } from "../providers.js";
+import { retrieveBatcherData } from "../retrieval/retrieval.js";
+import type { L1BlockData } from "../traversal/index.js";
+import { type DerivationConfig, type L2BlockRef, type SingularBatchData, hexOf } from "../types.js";
 
 /** What derivation reads from an agreed L2 block: its reference and the system config after it. */
 export interface L2BlockInfo {
@@ -45,4 +48,70 @@ export function userDeposits(
   l1BlockHash: Uint8Array,
 ): Uint8Array[] {
   return deriveUserDeposits(receipts, config.depositContractAddress, l1BlockHash);
+}
+
+/**
+ * The batcher data items of L1 block `block` (retrieval): its transactions from the L1 provider (missing ones are
+ * data missing), filtered by the batch inbox and the batcher of `systemConfig`, blobs fetched and verified.
+ */
+export async function batcherData(
+  config: DerivationConfig,
+  block: L1BlockData,
+  systemConfig: SystemConfig,
+  l1: L1Provider,
+  blobs: BlobProvider,
+  onDrop?: (error: DroppedInputError) => void,
+): Promise<Uint8Array[]> {
+  const transactions = await l1.transactionsByHash(block.ref.hash);
+  if (transactions === undefined) {
+    throw new DataMissingError("retrieval", "L1 transactions not available", {
+      number: block.ref.number,
+      hash: hexOf(block.ref.hash),
+    });
+  }
+  const items = await retrieveBatcherData(
+    block.ref,
+    transactions,
+    {
+      batchInbox: config.batchInboxAddress,
+      batcher: systemConfig.batcherAddress,
+      l1ChainId: config.l1ChainId,
+    },
+    blobs,
+    { onDrop },
+  );
+  return items.map((item) => item.data);
+}
+
+export interface BlockAttributesInput {
+  readonly parent: L2BlockRef;
+  readonly epoch: L1BlockData;
+  /** The system config for the block (the parent's, with the epoch's updates applied on a new epoch). */
+  readonly systemConfig: SystemConfig;
+  /** The epoch's user deposits on a new epoch; undefined otherwise. */
+  readonly userDeposits: readonly Uint8Array[] | undefined;
+  readonly batch: SingularBatchData;
+}
+
+/** The payload attributes of the block `batch` describes on top of `parent` (attributes builder). */
+export function buildBlockAttributes(
+  config: DerivationConfig,
+  input: BlockAttributesInput,
+): DerivedPayloadAttributes {
+  const { parent, epoch } = input;
+  return buildPayloadAttributes({
+    rollupConfig: config.rollup,
+    systemConfig: input.systemConfig,
+    l2Parent: {
+      hash: parent.hash,
+      number: parent.number,
+      timestamp: parent.timestamp,
+      l1OriginNumber: parent.l1Origin.number,
+      l1OriginHash: parent.l1Origin.hash,
+      sequenceNumber: parent.sequenceNumber,
+    },
+    l1Origin: l1OriginFromHeader(epoch.header, config.rollup, config.l1Chain),
+    userDeposits: input.userDeposits,
+    batchTransactions: input.batch.transactions,
+  });
 }

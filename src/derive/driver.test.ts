@@ -1,0 +1,330 @@
+/**
+ * The driver end to end over a synthetic L1 chain: an agreed L2 head plus L1 blocks with deposits, config
+ * updates, calldata and blob batches, and a missed sequencing window yield exactly the expected attributes;
+ * withheld receipts, transactions or blobs are "data missing", never an empty or deposit-only block.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { decodeDepositTransaction, fromHex } from "../chain/index.js";
+import { decodeL1InfoDeposit } from "./attributes/l1-info.js";
+import { loadKzg } from "./blob/kzg.js";
+import { type DeriveInput, type DeriveResult, type DerivedBlock, derive } from "./driver.js";
+import { CriticalDeriveError, DataMissingError, type DroppedInputError } from "./errors.js";
+import {
+  L1_CHAIN,
+  SyntheticL1,
+  agreedL2Block,
+  batcher,
+  channelPayloads,
+  configUpdateLog,
+  depositLog,
+  genesisSystemConfig,
+  l2Provider,
+  l2Transactions,
+  other,
+  receipt,
+  singularBatch,
+  spanBatch,
+  syntheticRollupConfig,
+} from "./pipeline/synthetic.test-support.js";
+import type { SingularBatchData } from "./types.js";
+import { fakeHash } from "./validation/chain.test-support.js";
+
+/** The hash the test "engine" gives L2 block n (the agreed head keeps its real header hash). */
+const executedHash = (n: bigint) => fakeHash(0x99, n);
+const l2Time = (n: bigint) => 1_000n + 2n * n;
+
+interface Run {
+  blocks: DerivedBlock[];
+  result?: DeriveResult;
+  error?: unknown;
+  drops: DroppedInputError[];
+}
+
+async function run(
+  input: Omit<DeriveInput, "onDropped" | "l1ChainConfig">,
+  depositOnly: ReadonlySet<bigint> = new Set(),
+): Promise<Run> {
+  const drops: DroppedInputError[] = [];
+  const blocks: DerivedBlock[] = [];
+  const gen = derive({ ...input, l1ChainConfig: L1_CHAIN, onDropped: (e) => drops.push(e) });
+  try {
+    let step = await gen.next();
+    while (!step.done) {
+      blocks.push(step.value);
+      step = await gen.next({
+        hash: executedHash(step.value.number),
+        depositOnly: depositOnly.has(step.value.number),
+      });
+    }
+    return { blocks, result: step.value, drops };
+  } catch (error) {
+    return { blocks, error, drops };
+  }
+}
+
+/** The batch for L2 block n on parent n-1 (the agreed head is block 20). */
+function batchFor(
+  l1: SyntheticL1,
+  head: Uint8Array,
+  n: bigint,
+  origin: bigint,
+  txs: Uint8Array[] = [],
+): SingularBatchData {
+  return {
+    parentHash: n === 21n ? head : executedHash(n - 1n),
+    epochNumber: origin,
+    epochHash: l1.hashes[Number(origin)]!,
+    timestamp: l2Time(n),
+    transactions: txs,
+  };
+}
+
+const userDeposit = {
+  from: fromHex(other.address),
+  to: fromHex(batcher.address),
+  mint: 5n,
+  value: 7n,
+  gas: 50_000n,
+};
+
+/**
+ * L1 blocks 0-3 empty; agreed head L2 block 20 (time 1040) on origin 3 (time 1036), sequence number 2.
+ * L1 4 (1048): a user deposit and a gas limit update to 25M.
+ */
+function baseChain(seqWindowSize = 20n) {
+  const rollup = syntheticRollupConfig(seqWindowSize);
+  const l1 = new SyntheticL1(rollup);
+  l1.fillTo(3n);
+  const head = agreedL2Block(l1, 20n, 3n, 2n, genesisSystemConfig(rollup));
+  l1.addBlock({ receipts: [receipt([depositLog(userDeposit), configUpdateLog(2, 25_000_000n)])] });
+  return { rollup, l1, head };
+}
+
+/** The happy path: L1 5 has a calldata channel for 21-24, L1 6 a blob tx with a span batch for 25-30. */
+async function happyChain() {
+  const { rollup, l1, head } = baseChain();
+  const txs = await l2Transactions(1, 8);
+  const singular = [
+    batchFor(l1, head.hash, 21n, 3n, [txs[0]!]),
+    batchFor(l1, head.hash, 22n, 3n, [txs[1]!, txs[2]!]),
+    batchFor(l1, head.hash, 23n, 3n),
+    batchFor(l1, head.hash, 24n, 4n, [txs[3]!]),
+  ];
+  const calldata = channelPayloads(1, singular.map(singularBatch));
+  l1.addBlock({ transactions: await Promise.all(calldata.map((p) => l1.calldataTx(p))) }); // L1 5
+  const spanBlocks = [25n, 26n, 27n, 28n, 29n, 30n].map((n) =>
+    batchFor(
+      l1,
+      head.hash,
+      n,
+      n === 30n ? 5n : 4n,
+      n === 26n ? [txs[4]!, txs[5]!] : n === 30n ? [txs[6]!] : [],
+    ),
+  );
+  const blob = await l1.blobTx(channelPayloads(2, [spanBatch(spanBlocks, false)], { algo: "brotli" }));
+  l1.addBlock({ transactions: [blob.raw] }); // L1 6
+  l1.addBlock(); // L1 7
+  return { rollup, l1, head, txs, singular, spanBlocks, blob };
+}
+
+function inputOf(
+  c: {
+    rollup: ReturnType<typeof syntheticRollupConfig>;
+    l1: SyntheticL1;
+    head: ReturnType<typeof agreedL2Block>;
+  },
+  target: bigint,
+) {
+  return {
+    rollupConfig: c.rollup,
+    l1: c.l1.provider,
+    l2: l2Provider([c.head]),
+    blobs: c.l1.blobs,
+    agreedL2Head: 20n,
+    agreedL2HeadHash: c.head.hash,
+    l1Head: c.l1.head,
+    target,
+  };
+}
+
+function info(block: DerivedBlock) {
+  return decodeL1InfoDeposit(block.transactions[0]!);
+}
+
+describe("derive()", () => {
+  // KZG (WebAssembly and the trusted setup) loads once per process and takes seconds, more on a loaded machine.
+  beforeAll(() => loadKzg(), 600_000);
+
+  it("yields exactly the expected attributes from calldata and blob batches, deposits and config updates", async () => {
+    const c = await happyChain();
+    const r = await run(inputOf(c, 30n));
+    expect(r.error).toBeUndefined();
+    expect(r.drops).toEqual([]);
+    expect(r.result).toMatchObject({ reachedTarget: true, safeHead: { number: 30n } });
+    expect(r.blocks.map((b) => b.number)).toEqual([21n, 22n, 23n, 24n, 25n, 26n, 27n, 28n, 29n, 30n]);
+
+    const batches = [...c.singular, ...c.spanBlocks];
+    for (const [i, b] of r.blocks.entries()) {
+      const n = b.number;
+      const origin = n >= 30n ? 5n : n >= 24n ? 4n : 3n;
+      const seq = n >= 30n ? 0n : n >= 24n ? n - 24n : n - 18n;
+      expect(b.attributes.timestamp).toBe(l2Time(n));
+      expect(b.l1Origin.number).toBe(origin);
+      expect(b.sequenceNumber).toBe(seq);
+      expect(b.attributes.prevRandao).toEqual(c.l1.headers[Number(origin)]!.mixHash);
+      expect(b.attributes.parentBeaconBlockRoot).toEqual(c.l1.headers[Number(origin)]!.parentBeaconBlockRoot);
+      expect(b.parent.hash).toEqual(n === 21n ? c.head.hash : executedHash(n - 1n));
+      // The gas limit update of L1 block 4 applies from the first block of epoch 4.
+      expect(b.attributes.gasLimit).toBe(origin >= 4n ? 25_000_000n : 30_000_000n);
+      const l1Info = info(b);
+      expect([l1Info.number, l1Info.sequenceNumber]).toEqual([origin, seq]);
+      expect(l1Info.blockHash).toEqual(c.l1.hashes[Number(origin)]);
+      expect(l1Info.batcherAddress).toEqual(fromHex(batcher.address));
+      // Deposits: the L1 info deposit, then L1 block 4's user deposit on block 24 only; then the batch's txs.
+      const deposits = n === 24n ? 2 : 1;
+      expect(b.attributes.depositCount).toBe(deposits);
+      expect(b.transactions.slice(deposits)).toEqual(batches[i]!.transactions);
+      expect(b.depositOnlyTransactions).toEqual(b.transactions.slice(0, deposits));
+    }
+    const deposit = decodeDepositTransaction(r.blocks[3]!.transactions[1]!);
+    expect(deposit).toMatchObject({ mint: 5n, value: 7n, gasLimit: 50_000n, isSystemTx: false });
+    expect(deposit.from).toEqual(userDeposit.from);
+    expect(deposit.to).toEqual(userDeposit.to);
+  });
+
+  it("stops at the target and reports an L1 head reached too early", async () => {
+    const c = await happyChain();
+    const short = await run(inputOf(c, 23n));
+    expect(short.blocks.map((b) => b.number)).toEqual([21n, 22n, 23n]);
+    expect(short.result).toMatchObject({ reachedTarget: true, safeHead: { number: 23n } });
+    const far = await run(inputOf(c, 40n));
+    expect(far.blocks.length).toBe(10);
+    expect(far.result).toMatchObject({ reachedTarget: false, safeHead: { number: 30n } });
+  });
+
+  it("ignores transactions to the inbox not signed by the batcher", async () => {
+    const { rollup, l1, head } = baseChain();
+    const payload = channelPayloads(1, [
+      singularBatch(batchFor(l1, head.hash, 21n, 3n, await l2Transactions(2, 1))),
+    ]);
+    l1.addBlock({ transactions: [await l1.calldataTx(payload[0]!, other)] });
+    l1.addBlock();
+    const r = await run(inputOf({ rollup, l1, head }, 21n));
+    expect(r.blocks).toEqual([]);
+    expect(r.result).toMatchObject({ reachedTarget: false });
+  });
+
+  it("after a deposit-only block, drops the rest of its channel", async () => {
+    const c = await happyChain();
+    const r = await run(inputOf(c, 30n), new Set([22n]));
+    // 23 and 24 were in 22's channel; the span batch for 25-30 is then in the future and dropped too.
+    expect(r.blocks.map((b) => b.number)).toEqual([21n, 22n]);
+    expect(r.result).toMatchObject({
+      reachedTarget: false,
+      safeHead: { number: 22n, hash: executedHash(22n) },
+    });
+    expect(r.drops.map((d) => d.details.reason)).toContain("future-timestamp");
+  });
+
+  describe("a missed sequencing window", () => {
+    // Window 4: epoch 3 expires once L1 block 7 is read.
+    async function missed(lateBatchIn: 7 | 8) {
+      const { rollup, l1, head } = baseChain(4n);
+      const txs = await l2Transactions(3, 1);
+      const payload = channelPayloads(1, [singularBatch(batchFor(l1, head.hash, 21n, 3n, txs))]);
+      l1.fillTo(BigInt(lateBatchIn - 1));
+      l1.addBlock({ transactions: [await l1.calldataTx(payload[0]!)] });
+      l1.fillTo(12n);
+      return { r: await run(inputOf({ rollup, l1, head }, 31n)), txs, l1 };
+    }
+
+    it("derives empty batches (deposits only) once the window has run out", async () => {
+      const { r, l1 } = await missed(8);
+      expect(r.error).toBeUndefined();
+      expect(r.blocks.map((b) => b.number)).toEqual([21n, 22n, 23n, 24n, 25n, 26n, 27n, 28n, 29n, 30n, 31n]);
+      for (const b of r.blocks) {
+        const origin = b.number >= 30n ? 5n : b.number >= 24n ? 4n : 3n;
+        expect([b.number, b.l1Origin.number]).toEqual([b.number, origin]);
+        expect(b.batch.transactions).toEqual([]);
+        expect(b.transactions.length).toBe(b.attributes.depositCount);
+        expect(info(b).blockHash).toEqual(l1.hashes[Number(origin)]);
+      }
+      // The epoch's user deposit still goes into its first block.
+      expect(r.blocks[3]!.attributes.depositCount).toBe(2);
+      // The batch for 21 came after the window: it is past by then.
+      expect(r.blocks[0]!.derivedFrom.number).toBe(7n);
+    });
+
+    it("uses a batch in the last L1 block of the window instead of an empty one", async () => {
+      const { r, txs } = await missed(7);
+      expect(r.blocks[0]!.transactions.slice(1)).toEqual(txs);
+      expect(r.blocks.slice(1).every((b) => b.batch.transactions.length === 0)).toBe(true);
+    });
+  });
+
+  describe("fails closed on withheld data", () => {
+    it("a withheld L1 receipt list is data missing, never an empty block", async () => {
+      const c = await happyChain();
+      c.l1.provider.withholdReceipts(c.l1.hashes[4]!);
+      const r = await run(inputOf(c, 30n));
+      expect(r.error).toBeInstanceOf(DataMissingError);
+      expect((r.error as DataMissingError).stage).toBe("traversal");
+      expect(r.blocks).toEqual([]);
+    });
+
+    it("a withheld blob is data missing, never a deposit-only block", async () => {
+      const c = await happyChain();
+      c.l1.blobs.withhold(c.blob.hashes[0]!);
+      const r = await run(inputOf(c, 30n));
+      expect(r.error).toBeInstanceOf(DataMissingError);
+      // The calldata channel's blocks came before the blob was needed; nothing after it was derived.
+      expect(r.blocks.map((b) => b.number)).toEqual([21n, 22n, 23n, 24n]);
+      expect(
+        r.blocks.every((b) => b.transactions.length > b.attributes.depositCount || b.number === 23n),
+      ).toBe(true);
+    });
+
+    it("withheld L1 transactions are data missing", async () => {
+      const c = await happyChain();
+      c.l1.provider.withholdTransactions(c.l1.hashes[5]!);
+      const r = await run(inputOf(c, 30n));
+      expect(r.error).toBeInstanceOf(DataMissingError);
+      expect(r.blocks).toEqual([]);
+    });
+
+    it("a missing agreed L2 block is data missing", async () => {
+      const c = await happyChain();
+      const r = await run({ ...inputOf(c, 30n), l2: l2Provider([]) });
+      expect(r.error).toBeInstanceOf(DataMissingError);
+    });
+  });
+
+  describe("refusals", () => {
+    it("refuses a derivation start before Holocene", async () => {
+      const c = await happyChain();
+      c.rollup.forkTimes[7] = 2_000n; // Holocene after every block here
+      const r = await run(inputOf(c, 30n));
+      expect(r.error).toBeInstanceOf(CriticalDeriveError);
+      expect((r.error as CriticalDeriveError).details).toMatchObject({ start: 0n });
+    });
+
+    it("refuses an agreed head hash the L2 provider does not have", async () => {
+      const c = await happyChain();
+      const r = await run({ ...inputOf(c, 30n), agreedL2HeadHash: fakeHash(1, 1) });
+      expect(r.error).toBeInstanceOf(CriticalDeriveError);
+    });
+
+    it("refuses an L1 head that does not contain the agreed head's origin", async () => {
+      const c = await happyChain();
+      const r = await run({ ...inputOf(c, 30n), l1Head: c.l1.hashes[2]! });
+      expect(r.error).toBeInstanceOf(CriticalDeriveError);
+    });
+
+    it("requires the executed block from the caller", async () => {
+      const c = await happyChain();
+      const gen = derive({ ...inputOf(c, 30n), l1ChainConfig: L1_CHAIN });
+      await gen.next();
+      await expect(gen.next()).rejects.toBeInstanceOf(CriticalDeriveError);
+    });
+  });
+});
