@@ -12,7 +12,7 @@ export {
 } from "./batches/expand.js";
 export { decodeSingularBatch, encodeSingularBatch } from "./batches/singular.js";
 export { decodeSpanBatch, encodeSpanBatch } from "./batches/span.js";
-export { signedToSpanTx, spanTxToSigned } from "./batches/span-tx.js";
+export { signedToSpanTx, spanTxToSigned, spanTxsToSigned } from "./batches/span-tx.js";
 export {
   type Batch,
   type BlockBatch,

@@ -3,8 +3,8 @@
  * encoding. 0x00 singular, 0x01 span; any other type is refused (dropped).
  */
 import { ByteWriter, refuse } from "./bytes.js";
-import { decodeSingularBatch, writeSingularBatch } from "./singular.js";
-import { decodeSpanBatch, writeSpanBatch } from "./span.js";
+import { decodeSingularBatch, singularBatchSizeHint, writeSingularBatch } from "./singular.js";
+import { decodeSpanBatch, spanBatchSizeHint, writeSpanBatch } from "./span.js";
 import { type Batch, SINGULAR_BATCH_TYPE, SPAN_BATCH_TYPE } from "./types.js";
 
 /**
@@ -22,11 +22,11 @@ export function decodeBatch(bytes: Uint8Array): Batch {
 /** Encodes one batch: type byte + payload (BatchEncodeError when its parts disagree). */
 export function encodeBatch(batch: Batch): Uint8Array {
   if (batch.type === "singular") {
-    const w = new ByteWriter(256 + 128 * batch.transactions.length);
+    const w = new ByteWriter(1 + singularBatchSizeHint(batch));
     w.byte(SINGULAR_BATCH_TYPE);
     return writeSingularBatch(batch, w).finish();
   }
-  const w = new ByteWriter(256 + 160 * batch.transactions.length);
+  const w = new ByteWriter(1 + spanBatchSizeHint(batch));
   w.byte(SPAN_BATCH_TYPE);
   return writeSpanBatch(batch, w).finish();
 }

@@ -163,6 +163,18 @@ export function bytesToBig(buf: Uint8Array, start: number, end: number): bigint 
 /** Minimal big-endian bytes of a non-negative bigint (empty for zero). */
 export function bigToMinimalBytes(value: bigint): Uint8Array {
   if (value === 0n) return new Uint8Array(0);
+  if (value < 0x1000000000000n) {
+    // Up to six bytes: exact in a double.
+    let n = Number(value);
+    let len = 0;
+    for (let m = n; m > 0; m = Math.floor(m / 256)) len++;
+    const out = new Uint8Array(len);
+    for (let i = len - 1; i >= 0; i--) {
+      out[i] = n % 256;
+      n = Math.floor(n / 256);
+    }
+    return out;
+  }
   const hex = value.toString(16);
   const odd = hex.length & 1;
   const out = new Uint8Array((hex.length + odd) >> 1);
@@ -333,9 +345,9 @@ export class ByteWriter {
     }
   }
 
-  /** The written bytes (a copy trimmed to length). */
+  /** The written bytes (the buffer itself when it was sized exactly, else a trimmed copy). */
   finish(): Uint8Array {
-    return this.buf.slice(0, this.length);
+    return this.length === this.buf.length ? this.buf : this.buf.slice(0, this.length);
   }
 }
 
@@ -358,11 +370,4 @@ export function rlpHeaderSize(len: number): number {
 export function rlpStringSize(data: Uint8Array): number {
   if (data.length === 1 && data[0]! < 0x80) return 1;
   return rlpHeaderSize(data.length) + data.length;
-}
-
-/** `bytes` without its leading zero bytes (a view). */
-export function stripLeadingZeros(bytes: Uint8Array): Uint8Array {
-  let i = 0;
-  while (i < bytes.length && bytes[i] === 0) i++;
-  return bytes.subarray(i);
 }

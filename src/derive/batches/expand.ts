@@ -8,7 +8,7 @@
  */
 import { DataMissingError, DroppedInputError } from "../errors.js";
 import { BatchEncodeError } from "./errors.js";
-import { signedToSpanTx, spanTxToSigned } from "./span-tx.js";
+import { signedToSpanTx, spanTxsToSigned } from "./span-tx.js";
 import {
   type BlockBatch,
   type L1OriginHashResolver,
@@ -49,17 +49,18 @@ export function spanBatchEpochNumbers(batch: SpanBatch): bigint[] {
 
 /**
  * The blocks of a span batch: timestamps, L1 origin numbers and each transaction rebuilt as its signed
- * EIP-2718 bytes for chain `ctx.chainId`.
+ * EIP-2718 bytes for chain `ctx.chainId` (views of one buffer).
  */
 export function spanBatchBlocks(batch: SpanBatch, ctx: SpanBatchContext): SpanBatchBlock[] {
   const epochs = spanBatchEpochNumbers(batch);
   const start = spanBatchStartTimestamp(batch, ctx.genesisTimestamp);
   const blocks = new Array<SpanBatchBlock>(epochs.length);
+  const signed = spanTxsToSigned(batch.transactions, ctx.chainId);
   let t = 0;
   for (let i = 0; i < epochs.length; i++) {
     const count = batch.blockTxCounts[i]!;
-    const transactions = new Array<Uint8Array>(count);
-    for (let j = 0; j < count; j++) transactions[j] = spanTxToSigned(batch.transactions[t++]!, ctx.chainId);
+    const transactions = signed.slice(t, t + count);
+    t += count;
     blocks[i] = { timestamp: start + BigInt(i) * ctx.blockTime, epochNumber: epochs[i]!, transactions };
   }
   return blocks;

@@ -62,7 +62,14 @@ export function decodeSingularBatch(data: Uint8Array, base = 0): SingularBatch {
 
 /** Encodes a singular batch's RLP (without the type byte). */
 export function encodeSingularBatch(batch: SingularBatch): Uint8Array {
-  return writeSingularBatch(batch, new ByteWriter(128 + 128 * batch.transactions.length)).finish();
+  return writeSingularBatch(batch, new ByteWriter(singularBatchSizeHint(batch))).finish();
+}
+
+/** An upper estimate of a singular batch's encoded size. */
+export function singularBatchSizeHint(batch: SingularBatch): number {
+  let size = 128;
+  for (const tx of batch.transactions) size += 5 + tx.length;
+  return size;
 }
 
 /** Appends a singular batch's RLP to `w`. */

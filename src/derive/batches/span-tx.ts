@@ -15,7 +15,6 @@ import {
   ByteWriter,
   type RlpItem,
   U64_MAX,
-  bigToMinimalBytes,
   bytesToBig,
   newItem,
   readFixedItem,
@@ -25,8 +24,6 @@ import {
   readUintItem,
   refuse,
   rlpHeaderSize,
-  rlpStringSize,
-  stripLeadingZeros,
 } from "./bytes.js";
 import { BatchEncodeError } from "./errors.js";
 import type { SpanBatchTransaction, SpanBatchTxType } from "./types.js";
@@ -125,74 +122,202 @@ function checkAuthorizationList(
   return next;
 }
 
-/** The encoded fields (header included) of a checked `tx_datas` element, as [start, end) pairs. */
-function txDataFields(data: Uint8Array): number[] {
-  const it = newItem();
-  const listPos = data[0]! <= 0x7f ? 1 : 0;
-  readItem(data, listPos, data.length, "span.tx_datas", 0, it);
-  const out: number[] = [];
+// Field layout of each signed transaction type: k >= 0 copies field k of the tx_datas list as encoded;
+// negative codes are the fields the span batch stores elsewhere.
+const CHAIN = -1;
+const NONCE = -2;
+const GAS = -3;
+const TO = -4;
+const V = -5;
+const R = -6;
+const S = -7;
+const LAYOUT: Record<SpanBatchTxType, readonly number[]> = {
+  0: [NONCE, 1, GAS, TO, 0, 2, V, R, S], // [nonce, gas_price, gas, to, value, data, v, r, s]
+  1: [CHAIN, NONCE, 1, GAS, TO, 0, 2, 3, V, R, S], // [chain_id, nonce, gas_price, gas, to, value, data, access_list, y, r, s]
+  2: [CHAIN, NONCE, 1, 2, GAS, TO, 0, 3, 4, V, R, S], // [chain_id, nonce, tip, fee_cap, gas, to, value, data, access_list, y, r, s]
+  4: [CHAIN, NONCE, 1, 2, GAS, TO, 0, 3, 4, 5, V, R, S], // type 2 + authorization_list after access_list
+};
+const MAX_FIELDS = 6;
+
+/** Records the [start, end) of each encoded field of a checked `tx_datas` element into `out` at `at`. */
+function txDataFields(data: Uint8Array, it: RlpItem, out: Int32Array, at: number): void {
+  readItem(data, data[0]! <= 0x7f ? 1 : 0, data.length, "span.tx_datas", 0, it);
   let p = it.start;
   const end = it.end;
-  while (p < end) {
+  for (let k = 0; p < end; k++) {
     readItem(data, p, end, "span.tx_datas", 0, it);
-    out.push(p, it.next);
+    out[at + 2 * k] = p;
+    out[at + 2 * k + 1] = it.next;
     p = it.next;
+  }
+}
+
+/** Byte length of a non-negative integer's minimal big-endian form. */
+function uintLength(v: bigint): number {
+  if (v < 0x1000000000000n) {
+    let n = Number(v);
+    let len = 0;
+    while (n > 0) {
+      len++;
+      n = Math.floor(n / 256);
+    }
+    return len;
+  }
+  return (v.toString(16).length + 1) >> 1;
+}
+
+/** RLP size of an unsigned integer. */
+function uintRlpSize(v: bigint): number {
+  return v < 0x80n ? 1 : 1 + uintLength(v);
+}
+
+/** Writes the RLP of an unsigned integer at `pos`; returns the next position. */
+function writeUint(buf: Uint8Array, pos: number, v: bigint): number {
+  if (v === 0n) {
+    buf[pos] = 0x80;
+    return pos + 1;
+  }
+  if (v < 0x80n) {
+    buf[pos] = Number(v);
+    return pos + 1;
+  }
+  const len = uintLength(v);
+  buf[pos] = 0x80 + len;
+  if (v < 0x1000000000000n) {
+    let n = Number(v);
+    for (let i = len; i >= 1; i--) {
+      buf[pos + i] = n % 256;
+      n = Math.floor(n / 256);
+    }
+  } else {
+    let x = v;
+    for (let i = len; i >= 1; i--) {
+      buf[pos + i] = Number(x & 0xffn);
+      x >>= 8n;
+    }
+  }
+  return pos + 1 + len;
+}
+
+/** Index of the first non-zero byte of a 32-byte word (32 when zero). */
+function firstNonZero(word: Uint8Array): number {
+  let i = 0;
+  while (i < 32 && word[i] === 0) i++;
+  return i;
+}
+
+/** RLP size of a 32-byte word as an unsigned integer. */
+function wordRlpSize(word: Uint8Array): number {
+  const n = 32 - firstNonZero(word);
+  return n === 0 || (n === 1 && word[31]! < 0x80) ? 1 : 1 + n;
+}
+
+/** Writes a 32-byte word as an RLP unsigned integer. */
+function writeWord(buf: Uint8Array, pos: number, word: Uint8Array): number {
+  const i = firstNonZero(word);
+  const n = 32 - i;
+  if (n === 0) {
+    buf[pos] = 0x80;
+    return pos + 1;
+  }
+  if (n === 1 && word[31]! < 0x80) {
+    buf[pos] = word[31]!;
+    return pos + 1;
+  }
+  buf[pos] = 0x80 + n;
+  buf.set(word.subarray(i), pos + 1);
+  return pos + 1 + n;
+}
+
+/** Writes an RLP list header for `len` payload bytes. */
+function writeListHeader(buf: Uint8Array, pos: number, len: number): number {
+  if (len < 56) {
+    buf[pos] = 0xc0 + len;
+    return pos + 1;
+  }
+  const n = rlpHeaderSize(len) - 1;
+  buf[pos] = 0xf7 + n;
+  for (let i = n; i >= 1; i--) {
+    buf[pos + i] = len % 256;
+    len = Math.floor(len / 256);
+  }
+  return pos + 1 + n;
+}
+
+/**
+ * The signed EIP-2718 bytes of span-batch transactions on chain `chainId`: v = yParity for typed
+ * transactions, 27 + yParity for unprotected legacy ones, chainId * 2 + 35 + yParity for EIP-155 ones.
+ * Each `tx.data` must be a checked `tx_datas` element (as decodeBatch yields). The results are views of
+ * one buffer (one allocation for the whole span).
+ */
+export function spanTxsToSigned(txs: readonly SpanBatchTransaction[], chainId: bigint): Uint8Array[] {
+  const n = txs.length;
+  const fields = new Int32Array(n * 2 * MAX_FIELDS);
+  const payloads = new Int32Array(n);
+  const vs = new Array<bigint>(n);
+  const it = newItem();
+  const chainSize = uintRlpSize(chainId);
+  let total = 0;
+  for (let t = 0; t < n; t++) {
+    const tx = txs[t]!;
+    txDataFields(tx.data, it, fields, t * 2 * MAX_FIELDS);
+    const v =
+      tx.type !== 0
+        ? BigInt(tx.yParity)
+        : tx.protected
+          ? chainId * 2n + 35n + BigInt(tx.yParity)
+          : 27n + BigInt(tx.yParity);
+    vs[t] = v;
+    let payload = 0;
+    for (const code of LAYOUT[tx.type]) {
+      if (code >= 0) {
+        const at = t * 2 * MAX_FIELDS + 2 * code;
+        payload += fields[at + 1]! - fields[at]!;
+      } else if (code === CHAIN) payload += chainSize;
+      else if (code === NONCE) payload += uintRlpSize(tx.nonce);
+      else if (code === GAS) payload += uintRlpSize(tx.gasLimit);
+      else if (code === TO) payload += tx.to === null ? 1 : 21;
+      else if (code === V) payload += uintRlpSize(v);
+      else payload += wordRlpSize(code === R ? tx.r : tx.s);
+    }
+    payloads[t] = payload;
+    total += (tx.type === 0 ? 0 : 1) + rlpHeaderSize(payload) + payload;
+  }
+  const buf = new Uint8Array(total);
+  const out = new Array<Uint8Array>(n);
+  let pos = 0;
+  for (let t = 0; t < n; t++) {
+    const tx = txs[t]!;
+    const start = pos;
+    if (tx.type !== 0) buf[pos++] = tx.type;
+    pos = writeListHeader(buf, pos, payloads[t]!);
+    for (const code of LAYOUT[tx.type]) {
+      if (code >= 0) {
+        const at = t * 2 * MAX_FIELDS + 2 * code;
+        buf.set(tx.data.subarray(fields[at]!, fields[at + 1]!), pos);
+        pos += fields[at + 1]! - fields[at]!;
+      } else if (code === CHAIN) pos = writeUint(buf, pos, chainId);
+      else if (code === NONCE) pos = writeUint(buf, pos, tx.nonce);
+      else if (code === GAS) pos = writeUint(buf, pos, tx.gasLimit);
+      else if (code === TO) {
+        if (tx.to === null) buf[pos++] = 0x80;
+        else {
+          buf[pos] = 0x94;
+          buf.set(tx.to, pos + 1);
+          pos += 21;
+        }
+      } else if (code === V) pos = writeUint(buf, pos, vs[t]!);
+      else pos = writeWord(buf, pos, code === R ? tx.r : tx.s);
+    }
+    out[t] = buf.subarray(start, pos);
   }
   return out;
 }
 
-/**
- * The signed EIP-2718 bytes of a span-batch transaction on chain `chainId`: v = yParity for typed
- * transactions, 27 + yParity for unprotected legacy ones, chainId * 2 + 35 + yParity for EIP-155 ones.
- * `tx.data` must be a checked `tx_datas` element (as decodeBatch yields).
- */
+/** The signed EIP-2718 bytes of one span-batch transaction (see spanTxsToSigned). */
 export function spanTxToSigned(tx: SpanBatchTransaction, chainId: bigint): Uint8Array {
-  const d = tx.data;
-  const f = txDataFields(d);
-  const part = (i: number): Uint8Array => d.subarray(f[2 * i]!, f[2 * i + 1]!);
-  const nonce = bigToMinimalBytes(tx.nonce);
-  const gas = bigToMinimalBytes(tx.gasLimit);
-  const to = tx.to ?? EMPTY;
-  const r = stripLeadingZeros(tx.r);
-  const s = stripLeadingZeros(tx.s);
-  let v: Uint8Array;
-  if (tx.type !== 0) v = tx.yParity ? ONE : EMPTY;
-  else
-    v = bigToMinimalBytes(tx.protected ? chainId * 2n + 35n + BigInt(tx.yParity) : 27n + BigInt(tx.yParity));
-  const chain = bigToMinimalBytes(chainId);
-
-  // Field order of the signed transaction, as raw encodings or byte strings to encode.
-  const items: (Uint8Array | { raw: Uint8Array })[] = [];
-  const raw = (i: number) => ({ raw: part(i) });
-  switch (tx.type) {
-    case 0: // [nonce, gas_price, gas, to, value, data, v, r, s]
-      items.push(nonce, raw(1), gas, to, raw(0), raw(2), v, r, s);
-      break;
-    case 1: // [chain_id, nonce, gas_price, gas, to, value, data, access_list, y_parity, r, s]
-      items.push(chain, nonce, raw(1), gas, to, raw(0), raw(2), raw(3), v, r, s);
-      break;
-    case 2: // [chain_id, nonce, max_priority_fee, max_fee, gas, to, value, data, access_list, y_parity, r, s]
-      items.push(chain, nonce, raw(1), raw(2), gas, to, raw(0), raw(3), raw(4), v, r, s);
-      break;
-    case 4: // as type 2 with authorization_list after access_list
-      items.push(chain, nonce, raw(1), raw(2), gas, to, raw(0), raw(3), raw(4), raw(5), v, r, s);
-      break;
-  }
-  let payload = 0;
-  for (const item of items) payload += item instanceof Uint8Array ? rlpStringSize(item) : item.raw.length;
-  const total = (tx.type === 0 ? 0 : 1) + rlpHeaderSize(payload) + payload;
-  const w = new ByteWriter(total);
-  if (tx.type !== 0) w.byte(tx.type);
-  w.rlpHeader(payload, true);
-  for (const item of items) {
-    if (item instanceof Uint8Array) w.rlpString(item);
-    else w.bytes(item.raw);
-  }
-  return w.finish();
+  return spanTxsToSigned([tx], chainId)[0]!;
 }
-
-const EMPTY = new Uint8Array(0);
-const ONE = Uint8Array.of(1);
 
 /**
  * The span-batch form of a signed EIP-2718 transaction (types 0, 1, 2, 4) of chain `chainId`. Refuses other

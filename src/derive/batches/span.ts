@@ -131,7 +131,14 @@ export function decodeSpanBatch(data: Uint8Array, base = 0): SpanBatch {
 
 /** Encodes a span batch (without the type byte), checking that its parts agree. */
 export function encodeSpanBatch(batch: SpanBatch): Uint8Array {
-  return writeSpanBatch(batch, new ByteWriter(128 + 160 * batch.transactions.length)).finish();
+  return writeSpanBatch(batch, new ByteWriter(spanBatchSizeHint(batch))).finish();
+}
+
+/** An upper estimate of a span batch's encoded size (so the writer rarely grows). */
+export function spanBatchSizeHint(batch: SpanBatch): number {
+  let size = 128 + 11 * batch.blockTxCounts.length;
+  for (const tx of batch.transactions) size += 106 + tx.data.length;
+  return size;
 }
 
 /** Appends a span batch's encoding to `w`. */
