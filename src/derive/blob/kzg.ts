@@ -14,6 +14,7 @@
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import { CriticalDeriveError } from "../errors.js";
+import { hexOf as hex, sameBytes } from "../types.js";
 import { BLOB_SIZE } from "./codec.js";
 
 /** Bytes in a KZG commitment or proof (a compressed BLS12-381 G1 point). */
@@ -36,12 +37,6 @@ interface KzgWasm {
   verifyBlobKZGProof(blob: string, commitment: string, proof: string): boolean;
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
-function hex(bytes: Uint8Array): string {
-  const parts = new Array<string>(bytes.length);
-  for (let i = 0; i < bytes.length; i++) parts[i] = HEX[bytes[i]!]!;
-  return "0x" + parts.join("");
-}
 function unhex(text: string, expectedLength: number): Uint8Array {
   const body = text.startsWith("0x") ? text.slice(2) : text;
   if (body.length !== expectedLength * 2 || !/^[0-9a-fA-F]*$/.test(body)) {
@@ -74,12 +69,6 @@ export function versionedHash(commitment: Uint8Array): Uint8Array {
   const out = sha256(commitment);
   out[0] = VERSIONED_HASH_VERSION_KZG;
   return out;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** KZG operations on blobs; obtain the process-wide instance with `loadKzg()`. */

@@ -13,6 +13,19 @@ const inbox = "0xff00000000000000000000000000000000000010" as const;
 const hash1 = `0x01${"aa".repeat(31)}` as const;
 const hash2 = `0x01${"bb".repeat(31)}` as const;
 
+/** A small signed EIP-1559 transaction to the inbox. */
+async function smallSignedTx(): Promise<Uint8Array> {
+  const signed = await account.signTransaction({
+    type: "eip1559",
+    chainId: 1,
+    nonce: 1,
+    to: inbox,
+    gas: 21_000n,
+    data: "0x01",
+  });
+  return hexToBytes(signed);
+}
+
 function refused(raw: Uint8Array): InvalidL1TransactionError {
   try {
     decodeL1Transaction(raw);
@@ -113,16 +126,7 @@ describe("decodeL1Transaction", () => {
   });
 
   it("refuses malformed encodings", async () => {
-    const good = hexToBytes(
-      await account.signTransaction({
-        type: "eip1559",
-        chainId: 1,
-        nonce: 1,
-        to: inbox,
-        gas: 21_000n,
-        data: "0x01",
-      }),
-    );
+    const good = await smallSignedTx();
     refused(new Uint8Array(0));
     refused(Uint8Array.of(0x80)); // neither a type nor a list
     refused(good.subarray(0, good.length - 1)); // truncated
@@ -151,16 +155,7 @@ describe("decodeL1Transaction", () => {
   });
 
   it("gives no sender for signatures geth refuses (high s, bad v, r = 0)", async () => {
-    const raw = hexToBytes(
-      await account.signTransaction({
-        type: "eip1559",
-        chainId: 1,
-        nonce: 1,
-        to: inbox,
-        gas: 21_000n,
-        data: "0x01",
-      }),
-    );
+    const raw = await smallSignedTx();
     expect(raw[raw.length - 33]).toBe(0xa0);
     expect(raw[raw.length - 66]).toBe(0xa0);
     const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
