@@ -1,5 +1,6 @@
 /** OP Stack rollup configuration: the parts block execution needs, parsed from op-node's JSON. */
 import { fromHex } from "./hex.js";
+import { ChainError, type ChainErrorOptions } from "./errors.js";
 
 export const OpFork = {
   Bedrock: 0,
@@ -79,10 +80,9 @@ export interface RollupGenesis {
   systemConfig: GenesisSystemConfig;
 }
 
-export class InvalidRollupConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "InvalidRollupConfigError";
+export class InvalidRollupConfigError extends ChainError {
+  constructor(message: string, options?: ChainErrorOptions) {
+    super(message, "invalid-rollup-config", options);
   }
 }
 
@@ -156,6 +156,19 @@ export function parseRollupGenesis(value: unknown): RollupGenesis | undefined {
   };
 }
 
+/** op-node's JSON field of each fork's activation time (the superchain registry uses the same names). */
+export const FORK_TIME_FIELDS: readonly (readonly [OpFork, string])[] = [
+  [OpFork.Regolith, "regolith_time"],
+  [OpFork.Canyon, "canyon_time"],
+  [OpFork.Delta, "delta_time"],
+  [OpFork.Ecotone, "ecotone_time"],
+  [OpFork.Fjord, "fjord_time"],
+  [OpFork.Granite, "granite_time"],
+  [OpFork.Holocene, "holocene_time"],
+  [OpFork.Isthmus, "isthmus_time"],
+  [OpFork.Jovian, "jovian_time"],
+];
+
 /** Parses op-node's rollup config JSON (snake_case, as in the fixtures and superchain registry). */
 export function parseRollupConfig(json: unknown): RollupConfig {
   if (typeof json !== "object" || json === null)
@@ -164,18 +177,7 @@ export function parseRollupConfig(json: unknown): RollupConfig {
   const genesis = (c.genesis ?? {}) as Record<string, unknown>;
   const op = (c.chain_op_config ?? {}) as Record<string, unknown>;
   const forkTimes: Partial<Record<OpFork, bigint>> = { [OpFork.Bedrock]: 0n };
-  const fields: [OpFork, string][] = [
-    [OpFork.Regolith, "regolith_time"],
-    [OpFork.Canyon, "canyon_time"],
-    [OpFork.Delta, "delta_time"],
-    [OpFork.Ecotone, "ecotone_time"],
-    [OpFork.Fjord, "fjord_time"],
-    [OpFork.Granite, "granite_time"],
-    [OpFork.Holocene, "holocene_time"],
-    [OpFork.Isthmus, "isthmus_time"],
-    [OpFork.Jovian, "jovian_time"],
-  ];
-  for (const [fork, field] of fields) {
+  for (const [fork, field] of FORK_TIME_FIELDS) {
     const t = optionalTime(c[field], field);
     if (t !== undefined) forkTimes[fork] = t;
   }

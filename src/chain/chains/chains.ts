@@ -4,7 +4,7 @@
  * The data comes from the committed `superchain.generated.ts` (see `generate.ts`).
  */
 import { fromHex } from "../hex.js";
-import { OpFork, type GenesisSystemConfig, type RollupConfig } from "../rollup-config.js";
+import { FORK_TIME_FIELDS, OpFork, type GenesisSystemConfig, type RollupConfig } from "../rollup-config.js";
 import type { SuperchainChainData } from "./registry.js";
 import { SUPERCHAIN_CHAIN_DATA } from "./superchain.generated.js";
 
@@ -45,18 +45,6 @@ export class UnknownChainError extends Error {
   }
 }
 
-const FORK_FIELDS: [OpFork, string][] = [
-  [OpFork.Regolith, "regolith_time"],
-  [OpFork.Canyon, "canyon_time"],
-  [OpFork.Delta, "delta_time"],
-  [OpFork.Ecotone, "ecotone_time"],
-  [OpFork.Fjord, "fjord_time"],
-  [OpFork.Granite, "granite_time"],
-  [OpFork.Holocene, "holocene_time"],
-  [OpFork.Isthmus, "isthmus_time"],
-  [OpFork.Jovian, "jovian_time"],
-];
-
 function address(data: SuperchainChainData, name: string): Uint8Array {
   const value = data.addresses[name];
   if (value === undefined) throw new Error(`built-in chain ${data.l2ChainId} lacks ${name}`);
@@ -96,7 +84,7 @@ function genesisSystemConfig(data: SuperchainChainData): GenesisSystemConfig {
 /** The typed rollup config of one generated chain entry. */
 export function rollupConfigOf(data: SuperchainChainData): RollupConfig {
   const forkTimes: RollupConfig["forkTimes"] = { [OpFork.Bedrock]: 0n, [OpFork.Regolith]: 0n };
-  for (const [fork, field] of FORK_FIELDS) {
+  for (const [fork, field] of FORK_TIME_FIELDS) {
     const t = data.hardforks[field];
     if (t !== undefined) forkTimes[fork] = BigInt(t);
   }
