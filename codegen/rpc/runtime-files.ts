@@ -16,22 +16,27 @@ const RUNTIME_FILES = [
 ] as const;
 
 /** Module specifiers of a source file's import and export declarations. */
-function moduleSpecifiers(source: string): string[] {
+export function moduleSpecifiers(source: string): string[] {
   return [...source.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"/gms)].map((m) => m[1] ?? "");
+}
+
+/** Throws CodegenError (runtime-not-self-contained) when `source` imports a module outside its own folder. */
+export function checkSelfContained(name: string, source: string): void {
+  const outside = moduleSpecifiers(source).filter((s) => s.startsWith("../"));
+  if (outside.length > 0) {
+    throw new CodegenError(
+      `codegen/rpc/runtime/${name} imports ${outside.join(", ")}: generated/ may only import its own modules`,
+      "runtime-not-self-contained",
+      { file: name, imports: outside },
+    );
+  }
 }
 
 export async function runtimeFiles(): Promise<GeneratedFile[]> {
   return Promise.all(
     RUNTIME_FILES.map(async (name) => {
       const source = await readFile(new URL(`./runtime/${name}`, import.meta.url), "utf8");
-      const outside = moduleSpecifiers(source).filter((s) => s.startsWith("../"));
-      if (outside.length > 0) {
-        throw new CodegenError(
-          `codegen/rpc/runtime/${name} imports ${outside.join(", ")}: generated/ may only import its own modules`,
-          "runtime-not-self-contained",
-          { file: name, imports: outside },
-        );
-      }
+      checkSelfContained(name, source);
       return { path: `rpc/${name}`, content: GENERATED_HEADER + source };
     }),
   );

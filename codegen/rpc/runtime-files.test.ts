@@ -1,0 +1,56 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { CodegenError } from "../errors.js";
+import { checkSelfContained, moduleSpecifiers } from "./runtime-files.js";
+
+const GENERATED = fileURLToPath(new URL("../../generated/", import.meta.url));
+
+describe("the generated code is self-contained", () => {
+  it("reads the module specifiers of imports and re-exports, multi-line ones included", () => {
+    const source = [
+      'import { a } from "./a.js";',
+      "import {",
+      "  b,",
+      "  type C,",
+      '} from "../../src/rpc/errors.js";',
+      'export * from "./d.js";',
+      'export type { E } from "pkg";',
+      'const text = "import x from \\"./not-a-module.js\\"";',
+    ].join("\n");
+    expect(moduleSpecifiers(source)).toEqual(["./a.js", "../../src/rpc/errors.js", "./d.js", "pkg"]);
+  });
+
+  it("refuses a runtime file that imports outside its folder", () => {
+    const source = 'import { InvalidParamsError } from "../../../src/rpc/errors.js";\nexport const x = 1;\n';
+    let caught: unknown;
+    try {
+      checkSelfContained("method-runtime.ts", source);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(CodegenError);
+    expect((caught as CodegenError).kind).toBe("runtime-not-self-contained");
+    expect((caught as CodegenError).details).toEqual({
+      file: "method-runtime.ts",
+      imports: ["../../../src/rpc/errors.js"],
+    });
+    expect(() => checkSelfContained("wire.ts", 'import { x } from "./rpc-errors.js";\n')).not.toThrow();
+  });
+
+  it("every file under generated/ imports only its own folder's modules or packages", () => {
+    const offenders: string[] = [];
+    for (const dir of readdirSync(GENERATED, { withFileTypes: true })) {
+      if (!dir.isDirectory()) continue;
+      for (const file of readdirSync(join(GENERATED, dir.name))) {
+        if (!file.endsWith(".ts")) continue;
+        const source = readFileSync(join(GENERATED, dir.name, file), "utf8");
+        for (const specifier of moduleSpecifiers(source)) {
+          if (specifier.startsWith("../")) offenders.push(`${dir.name}/${file}: ${specifier}`);
+        }
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+});
