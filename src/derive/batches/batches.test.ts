@@ -4,7 +4,8 @@ import { fileURLToPath } from "node:url";
 import zlib from "node:zlib";
 import { decode as rlpDecode } from "@ethereumjs/rlp";
 import { keccak256, recoverTransactionAddress, toHex } from "viem";
-import { describe, expect, it } from "vitest";
+import { privateKeyToAccount } from "viem/accounts";
+import { beforeAll, describe, expect, it } from "vitest";
 import { DeriveError, DroppedInputError } from "../errors.js";
 import { decodeBatch, encodeBatch } from "./batch.js";
 import { BatchEncodeError } from "./errors.js";
@@ -101,6 +102,12 @@ describe("span batch: the real OP Mainnet batcher transaction", () => {
     expect(batch.transactions.filter((t) => t.type === 0)).toHaveLength(36);
     expect(batch.l1OriginNumber).toBe(19_426_585n);
     expect(toHex(encodeBatch(batch))).toBe(toHex(batchBytes));
+    // Per-block counts as this decoder reads them (their consistency is checked by the nonce and rebuild tests).
+    expect(batch.blockTxCounts).toEqual([
+      10, 12, 7, 8, 10, 6, 5, 3, 6, 7, 8, 6, 3, 9, 6, 8, 12, 10, 4, 14, 11, 9, 9, 6, 6, 8, 6,
+    ]);
+    // The span starts at 2024-03-13 13:55:57 UTC, the time of L1 block ~19,426,58x.
+    expect(spanBatchBlocks(batch, ctx)[0]!.timestamp).toBe(1_710_338_157n);
   });
 
   it("rebuilds signed transactions whose senders' nonces run in sequence", async () => {
@@ -398,3 +405,104 @@ function decodeSpanBatchCreationBitOffset(data: Uint8Array): number {
   for (let i = 0; i < blocks; i++) skipVarint();
   return p;
 }
+
+describe("building span batches (the batcher's side)", () => {
+  const ctx = { genesisTimestamp: 1000n, blockTime: 2n, chainId: 10n };
+  const account = privateKeyToAccount("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d");
+  const to = "0x4200000000000000000000000000000000000042" as const;
+  const bytesOf = (h: string) => hex(h);
+  let tx1559: Uint8Array, tx155: Uint8Array, txOtherChain: Uint8Array, txLegacyOtherChain: Uint8Array;
+  const block = (i: number, epoch: bigint, transactions: Uint8Array[] = []) => ({
+    parentHash: new Uint8Array(32).fill(i + 1),
+    epochNumber: epoch,
+    epochHash: new Uint8Array(32).fill(0xe0 + Number(epoch % 16n)),
+    timestamp: 1000n + 10n + 2n * BigInt(i),
+    transactions,
+  });
+  const refusedField = (fn: () => unknown): string => {
+    try {
+      fn();
+    } catch (e) {
+      expect(e).toBeInstanceOf(BatchEncodeError);
+      expect((e as BatchEncodeError).kind).toBe("critical");
+      return (e as BatchEncodeError).field;
+    }
+    throw new Error("expected a BatchEncodeError");
+  };
+
+  beforeAll(async () => {
+    const base = { nonce: 7, gas: 21000n, to, value: 1n };
+    tx1559 = bytesOf(
+      await account.signTransaction({ ...base, chainId: 10, maxFeePerGas: 9n, maxPriorityFeePerGas: 1n }),
+    );
+    tx155 = bytesOf(await account.signTransaction({ ...base, type: "legacy", chainId: 10, gasPrice: 5n }));
+    txOtherChain = bytesOf(
+      await account.signTransaction({ ...base, chainId: 11, maxFeePerGas: 9n, maxPriorityFeePerGas: 1n }),
+    );
+    txLegacyOtherChain = bytesOf(
+      await account.signTransaction({ ...base, type: "legacy", chainId: 11, gasPrice: 5n }),
+    );
+  });
+
+  it("sets origin bits from epoch steps and the first block's flag, and the checks from the ends", () => {
+    const blocks = [block(0, 5n, [tx1559]), block(1, 5n), block(2, 6n, [tx155, tx1559]), block(3, 7n)];
+    const span = buildSpanBatch(blocks, ctx, true);
+    expect(Array.from(span.originBits)).toEqual([1, 0, 1, 1]);
+    expect(span.relTimestamp).toBe(10n);
+    expect(span.l1OriginNumber).toBe(7n);
+    expect(toHex(span.parentCheck)).toBe(toHex(blocks[0]!.parentHash.subarray(0, 20)));
+    expect(toHex(span.l1OriginCheck)).toBe(toHex(blocks[3]!.epochHash.subarray(0, 20)));
+    expect(span.blockTxCounts).toEqual([1, 0, 2, 0]);
+    expect(span.transactions.map((t) => [t.type, t.protected])).toEqual([
+      [2, true],
+      [0, true],
+      [2, true],
+    ]);
+    const out = spanBatchBlocks(decodeBatch(encodeBatch(span)) as SpanBatch, ctx);
+    expect(out.map((b) => b.epochNumber)).toEqual([5n, 5n, 6n, 7n]);
+    expect(out.map((b) => b.timestamp)).toEqual([1010n, 1012n, 1014n, 1016n]);
+    expect(toHex(out[2]!.transactions[0]!)).toBe(toHex(tx155));
+    expect(Array.from(buildSpanBatch(blocks, ctx, false).originBits)).toEqual([0, 0, 1, 1]);
+  });
+
+  it("refuses blocks a span batch cannot express", () => {
+    expect(refusedField(() => buildSpanBatch([], ctx, false))).toBe("blocks");
+    expect(
+      refusedField(() => buildSpanBatch([block(0, 5n), { ...block(1, 5n), timestamp: 1013n }], ctx, false)),
+    ).toBe("timestamp");
+    expect(refusedField(() => buildSpanBatch([block(0, 5n), block(1, 7n)], ctx, false))).toBe("epochNumber");
+    expect(refusedField(() => buildSpanBatch([block(0, 5n), block(1, 4n)], ctx, false))).toBe("epochNumber");
+    expect(refusedField(() => buildSpanBatch([{ ...block(0, 5n), timestamp: 999n }], ctx, false))).toBe(
+      "timestamp",
+    );
+  });
+
+  it("refuses transactions a span batch cannot carry", () => {
+    const one = (tx: Uint8Array) => buildSpanBatch([block(0, 5n, [tx])], ctx, false);
+    expect(refusedField(() => one(txOtherChain))).toBe("transaction");
+    expect(refusedField(() => one(txLegacyOtherChain))).toBe("transaction");
+    // a deposit (0x7e) and a blob transaction (0x03) type byte
+    expect(refusedField(() => one(cat(hex("7e"), tx1559.subarray(1))))).toBe("transaction");
+    expect(refusedField(() => one(cat(hex("03"), tx1559.subarray(1))))).toBe("transaction");
+    // bytes after the transaction, an empty one
+    expect(refusedField(() => one(cat(tx1559, hex("00"))))).toBe("transaction");
+    expect(refusedField(() => one(new Uint8Array(0)))).toBe("transaction");
+    // a legacy v that is neither 27/28 nor EIP-155 (v = 30)
+    const fields = rlpDecode(tx155) as Uint8Array[];
+    const badV = encodeList([
+      ...fields.slice(0, 6).map(encodeString),
+      hex("1e"),
+      ...fields.slice(7).map(encodeString),
+    ]);
+    expect(refusedField(() => one(badV))).toBe("transaction");
+    // the unprotected legacy form is accepted and rebuilt exactly
+    const v27 = encodeList([
+      ...fields.slice(0, 6).map(encodeString),
+      hex("1b"),
+      ...fields.slice(7).map(encodeString),
+    ]);
+    const span = one(v27);
+    expect(span.transactions[0]!.protected).toBe(false);
+    expect(toHex(spanBatchBlocks(span, ctx)[0]!.transactions[0]!)).toBe(toHex(v27));
+  });
+});
