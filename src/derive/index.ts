@@ -151,3 +151,62 @@ export {
   upgradeTransactionsAt,
   userDepositSourceHash,
 } from "./attributes/index.js";
+
+// Errors (src/derive/errors.ts): every refusal names its stage and is data missing, dropped or critical.
+export {
+  CriticalDeriveError,
+  DataMissingError,
+  DeriveError,
+  type DeriveErrorKind,
+  type DeriveStage,
+  DroppedInputError,
+} from "./errors.js";
+
+// Pipeline (types, providers, traversal, validation, batch stage, driver): docs/derive.md.
+export {
+  type BlockId,
+  type DerivationConfig,
+  type L1BlockRef,
+  type L2BlockRef,
+  MAX_SEQUENCER_DRIFT_FJORD,
+  type SingularBatchData,
+  derivationConfig,
+} from "./types.js";
+export type { BlobProvider, L1Provider, L2Block, L2Provider } from "./providers.js";
+export {
+  type MemoryL1Block,
+  MemoryBlobProvider,
+  MemoryL1Provider,
+  MemoryL2Provider,
+} from "./providers/memory.js";
+export {
+  type ConfigUpdater,
+  type L1BlockData,
+  L1Traversal,
+  l1BlockRef,
+  receiptsOf,
+  verifiedHeader,
+} from "./traversal/index.js";
+export {
+  type BatchValidity,
+  type DropReason,
+  type EmptyBatchDecision,
+  type SafeBlock,
+  type SafeChainReader,
+  type SpanBatchView,
+  type SpanBlock,
+  checkSingularBatch,
+  checkSpanBatchOverlap,
+  checkSpanBatchPrefix,
+  deriveEmptyBatch,
+  spanSingularBatches,
+} from "./validation/index.js";
+export { BatchSource, type SourceBatch } from "./pipeline/batch-source.js";
+export { BatchStage, type BatchStageResult } from "./pipeline/batch-stage.js";
+export {
+  type DeriveInput,
+  type DeriveResult,
+  type DerivedBlock,
+  type ExecutedBlock,
+  derive,
+} from "./driver.js";

@@ -9,6 +9,7 @@ import {
   findL1ChainConfig,
   isForkActive,
 } from "../chain/index.js";
+import { CHANNEL_TIMEOUT_GRANITE } from "./channel/assembler.js";
 import { CriticalDeriveError } from "./errors.js";
 
 /** A block by number and hash. */
@@ -43,8 +44,6 @@ export interface SingularBatchData {
   readonly transactions: readonly Uint8Array[];
 }
 
-/** Channel timeout in L1 blocks from Granite (specs/protocol/granite). */
-export const CHANNEL_TIMEOUT_GRANITE = 50n;
 /** Max sequencer drift in seconds from Fjord (specs/protocol/fjord). */
 export const MAX_SEQUENCER_DRIFT_FJORD = 1800n;
 
