@@ -7,6 +7,7 @@ import { cpus, loadavg } from "node:os";
 import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { bytesEqual, executeBlock, fixtureStore, loadFixture } from "../src/chain/index.js";
+import { BenchResultError, BenchUsageError } from "./errors.js";
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -22,7 +23,8 @@ async function main(): Promise<void> {
     if (args[i] === "--runs") runs = Number(args[++i]);
     else files.push(args[i]!);
   }
-  if (!Number.isInteger(runs) || runs < 1) throw new Error("--runs must be a positive integer");
+  if (!Number.isInteger(runs) || runs < 1)
+    throw new BenchUsageError("--runs must be a positive integer", { runs });
   if (files.length === 0) {
     const dir = process.env.OP_FIXTURES_DIR ?? resolve("../shared/fixtures/op-sepolia");
     for (const f of readdirSync(dir).sort()) if (f.endsWith(".json.gz")) files.push(join(dir, f));
@@ -53,7 +55,7 @@ async function main(): Promise<void> {
       const cpu = process.cpuUsage(c0);
       const cpuMs = (cpu.user + cpu.system) / 1000;
       if (!bytesEqual(block.blockHash, fixture.expectedBlockHash))
-        throw new Error(`${file}: block hash mismatch`);
+        throw new BenchResultError(`${file}: block hash mismatch`, { file });
       gasUsed = block.header.gasUsed;
       if (r > 0) {
         times.push(ms);

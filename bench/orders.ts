@@ -16,6 +16,7 @@ import type { OrderJson } from "../src/merchant/index.js";
 import { startMerchantProcess } from "../test/merchant/support/merchant-process.js";
 import { startTestChain } from "../test/merchant/support/test-chain.js";
 import { buyerAuthorization, createWorld, orderBody } from "../test/merchant/support/world.js";
+import { BenchResultError } from "./errors.js";
 
 const { values } = parseArgs({
   options: {
@@ -126,7 +127,10 @@ async function main(): Promise<void> {
         for (const o of toCapture) {
           const final = await merchant.client.waitForState(o.id, ["captured", "failed"], 120_000, 100);
           if (final.state !== "captured")
-            throw new Error(`order ${o.id} ended ${final.state}: ${final.note}`);
+            throw new BenchResultError(`order ${o.id} ended ${final.state}: ${final.note}`, {
+              id: o.id,
+              state: final.state,
+            });
         }
       } finally {
         await merchant.stop();
