@@ -194,8 +194,10 @@ export const U64_MAX = (1n << 64n) - 1n;
 
 /**
  * Reads an unsigned LEB128 varint of at most 64 bits at `cur.pos` and moves the cursor past it. Refuses
- * truncated input, more than 10 bytes or a value past 2^64 - 1, and non-minimal encodings (a final zero byte
- * after the first), as kona's unsigned-varint decoder does.
+ * truncated input, more than 10 bytes, a value past 2^64 - 1 (a 10th byte above 1, as Go's
+ * binary.ReadUvarint does; kona's unsigned-varint would drop those bits) and non-minimal encodings (a final
+ * zero byte after the first, as unsigned-varint does; Go accepts them). Rejecting both keeps decoding
+ * one-to-one: every accepted varint re-encodes to the same bytes.
  */
 export function readUvarint(
   buf: Uint8Array,

@@ -7,9 +7,10 @@
  *   0x01 ++ rlp([value, gas_price, data, access_list])
  *   0x02 ++ rlp([value, max_priority_fee_per_gas, max_fee_per_gas, data, access_list])
  *   0x04 ++ rlp([value, max_priority_fee_per_gas, max_fee_per_gas, data, access_list, authorization_list])
- * Every field is decoded strictly (canonical RLP, exact field counts, quantities of at most 32 bytes,
- * 20-byte addresses, 32-byte storage keys), so a transaction rebuilt from a decoded batch re-encodes to the
- * same bytes. Fee fields keep their exact bytes (kona narrows legacy gas_price to 128 bits; op-node does not).
+ * Every field is decoded strictly (canonical RLP, exact field counts, quantities of at most 32 bytes as
+ * kona's U256 fields require (op-node's big.Int has no cap), 20-byte addresses, 32-byte storage keys), so a
+ * transaction rebuilt from a decoded batch re-encodes to the same bytes. Fee fields keep their exact bytes
+ * (kona narrows legacy gas_price and EIP-1559 fees to 128 bits when rebuilding; op-node does not).
  */
 import {
   ByteWriter,
