@@ -4,7 +4,7 @@
  * which root a deployment trusts is the registrar's policy). The payload fields come back for the checks
  * to compare; a document that does not verify is a check failure.
  */
-import { type AttestationDocument, verifyAttestationDocument } from "../src/attestation/verify.js";
+import { type AttestationDocument, verifyAttestationDocument } from "../src/attestation/index.js";
 import { CheckFailed } from "./check.js";
 
 export type { AttestationDocument };

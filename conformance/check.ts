@@ -3,6 +3,7 @@
  * A check passes by returning (optionally a detail string), fails by throwing, and skips by throwing
  * `CheckSkipped` with the reason. Every check names the spec requirement it covers.
  */
+import { ConformanceError, type ConformanceErrorOptions } from "./errors.js";
 
 export type CheckStatus = "PASS" | "FAIL" | "SKIP";
 
@@ -26,17 +27,32 @@ export interface CheckResult {
 }
 
 /** Thrown by a check that does not apply to the implementation under test; the message is the reason. */
-export class CheckSkipped extends Error {
+export class CheckSkipped extends ConformanceError<"check-skipped"> {
   override readonly name = "CheckSkipped";
+  constructor(message: string, options: ConformanceErrorOptions = {}) {
+    super(message, "check-skipped", options);
+  }
 }
 
 /** Thrown by a check when the implementation does not conform; the message says what was observed. */
-export class CheckFailed extends Error {
+export class CheckFailed extends ConformanceError<"check-failed"> {
   override readonly name = "CheckFailed";
+  constructor(message: string, options: ConformanceErrorOptions = {}) {
+    super(message, "check-failed", options);
+  }
 }
 
-export class CheckTimeoutError extends Error {
+/** A check that did not finish within its time limit. */
+export class CheckTimeoutError extends ConformanceError<"check-timeout"> {
   override readonly name = "CheckTimeoutError";
+  constructor(
+    readonly check: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`${check} did not finish within ${timeoutMs} ms`, "check-timeout", {
+      details: { check, timeoutMs },
+    });
+  }
 }
 
 /** Throws CheckFailed with `message` unless `condition` holds. */
@@ -47,10 +63,7 @@ export function expectThat(condition: boolean, message: string): asserts conditi
 function withTimeout<T>(promise: Promise<T>, timeoutMs: number, id: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new CheckTimeoutError(`${id} did not finish within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
+    timer = setTimeout(() => reject(new CheckTimeoutError(id, timeoutMs)), timeoutMs);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -13,10 +13,15 @@ import {
   type Request,
   type Response,
 } from "../generated/protocol/index.js";
-import type { ListenAddress } from "../enclave/listen-address.js";
+import type { ListenAddress } from "../src/proof/index.js";
+import { ConformanceError, type ConformanceErrorOptions } from "./errors.js";
 
-export class EnclaveConnectionError extends Error {
+/** The suite could not talk to the enclave (connect, timeout, a frame it cannot read). */
+export class EnclaveConnectionError extends ConformanceError<"enclave-connection"> {
   override readonly name = "EnclaveConnectionError";
+  constructor(message: string, options: ConformanceErrorOptions = {}) {
+    super(message, "enclave-connection", options);
+  }
 }
 
 const PREFIX_BYTES = 4;

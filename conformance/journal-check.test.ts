@@ -6,12 +6,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import type { BootInfo } from "../enclave/boot-info.js";
-import { buildProofResult } from "../enclave/proposals.js";
-import { EnclaveSigner } from "../enclave/signer.js";
+import { EnclaveSigner } from "../enclave/index.js";
 import type { Preimage, ProofResult } from "../generated/protocol/index.js";
+import { type BootInfo, BootKey, bootPreimageKey, buildProofResult, u64be } from "../src/proof/index.js";
 import { imageHashFromPcrs, journalProblems } from "./journal-check.js";
-import { BootIndex, localKey, u64be } from "./witness.js";
 
 const random = (length: number): Uint8Array => new Uint8Array(randomBytes(length));
 const root = (n: number): Uint8Array => new Uint8Array(32).fill(n);
@@ -30,8 +28,8 @@ function scenario(blocks: number, interval: bigint) {
     intermediateBlockInterval: interval,
   };
   const witness: Preimage[] = [
-    [localKey(BootIndex.Proposer), boot.proposer],
-    [localKey(BootIndex.IntermediateBlockInterval), u64be(interval)],
+    [bootPreimageKey(BootKey.Proposer), boot.proposer],
+    [bootPreimageKey(BootKey.IntermediateBlockInterval), u64be(interval)],
   ];
   return { boot, witness, range: { startBlock, outputRoots } };
 }
@@ -73,7 +71,7 @@ describe("journalProblems", () => {
       journalProblems(result, { witness, signerAddress: other.address, teeImageHash: imageHash }),
     ).toHaveLength(6);
     const otherProposer: Preimage[] = [
-      [localKey(BootIndex.Proposer), new Uint8Array(20).fill(0x71)],
+      [bootPreimageKey(BootKey.Proposer), new Uint8Array(20).fill(0x71)],
       witness[1] as Preimage,
     ];
     expect(

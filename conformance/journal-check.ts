@@ -4,18 +4,15 @@
  * enclave's signer. A signature that recovers to the signer only over a journal with another image hash
  * (or another layout) is reported as a problem.
  */
-import { keccak_256 } from "@noble/hashes/sha3.js";
+import type { Journal } from "../generated/journal/index.js";
 import type { Preimage, Proposal, ProofResult } from "../generated/protocol/index.js";
-import { type Journal, packJournal } from "../generated/journal/index.js";
-import { recoverSignerAddress } from "../enclave/signer.js";
-import { BootIndex, bootValue } from "./witness.js";
+import { PCR0_LENGTH, teeImageHashOf } from "../src/attestation/index.js";
+import { bytesEqual } from "../src/chain/index.js";
+import { BootKey, recoverJournalSigner, sampleIntermediateRoots } from "../src/proof/index.js";
+import { bootValue } from "./witness.js";
 
 function hex(bytes: Uint8Array): string {
   return `0x${Buffer.from(bytes).toString("hex")}`;
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((byte, i) => byte === b[i]);
 }
 
 function readU64(bytes: Uint8Array | undefined): bigint | undefined {
@@ -34,7 +31,7 @@ export interface JournalExpectations {
 
 function recoverOrUndefined(journal: Journal, signature: Uint8Array): Uint8Array | undefined {
   try {
-    return recoverSignerAddress(keccak_256(packJournal(journal)), signature);
+    return recoverJournalSigner(journal, signature);
   } catch {
     return undefined;
   }
@@ -49,7 +46,7 @@ function checkSigned(
   if (proposal.signature.length !== 65)
     return [`${what}: signature is ${proposal.signature.length} bytes, not 65`];
   const recovered = recoverOrUndefined(journal, proposal.signature);
-  if (recovered !== undefined && equalBytes(recovered, expected.signerAddress)) return [];
+  if (recovered !== undefined && bytesEqual(recovered, expected.signerAddress)) return [];
   return [
     `${what}: the signature does not recover to the enclave signer ${hex(expected.signerAddress)} over the journal with teeImageHash ${hex(expected.teeImageHash)}` +
       (recovered === undefined ? " (unrecoverable signature)" : ` (recovers to ${hex(recovered)})`),
@@ -58,8 +55,8 @@ function checkSigned(
 
 /** Problems found in `result`; empty when every journal embeds the image hash and is signed by the enclave. */
 export function journalProblems(result: ProofResult, expected: JournalExpectations): string[] {
-  const proposer = bootValue(expected.witness, BootIndex.Proposer);
-  const interval = readU64(bootValue(expected.witness, BootIndex.IntermediateBlockInterval));
+  const proposer = bootValue(expected.witness, BootKey.Proposer);
+  const interval = readU64(bootValue(expected.witness, BootKey.IntermediateBlockInterval));
   if (proposer?.length !== 20) return ["the witness has no 20-byte proposer boot value"];
   if (result.proposals.length === 0) return ["the proof result has no per-block proposals"];
   const journalOf = (proposal: Proposal, start: bigint, prev: Uint8Array, roots: Uint8Array[]): Journal => ({
@@ -88,8 +85,8 @@ export function journalProblems(result: ProofResult, expected: JournalExpectatio
   const first = result.proposals[0] as Proposal;
   if (result.proposals.length === 1) {
     if (
-      !equalBytes(aggregate.signature, first.signature) ||
-      !equalBytes(aggregate.outputRoot, first.outputRoot)
+      !bytesEqual(aggregate.signature, first.signature) ||
+      !bytesEqual(aggregate.outputRoot, first.outputRoot)
     ) {
       problems.push("a one-block range's aggregate proposal differs from its per-block proposal");
     }
@@ -97,12 +94,13 @@ export function journalProblems(result: ProofResult, expected: JournalExpectatio
   }
   if (interval === undefined || interval === 0n)
     return [...problems, "the witness has no usable interval boot value"];
-  const count = BigInt(result.proposals.length);
-  const roots: Uint8Array[] = [];
-  for (let k = 1n; k <= count / interval; k++) {
-    roots.push((result.proposals[Number(k * interval - 1n)] as Proposal).outputRoot);
-  }
-  const journal = journalOf(aggregate, first.l2BlockNumber - 1n, aggregate.prevOutputRoot, roots);
+  const start = first.l2BlockNumber - 1n;
+  const roots = sampleIntermediateRoots(
+    start,
+    result.proposals.map((proposal) => proposal.outputRoot),
+    interval,
+  );
+  const journal = journalOf(aggregate, start, aggregate.prevOutputRoot, roots);
   problems.push(...checkSigned("aggregate proposal", journal, aggregate, expected));
   return problems;
 }
@@ -111,5 +109,5 @@ export function journalProblems(result: ProofResult, expected: JournalExpectatio
 export function imageHashFromPcrs(pcrs: ReadonlyMap<number, Uint8Array>): Uint8Array | undefined {
   const pcr0 = pcrs.get(0);
   if (pcr0 === undefined) return pcrs.size === 0 ? new Uint8Array(32) : undefined;
-  return pcr0.length === 48 ? keccak_256(pcr0) : undefined;
+  return pcr0.length === PCR0_LENGTH ? teeImageHashOf(pcr0) : undefined;
 }

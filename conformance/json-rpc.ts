@@ -3,6 +3,7 @@
  * clients: the checks send malformed bodies and bad parameters on purpose and judge the raw envelope.
  * Responses are untrusted: bodies are read up to a cap and parsed defensively.
  */
+import { ConformanceError, type ConformanceErrorOptions } from "./errors.js";
 
 export interface RawHttpResponse {
   readonly status: number;
@@ -21,8 +22,12 @@ export type JsonRpcOutcome =
   | { readonly kind: "result"; readonly result: unknown }
   | { readonly kind: "error"; readonly error: JsonRpcErrorObject };
 
-export class JsonRpcEnvelopeError extends Error {
+/** A response that is not a well-formed JSON-RPC 2.0 envelope, or a call that failed. */
+export class JsonRpcEnvelopeError extends ConformanceError<"json-rpc-envelope"> {
   override readonly name = "JsonRpcEnvelopeError";
+  constructor(message: string, options: ConformanceErrorOptions = {}) {
+    super(message, "json-rpc-envelope", options);
+  }
 }
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;

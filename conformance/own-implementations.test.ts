@@ -5,7 +5,7 @@
  * enclave's derivation stage is not built yet, so no request can be proved).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatListenAddress } from "../enclave/listen-address.js";
+import { formatListenAddress } from "../src/proof/index.js";
 import { type RunningEnclave, startEnclave } from "../enclave/test/enclave-process.js";
 import { hostArgs, type RunningHost, startHost } from "../test/host/spawn-host.js";
 import { type NodeProcess, startNodeProcess } from "../test/node/spawn-node.js";

@@ -12,24 +12,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handleRequest } from "../enclave/handler.js";
-import { LocalSecurityModule } from "../enclave/local-security-module.js";
-import type { RangeExecutor } from "../enclave/prove.js";
-import { teeImageHashOf } from "../enclave/security-module.js";
-import { EnclaveServer } from "../enclave/server.js";
-import { EnclaveSigner } from "../enclave/signer.js";
+import {
+  EnclaveServer,
+  EnclaveSigner,
+  handleRequest,
+  LocalSecurityModule,
+  type RangeExecutor,
+} from "../enclave/index.js";
 import type { Preimage } from "../generated/protocol/index.js";
+import { teeImageHashOf } from "../src/attestation/index.js";
+import { BootKey, u64be } from "../src/proof/index.js";
 import { type CarelessEnclave, startCarelessEnclave } from "./peers/careless-enclave.js";
 import { runConformance } from "./suite.js";
-import {
-  BootIndex,
-  bootValue,
-  keyToHex,
-  loadWitnessFile,
-  syntheticWitness,
-  u64be,
-  withBootValue,
-} from "./witness.js";
+import { bootValue, keyToHex, loadWitnessFile, syntheticWitness, withBootValue } from "./witness.js";
 
 const RANGE = 3n;
 
@@ -50,11 +45,11 @@ const replayExecutor: RangeExecutor = {
 
 function provableWitness(): Preimage[] {
   const base = syntheticWitness();
-  const agreed = bootValue(base, BootIndex.AgreedOutputRoot) as Uint8Array;
+  const agreed = bootValue(base, BootKey.AgreedOutputRoot) as Uint8Array;
   const claimedBlock = new DataView(
-    (bootValue(base, BootIndex.ClaimedL2BlockNumber) as Uint8Array).buffer,
+    (bootValue(base, BootKey.ClaimedL2BlockNumber) as Uint8Array).buffer,
   ).getBigUint64(0, false);
-  return withBootValue(base, BootIndex.ClaimedOutputRoot, replayedRoot(agreed, claimedBlock));
+  return withBootValue(base, BootKey.ClaimedOutputRoot, replayedRoot(agreed, claimedBlock));
 }
 
 describe("proof-dependent checks with a witness the enclave can prove", () => {

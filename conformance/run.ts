@@ -4,8 +4,9 @@
  * 1 when any check fails (2 on a usage error).
  */
 import { parseArgs } from "node:util";
-import { parseListenAddress } from "../enclave/listen-address.js";
+import { parseListenAddress } from "../src/proof/index.js";
 import { formatResult, formatSummary } from "./check.js";
+import { ConformanceError } from "./errors.js";
 import { allCheckIds, type ConformanceTargets, runConformance } from "./suite.js";
 import { loadWitnessFile } from "./witness.js";
 
@@ -27,8 +28,11 @@ const USAGE = `usage: npm run conformance -- [--host <url>] [--enclave <unix pat
 
 checks: ${allCheckIds.join(", ")}`;
 
-class UsageError extends Error {
+class UsageError extends ConformanceError<"usage"> {
   override readonly name = "UsageError";
+  constructor(message: string) {
+    super(message, "usage");
+  }
 }
 
 function positiveInt(text: string | undefined, flag: string): number | undefined {

@@ -3,7 +3,7 @@
  * Black-box: it takes only addresses (and optionally a witness the enclave can prove).
  */
 import type { Preimage } from "../generated/protocol/index.js";
-import type { ListenAddress } from "../enclave/listen-address.js";
+import type { ListenAddress } from "../src/proof/index.js";
 import { type Check, type CheckResult, runCheck, type TargetKind } from "./check.js";
 import { type EnclaveContext, enclaveChecks } from "./checks/enclave.js";
 import { type HostContext, hostChecks } from "./checks/host.js";

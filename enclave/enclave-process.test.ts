@@ -9,8 +9,8 @@ import {
   FrameReader,
   type Response,
 } from "../generated/protocol/index.js";
-import { verifyAttestationDocument } from "../src/attestation/verify.js";
-import { addressOfPublicKey } from "./signer.js";
+import { verifyAttestationDocument } from "../src/attestation/index.js";
+import { signerAddressOf as addressOfPublicKey } from "../src/proof/index.js";
 import { type RunningEnclave, startEnclave } from "./test/enclave-process.js";
 import { bootPreimages, honestWitness, keccakPreimage, sha256Preimage, text } from "./test/fixtures.js";
 import { callEnclave, enclaveClient, exchangeRawBytes } from "./test/transport.js";

@@ -8,6 +8,7 @@ import {
   type RequestHandlers,
   type Response,
 } from "../generated/protocol/index.js";
+import { UnsupportedChainError } from "../src/proof/index.js";
 import { type ProofProgram, runProof } from "./prove.js";
 import type { SecurityModule } from "./security-module.js";
 
@@ -21,12 +22,13 @@ export interface RequestHandlerDeps {
   readonly program: ProofProgram;
 }
 
-/** The Error message for a failure: `Name: message`, except UnsupportedChain which names itself. */
+/**
+ * The Error message for a failure: `Name: message`, except UnsupportedChainError, whose message is the
+ * spec's `UnsupportedChain: ...` refusal as it stands.
+ */
 export function errorMessage(failure: unknown): string {
   if (!(failure instanceof Error)) return String(failure);
-  return failure.message.startsWith("UnsupportedChain")
-    ? failure.message
-    : `${failure.name}: ${failure.message}`;
+  return failure instanceof UnsupportedChainError ? failure.message : `${failure.name}: ${failure.message}`;
 }
 
 export function enclaveHandlers(deps: RequestHandlerDeps): RequestHandlers {

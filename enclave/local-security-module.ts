@@ -1,6 +1,6 @@
 /** Local mode (development and tests only, started with an explicit --local): OS randomness, no PCR0. */
 import { randomBytes } from "node:crypto";
-import { LocalAttestor } from "./local-attestation.js";
+import { LocalAttestor } from "../src/attestation/index.js";
 import { type AttestationRequest, checkAttestationRequest, type SecurityModule } from "./security-module.js";
 
 export class LocalSecurityModule implements SecurityModule {

@@ -8,16 +8,17 @@
  */
 import { parseArgs } from "node:util";
 import { bytesToHex } from "viem";
+import { VMADDR_CID_ANY } from "../native/index.js";
+import { teeImageHashOf } from "../src/attestation/index.js";
+import { parseListenAddress } from "../src/proof/index.js";
 import { handleRequest } from "./handler.js";
-import { parseListenAddress } from "./listen-address.js";
 import { LocalSecurityModule } from "./local-security-module.js";
 import { jsonLinesLogger as log } from "./log.js";
 import { openNitroSecurityModule } from "./nitro.js";
 import { derivationNotBuilt } from "./prove.js";
-import { type SecurityModule, teeImageHashOf } from "./security-module.js";
+import type { SecurityModule } from "./security-module.js";
 import { EnclaveServer, type ServerAddress } from "./server.js";
 import { EnclaveSigner } from "./signer.js";
-import { VMADDR_CID_ANY } from "../native/vsock/index.js";
 
 /** system-spec B: "Enclave listens on port 8000, any context id". */
 const ENCLAVE_VSOCK_PORT = 8000;

@@ -5,23 +5,29 @@
  * device cannot be opened (not inside a Nitro enclave, or the addon is not built) opening fails loudly
  * with NitroUnavailableError: the enclave never falls back to local mode on its own.
  */
-import { NativeAddonNotBuiltError } from "../native/load-addon.js";
-import { NSM_DEVICE_PATH, NsmDevice, NsmDeviceUnavailableError } from "../native/nsm/index.js";
 import {
-  type AttestationRequest,
-  checkAttestationRequest,
-  PCR0_LENGTH,
-  Pcr0LengthError,
-  type SecurityModule,
-} from "./security-module.js";
+  NativeAddonNotBuiltError,
+  NSM_DEVICE_PATH,
+  NsmDevice,
+  NsmDeviceUnavailableError,
+} from "../native/index.js";
+import { PCR0_LENGTH, Pcr0LengthError } from "../src/attestation/index.js";
+import { EnclaveError } from "./errors.js";
+import { type AttestationRequest, checkAttestationRequest, type SecurityModule } from "./security-module.js";
 
-export class NitroUnavailableError extends Error {
+export class NitroUnavailableError extends EnclaveError<"nitro-unavailable"> {
   override readonly name = "NitroUnavailableError";
+  constructor(message: string, options: { readonly cause?: unknown } = {}) {
+    super(message, "nitro-unavailable", options);
+  }
 }
 
 /** GetRandom answered no bytes: the loop filling a request would never end. */
-export class NitroRandomSourceError extends Error {
+export class NitroRandomSourceError extends EnclaveError<"nitro-random-source"> {
   override readonly name = "NitroRandomSourceError";
+  constructor(message: string) {
+    super(message, "nitro-random-source");
+  }
 }
 
 export class NitroSecurityModule implements SecurityModule {

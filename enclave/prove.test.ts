@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { Response } from "../generated/protocol/index.js";
 import { handleRequest, type RequestHandlerDeps } from "./handler.js";
 import { LocalSecurityModule } from "./local-security-module.js";
-import { preimageKeyBytes } from "./preimages.js";
+import { preimageKeyBytes } from "../src/proof/index.js";
 import { derivationNotBuilt } from "./prove.js";
 import { EnclaveSigner } from "./signer.js";
 import { bootPreimages, honestWitness, keccakPreimage, sha256Preimage, text } from "./test/fixtures.js";

@@ -4,11 +4,17 @@
  * unknown chains), derive and execute the range, check the claim, then sign the journals.
  */
 import type { Preimage, ProofResult } from "../generated/protocol/index.js";
-import type { PreimageSource } from "../src/chain/preimage-store.js";
-import { type BootInfo, readBootInfo } from "./boot-info.js";
-import { configHashFor } from "./chain-configs.js";
-import { loadVerifiedPreimages } from "./preimages.js";
-import { buildProofResult, type ExecutedRange, type JournalSigner } from "./proposals.js";
+import type { PreimageSource } from "../src/chain/index.js";
+import {
+  type BootInfo,
+  buildProofResult,
+  configHashFor,
+  type ExecutedRange,
+  type JournalSigner,
+  loadVerifiedPreimages,
+  readBootInfo,
+} from "../src/proof/index.js";
+import { EnclaveError } from "./errors.js";
 
 /** Derives the range from L1 data and re-executes it against the verified preimages. */
 export interface RangeExecutor {
@@ -16,8 +22,11 @@ export interface RangeExecutor {
 }
 
 /** A pipeline stage that is not part of this build. */
-export class StageUnavailableError extends Error {
+export class StageUnavailableError extends EnclaveError<"stage-unavailable"> {
   override readonly name = "StageUnavailableError";
+  constructor(message: string, details: { readonly stage: string }) {
+    super(message, "stage-unavailable", { details });
+  }
 }
 
 /**
@@ -28,6 +37,7 @@ export const derivationNotBuilt: RangeExecutor = {
   async execute(boot) {
     throw new StageUnavailableError(
       `derivation stage not available: re-deriving L2 blocks ${boot.claimedL2BlockNumber} and earlier from L1 data is not built into this enclave yet; nothing was signed`,
+      { stage: "derivation" },
     );
   },
 };

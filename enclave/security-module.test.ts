@@ -1,27 +1,17 @@
 import { existsSync } from "node:fs";
-import { keccak_256 } from "@noble/hashes/sha3.js";
 import { decode, encode } from "cborg";
 import { describe, expect, it } from "vitest";
 import {
   AttestationFormatError,
   LOCAL_MODULE_ID_PREFIX,
   verifyAttestationDocument,
-} from "../src/attestation/verify.js";
+} from "../src/attestation/index.js";
 import { LocalSecurityModule } from "./local-security-module.js";
 import { NitroUnavailableError, openNitroSecurityModule } from "./nitro.js";
-import { AttestationInputTooLargeError, Pcr0LengthError, teeImageHashOf } from "./security-module.js";
+import { AttestationInputTooLargeError } from "./security-module.js";
 
 const module = await LocalSecurityModule.open();
 const publicKey = new Uint8Array(65).fill(4);
-
-describe("tee image hash", () => {
-  it("is zero without PCR0, keccak256(PCR0) for 48 bytes, and aborts otherwise", () => {
-    expect(teeImageHashOf(null)).toEqual(new Uint8Array(32));
-    const pcr0 = new Uint8Array(48).fill(0xab);
-    expect(teeImageHashOf(pcr0)).toEqual(keccak_256(pcr0));
-    expect(() => teeImageHashOf(new Uint8Array(32))).toThrow(Pcr0LengthError);
-  });
-});
 
 describe("local security module", () => {
   it("has no PCR0 and random bytes from the OS", () => {

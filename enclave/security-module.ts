@@ -3,13 +3,12 @@
  * is the NSM device (enclave/nitro.ts); local mode (development and tests, explicit --local only) uses the
  * OS's randomness, has no PCR0 and signs attestation documents with a per-process development key.
  */
-import { keccak_256 } from "@noble/hashes/sha3.js";
+import { EnclaveError } from "./errors.js";
 
 /** NSM limits on attestation inputs (bytes). */
 export const MAX_USER_DATA_BYTES = 512;
 export const MAX_NONCE_BYTES = 512;
 export const MAX_PUBLIC_KEY_BYTES = 1024;
-export const PCR0_LENGTH = 48;
 
 export interface AttestationRequest {
   readonly publicKey: Uint8Array;
@@ -27,24 +26,15 @@ export interface SecurityModule {
   attest(request: AttestationRequest): Promise<Uint8Array>;
 }
 
-/** PCR0 is present but not 48 bytes: start-up aborts. */
-export class Pcr0LengthError extends Error {
-  override readonly name = "Pcr0LengthError";
-  constructor(readonly length: number) {
-    super(`PCR0 must be ${PCR0_LENGTH} bytes, got ${length}: aborting start-up`);
-  }
-}
-
 /** An attestation input over the module's limit. */
-export class AttestationInputTooLargeError extends Error {
+export class AttestationInputTooLargeError extends EnclaveError<"attestation-input-too-large"> {
   override readonly name = "AttestationInputTooLargeError";
-}
-
-/** tee_image_hash = keccak256(PCR0); 32 zero bytes without a PCR0 (local mode). */
-export function teeImageHashOf(pcr0: Uint8Array | null): Uint8Array {
-  if (pcr0 === null) return new Uint8Array(32);
-  if (pcr0.length !== PCR0_LENGTH) throw new Pcr0LengthError(pcr0.length);
-  return keccak_256(pcr0);
+  constructor(
+    message: string,
+    details: { readonly input: string; readonly length: number; readonly limit: number },
+  ) {
+    super(message, "attestation-input-too-large", { details });
+  }
 }
 
 /** Enforces the NSM input limits (the host enforces 512 bytes before contacting an enclave, too). */
@@ -56,7 +46,11 @@ export function checkAttestationRequest(request: AttestationRequest): void {
   ];
   for (const [what, value, max] of limits) {
     if (value !== null && value.length > max) {
-      throw new AttestationInputTooLargeError(`${what} is ${value.length} bytes, the limit is ${max}`);
+      throw new AttestationInputTooLargeError(`${what} is ${value.length} bytes, the limit is ${max}`, {
+        input: what,
+        length: value.length,
+        limit: max,
+      });
     }
   }
 }

@@ -10,7 +10,6 @@ import {
   BincodeDecodeError,
   decodeRequestPayload,
   encodeResponseFrame,
-  FrameError,
   MAX_REQUEST_PAYLOAD_BYTES,
   type FrameReader,
   frameWriteChunks,
@@ -19,8 +18,9 @@ import {
   type Request,
   type Response,
 } from "../generated/protocol/index.js";
-import { listenVsock, type StreamListener } from "../native/vsock/index.js";
-import { type ListenAddress, formatListenAddress } from "./listen-address.js";
+import { listenVsock, type StreamListener } from "../native/index.js";
+import { type ListenAddress, formatListenAddress } from "../src/proof/index.js";
+import { EnclaveError } from "./errors.js";
 import { type Logger, silentLogger } from "./log.js";
 
 /** Nitro mode: AF_VSOCK through native/vsock (the spec's port 8000, any context id). */
@@ -65,9 +65,15 @@ async function writeChunks(socket: Socket, chunks: readonly Uint8Array[]): Promi
   }
 }
 
-/** The announced request does not fit the server's budget for buffered request bytes. */
-export class EnclaveBusyError extends FrameError {
+/** The announced request does not fit the server's budget for buffered request bytes (refuses the frame). */
+export class EnclaveBusyError extends EnclaveError<"busy"> {
   override readonly name = "EnclaveBusyError";
+  constructor(
+    message: string,
+    details: { readonly announced: number; readonly admitted: number; readonly budget: number },
+  ) {
+    super(message, "busy", { details });
+  }
 }
 
 export class EnclaveServer {
@@ -146,6 +152,7 @@ export class EnclaveServer {
       if (this.admittedBytes + length > budget) {
         throw new EnclaveBusyError(
           `enclave busy: a ${length}-byte request does not fit next to ${this.admittedBytes} bytes already admitted (budget ${budget})`,
+          { announced: length, admitted: this.admittedBytes, budget },
         );
       }
       admitted = length;

@@ -4,30 +4,10 @@
  */
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-
-export const SIGNATURE_LENGTH = 65;
-export const PUBLIC_KEY_LENGTH = 65;
+import { SIGNATURE_LENGTH, signerAddressOf } from "../src/proof/index.js";
 
 /** Where the signer gets its entropy (the security module's random source). */
 export type RandomSource = (length: number) => Uint8Array;
-
-/** Signer address: the last 20 bytes of keccak256 of the public key without its 0x04 prefix. */
-export function addressOfPublicKey(publicKey: Uint8Array): Uint8Array {
-  if (publicKey.length !== PUBLIC_KEY_LENGTH || publicKey[0] !== 0x04) {
-    throw new RangeError("expected a 65-byte uncompressed public key");
-  }
-  return keccak_256(publicKey.subarray(1)).slice(12);
-}
-
-/** The signer address of a 65-byte r‖s‖v signature (v ∈ {0,1}) over a 32-byte digest. */
-export function recoverSignerAddress(digest: Uint8Array, signature: Uint8Array): Uint8Array {
-  if (signature.length !== SIGNATURE_LENGTH) throw new RangeError("expected a 65-byte signature");
-  const v = signature[64] as number;
-  if (v > 1) throw new RangeError(`recovery id must be 0 or 1, got ${v}`);
-  const sig = secp256k1.Signature.fromBytes(signature.subarray(0, 64), "compact").addRecoveryBit(v);
-  const publicKey = sig.recoverPublicKey(digest).toBytes(false);
-  return addressOfPublicKey(publicKey);
-}
 
 export class EnclaveSigner {
   readonly #secretKey: Uint8Array;
@@ -39,7 +19,7 @@ export class EnclaveSigner {
   private constructor(secretKey: Uint8Array) {
     this.#secretKey = secretKey;
     this.publicKey = secp256k1.getPublicKey(secretKey, false);
-    this.address = addressOfPublicKey(this.publicKey);
+    this.address = signerAddressOf(this.publicKey);
   }
 
   /** A fresh key from `random` (a 48-byte seed reduced into the scalar field, as noble's keygen does). */

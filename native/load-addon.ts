@@ -4,9 +4,13 @@
  */
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { NativeError } from "./errors.js";
 
-export class NativeAddonNotBuiltError extends Error {
+export class NativeAddonNotBuiltError extends NativeError<"addon-not-built"> {
   override readonly name = "NativeAddonNotBuiltError";
+  constructor(message: string, details: { readonly addon: string; readonly path: string }) {
+    super(message, "addon-not-built", { details });
+  }
 }
 
 const require = createRequire(import.meta.url);
@@ -20,6 +24,7 @@ export function loadAddon<T>(name: "nsm" | "vsock"): T {
     const reason = error instanceof Error ? error.message : String(error);
     throw new NativeAddonNotBuiltError(
       `the ${name} native addon could not be loaded from ${path} (${reason}); build it with "npm run build:native"`,
+      { addon: name, path },
     );
   }
 }

@@ -11,20 +11,12 @@ import {
   type ProofResult,
   type Response,
 } from "../../generated/protocol/index.js";
-import type { ListenAddress } from "../../enclave/listen-address.js";
-import { addressOfPublicKey } from "../../enclave/signer.js";
+import { BootKey, type ListenAddress, signerAddressOf, u64be } from "../../src/proof/index.js";
 import { readAttestation } from "../attestation.js";
 import { type Check, CheckFailed, CheckSkipped, expectThat } from "../check.js";
 import { exchange, RawEnclaveConnection } from "../enclave-connection.js";
 import { imageHashFromPcrs, journalProblems } from "../journal-check.js";
-import {
-  BootIndex,
-  UNKNOWN_CHAIN_ID,
-  u64be,
-  withBootValue,
-  withoutBootKey,
-  withTamperedPreimage,
-} from "../witness.js";
+import { UNKNOWN_CHAIN_ID, withBootValue, withoutBootKey, withTamperedPreimage } from "../witness.js";
 
 export interface EnclaveContext {
   readonly address: ListenAddress;
@@ -190,7 +182,7 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
         "the public key differs between connections",
       );
       context.publicKey = key;
-      return `signer ${hex(addressOfPublicKey(key))}, same key on 3 connections`;
+      return `signer ${hex(signerAddressOf(key))}, same key on 3 connections`;
     },
   },
   {
@@ -297,7 +289,7 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
       const detail = await expectRefused(
         context,
         `the unknown chain id ${UNKNOWN_CHAIN_ID}`,
-        withBootValue(context.witness, BootIndex.L2ChainId, u64be(UNKNOWN_CHAIN_ID)),
+        withBootValue(context.witness, BootKey.L2ChainId, u64be(UNKNOWN_CHAIN_ID)),
       );
       return /unsupported.?chain/i.test(detail)
         ? detail
@@ -312,7 +304,7 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
       expectRefused(
         context,
         "no claimed output root boot key",
-        withoutBootKey(context.witness, BootIndex.ClaimedOutputRoot),
+        withoutBootKey(context.witness, BootKey.ClaimedOutputRoot),
       ),
   },
   {
@@ -325,7 +317,7 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
       const response = await prove(
         context,
         "a wrong claimed output root",
-        withBootValue(context.witness, BootIndex.ClaimedOutputRoot, wrongRoot),
+        withBootValue(context.witness, BootKey.ClaimedOutputRoot, wrongRoot),
       );
       if (response.kind === "Prove")
         throw new CheckFailed(`a wrong claimed output root ${hex(wrongRoot)} was signed`);
@@ -357,7 +349,7 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
         );
       }
       const problems = context.proofs.flatMap(({ label, witness, result }) =>
-        journalProblems(result, { witness, signerAddress: addressOfPublicKey(key), teeImageHash }).map(
+        journalProblems(result, { witness, signerAddress: signerAddressOf(key), teeImageHash }).map(
           (problem) => `${label}: ${problem}`,
         ),
       );

@@ -16,9 +16,10 @@ import {
   type Response,
 } from "../../generated/protocol/index.js";
 import { packJournal } from "../../generated/journal/index.js";
-import { EnclaveSigner } from "../../enclave/signer.js";
-import { LocalAttestor } from "../../enclave/local-attestation.js";
-import { BootIndex, bootValue } from "../witness.js";
+import { EnclaveSigner } from "../../enclave/index.js";
+import { LocalAttestor } from "../../src/attestation/index.js";
+import { BootKey } from "../../src/proof/index.js";
+import { bootValue } from "../witness.js";
 
 const random = (length: number): Uint8Array => new Uint8Array(randomBytes(length));
 
@@ -42,17 +43,17 @@ export async function startCarelessEnclave(): Promise<CarelessEnclave> {
   const madeUpImageHash = new Uint8Array(32).fill(0x11);
 
   function signAnything(preimages: readonly Preimage[]): Proposal {
-    const block = u64(bootValue(preimages, BootIndex.ClaimedL2BlockNumber), 1n);
+    const block = u64(bootValue(preimages, BootKey.ClaimedL2BlockNumber), 1n);
     const proposal = {
-      outputRoot: bytesOr(bootValue(preimages, BootIndex.ClaimedOutputRoot), 32),
-      l1OriginHash: bytesOr(bootValue(preimages, BootIndex.L1Head), 32),
-      l1OriginNumber: u64(bootValue(preimages, BootIndex.L1HeadNumber), 0n),
+      outputRoot: bytesOr(bootValue(preimages, BootKey.ClaimedOutputRoot), 32),
+      l1OriginHash: bytesOr(bootValue(preimages, BootKey.L1Head), 32),
+      l1OriginNumber: u64(bootValue(preimages, BootKey.L1HeadNumber), 0n),
       l2BlockNumber: block,
-      prevOutputRoot: bytesOr(bootValue(preimages, BootIndex.AgreedOutputRoot), 32),
+      prevOutputRoot: bytesOr(bootValue(preimages, BootKey.AgreedOutputRoot), 32),
       configHash: keccak_256(new TextEncoder().encode("careless config")),
     };
     const journal = packJournal({
-      proposer: bytesOr(bootValue(preimages, BootIndex.Proposer), 20),
+      proposer: bytesOr(bootValue(preimages, BootKey.Proposer), 20),
       l1OriginHash: proposal.l1OriginHash,
       prevOutputRoot: proposal.prevOutputRoot,
       startingL2Block: block - 1n,

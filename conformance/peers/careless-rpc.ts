@@ -10,8 +10,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { EnclaveSigner } from "../../enclave/signer.js";
-import { LocalAttestor } from "../../enclave/local-attestation.js";
+import { EnclaveSigner } from "../../enclave/index.js";
+import { LocalAttestor } from "../../src/attestation/index.js";
 
 const HEAD = 5;
 const random = (length: number): Uint8Array => new Uint8Array(randomBytes(length));

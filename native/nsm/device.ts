@@ -4,6 +4,7 @@
  * runs on the libuv thread pool so a serving enclave's event loop is not blocked.
  */
 import { getSystemErrorName } from "node:util";
+import { NativeError } from "../errors.js";
 import { isNativeSystemError, loadAddon } from "../load-addon.js";
 import {
   decodeNsmResponse,
@@ -42,46 +43,55 @@ function errnoName(error: unknown): string {
 }
 
 /** The device could not be opened (absent outside a Nitro enclave, or not permitted). */
-export class NsmDeviceUnavailableError extends Error {
+export class NsmDeviceUnavailableError extends NativeError<"nsm-device-unavailable"> {
   override readonly name = "NsmDeviceUnavailableError";
   constructor(
     readonly path: string,
     readonly code: string,
-    options?: ErrorOptions,
+    options: { readonly cause?: unknown } = {},
   ) {
-    super(`cannot open the NSM device ${path}: ${code}`, options);
+    super(`cannot open the NSM device ${path}: ${code}`, "nsm-device-unavailable", {
+      details: { path, code },
+      cause: options.cause,
+    });
   }
 }
 
 /** The driver refused the exchange (ENOTTY: not an NSM device; EMSGSIZE: request too large; ...). */
-export class NsmIoctlError extends Error {
+export class NsmIoctlError extends NativeError<"nsm-ioctl"> {
   override readonly name = "NsmIoctlError";
   constructor(
     readonly code: string,
-    options?: ErrorOptions,
+    options: { readonly cause?: unknown } = {},
   ) {
-    super(`NSM ioctl failed: ${code}`, options);
+    super(`NSM ioctl failed: ${code}`, "nsm-ioctl", { details: { code }, cause: options.cause });
   }
 }
 
 /** The module answered with its Error variant. */
-export class NsmError extends Error {
+export class NsmError extends NativeError<"nsm-error"> {
   override readonly name = "NsmError";
   constructor(
     readonly request: NsmRequest["kind"],
     readonly code: NsmErrorCode,
   ) {
-    super(`the NSM refused ${request}: ${code}`);
+    super(`the NSM refused ${request}: ${code}`, "nsm-error", { details: { request, code } });
   }
 }
 
-export class NsmDeviceClosedError extends Error {
+export class NsmDeviceClosedError extends NativeError<"nsm-device-closed"> {
   override readonly name = "NsmDeviceClosedError";
+  constructor(message: string) {
+    super(message, "nsm-device-closed");
+  }
 }
 
 /** The module answered a different variant than the one asked for. */
-export class NsmUnexpectedResponseError extends Error {
+export class NsmUnexpectedResponseError extends NativeError<"nsm-unexpected-response"> {
   override readonly name = "NsmUnexpectedResponseError";
+  constructor(message: string, details: { readonly request: NsmRequest["kind"]; readonly answered: string }) {
+    super(message, "nsm-unexpected-response", { details });
+  }
 }
 
 type Answer<K extends NsmResponse["kind"]> = Extract<NsmResponse, { kind: K }>;
@@ -93,7 +103,10 @@ function expect<K extends Exclude<NsmResponse["kind"], "Error">>(
 ): Answer<K> {
   if (response.kind === "Error") throw new NsmError(request.kind, response.code);
   if (response.kind !== kind) {
-    throw new NsmUnexpectedResponseError(`asked ${request.kind}, the NSM answered ${response.kind}`);
+    throw new NsmUnexpectedResponseError(`asked ${request.kind}, the NSM answered ${response.kind}`, {
+      request: request.kind,
+      answered: response.kind,
+    });
   }
   return response as Answer<K>;
 }

@@ -6,6 +6,7 @@
  * (plus the module's Error) are decoded; anything else is a decode error.
  */
 import { decode, encode } from "cborg";
+import { NativeError } from "../errors.js";
 
 /** NSM_REQUEST_MAX_SIZE: the driver refuses larger requests (EMSGSIZE). */
 export const NSM_REQUEST_MAX_BYTES = 0x1000;
@@ -42,12 +43,18 @@ export type NsmResponse =
   | { readonly kind: "Attestation"; readonly document: Uint8Array }
   | { readonly kind: "Error"; readonly code: NsmErrorCode };
 
-export class NsmRequestEncodeError extends Error {
+export class NsmRequestEncodeError extends NativeError<"nsm-request-encode"> {
   override readonly name = "NsmRequestEncodeError";
+  constructor(message: string, details: { readonly request: NsmRequest["kind"] }) {
+    super(message, "nsm-request-encode", { details });
+  }
 }
 
-export class NsmResponseDecodeError extends Error {
+export class NsmResponseDecodeError extends NativeError<"nsm-response-decode"> {
   override readonly name = "NsmResponseDecodeError";
+  constructor(message: string, options: { readonly cause?: unknown } = {}) {
+    super(message, "nsm-response-decode", options);
+  }
 }
 
 // Keep fields in declaration order, as serde writes them (cborg sorts map keys unless told not to).
@@ -58,7 +65,9 @@ export function encodeNsmRequest(request: NsmRequest): Uint8Array {
   switch (request.kind) {
     case "DescribePCR":
       if (!Number.isInteger(request.index) || request.index < 0 || request.index > 0xffff) {
-        throw new NsmRequestEncodeError(`PCR index must be a u16, got ${request.index}`);
+        throw new NsmRequestEncodeError(`PCR index must be a u16, got ${request.index}`, {
+          request: request.kind,
+        });
       }
       message = { DescribePCR: { index: request.index } };
       break;
@@ -79,6 +88,7 @@ export function encodeNsmRequest(request: NsmRequest): Uint8Array {
   if (bytes.length > NSM_REQUEST_MAX_BYTES) {
     throw new NsmRequestEncodeError(
       `${request.kind} request is ${bytes.length} bytes, the NSM accepts at most ${NSM_REQUEST_MAX_BYTES}`,
+      { request: request.kind },
     );
   }
   return bytes;
@@ -124,7 +134,9 @@ export function decodeNsmResponse(bytes: Uint8Array): NsmResponse {
   try {
     message = decode(bytes, { rejectDuplicateMapKeys: true, allowUndefined: false, useMaps: false });
   } catch (error) {
-    throw new NsmResponseDecodeError(`NSM response is not valid CBOR: ${(error as Error).message}`);
+    throw new NsmResponseDecodeError(`NSM response is not valid CBOR: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   if (typeof message === "string") {
     throw new NsmResponseDecodeError(`unsupported NSM response variant ${JSON.stringify(message)}`);

@@ -5,6 +5,7 @@
  */
 import type { Socket } from "node:net";
 import { getSystemErrorName } from "node:util";
+import { NativeError } from "../errors.js";
 import { isNativeSystemError } from "../load-addon.js";
 import { vsockBinding } from "./binding.js";
 import {
@@ -29,20 +30,23 @@ export class VsockArgumentError extends RangeError {
 }
 
 /** AF_VSOCK is switched off in this process (OP_ENCLAVE_FORBID_VSOCK; set by the tests). */
-export class VsockForbiddenError extends Error {
+export class VsockForbiddenError extends NativeError<"vsock-forbidden"> {
   override readonly name = "VsockForbiddenError";
+  constructor(message: string, options: { readonly cause?: unknown } = {}) {
+    super(message, "vsock-forbidden", options);
+  }
 }
 
 /** socket/bind/connect failed (ECONNREFUSED, ENODEV without a vsock device, EADDRINUSE, ...). */
-export class VsockSystemError extends Error {
+export class VsockSystemError extends NativeError<"vsock-system"> {
   override readonly name = "VsockSystemError";
   constructor(
     readonly syscall: string,
     readonly code: string,
     message: string,
-    options?: ErrorOptions,
+    options: { readonly cause?: unknown } = {},
   ) {
-    super(message, options);
+    super(message, "vsock-system", { details: { syscall, code }, cause: options.cause });
   }
 }
 

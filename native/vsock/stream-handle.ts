@@ -13,6 +13,7 @@
 import { EventEmitter } from "node:events";
 import { Socket } from "node:net";
 import { getSystemErrorName } from "node:util";
+import { NativeError } from "../errors.js";
 import { vsockBinding } from "./binding.js";
 
 interface PipeHandle {
@@ -29,13 +30,13 @@ interface PipeWrapBinding {
   constants: { SOCKET: number; SERVER: number };
 }
 
-export class StreamHandleError extends Error {
+export class StreamHandleError extends NativeError<"stream-handle"> {
   override readonly name = "StreamHandleError";
   constructor(
     readonly syscall: string,
     readonly code: string,
   ) {
-    super(`${syscall} failed: ${code}`);
+    super(`${syscall} failed: ${code}`, "stream-handle", { details: { syscall, code } });
   }
 }
 

@@ -9,8 +9,8 @@ import "reflect-metadata";
 import { webcrypto } from "node:crypto";
 import * as x509 from "@peculiar/x509";
 import { encode } from "cborg";
-import { LOCAL_MODULE_ID_PREFIX } from "../src/attestation/verify.js";
-// Readers verify these documents with src/attestation/verify.ts.
+import { LOCAL_MODULE_ID_PREFIX } from "./verify.js";
+// Readers verify these documents with verify.ts.
 
 const ES384_ALGORITHM_ID = -35; // COSE alg: ECDSA with SHA-384
 const P384 = { name: "ECDSA", namedCurve: "P-384", hash: "SHA-384" } as const;

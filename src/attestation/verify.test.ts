@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { decode, encode } from "cborg";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { LocalAttestor } from "../../enclave/local-attestation.js";
+import { LocalAttestor } from "./local-attestation.js";
 import { createSyntheticPki, SYNTHETIC_PCR0, syntheticNitroDocument } from "./test/synthetic-nitro.js";
 import {
   AttestationFormatError,

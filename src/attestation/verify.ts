@@ -17,6 +17,7 @@ import "reflect-metadata";
 import { createHash, webcrypto } from "node:crypto";
 import * as x509 from "@peculiar/x509";
 import { decode, encode } from "cborg";
+import { AttestationError, type AttestationErrorOptions } from "./errors.js";
 
 /** SHA-256 of the DER AWS Nitro Enclaves Root G1 certificate (CN=aws.nitro-enclaves, valid 2019–2049). */
 export const AWS_NITRO_ROOT_G1_SHA256 = Uint8Array.from(
@@ -51,13 +52,19 @@ export interface AttestationDocument {
 }
 
 /** A document that is not a well-formed, correctly signed COSE_Sign1 attestation. */
-export class AttestationFormatError extends Error {
+export class AttestationFormatError extends AttestationError<"format"> {
   override readonly name = "AttestationFormatError";
+  constructor(message: string, options: AttestationErrorOptions = {}) {
+    super(message, "format", options);
+  }
 }
 
 /** A well-formed document that a verification policy does not accept (root, age, PCRs, local mode). */
-export class AttestationPolicyError extends Error {
+export class AttestationPolicyError extends AttestationError<"policy"> {
   override readonly name = "AttestationPolicyError";
+  constructor(message: string, options: AttestationErrorOptions = {}) {
+    super(message, "policy", options);
+  }
 }
 
 interface DecodedDocument {

@@ -7,29 +7,19 @@
  * enclave verifies them, reads the boot information, checks the chain, and then refuses at its missing
  * derivation stage; that refusal comes back to the caller as -32000. No proof is faked.
  */
-import { BootKey, localBootKey } from "../../enclave/boot-info.js";
-import type { Preimage, PreimageKey } from "../../generated/protocol/index.js";
-import type { ProofRequest } from "../../generated/rpc/types.js";
-
-function localKey(index: number): PreimageKey {
-  return { data: localBootKey(index).slice(1), keyType: "Local" };
-}
-
-function u64(value: bigint): Uint8Array {
-  const bytes = new Uint8Array(8);
-  new DataView(bytes.buffer).setBigUint64(0, value, false);
-  return bytes;
-}
+import type { Preimage } from "../../generated/protocol/index.js";
+import type { ProofRequest } from "../../generated/rpc/index.js";
+import { bootInfoPreimages } from "../proof/index.js";
 
 export function bootPreimages(request: ProofRequest, l2ChainId: bigint): Preimage[] {
-  return [
-    [localKey(BootKey.L1Head), request.l1_head.slice()],
-    [localKey(BootKey.AgreedOutputRoot), request.agreed_l2_output_root.slice()],
-    [localKey(BootKey.ClaimedOutputRoot), request.claimed_l2_output_root.slice()],
-    [localKey(BootKey.ClaimedL2BlockNumber), u64(request.claimed_l2_block_number)],
-    [localKey(BootKey.L2ChainId), u64(l2ChainId)],
-    [localKey(BootKey.Proposer), request.proposer.slice()],
-    [localKey(BootKey.IntermediateBlockInterval), u64(request.intermediate_block_interval)],
-    [localKey(BootKey.L1HeadNumber), u64(request.l1_head_number)],
-  ];
+  return bootInfoPreimages({
+    l1Head: request.l1_head,
+    l1HeadNumber: request.l1_head_number,
+    agreedOutputRoot: request.agreed_l2_output_root,
+    claimedOutputRoot: request.claimed_l2_output_root,
+    claimedL2BlockNumber: request.claimed_l2_block_number,
+    chainId: l2ChainId,
+    proposer: request.proposer,
+    intermediateBlockInterval: request.intermediate_block_interval,
+  });
 }

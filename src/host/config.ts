@@ -6,10 +6,10 @@
  */
 import { parseArgs } from "node:util";
 import { type Address, getAddress, isAddress } from "viem";
-import { BUILT_IN_CHAINS } from "../../enclave/built-in-chains.js";
-import { supportedChainIds } from "../../enclave/chain-configs.js";
-import { type LogLevel, parseLogLevel, UnknownLogLevelError } from "../log/logger.js";
+import { type LogLevel, parseLogLevel, UnknownLogLevelError } from "../log/index.js";
+import { BUILT_IN_CHAINS, supportedChainIds } from "../proof/index.js";
 import { type EnclaveAddress, EnclaveAddressError, parseEnclaveAddresses } from "./enclave-address.js";
+import { HostError } from "./errors.js";
 import { DEFAULT_PROOF_TIMEOUT_MS } from "./proof-service.js";
 
 export interface ListenEndpoint {
@@ -32,8 +32,16 @@ export interface HostConfig {
   readonly shutdownDrainMs: number;
 }
 
-export class HostConfigError extends Error {
+/** A start-up refusal: a missing, malformed or inconsistent flag (`flag` names it when there is one). */
+export class HostConfigError extends HostError<"config"> {
   override readonly name = "HostConfigError";
+  constructor(
+    message: string,
+    details: { readonly flag?: string } = {},
+    options: { readonly cause?: unknown } = {},
+  ) {
+    super(message, "config", { details, cause: options.cause });
+  }
 }
 
 interface FlagSpec {
@@ -137,26 +145,29 @@ export function hostUsage(): string {
 }
 
 function requireUrl(name: string, text: string | undefined): string {
-  if (text === undefined || text.length === 0) throw new HostConfigError(`--${name} is required`);
+  if (text === undefined || text.length === 0)
+    throw new HostConfigError(`--${name} is required`, { flag: name });
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new HostConfigError(`--${name}: "${text}" is not a URL`);
+    throw new HostConfigError(`--${name}: "${text}" is not a URL`, { flag: name });
   }
   if (!["http:", "https:", "ws:", "wss:"].includes(url.protocol))
-    throw new HostConfigError(`--${name}: "${text}" must be an http(s) or ws(s) URL`);
+    throw new HostConfigError(`--${name}: "${text}" must be an http(s) or ws(s) URL`, { flag: name });
   return text;
 }
 
 function parseChainId(text: string | undefined): bigint {
-  if (text === undefined) throw new HostConfigError("--l2-chain-id is required");
-  if (!/^\d{1,20}$/.test(text)) throw new HostConfigError(`--l2-chain-id: "${text}" is not a chain id`);
+  if (text === undefined) throw new HostConfigError("--l2-chain-id is required", { flag: "l2-chain-id" });
+  if (!/^\d{1,20}$/.test(text))
+    throw new HostConfigError(`--l2-chain-id: "${text}" is not a chain id`, { flag: "l2-chain-id" });
   const chainId = BigInt(text);
   if (!supportedChainIds().includes(chainId)) {
     const known = BUILT_IN_CHAINS.map((chain) => `${chain.chainId} (${chain.name})`).join(", ");
     throw new HostConfigError(
       `unknown L2 chain id ${chainId}: the enclave's config-hash table has no entry for it, so it could never prove it; known chains: ${known}`,
+      { flag: "l2-chain-id" },
     );
   }
   return chainId;
@@ -164,23 +175,25 @@ function parseChainId(text: string | undefined): bigint {
 
 function parseListen(text: string): ListenEndpoint {
   const match = /^(\[[0-9a-fA-F:]+\]|[^:\s]+):(\d{1,5})$/.exec(text);
-  if (match === null) throw new HostConfigError(`--listen: "${text}" is not HOST:PORT`);
+  if (match === null) throw new HostConfigError(`--listen: "${text}" is not HOST:PORT`, { flag: "listen" });
   const port = Number(match[2]);
-  if (port > 65535) throw new HostConfigError(`--listen: port ${port} out of range`);
+  if (port > 65535) throw new HostConfigError(`--listen: port ${port} out of range`, { flag: "listen" });
   return { host: match[1]!.replace(/^\[|\]$/g, ""), port };
 }
 
 function parseSeconds(name: string, text: string): number {
   const seconds = Number(text);
   if (!/^\d+(\.\d+)?$/.test(text) || !(seconds > 0) || seconds > 86_400)
-    throw new HostConfigError(`--${name}: "${text}" must be a positive number of seconds (at most 86400)`);
+    throw new HostConfigError(`--${name}: "${text}" must be a positive number of seconds (at most 86400)`, {
+      flag: name,
+    });
   return Math.round(seconds * 1000);
 }
 
 function parseBooleanEnv(name: string, text: string): boolean {
   if (/^(1|true|yes|on)$/i.test(text)) return true;
   if (/^(0|false|no|off|)$/i.test(text)) return false;
-  throw new HostConfigError(`${name}: "${text}" is not a boolean`);
+  throw new HostConfigError(`${name}: "${text}" is not a boolean`, { flag: name });
 }
 
 export type ParsedCommandLine =
@@ -207,7 +220,7 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new HostConfigError(`${(error as Error).message}\n\n${hostUsage()}`);
+    throw new HostConfigError(`${(error as Error).message}\n\n${hostUsage()}`, {}, { cause: error });
   }
   if (values.help === true) return { kind: "help", text: hostUsage() };
 
@@ -227,21 +240,26 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
   try {
     enclaves = parseEnclaveAddresses(enclaveTexts);
   } catch (error) {
-    if (error instanceof EnclaveAddressError) throw new HostConfigError(`--vsock-cid: ${error.message}`);
+    if (error instanceof EnclaveAddressError)
+      throw new HostConfigError(`--vsock-cid: ${error.message}`, { flag: "vsock-cid" }, { cause: error });
     throw error;
   }
-  if (enclaves.length === 0) throw new HostConfigError("--vsock-cid is required: at least one enclave");
+  if (enclaves.length === 0)
+    throw new HostConfigError("--vsock-cid is required: at least one enclave", { flag: "vsock-cid" });
 
   const registryText = text("tee-prover-registry-address");
   let registryAddress: Address | undefined;
   if (registryText !== undefined && registryText.length > 0) {
     if (!isAddress(registryText, { strict: false }))
-      throw new HostConfigError(`--tee-prover-registry-address: "${registryText}" is not an address`);
+      throw new HostConfigError(`--tee-prover-registry-address: "${registryText}" is not an address`, {
+        flag: "tee-prover-registry-address",
+      });
     registryAddress = getAddress(registryText);
   }
   if (enclaves.length > 1 && registryAddress === undefined) {
     throw new HostConfigError(
       `${enclaves.length} enclaves are configured but no --tee-prover-registry-address: with more than one enclave the host routes by onchain signer validity, so a registry is required`,
+      { flag: "tee-prover-registry-address" },
     );
   }
 
@@ -251,7 +269,8 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
     try {
       logLevel = parseLogLevel(levelText);
     } catch (error) {
-      if (error instanceof UnknownLogLevelError) throw new HostConfigError(`--log-level: ${error.message}`);
+      if (error instanceof UnknownLogLevelError)
+        throw new HostConfigError(`--log-level: ${error.message}`, { flag: "log-level" }, { cause: error });
       throw error;
     }
   }

@@ -13,7 +13,8 @@ import {
   type ListenAddress,
   ListenAddressError,
   parseListenAddress,
-} from "../../enclave/listen-address.js";
+} from "../proof/index.js";
+import { HostError } from "./errors.js";
 
 /** The enclave's vsock port (system-spec: "Enclave listens on port 8000, any context id"). */
 export const ENCLAVE_VSOCK_PORT = 8000;
@@ -26,16 +27,25 @@ export interface VsockAddress {
 
 export type EnclaveAddress = VsockAddress | ListenAddress;
 
-export class EnclaveAddressError extends Error {
+export class EnclaveAddressError extends HostError<"enclave-address"> {
   override readonly name = "EnclaveAddressError";
+  constructor(
+    message: string,
+    details: { readonly address: string },
+    options: { readonly cause?: unknown } = {},
+  ) {
+    super(message, "enclave-address", { details, cause: options.cause });
+  }
 }
 
 const U32_MAX = 0xffff_ffff;
 
 function parseU32(text: string, what: string, whole: string): number {
-  if (!/^\d{1,10}$/.test(text)) throw new EnclaveAddressError(`bad ${what} in enclave address "${whole}"`);
+  if (!/^\d{1,10}$/.test(text))
+    throw new EnclaveAddressError(`bad ${what} in enclave address "${whole}"`, { address: whole });
   const value = Number(text);
-  if (value > U32_MAX) throw new EnclaveAddressError(`${what} out of range in enclave address "${whole}"`);
+  if (value > U32_MAX)
+    throw new EnclaveAddressError(`${what} out of range in enclave address "${whole}"`, { address: whole });
   return value;
 }
 
@@ -46,7 +56,8 @@ export function parseEnclaveAddress(text: string): EnclaveAddress {
     return { kind: "vsock", cid: parseU32(trimmed, "context id", text), port: ENCLAVE_VSOCK_PORT };
   if (trimmed.startsWith("vsock:")) {
     const [cid, port, ...rest] = trimmed.slice("vsock:".length).split(":");
-    if (cid === undefined || rest.length > 0) throw new EnclaveAddressError(`bad vsock address "${text}"`);
+    if (cid === undefined || rest.length > 0)
+      throw new EnclaveAddressError(`bad vsock address "${text}"`, { address: text });
     return {
       kind: "vsock",
       cid: parseU32(cid, "context id", text),
@@ -56,13 +67,15 @@ export function parseEnclaveAddress(text: string): EnclaveAddress {
   try {
     const local = parseListenAddress(trimmed);
     if (local.kind === "tcp" && local.port === 0)
-      throw new EnclaveAddressError(`enclave address "${text}" needs a real port, not 0`);
+      throw new EnclaveAddressError(`enclave address "${text}" needs a real port, not 0`, { address: text });
     return local;
   } catch (error) {
     if (error instanceof ListenAddressError) {
       throw new EnclaveAddressError(
         `bad enclave address "${text}": expected a vsock context id (16, vsock:16, vsock:16:8000), ` +
           `a Unix socket path (unix:/path, /path) or 127.0.0.1:<port>`,
+        { address: text },
+        { cause: error },
       );
     }
     throw error;

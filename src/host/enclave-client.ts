@@ -3,33 +3,34 @@
  * connection), checks that the response is the one asked for, and records the exchange in the metrics.
  */
 import type { Preimage, ProofResult, Request, Response } from "../../generated/protocol/index.js";
+import { PUBLIC_KEY_LENGTH } from "../proof/index.js";
 import { type EnclaveAddress, formatEnclaveAddress } from "./enclave-address.js";
+import { HostError } from "./errors.js";
 import type { EnclaveCallOutcome, HostMetrics } from "./metrics.js";
 import { callEnclave } from "./transport/enclave-call.js";
 import { EnclaveCallAbortedError } from "./transport/errors.js";
 
-/** Length of an uncompressed secp256k1 public key (0x04 ‖ x ‖ y). */
-export const PUBLIC_KEY_LENGTH = 65;
-
 /** The enclave answered with an `Error` response; `enclaveMessage` is its text. */
-export class EnclaveRefusedError extends Error {
+export class EnclaveRefusedError extends HostError<"enclave-refused"> {
   override readonly name = "EnclaveRefusedError";
   constructor(
     readonly enclave: string,
     readonly enclaveMessage: string,
   ) {
-    super(`enclave ${enclave}: ${enclaveMessage}`);
+    super(`enclave ${enclave}: ${enclaveMessage}`, "enclave-refused", {
+      details: { enclave, enclaveMessage },
+    });
   }
 }
 
 /** The enclave answered something other than what was asked (wrong variant, malformed key). */
-export class UnexpectedEnclaveResponseError extends Error {
+export class UnexpectedEnclaveResponseError extends HostError<"unexpected-enclave-response"> {
   override readonly name = "UnexpectedEnclaveResponseError";
   constructor(
     readonly enclave: string,
     reason: string,
   ) {
-    super(`enclave ${enclave}: ${reason}`);
+    super(`enclave ${enclave}: ${reason}`, "unexpected-enclave-response", { details: { enclave, reason } });
   }
 }
 

@@ -1,16 +1,24 @@
 /**
- * The prover host's JSON-RPC handlers (the generated ProverHandlers). enclave_* calls fan out to every
- * configured enclave and are all-or-nothing: any transport failure or enclave error fails the whole call
- * with -32001, naming the first failing enclave in configured order.
+ * The prover host's JSON-RPC handlers (the generated ProverHandlers): the server's edge, where the host's
+ * errors become JSON-RPC errors. enclave_* calls fan out to every configured enclave and are
+ * all-or-nothing: any transport failure or enclave error fails the whole call with -32001, naming the
+ * first failing enclave in configured order. prover_prove: an invalid request is -32602, NoValidSigner
+ * -32001, and every other failure (enclave refusal, transport failure, timeout naming the L2 block,
+ * cancellation) -32000 with the underlying message.
  */
-import { EnclaveFailedError, UnhealthyError } from "../../generated/rpc/errors.js";
-import type { ProverHandlers } from "../../generated/rpc/prover.js";
-import type { Logger } from "../log/logger.js";
-import { InvalidParamsError } from "../rpc/errors.js";
-import type { EnclaveClient } from "./enclave-client.js";
+import {
+  EnclaveFailedError,
+  NoValidSignerError as NoValidSignerRpcError,
+  ProofFailedError,
+  type ProverHandlers,
+  UnhealthyError,
+} from "../../generated/rpc/index.js";
+import type { Logger } from "../log/index.js";
+import { InvalidParamsError, type RpcError } from "../rpc/index.js";
+import { type EnclaveClient, EnclaveRefusedError } from "./enclave-client.js";
 import type { HealthLatch } from "./health.js";
-import type { ProofService } from "./proof-service.js";
-import type { EnclaveRouter } from "./router.js";
+import { InvalidProofRequestError, type ProofService } from "./proof-service.js";
+import { type EnclaveRouter, NoValidSignerError } from "./router.js";
 
 /** system-spec "Limits": user_data and nonce, 512 bytes each, enforced at the host. */
 export const MAX_ATTESTATION_INPUT_BYTES = 512;
@@ -56,9 +64,25 @@ function checkAttestationInput(name: string, value: Uint8Array | undefined): Uin
   return value;
 }
 
+/** The JSON-RPC error for a failed prover_prove. */
+export function proofRpcError(error: unknown): RpcError {
+  if (error instanceof InvalidProofRequestError)
+    return new InvalidParamsError(error.message, { cause: error });
+  if (error instanceof NoValidSignerError) return new NoValidSignerRpcError(error.message, { cause: error });
+  if (error instanceof EnclaveRefusedError)
+    return new ProofFailedError(error.enclaveMessage, { cause: error });
+  return new ProofFailedError(error instanceof Error ? error.message : String(error), { cause: error });
+}
+
 export function createProverHandlers(deps: ProverHandlerDeps): ProverHandlers {
   return {
-    prover_prove: ({ request }, ctx) => deps.proofs.prove(request, ctx.signal),
+    prover_prove: async ({ request }, ctx) => {
+      try {
+        return await deps.proofs.prove(request, ctx.signal);
+      } catch (error) {
+        throw proofRpcError(error);
+      }
+    },
 
     enclave_signerPublicKey: (_params, ctx) =>
       fanOut("enclave_signerPublicKey", deps.enclaves, deps.logger, (enclave) =>

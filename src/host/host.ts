@@ -2,9 +2,9 @@
  * The prover host: the generated prover method table bound to the host's handlers, served by the
  * shared JSON-RPC core (POST JSON-RPC, GET /healthz through the healthz method, GET /metrics).
  */
-import { bindProverHandlers } from "../../generated/rpc/prover.js";
-import type { Logger } from "../log/logger.js";
-import type { MetricsRegistry } from "../metrics/registry.js";
+import { bindProverHandlers } from "../../generated/rpc/index.js";
+import type { Logger } from "../log/index.js";
+import type { MetricsRegistry } from "../metrics/index.js";
 import { createRpcServer, type RpcServer } from "../rpc/index.js";
 import type { HostConfig } from "./config.js";
 import { formatEnclaveAddress } from "./enclave-address.js";

@@ -9,8 +9,8 @@
  * without a registry, a vsock address in a build without vsock support, a bad flag) print one line to
  * stderr and exit 2. SIGINT/SIGTERM stop accepting, drain in-flight requests and exit 0.
  */
-import { createLogger } from "../log/logger.js";
-import { MetricsRegistry } from "../metrics/registry.js";
+import { createLogger } from "../log/index.js";
+import { MetricsRegistry } from "../metrics/index.js";
 import { exitOnShutdownSignals } from "../rpc/index.js";
 import { HostConfigError, parseHostCommandLine } from "./config.js";
 import { createProverHost } from "./host.js";

@@ -3,7 +3,7 @@
  * `jsonrpc_requests_total{method,transport,outcome,code}` and `jsonrpc_request_duration_seconds{method}`,
  * which already count every call by method and outcome).
  */
-import type { Counter, Gauge, Histogram, MetricsRegistry } from "../metrics/registry.js";
+import type { Counter, Gauge, Histogram, MetricsRegistry } from "../metrics/index.js";
 
 /** How one enclave exchange ended. */
 export type EnclaveCallOutcome = "ok" | "enclave_error" | "transport_error" | "aborted";

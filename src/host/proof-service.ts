@@ -1,22 +1,22 @@
 /**
  * prover_prove (system-spec "Proof pipeline"): validate the request, route it to an enclave, send the
- * preimages in one Prove frame, and bound the whole call by the proof request timeout. Enclave refusals
- * and transport failures are -32000 with the underlying message; an expired timeout is -32000 naming the
- * L2 block number; NoValidSigner is -32001.
+ * preimages in one Prove frame, and bound the whole call by the proof request timeout. Failures are the
+ * host's own errors (an invalid request, NoValidSigner, a timeout, a cancellation, an enclave refusal,
+ * a transport failure); the prover_prove handler turns them into JSON-RPC errors (handlers.ts).
  */
 import { bytesToHex } from "viem";
 import type {
   ProofResult as WireProofResult,
   Proposal as WireProposal,
 } from "../../generated/protocol/index.js";
-import { ProofFailedError } from "../../generated/rpc/errors.js";
-import type { ProofRequest, ProofResult, Proposal } from "../../generated/rpc/types.js";
-import type { Logger } from "../log/logger.js";
-import { InvalidParamsError, RpcError } from "../rpc/errors.js";
+import type { ProofRequest, ProofResult, Proposal } from "../../generated/rpc/index.js";
+import type { Logger } from "../log/index.js";
+import { SIGNATURE_LENGTH } from "../proof/index.js";
 import { bootPreimages } from "./boot-preimages.js";
 import { EnclaveRefusedError } from "./enclave-client.js";
+import { HostError } from "./errors.js";
 import type { HostMetrics, ProofOutcome } from "./metrics.js";
-import type { EnclaveRouter } from "./router.js";
+import { NoValidSignerError, type EnclaveRouter } from "./router.js";
 
 /** system-spec "Limits": default proof request timeout, 1740 s (about 29 minutes). */
 export const DEFAULT_PROOF_TIMEOUT_MS = 1_740_000;
@@ -29,21 +29,70 @@ export interface ProofServiceOptions {
   readonly metrics?: HostMetrics;
 }
 
+/** A proof request whose values make no sense (the codecs checked the types). */
+export class InvalidProofRequestError extends HostError<"invalid-proof-request"> {
+  override readonly name = "InvalidProofRequestError";
+  constructor(message: string, details: { readonly field: string }) {
+    super(message, "invalid-proof-request", { details });
+  }
+}
+
+/** The enclave's proof result cannot be a valid one (a signature of the wrong length). */
+export class InvalidProofResultError extends HostError<"invalid-proof-result"> {
+  override readonly name = "InvalidProofResultError";
+  constructor(message: string, details: { readonly signatureLength: number }) {
+    super(message, "invalid-proof-result", { details });
+  }
+}
+
+/** The proof request timeout expired before the enclave answered. */
+export class ProofTimeoutError extends HostError<"proof-timeout"> {
+  override readonly name = "ProofTimeoutError";
+  constructor(
+    readonly block: bigint,
+    readonly seconds: number,
+    options: { readonly cause?: unknown } = {},
+  ) {
+    super(`proof request for L2 block ${block} timed out after ${seconds} s`, "proof-timeout", {
+      details: { block, seconds },
+      cause: options.cause,
+    });
+  }
+}
+
+/** The caller went away (or the server shut down) before the proof was done. */
+export class ProofCancelledError extends HostError<"proof-cancelled"> {
+  override readonly name = "ProofCancelledError";
+  constructor(
+    readonly block: bigint,
+    options: { readonly cause?: unknown } = {},
+  ) {
+    super(`proof request for L2 block ${block} was cancelled`, "proof-cancelled", {
+      details: { block },
+      cause: options.cause,
+    });
+  }
+}
+
 /** Checks what the codecs cannot: the values a proof needs to make sense. */
 export function validateProofRequest(request: ProofRequest): void {
   if (request.intermediate_block_interval === 0n)
-    throw new InvalidParamsError("invalid request: intermediate_block_interval must be at least 1");
+    throw new InvalidProofRequestError("invalid request: intermediate_block_interval must be at least 1", {
+      field: "intermediate_block_interval",
+    });
   if (request.claimed_l2_block_number === 0n)
-    throw new InvalidParamsError(
+    throw new InvalidProofRequestError(
       "invalid request: claimed_l2_block_number must be at least 1 (genesis has no proof)",
+      { field: "claimed_l2_block_number" },
     );
 }
 
-const SIGNATURE_LENGTH = 65;
-
 function toRpcProposal(proposal: WireProposal): Proposal {
   if (proposal.signature.length !== SIGNATURE_LENGTH)
-    throw new ProofFailedError(`enclave returned a ${proposal.signature.length}-byte signature, expected 65`);
+    throw new InvalidProofResultError(
+      `enclave returned a ${proposal.signature.length}-byte signature, expected 65`,
+      { signatureLength: proposal.signature.length },
+    );
   return {
     output_root: proposal.outputRoot,
     signature: proposal.signature,
@@ -99,21 +148,22 @@ export class ProofService {
         outcome = "timeout";
         const seconds = this.options.proofTimeoutMs / 1000;
         this.options.logger.warn({ block: block.toString(), seconds }, "proof request timed out");
-        throw new ProofFailedError(`proof request for L2 block ${block} timed out after ${seconds} s`, {
-          cause: error,
-        });
+        throw new ProofTimeoutError(block, seconds, { cause: error });
       }
       if (callerSignal.aborted) {
         outcome = "aborted";
-        throw new ProofFailedError(`proof request for L2 block ${block} was cancelled`, { cause: error });
+        throw new ProofCancelledError(block, { cause: error });
       }
-      if (error instanceof RpcError) {
-        outcome =
-          error.code === -32602
-            ? "invalid_request"
-            : error.code === -32001
-              ? "no_valid_signer"
-              : "enclave_error";
+      if (error instanceof InvalidProofRequestError) {
+        outcome = "invalid_request";
+        throw error;
+      }
+      if (error instanceof NoValidSignerError) {
+        outcome = "no_valid_signer";
+        throw error;
+      }
+      if (error instanceof InvalidProofResultError) {
+        outcome = "enclave_error";
         throw error;
       }
       if (error instanceof EnclaveRefusedError) {
@@ -122,12 +172,12 @@ export class ProofService {
           { enclave: error.enclave, block: block.toString(), reason: error.enclaveMessage },
           "enclave refused the proof",
         );
-        throw new ProofFailedError(error.enclaveMessage, { cause: error });
+        throw error;
       }
       outcome = "transport_error";
       const message = error instanceof Error ? error.message : String(error);
       this.options.logger.warn({ block: block.toString(), reason: message }, "proof failed");
-      throw new ProofFailedError(message, { cause: error });
+      throw error;
     } finally {
       clearTimeout(timer);
       callerSignal.removeEventListener("abort", onCallerAbort);

@@ -1,16 +1,24 @@
 /**
  * Which enclave proves a request (system-spec "Multi-enclave routing"). With a registry: in configured
  * order, fetch each enclave's signer key (skip the enclave on failure), ask the registry whether the
- * signer is valid, and take the first valid one; none valid is NoValidSigner (-32001). Without a
- * registry: the first configured enclave.
+ * signer is valid, and take the first valid one; none valid is NoValidSignerError (-32001 at the
+ * server's edge). Without a registry: the first configured enclave.
  */
 import { bytesToHex } from "viem";
-import { NoValidSignerError } from "../../generated/rpc/errors.js";
-import type { Logger } from "../log/logger.js";
+import type { Logger } from "../log/index.js";
+import { signerAddressOf } from "../proof/index.js";
 import type { EnclaveClient } from "./enclave-client.js";
+import { HostError } from "./errors.js";
 import type { HealthLatch } from "./health.js";
-import { signerAddressOf } from "./signer-address.js";
 import type { SignerRegistry } from "./signer-registry.js";
+
+/** A registry is configured and no configured enclave has a signer it reports valid. */
+export class NoValidSignerError extends HostError<"no-valid-signer"> {
+  override readonly name = "NoValidSignerError";
+  constructor(message: string, details: { readonly registry: string; readonly skipped: readonly string[] }) {
+    super(message, "no-valid-signer", { details });
+  }
+}
 
 export interface Route {
   readonly enclave: EnclaveClient;
@@ -82,6 +90,7 @@ export class EnclaveRouter {
     }
     throw new NoValidSignerError(
       `NoValidSigner: no configured enclave has a signer that ${this.registry.description} reports valid (${skipped.join("; ")})`,
+      { registry: this.registry.description, skipped },
     );
   }
 

@@ -3,7 +3,7 @@
  * execution RPC (system-spec "Multi-enclave routing").
  */
 import { type Address, bytesToHex, createPublicClient, http, type PublicClient } from "viem";
-import { teeProverRegistryAbi } from "../../contracts/artifacts/abis.js";
+import { teeProverRegistryAbi } from "../../contracts/index.js";
 
 export interface SignerRegistry {
   /** Where the registry lives, for logs and messages. */

@@ -1,7 +1,12 @@
 /**
- * Boot information: the proof request's parameters, read from local preimage keys (notes/prover.md
- * "Boot information"). A local key is type byte 0x01 then the index in the last 8 bytes (big-endian).
+ * Boot information: the proof request's parameters as local preimages (notes/prover.md "Boot
+ * information"). A local key is type byte 0x01 then the index in the last 8 bytes (big-endian). The one
+ * reader (the enclave's proof program) and the one writer (the host, the conformance suite and tests)
+ * of the boot keys live here.
  */
+import { localKey } from "../chain/index.js";
+import type { Preimage, PreimageKey } from "../../generated/protocol/index.js";
+import { ProofError } from "./errors.js";
 
 /** Read access to verified preimages by 32-byte key (the shape of src/chain's PreimageSource). */
 export interface PreimageLookup {
@@ -38,33 +43,73 @@ export interface BootInfo {
 }
 
 /** A boot key the request did not carry. */
-export class MissingBootKeyError extends Error {
+export class MissingBootKeyError extends ProofError<"missing-boot-key"> {
   override readonly name = "MissingBootKeyError";
   constructor(readonly index: number) {
-    super(`missing boot information: local key ${index} (${BOOT_KEY_NAMES[index] ?? "unknown"})`);
+    super(
+      `missing boot information: local key ${index} (${BOOT_KEY_NAMES[index] ?? "unknown"})`,
+      "missing-boot-key",
+      { details: { index } },
+    );
   }
 }
 
 /** A boot value of the wrong size or out of range. */
-export class InvalidBootInfoError extends Error {
+export class InvalidBootInfoError extends ProofError<"invalid-boot-info"> {
   override readonly name = "InvalidBootInfoError";
+  constructor(message: string, details: { readonly key: string }) {
+    super(message, "invalid-boot-info", { details });
+  }
 }
 
 /** The 32-byte local key for a boot index. */
 export function localBootKey(index: number): Uint8Array {
-  const key = new Uint8Array(32);
-  key[0] = 0x01;
-  new DataView(key.buffer).setBigUint64(24, BigInt(index), false);
-  return key;
+  return localKey(index);
+}
+
+/** The boot index as a protocol preimage key: type Local, the 31 data bytes of the 32-byte key. */
+export function bootPreimageKey(index: number): PreimageKey {
+  return { data: localBootKey(index).slice(1), keyType: "Local" };
+}
+
+/** True when `key` is the local key of boot index `index`. */
+export function isBootPreimageKey(key: PreimageKey, index: number): boolean {
+  if (key.keyType !== "Local") return false;
+  const expected = bootPreimageKey(index).data;
+  return key.data.length === expected.length && key.data.every((byte, i) => byte === expected[i]);
+}
+
+/** A u64 boot value: 8 bytes, big-endian. */
+export function u64be(value: bigint): Uint8Array {
+  const out = new Uint8Array(8);
+  new DataView(out.buffer).setBigUint64(0, value, false);
+  return out;
+}
+
+/**
+ * The boot information as local preimages, keys 1-5 and 8-10 in that order (each value a fresh copy).
+ * Keys 6 and 7 (rollup and L1 chain config JSON) are only for chains not built into the enclave.
+ */
+export function bootInfoPreimages(info: BootInfo): Preimage[] {
+  const entries: [BootKey, Uint8Array][] = [
+    [BootKey.L1Head, info.l1Head.slice()],
+    [BootKey.AgreedOutputRoot, info.agreedOutputRoot.slice()],
+    [BootKey.ClaimedOutputRoot, info.claimedOutputRoot.slice()],
+    [BootKey.ClaimedL2BlockNumber, u64be(info.claimedL2BlockNumber)],
+    [BootKey.L2ChainId, u64be(info.chainId)],
+    [BootKey.Proposer, info.proposer.slice()],
+    [BootKey.IntermediateBlockInterval, u64be(info.intermediateBlockInterval)],
+    [BootKey.L1HeadNumber, u64be(info.l1HeadNumber)],
+  ];
+  return entries.map(([index, value]): Preimage => [bootPreimageKey(index), value]);
 }
 
 function value(source: PreimageLookup, index: BootKey, length: number): Uint8Array {
   const found = source.tryGet(localBootKey(index));
   if (found === undefined) throw new MissingBootKeyError(index);
   if (found.length !== length) {
-    throw new InvalidBootInfoError(
-      `boot ${BOOT_KEY_NAMES[index]} must be ${length} bytes, got ${found.length}`,
-    );
+    const key = BOOT_KEY_NAMES[index] ?? String(index);
+    throw new InvalidBootInfoError(`boot ${key} must be ${length} bytes, got ${found.length}`, { key });
   }
   return found.slice();
 }
@@ -87,8 +132,12 @@ export function readBootInfo(source: PreimageLookup): BootInfo {
     l1HeadNumber: u64(source, BootKey.L1HeadNumber),
   };
   if (info.intermediateBlockInterval === 0n)
-    throw new InvalidBootInfoError("intermediate block interval must be at least 1");
+    throw new InvalidBootInfoError("intermediate block interval must be at least 1", {
+      key: "IntermediateBlockInterval",
+    });
   if (info.claimedL2BlockNumber === 0n)
-    throw new InvalidBootInfoError("claimed L2 block number must be at least 1");
+    throw new InvalidBootInfoError("claimed L2 block number must be at least 1", {
+      key: "ClaimedL2BlockNumber",
+    });
   return info;
 }

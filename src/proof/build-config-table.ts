@@ -1,6 +1,6 @@
 /**
- * Writes enclave/config-table.ts, the enclave's hardcoded config-hash table, from the superchain registry
- * export and the dev chain's genesis (enclave/dev-chain.ts). Run at build time (`npx tsx enclave/build-config-table.ts [path/to/superchain-configs.json]`)
+ * Writes src/proof/config-table.ts, the enclave's hardcoded config-hash table, from the superchain registry
+ * export and the dev chain's genesis (src/proof/dev-chain.ts). Run at build time (`npx tsx src/proof/build-config-table.ts [path/to/superchain-configs.json]`)
  * and commit the result; the enclave never reads the registry at run time. A test recomputes the table.
  */
 import { readFile, writeFile } from "node:fs/promises";
@@ -12,7 +12,7 @@ import { devChainGenesisConfig } from "./dev-chain.js";
 import { genesisConfigFromRegistry } from "./superchain.js";
 
 export const DEFAULT_REGISTRY_PATH = fileURLToPath(
-  new URL("../../shared/data/superchain-configs.json", import.meta.url),
+  new URL("../../../shared/data/superchain-configs.json", import.meta.url),
 );
 
 /** The source text of config-table.ts: registry chains from `registry`, the dev chain from `devChain`. */
@@ -25,8 +25,8 @@ export function renderConfigTable(registry: unknown, devChain: ChainGenesisConfi
     return `  [${chainId}n, "${hash}"], // ${name}`;
   });
   return [
-    "// Written by enclave/build-config-table.ts from shared/data/superchain-configs.json and the dev chain's",
-    "// genesis (enclave/dev-chain.ts). Do not edit by hand.",
+    "// Written by src/proof/build-config-table.ts from shared/data/superchain-configs.json and the dev chain's",
+    "// genesis (src/proof/dev-chain.ts). Do not edit by hand.",
     "/** Config hash of every chain the enclave proves, by L2 chain id (hex at this edge only). */",
     "export const CONFIG_HASH_TABLE_HEX: ReadonlyArray<readonly [bigint, `0x${string}`]> = [",
     ...rows,

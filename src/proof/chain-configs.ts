@@ -1,12 +1,19 @@
 /** The enclave's hardcoded config-hash table and the UnsupportedChain refusal. */
 import { hexToBytes } from "viem";
 import { CONFIG_HASH_TABLE_HEX } from "./config-table.js";
+import { ProofError } from "./errors.js";
 
 /** A Prove for a chain id that is not in the hardcoded table (system-spec: `UnsupportedChain`). */
-export class UnsupportedChainError extends Error {
+export class UnsupportedChainError extends ProofError<"unsupported-chain"> {
   override readonly name = "UnsupportedChainError";
   constructor(readonly chainId: bigint) {
-    super(`UnsupportedChain: chain id ${chainId} is not in the enclave's config-hash table`);
+    super(
+      `UnsupportedChain: chain id ${chainId} is not in the enclave's config-hash table`,
+      "unsupported-chain",
+      {
+        details: { chainId },
+      },
+    );
   }
 }
 

@@ -3,6 +3,7 @@
  * 212-byte big-endian encoding of the chain's genesis configuration.
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
+import { ProofError } from "./errors.js";
 
 /** The genesis facts the config hash commits to. */
 export interface ChainGenesisConfig {
@@ -30,8 +31,11 @@ export const CONFIG_HASH_VERSION = 0n;
 export const CONFIG_ENCODING_LENGTH = 212;
 
 /** A config value that does not fit its slot in the encoding. */
-export class ConfigEncodingError extends Error {
+export class ConfigEncodingError extends ProofError<"config-encoding"> {
   override readonly name = "ConfigEncodingError";
+  constructor(message: string, details: { readonly field: string }) {
+    super(message, "config-encoding", { details });
+  }
 }
 
 class Packer {
@@ -41,21 +45,21 @@ class Packer {
 
   bytes(value: Uint8Array, length: number, what: string): void {
     if (value.length !== length)
-      throw new ConfigEncodingError(`${what} must be ${length} bytes, got ${value.length}`);
+      throw new ConfigEncodingError(`${what} must be ${length} bytes, got ${value.length}`, { field: what });
     this.out.set(value, this.at);
     this.at += length;
   }
 
   u64(value: bigint, what: string): void {
     if (value < 0n || value >= 1n << 64n)
-      throw new ConfigEncodingError(`${what} must be a u64, got ${value}`);
+      throw new ConfigEncodingError(`${what} must be a u64, got ${value}`, { field: what });
     this.view.setBigUint64(this.at, value, false);
     this.at += 8;
   }
 
   u256(value: bigint, what: string): void {
     if (value < 0n || value >= 1n << 256n)
-      throw new ConfigEncodingError(`${what} must fit 32 bytes, got ${value}`);
+      throw new ConfigEncodingError(`${what} must fit 32 bytes, got ${value}`, { field: what });
     for (let i = 31; i >= 0; i--) this.out[this.at + 31 - i] = Number((value >> BigInt(8 * i)) & 0xffn);
     this.at += 32;
   }

@@ -1,22 +1,24 @@
 /**
- * The genesis config of the project's dev chain (src/node, chain 901 with the default dev accounts), from
- * which the build script computes its row of the enclave's config-hash table. Build time only: the
- * enclave never runs this.
+ * The genesis config of the project's dev chain (defined in src/chain: chain 901 with the default dev
+ * accounts), from which the build script computes its row of the enclave's config-hash table. Build time
+ * only: the enclave never runs this.
  *
  * The dev chain has no L1 deployment, so its L1 facts are the node's synthetic ones: the L1 genesis is the
  * synthetic L1 block 0, there is no batcher, deposit contract or system config contract (zero addresses),
  * and the scalar is the Ecotone encoding of the fee scalars every L1 attributes deposit carries.
  */
-import { DEV_FEE_SCALARS, syntheticL1Origin } from "../src/node/l1-info.js";
 import {
+  buildGenesis,
   DEV_CHAIN_ID,
   DEV_DEFAULT_ACCOUNT_COUNT,
+  DEV_FEE_SCALARS,
   DEV_GAS_LIMIT,
   DEV_GENESIS_TIME,
+  devAccounts,
   devRollupConfig,
-} from "../src/node/dev-chain-config.js";
-import { devAccounts } from "../src/node/genesis/dev-accounts.js";
-import { buildGenesis, genesisAccounts } from "../src/node/genesis/genesis.js";
+  genesisAccounts,
+  syntheticL1Origin,
+} from "../chain/index.js";
 import type { ChainGenesisConfig } from "./config-hash.js";
 
 /** Ecotone system-config scalar: version byte 1, then blobBaseFeeScalar and baseFeeScalar as the last 8 bytes. */

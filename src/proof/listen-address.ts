@@ -2,12 +2,17 @@
  * Where a local-mode enclave listens: a Unix socket path or a 127.0.0.1 TCP port. Never vsock (that is
  * the Nitro transport, through the native addon) and never a non-loopback interface.
  */
+import { ProofError } from "./errors.js";
+
 export type ListenAddress =
   | { readonly kind: "unix"; readonly path: string }
   | { readonly kind: "tcp"; readonly host: "127.0.0.1"; readonly port: number };
 
-export class ListenAddressError extends Error {
+export class ListenAddressError extends ProofError<"listen-address"> {
   override readonly name = "ListenAddressError";
+  constructor(message: string, details: { readonly address: string }) {
+    super(message, "listen-address", { details });
+  }
 }
 
 /** Parses `unix:/path`, `/path`, `./path` or `127.0.0.1:port` (port 0 picks a free one). */
@@ -17,16 +22,17 @@ export function parseListenAddress(text: string): ListenAddress {
   const match = /^127\.0\.0\.1:(\d{1,5})$/.exec(text);
   if (match !== null) {
     const port = Number(match[1]);
-    if (port > 65535) throw new ListenAddressError(`port out of range in ${text}`);
+    if (port > 65535) throw new ListenAddressError(`port out of range in ${text}`, { address: text });
     return { kind: "tcp", host: "127.0.0.1", port };
   }
   throw new ListenAddressError(
     `cannot listen on "${text}": local mode takes a Unix socket path or 127.0.0.1:<port> (vsock is for Nitro only)`,
+    { address: text },
   );
 }
 
 function unixPath(path: string): ListenAddress {
-  if (path.length === 0) throw new ListenAddressError("empty Unix socket path");
+  if (path.length === 0) throw new ListenAddressError("empty Unix socket path", { address: path });
   return { kind: "unix", path };
 }
 

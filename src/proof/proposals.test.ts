@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { describe, expect, it } from "vitest";
-import { packJournal } from "../generated/journal/index.js";
+import { packJournal } from "../../generated/journal/index.js";
 import type { BootInfo } from "./boot-info.js";
 import { configHashFor } from "./chain-configs.js";
 import {
@@ -13,7 +13,8 @@ import {
   type ProposalContext,
 } from "./proposals.js";
 import { SamplingError } from "./sampling.js";
-import { EnclaveSigner, recoverSignerAddress } from "./signer.js";
+import { EnclaveSigner } from "../../enclave/index.js";
+import { recoverSignerAddress } from "./signer-address.js";
 
 function hex(...pieces: string[]): Uint8Array {
   const h = pieces.join("").replace(/\s/g, "");

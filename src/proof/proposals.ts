@@ -2,10 +2,14 @@
  * Per-block and aggregate journals and their signed proposals (system-spec "Proposal", "Signed journal";
  * notes/prover.md). Nothing is signed unless the range ends at the claimed block with the claimed root.
  */
-import { type Journal, packJournal } from "../generated/journal/index.js";
-import type { ProofResult, Proposal } from "../generated/protocol/index.js";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import { bytesEqual } from "../chain/index.js";
+import { type Journal, packJournal } from "../../generated/journal/index.js";
+import type { ProofResult, Proposal } from "../../generated/protocol/index.js";
 import type { BootInfo } from "./boot-info.js";
+import { ProofError } from "./errors.js";
 import { sampleIntermediateRoots } from "./sampling.js";
+import { recoverSignerAddress } from "./signer-address.js";
 
 /** Signs packed journals (the enclave signer). */
 export interface JournalSigner {
@@ -25,27 +29,41 @@ export interface ProposalContext {
 }
 
 /** The re-executed range does not end with the claimed output root at the claimed block: nothing is signed. */
-export class OutputRootMismatchError extends Error {
+export class OutputRootMismatchError extends ProofError<"output-root-mismatch"> {
   override readonly name = "OutputRootMismatchError";
+  constructor(message: string, details: { readonly claimedBlock: bigint; readonly lastBlock?: bigint }) {
+    super(message, "output-root-mismatch", { details });
+  }
 }
 
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+/** The digest a proposal signature covers: keccak256 of the packed journal (system-spec "Signed journal"). */
+export function journalDigest(journal: Journal): Uint8Array {
+  return keccak_256(packJournal(journal));
+}
+
+/** The address whose key signed `journal` with the 65-byte r‖s‖v `signature` (throws when unrecoverable). */
+export function recoverJournalSigner(journal: Journal, signature: Uint8Array): Uint8Array {
+  return recoverSignerAddress(journalDigest(journal), signature);
 }
 
 /** Throws OutputRootMismatchError unless the range reproduces the claim. */
 export function checkClaim(boot: BootInfo, range: ExecutedRange): void {
   const count = range.outputRoots.length;
-  if (count === 0) throw new OutputRootMismatchError("the executed range holds no block");
+  if (count === 0)
+    throw new OutputRootMismatchError("the executed range holds no block", {
+      claimedBlock: boot.claimedL2BlockNumber,
+    });
   const last = range.startBlock + BigInt(count);
   if (last !== boot.claimedL2BlockNumber) {
     throw new OutputRootMismatchError(
       `range ends at block ${last}, claimed block is ${boot.claimedL2BlockNumber}`,
+      { claimedBlock: boot.claimedL2BlockNumber, lastBlock: last },
     );
   }
-  if (!equalBytes(range.outputRoots[count - 1] as Uint8Array, boot.claimedOutputRoot)) {
+  if (!bytesEqual(range.outputRoots[count - 1] as Uint8Array, boot.claimedOutputRoot)) {
     throw new OutputRootMismatchError(
       `re-executed output root at block ${last} differs from the claimed root`,
+      { claimedBlock: boot.claimedL2BlockNumber, lastBlock: last },
     );
   }
 }

@@ -3,17 +3,24 @@
  * interval I, N = floor(L / I) roots, taken at blocks start + k·I for k = 1..N, so the final root is
  * included exactly when I divides L. I = 0 is an invalid request.
  */
+import { ProofError } from "./errors.js";
 
 /** The sampling interval is zero, or the roots do not match the range. */
-export class SamplingError extends Error {
+export class SamplingError extends ProofError<"sampling"> {
   override readonly name = "SamplingError";
+  constructor(
+    message: string,
+    details: { readonly interval?: bigint; readonly blockCount?: number; readonly block?: bigint },
+  ) {
+    super(message, "sampling", { details });
+  }
 }
 
 /** Block numbers whose output roots are sampled, for a range (start, start + blockCount]. */
 export function sampledBlockNumbers(startBlock: bigint, blockCount: number, interval: bigint): bigint[] {
-  if (interval <= 0n) throw new SamplingError("intermediate block interval must be at least 1");
+  if (interval <= 0n) throw new SamplingError("intermediate block interval must be at least 1", { interval });
   if (!Number.isSafeInteger(blockCount) || blockCount < 1)
-    throw new SamplingError("a range holds at least one block");
+    throw new SamplingError("a range holds at least one block", { blockCount });
   const count = BigInt(blockCount) / interval;
   const blocks: bigint[] = [];
   for (let k = 1n; k <= count; k++) blocks.push(startBlock + k * interval);
@@ -31,7 +38,7 @@ export function sampleIntermediateRoots(
 ): Uint8Array[] {
   return sampledBlockNumbers(startBlock, outputRoots.length, interval).map((block) => {
     const root = outputRoots[Number(block - startBlock - 1n)];
-    if (root === undefined) throw new SamplingError(`no output root for block ${block}`);
+    if (root === undefined) throw new SamplingError(`no output root for block ${block}`, { block });
     return root;
   });
 }

@@ -1,36 +1,42 @@
 /** Reads chains' genesis configs from the superchain registry export (shared/data/superchain-configs.json). */
 import { hexToBytes } from "viem";
 import type { ChainGenesisConfig } from "./config-hash.js";
+import { ProofError } from "./errors.js";
 
 /** The registry file lacks a chain or a field the config hash needs. */
-export class SuperchainConfigError extends Error {
+export class SuperchainConfigError extends ProofError<"superchain-config"> {
   override readonly name = "SuperchainConfigError";
+  constructor(message: string, details: { readonly field?: string; readonly chainId?: bigint } = {}) {
+    super(message, "superchain-config", { details });
+  }
 }
 
 function field(value: unknown, path: string): unknown {
   let current = value;
   for (const key of path.split(".")) {
-    if (typeof current !== "object" || current === null) throw new SuperchainConfigError(`missing ${path}`);
+    if (typeof current !== "object" || current === null)
+      throw new SuperchainConfigError(`missing ${path}`, { field: path });
     current = (current as Record<string, unknown>)[key];
   }
-  if (current === undefined || current === null) throw new SuperchainConfigError(`missing ${path}`);
+  if (current === undefined || current === null)
+    throw new SuperchainConfigError(`missing ${path}`, { field: path });
   return current;
 }
 
 function hexField(chain: unknown, path: string, length: number): Uint8Array {
   const value = field(chain, path);
   if (typeof value !== "string" || !/^0x[0-9a-fA-F]*$/.test(value))
-    throw new SuperchainConfigError(`${path} is not hex`);
+    throw new SuperchainConfigError(`${path} is not hex`, { field: path });
   const bytes = hexToBytes(value as `0x${string}`);
   if (bytes.length !== length)
-    throw new SuperchainConfigError(`${path} must be ${length} bytes, got ${bytes.length}`);
+    throw new SuperchainConfigError(`${path} must be ${length} bytes, got ${bytes.length}`, { field: path });
   return bytes;
 }
 
 function intField(chain: unknown, path: string): bigint {
   const value = field(chain, path);
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
-    throw new SuperchainConfigError(`${path} must be a non-negative integer`);
+    throw new SuperchainConfigError(`${path} must be a non-negative integer`, { field: path });
   }
   return BigInt(value);
 }
@@ -54,7 +60,8 @@ export function genesisConfigOf(chain: unknown): ChainGenesisConfig {
 export function chainsOfRegistry(registry: unknown): Map<bigint, unknown> {
   const chains = new Map<bigint, unknown>();
   const superchains = field(registry, "superchains");
-  if (!Array.isArray(superchains)) throw new SuperchainConfigError("superchains must be an array");
+  if (!Array.isArray(superchains))
+    throw new SuperchainConfigError("superchains must be an array", { field: "superchains" });
   for (const superchain of superchains) {
     const list = field(superchain, "chains");
     if (!Array.isArray(list)) continue;
@@ -66,6 +73,7 @@ export function chainsOfRegistry(registry: unknown): Map<bigint, unknown> {
 /** The genesis config of `chainId` from the export. */
 export function genesisConfigFromRegistry(registry: unknown, chainId: bigint): ChainGenesisConfig {
   const chain = chainsOfRegistry(registry).get(chainId);
-  if (chain === undefined) throw new SuperchainConfigError(`chain ${chainId} is not in the registry`);
+  if (chain === undefined)
+    throw new SuperchainConfigError(`chain ${chainId} is not in the registry`, { chainId });
   return genesisConfigOf(chain);
 }

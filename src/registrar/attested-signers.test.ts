@@ -6,8 +6,8 @@
 import { randomBytes } from "node:crypto";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { describe, expect, it } from "vitest";
-import { LocalAttestor } from "../../enclave/local-attestation.js";
-import { EnclaveSigner } from "../../enclave/signer.js";
+import { EnclaveSigner } from "../../enclave/index.js";
+import { LocalAttestor } from "../attestation/index.js";
 import { ProverClient } from "../../generated/rpc/index.js";
 import {
   createSyntheticPki,

@@ -3,11 +3,11 @@
  * host, and accept a signer only when its document verifies under the registrar's policy and binds that
  * very key to the registrar's own random nonce. The host is not trusted: it only carries the documents.
  */
-import { teeImageHashOf } from "../../enclave/security-module.js";
-import { bytesEqual } from "../chain/hex.js";
 import type { ProverClient } from "../../generated/rpc/index.js";
-import { type AttestationPolicy, verifyAttestation } from "../attestation/verify.js";
-import { signerAddressOf } from "../host/signer-address.js";
+import { type AttestationPolicy, teeImageHashOf, verifyAttestation } from "../attestation/index.js";
+import { bytesEqual } from "../chain/index.js";
+import { signerAddressOf } from "../proof/index.js";
+import { RegistrarError } from "./errors.js";
 
 /** Bytes of the random nonce the registrar sends with every attestation request. */
 export const ATTESTATION_NONCE_BYTES = 32;
@@ -28,13 +28,23 @@ export interface AttestedSigner {
 }
 
 /** The host's answers do not describe the enclaves consistently (counts, keys, documents, nonce). */
-export class AttestationMismatchError extends Error {
+export class AttestationMismatchError extends RegistrarError<"attestation-mismatch"> {
   override readonly name = "AttestationMismatchError";
+  constructor(message: string) {
+    super(message, "attestation-mismatch");
+  }
 }
 
 /** An enclave's attestation document does not verify under the registrar's policy (the cause says why). */
-export class AttestationRefusedError extends Error {
+export class AttestationRefusedError extends RegistrarError<"attestation-refused"> {
   override readonly name = "AttestationRefusedError";
+  constructor(
+    message: string,
+    details: { readonly enclave: number },
+    options: { readonly cause?: unknown } = {},
+  ) {
+    super(message, "attestation-refused", { details, cause: options.cause });
+  }
 }
 
 export interface ReadAttestedSignersOptions {
@@ -68,7 +78,11 @@ export async function readAttestedSigners(
   for (const [index, document] of documents.entries()) {
     const key = keys[index]!;
     const verified = await verifyAttestation(document, options.policy).catch((error: Error) => {
-      throw new AttestationRefusedError(`enclave ${index}: ${error.message}`, { cause: error });
+      throw new AttestationRefusedError(
+        `enclave ${index}: ${error.message}`,
+        { enclave: index },
+        { cause: error },
+      );
     });
     if (key.length !== 65 || key[0] !== 0x04)
       throw new AttestationMismatchError(

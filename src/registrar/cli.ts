@@ -21,10 +21,11 @@ import {
   AWS_NITRO_ROOT_G1_SHA256,
   type AttestationPolicy,
   DEFAULT_MAX_ATTESTATION_AGE_MS,
-} from "../attestation/verify.js";
-import { signerAddressOf } from "../host/signer-address.js";
+} from "../attestation/index.js";
+import { signerAddressOf } from "../proof/index.js";
 import { readAttestedSigners } from "./attested-signers.js";
 import { registerAttestedSigners } from "./register.js";
+import { RegistrarError } from "./errors.js";
 import { RegistryAdmin } from "./registry-admin.js";
 
 export const REGISTRAR_USAGE = `Usage: registrar <command> [options]
@@ -56,8 +57,12 @@ Options (each has an environment twin; the flag wins):
 Exit status: 0 done, 1 refused (an attestation that does not verify, a registry that refuses), 2 usage error.
 `;
 
-export class RegistrarUsageError extends Error {
+/** A missing or malformed flag or command (exit status 2); `flag` names the flag when there is one. */
+export class RegistrarUsageError extends RegistrarError<"usage"> {
   override readonly name = "RegistrarUsageError";
+  constructor(message: string, details: { readonly flag?: string; readonly command?: string } = {}) {
+    super(message, "usage", { details });
+  }
 }
 
 export interface RegistrarIo {
@@ -105,7 +110,7 @@ function text(
 }
 
 function need(value: string | undefined, flag: string): string {
-  if (value === undefined) throw new RegistrarUsageError(`--${flag} is required`);
+  if (value === undefined) throw new RegistrarUsageError(`--${flag} is required`, { flag });
   return value;
 }
 
@@ -115,23 +120,23 @@ function url(value: string | undefined, flag: string): string {
   try {
     parsed = new URL(given);
   } catch {
-    throw new RegistrarUsageError(`--${flag}: "${given}" is not a URL`);
+    throw new RegistrarUsageError(`--${flag}: "${given}" is not a URL`, { flag });
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
-    throw new RegistrarUsageError(`--${flag}: "${given}" must be an http(s) URL`);
+    throw new RegistrarUsageError(`--${flag}: "${given}" must be an http(s) URL`, { flag });
   return given;
 }
 
 function address(value: string, flag: string): Address {
   if (!isAddress(value, { strict: false }))
-    throw new RegistrarUsageError(`--${flag}: "${value}" is not an address`);
+    throw new RegistrarUsageError(`--${flag}: "${value}" is not an address`, { flag });
   return getAddress(value);
 }
 
 function positiveInteger(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
   if (!/^\d{1,9}$/.test(value) || Number(value) === 0)
-    throw new RegistrarUsageError(`--${flag}: "${value}" must be a positive integer`);
+    throw new RegistrarUsageError(`--${flag}: "${value}" must be a positive integer`, { flag });
   return Number(value);
 }
 
@@ -140,7 +145,9 @@ function policyOf(values: Values, env: NodeJS.ProcessEnv): AttestationPolicy {
   const trustedRootSha256 = roots?.map((root) => {
     const hex = root.trim().replace(/^0x/, "").replaceAll(":", "").toLowerCase();
     if (!/^[0-9a-f]{64}$/.test(hex))
-      throw new RegistrarUsageError(`--trusted-root-sha256: "${root}" is not a 32-byte hex fingerprint`);
+      throw new RegistrarUsageError(`--trusted-root-sha256: "${root}" is not a 32-byte hex fingerprint`, {
+        flag: "trusted-root-sha256",
+      });
     return Uint8Array.from(Buffer.from(hex, "hex"));
   });
   const allowLocalEnv = env[ENV["allow-local"]!];
@@ -172,7 +179,9 @@ async function registryAdmin(
   if (!withAccount) return new RegistryAdmin({ registry, publicClient, confirmations });
   const key = need(text(values, env, "private-key"), "private-key");
   if (!isHex(key) || key.length !== 66)
-    throw new RegistrarUsageError("--private-key must be 0x followed by 64 hex digits");
+    throw new RegistrarUsageError("--private-key must be 0x followed by 64 hex digits", {
+      flag: "private-key",
+    });
   const chainId = await publicClient.getChainId();
   const chain = defineChain({
     id: chainId,
@@ -232,7 +241,8 @@ async function run(command: string, values: Values, io: RegistrarIo): Promise<vo
     }
     case "deregister": {
       const signers = values.signer ?? [];
-      if (signers.length === 0) throw new RegistrarUsageError("deregister needs --signer");
+      if (signers.length === 0)
+        throw new RegistrarUsageError("deregister needs --signer", { flag: "signer", command });
       const admin = await registryAdmin(values, env, true);
       for (const signer of signers) {
         const transactionHash = await admin.deregisterSigner(address(signer, "signer"));
@@ -241,7 +251,7 @@ async function run(command: string, values: Values, io: RegistrarIo): Promise<vo
       return;
     }
     default:
-      throw new RegistrarUsageError(`unknown command "${command}"`);
+      throw new RegistrarUsageError(`unknown command "${command}"`, { command });
   }
 }
 

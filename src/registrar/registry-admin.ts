@@ -15,7 +15,8 @@ import {
   type Transport,
   type WalletClient,
 } from "viem";
-import { teeProverRegistryAbi } from "../../contracts/artifacts/abis.js";
+import { teeProverRegistryAbi } from "../../contracts/index.js";
+import { RegistrarError } from "./errors.js";
 
 export interface SignerRecord {
   readonly signer: Address;
@@ -27,13 +28,23 @@ export interface SignerRecord {
 }
 
 /** The registry refused a write (its custom error, or a revert reason). */
-export class RegistryWriteError extends Error {
+export class RegistryWriteError extends RegistrarError<"registry-write"> {
   override readonly name = "RegistryWriteError";
+  constructor(
+    message: string,
+    details: { readonly functionName: string; readonly transactionHash?: Hex },
+    options: { readonly cause?: unknown } = {},
+  ) {
+    super(message, "registry-write", { details, cause: options.cause });
+  }
 }
 
 /** A sent write whose transaction reverted onchain. */
-export class RegistryTransactionRevertedError extends Error {
+export class RegistryTransactionRevertedError extends RegistrarError<"registry-transaction-reverted"> {
   override readonly name = "RegistryTransactionRevertedError";
+  constructor(message: string, details: { readonly functionName: string; readonly transactionHash: Hex }) {
+    super(message, "registry-transaction-reverted", { details });
+  }
 }
 
 export interface RegistryAdminOptions {
@@ -98,7 +109,8 @@ export class RegistryAdmin {
     args: readonly unknown[],
   ): Promise<Hex> {
     const wallet = this.walletClient;
-    if (wallet === undefined) throw new RegistryWriteError(`${functionName} needs a registrar account`);
+    if (wallet === undefined)
+      throw new RegistryWriteError(`${functionName} needs a registrar account`, { functionName });
     let request: unknown;
     try {
       ({ request } = await this.publicClient.simulateContract({
@@ -110,9 +122,11 @@ export class RegistryAdmin {
         chain: wallet.chain,
       } as never));
     } catch (error) {
-      throw new RegistryWriteError(`${functionName} would fail: ${revertDescription(error)}`, {
-        cause: error,
-      });
+      throw new RegistryWriteError(
+        `${functionName} would fail: ${revertDescription(error)}`,
+        { functionName },
+        { cause: error },
+      );
     }
     const hash = await wallet.writeContract(request as never);
     const deadline = Date.now() + this.receiptTimeoutMs;
@@ -121,8 +135,11 @@ export class RegistryAdmin {
       timeout: this.receiptTimeoutMs,
     });
     if (receipt.status !== "success")
-      throw new RegistryTransactionRevertedError(`${functionName} transaction ${hash} reverted`);
-    await this.waitForConfirmations(receipt.blockNumber, deadline, hash);
+      throw new RegistryTransactionRevertedError(`${functionName} transaction ${hash} reverted`, {
+        functionName,
+        transactionHash: hash,
+      });
+    await this.waitForConfirmations(functionName, receipt.blockNumber, deadline, hash);
     return hash;
   }
 
@@ -131,12 +148,18 @@ export class RegistryAdmin {
    * than by viem, which takes one confirmation as "a receipt exists": a node that serves pre-confirmed
    * receipts (flashblocks) answers before the block is sealed, and reads at `latest` would not see it.
    */
-  private async waitForConfirmations(block: bigint, deadline: number, hash: Hex): Promise<void> {
+  private async waitForConfirmations(
+    functionName: string,
+    block: bigint,
+    deadline: number,
+    hash: Hex,
+  ): Promise<void> {
     const target = block + BigInt(this.confirmations - 1);
     while ((await this.publicClient.getBlockNumber({ cacheTime: 0 })) < target) {
       if (Date.now() > deadline)
         throw new RegistryWriteError(
           `transaction ${hash} did not reach ${this.confirmations} confirmation(s) in time`,
+          { functionName, transactionHash: hash },
         );
       await new Promise((resolve) => setTimeout(resolve, this.publicClient.pollingInterval));
     }

@@ -1,9 +1,9 @@
 /** The host's boot preimages read back through the enclave's own boot-information reader. */
 import { describe, expect, it } from "vitest";
-import { readBootInfo } from "../../enclave/boot-info.js";
+import { readBootInfo } from "../../src/proof/index.js";
 import { PREIMAGE_KEY_TYPE_DISCRIMINANTS } from "../../generated/protocol/index.js";
-import type { ProofRequest } from "../../generated/rpc/types.js";
-import { bootPreimages } from "../../src/host/boot-preimages.js";
+import type { ProofRequest } from "../../generated/rpc/index.js";
+import { bootPreimages } from "../../src/host/index.js";
 
 const filled = (length: number, byte: number): Uint8Array => new Uint8Array(length).fill(byte);
 

@@ -1,11 +1,12 @@
 /** The host's flags, environment twins and enclave address syntax. */
 import { describe, expect, it } from "vitest";
-import { HostConfigError, parseHostCommandLine } from "../../src/host/config.js";
 import {
   EnclaveAddressError,
+  HostConfigError,
   parseEnclaveAddress,
   parseEnclaveAddresses,
-} from "../../src/host/enclave-address.js";
+  parseHostCommandLine,
+} from "../../src/host/index.js";
 
 const BASE = [
   "--l1-rpc-url",

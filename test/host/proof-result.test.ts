@@ -6,12 +6,16 @@
 import { randomBytes } from "node:crypto";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { describe, expect, it } from "vitest";
-import { configHashFor } from "../../enclave/chain-configs.js";
-import { aggregateJournal, buildProofResult } from "../../enclave/proposals.js";
-import { EnclaveSigner, recoverSignerAddress } from "../../enclave/signer.js";
+import { EnclaveSigner } from "../../enclave/index.js";
 import { packJournal } from "../../generated/journal/index.js";
 import { ProofResultCodec } from "../../generated/rpc/codecs.js";
-import { toRpcResult } from "../../src/host/proof-service.js";
+import { toRpcResult } from "../../src/host/index.js";
+import {
+  aggregateJournal,
+  buildProofResult,
+  configHashFor,
+  recoverSignerAddress,
+} from "../../src/proof/index.js";
 
 const fill = (byte: number): Uint8Array => new Uint8Array(32).fill(byte);
 const hex = (bytes: Uint8Array): string => `0x${Buffer.from(bytes).toString("hex")}`;

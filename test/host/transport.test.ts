@@ -18,12 +18,13 @@ import {
   type Preimage,
 } from "../../generated/protocol/index.js";
 import {
+  callEnclave,
+  EnclaveCallAbortedError,
   EnclaveClient,
   EnclaveRefusedError,
+  EnclaveTransportError,
   UnexpectedEnclaveResponseError,
-} from "../../src/host/enclave-client.js";
-import { callEnclave } from "../../src/host/transport/enclave-call.js";
-import { EnclaveCallAbortedError, EnclaveTransportError } from "../../src/host/transport/errors.js";
+} from "../../src/host/index.js";
 import { startRawResponder, startSilentPeer } from "./peers.js";
 
 // Never open AF_VSOCK on this machine: the host transport and the native addon both refuse it.

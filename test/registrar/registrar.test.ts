@@ -8,14 +8,14 @@ import { fileURLToPath } from "node:url";
 import { type Address, getAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEnclave, startEnclave } from "../../enclave/test/enclave-process.js";
-import { REGISTRAR_USAGE, runRegistrarCli } from "../../src/registrar/cli.js";
+import { REGISTRAR_USAGE, runRegistrarCli } from "../../src/registrar/index.js";
 import { hostClient, rpcFailure } from "../host/host-client.js";
 import { proofRequest } from "../host/proof-request.js";
 import { deployRegistry, LOCAL_IMAGE_HASH } from "../host/registry.js";
 import { hostArgs, type RunningHost, startHost } from "../host/spawn-host.js";
 import { clients } from "../node/helpers.js";
 import { type NodeProcess, startNodeProcess } from "../node/spawn-node.js";
-import { formatListenAddress } from "../../enclave/listen-address.js";
+import { formatListenAddress } from "../../src/proof/index.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 

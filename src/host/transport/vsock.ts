@@ -5,9 +5,12 @@
  * is called, as well as inside the addon before socket(2).
  */
 import type { Socket } from "node:net";
-import { NativeAddonNotBuiltError } from "../../../native/load-addon.js";
-import { vsockBinding } from "../../../native/vsock/binding.js";
-import { connectVsock, VsockForbiddenError } from "../../../native/vsock/index.js";
+import {
+  connectVsock,
+  NativeAddonNotBuiltError,
+  VsockForbiddenError,
+  vsockBinding,
+} from "../../../native/index.js";
 import { VsockUnavailableError } from "./errors.js";
 
 function vsockForbidden(): boolean {
@@ -20,7 +23,8 @@ export function ensureVsockAvailable(address: string): void {
   try {
     vsockBinding();
   } catch (error) {
-    if (error instanceof NativeAddonNotBuiltError) throw new VsockUnavailableError(address, error.message);
+    if (error instanceof NativeAddonNotBuiltError)
+      throw new VsockUnavailableError(address, error.message, { cause: error });
     throw error;
   }
 }

@@ -1,0 +1,47 @@
+/**
+ * The enclave process's parts, for the conformance suite and tests that run an enclave in-process: request
+ * handlers, the proof program as the enclave runs it, the signer, the security modules and the local-mode
+ * server. The process itself is enclave/main.ts. What the enclave shares with the host, the registrar and
+ * the conformance suite (boot keys, config hashes, journals, signer addresses, listen addresses) is in
+ * src/proof.
+ */
+export { EnclaveError, type EnclaveErrorKind, type EnclaveErrorOptions } from "./errors.js";
+export {
+  type EnclaveIdentity,
+  enclaveHandlers,
+  errorMessage,
+  handleRequest,
+  type RequestHandlerDeps,
+} from "./handler.js";
+export {
+  derivationNotBuilt,
+  type ProofProgram,
+  type RangeExecutor,
+  runProof,
+  StageUnavailableError,
+} from "./prove.js";
+export { EnclaveSigner, type RandomSource } from "./signer.js";
+export {
+  type AttestationRequest,
+  AttestationInputTooLargeError,
+  checkAttestationRequest,
+  MAX_NONCE_BYTES,
+  MAX_PUBLIC_KEY_BYTES,
+  MAX_USER_DATA_BYTES,
+  type SecurityModule,
+} from "./security-module.js";
+export { LocalSecurityModule } from "./local-security-module.js";
+export {
+  NitroRandomSourceError,
+  NitroSecurityModule,
+  NitroUnavailableError,
+  openNitroSecurityModule,
+} from "./nitro.js";
+export {
+  EnclaveBusyError,
+  EnclaveServer,
+  type EnclaveServerOptions,
+  type ServerAddress,
+  type VsockListenAddress,
+} from "./server.js";
+export { jsonLinesLogger, type LogFields, type Logger, silentLogger } from "./log.js";

@@ -1,0 +1,35 @@
+/**
+ * The prover host's errors (the project's error model, src/errors). `HostError` is the root; callers
+ * branch on the class or on `kind`, never on the message text. JSON-RPC codes are assigned only in the
+ * handlers (handlers.ts), where an error leaves the server.
+ */
+import { type ErrorDetails, SuiteError } from "../errors/index.js";
+
+export type HostErrorKind =
+  | "config"
+  | "enclave-address"
+  | "enclave-refused"
+  | "unexpected-enclave-response"
+  | "enclave-transport"
+  | "enclave-call-aborted"
+  | "vsock-unavailable"
+  | "invalid-proof-request"
+  | "invalid-proof-result"
+  | "no-valid-signer"
+  | "proof-timeout"
+  | "proof-cancelled";
+
+/** What a concrete error passes besides its message: structured fields and the underlying error. */
+export interface HostErrorOptions {
+  readonly details?: ErrorDetails;
+  readonly cause?: unknown;
+}
+
+/** Root of the prover host's errors. */
+export abstract class HostError<Kind extends HostErrorKind = HostErrorKind> extends SuiteError<Kind> {
+  readonly package = "host";
+
+  constructor(message: string, kind: Kind, options: HostErrorOptions = {}) {
+    super(message, { kind, details: options.details, cause: options.cause });
+  }
+}

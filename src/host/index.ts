@@ -1,0 +1,60 @@
+/**
+ * The prover host: JSON-RPC (prover_prove, enclave_*, healthz) in front of one or more enclaves, routing
+ * by onchain signer validity. The process is src/host/main.ts; this is the surface for tests, the devnet
+ * and tools that run a host in-process or talk to enclaves with the host's transport.
+ */
+export { HostError, type HostErrorKind, type HostErrorOptions } from "./errors.js";
+export {
+  DEFAULT_LISTEN,
+  HOST_FLAGS,
+  type HostConfig,
+  HostConfigError,
+  hostUsage,
+  type ListenEndpoint,
+  type ParsedCommandLine,
+  parseHostCommandLine,
+} from "./config.js";
+export { createProverHost, type ProverHost, type ProverHostDeps } from "./host.js";
+export {
+  type EnclaveAddress,
+  EnclaveAddressError,
+  ENCLAVE_VSOCK_PORT,
+  formatEnclaveAddress,
+  parseEnclaveAddress,
+  parseEnclaveAddresses,
+  type VsockAddress,
+} from "./enclave-address.js";
+export {
+  EnclaveClient,
+  type EnclaveClientOptions,
+  EnclaveRefusedError,
+  UnexpectedEnclaveResponseError,
+} from "./enclave-client.js";
+export { callEnclave, type EnclaveCallOptions } from "./transport/enclave-call.js";
+export { EnclaveCallAbortedError, EnclaveTransportError, VsockUnavailableError } from "./transport/errors.js";
+export { bootPreimages } from "./boot-preimages.js";
+export {
+  DEFAULT_PROOF_TIMEOUT_MS,
+  InvalidProofRequestError,
+  InvalidProofResultError,
+  ProofCancelledError,
+  ProofService,
+  type ProofServiceOptions,
+  ProofTimeoutError,
+  toRpcResult,
+  validateProofRequest,
+} from "./proof-service.js";
+export { EnclaveRouter, NoValidSignerError, type Route } from "./router.js";
+export {
+  createProverHandlers,
+  MAX_ATTESTATION_INPUT_BYTES,
+  proofRpcError,
+  type ProverHandlerDeps,
+} from "./handlers.js";
+export { HealthLatch } from "./health.js";
+export { type EnclaveCallOutcome, HostMetrics, type ProofOutcome } from "./metrics.js";
+export {
+  type SignerRegistry,
+  ViemSignerRegistry,
+  type ViemSignerRegistryOptions,
+} from "./signer-registry.js";
