@@ -24,7 +24,7 @@ export const FRAME_SIZE_OVERHEAD = 200;
 /** A complete channel, ready for the channel reader. */
 export interface ReadyChannel {
   readonly channelId: Uint8Array;
-  /** The compressed channel: the frames' data in order. */
+  /** The compressed channel: the frames' data in order (for a one-frame channel, that frame's data itself). */
   readonly data: Uint8Array;
   /** L1 block of the transaction that carried frame 0. */
   readonly openBlockNumber: bigint;
@@ -151,11 +151,16 @@ export class ChannelAssembler {
     }
     if (!frame.isLast) return undefined;
     this.staging = undefined;
-    const data = new Uint8Array(s.dataLength);
-    let pos = 0;
-    for (const part of s.parts) {
-      data.set(part, pos);
-      pos += part.length;
+    let data: Uint8Array;
+    if (s.parts.length === 1) {
+      data = s.parts[0]!; // a one-frame channel: its frame's data, no copy
+    } else {
+      data = new Uint8Array(s.dataLength);
+      let pos = 0;
+      for (const part of s.parts) {
+        data.set(part, pos);
+        pos += part.length;
+      }
     }
     return {
       channelId: s.channelId,

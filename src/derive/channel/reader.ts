@@ -129,10 +129,6 @@ export function decompressLenient(
       failure = r;
     }
   }
-  if (lo === 0 && stream.length > 0) {
-    const r = attempt(algo, stream.subarray(0, 0), limit);
-    best = r.ok ? r.output : Buffer.alloc(0);
-  }
   if (best.length > maxOutput) {
     return { output: best.subarray(0, maxOutput), stop: { reason: "output-cap", offset: maxOutput } };
   }
