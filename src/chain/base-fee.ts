@@ -4,11 +4,11 @@
  * DA-footprint-aware gas metering.
  */
 import { OpFork, type RollupConfig, isForkActive } from "./rollup-config.js";
+import { ChainError, type ChainErrorOptions } from "./errors.js";
 
-export class InvalidExtraDataError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "InvalidExtraDataError";
+export class InvalidExtraDataError extends ChainError {
+  constructor(message: string, options?: ChainErrorOptions) {
+    super(message, "invalid-extra-data", options);
   }
 }
 

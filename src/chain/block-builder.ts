@@ -25,6 +25,7 @@ import { BlockStateManager } from "./state.js";
 import { type DecodedTransaction, decodeTransaction } from "./transactions.js";
 import { TransactionProcessor, TransactionRejectedError } from "./tx-processor.js";
 import { InvalidTransactionEncodingError } from "./deposit-tx.js";
+import { ChainError } from "./errors.js";
 
 export const SYSTEM_ADDRESS = new Address(fromHex("0xfffffffffffffffffffffffffffffffffffffffe"));
 export const BEACON_ROOTS_ADDRESS = new Address(fromHex("0x000f3df6d732807ef1319fb7b8bb8522d0beac02"));
@@ -84,20 +85,19 @@ export interface SealedBlock extends BlockSnapshot {
 }
 
 /** An earlier call failed with an error that was not a rejection; the builder's state is unusable. */
-export class BlockBuilderFailedError extends Error {
+export class BlockBuilderFailedError extends ChainError {
   constructor(cause: unknown) {
     super(
       `block builder unusable after an earlier failure: ${cause instanceof Error ? cause.message : String(cause)}`,
+      "block-builder-failed",
       { cause },
     );
-    this.name = "BlockBuilderFailedError";
   }
 }
 
-export class BlockSealedError extends Error {
+export class BlockSealedError extends ChainError {
   constructor() {
-    super("block is already sealed");
-    this.name = "BlockSealedError";
+    super("block is already sealed", "block-sealed");
   }
 }
 

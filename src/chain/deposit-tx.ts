@@ -2,6 +2,7 @@
 import { RLP } from "@ethereumjs/rlp";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bigIntToBytes, bytesToBigInt } from "./hex.js";
+import { ChainError, type ChainErrorOptions } from "./errors.js";
 
 export const DEPOSIT_TX_TYPE = 0x7e;
 
@@ -18,10 +19,9 @@ export interface DepositTransaction {
   data: Uint8Array;
 }
 
-export class InvalidTransactionEncodingError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "InvalidTransactionEncodingError";
+export class InvalidTransactionEncodingError extends ChainError {
+  constructor(message: string, options?: ChainErrorOptions) {
+    super(message, "invalid-transaction-encoding", options);
   }
 }
 

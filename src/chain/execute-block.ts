@@ -3,13 +3,16 @@ import { BlockBuilder, type PayloadAttributes, type SealedBlock } from "./block-
 import type { BlockHeader } from "./header.js";
 import type { PreimageSource } from "./preimage-store.js";
 import type { RollupConfig } from "./rollup-config.js";
+import { ChainError } from "./errors.js";
 
 /** A transaction in the payload could not be included: the block is invalid. */
-export class InvalidBlockError extends Error {
+export class InvalidBlockError extends ChainError {
   readonly transactionIndex: number;
   constructor(transactionIndex: number, cause: Error) {
-    super(`transaction ${transactionIndex} cannot be included: ${cause.message}`, { cause });
-    this.name = "InvalidBlockError";
+    super(`transaction ${transactionIndex} cannot be included: ${cause.message}`, "invalid-block", {
+      details: { transactionIndex },
+      cause,
+    });
     this.transactionIndex = transactionIndex;
   }
 }

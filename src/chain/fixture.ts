@@ -9,6 +9,7 @@ import { type BlockHeader, headerFromJson } from "./header.js";
 import { fromHex, hexToBigInt } from "./hex.js";
 import { PreimageStore, keccak256Key } from "./preimage-store.js";
 import { type RollupConfig, parseRollupConfig } from "./rollup-config.js";
+import { ChainError, type ChainErrorOptions } from "./errors.js";
 
 export interface ExecutionFixture {
   config: RollupConfig;
@@ -20,10 +21,9 @@ export interface ExecutionFixture {
   preimages: Map<string, Uint8Array>;
 }
 
-export class InvalidFixtureError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "InvalidFixtureError";
+export class InvalidFixtureError extends ChainError {
+  constructor(message: string, options?: ChainErrorOptions) {
+    super(message, "invalid-fixture", options);
   }
 }
 

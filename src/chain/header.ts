@@ -2,6 +2,7 @@
 import { RLP } from "@ethereumjs/rlp";
 import { keccak256 as keccak_256 } from "./keccak.js";
 import { bigIntToBytes, bytesToBigInt, fromHex, hexToBigInt } from "./hex.js";
+import { ChainError, type ChainErrorOptions } from "./errors.js";
 
 export interface BlockHeader {
   parentHash: Uint8Array;
@@ -34,10 +35,9 @@ export const EMPTY_OMMERS_HASH = fromHex(
 /** Root of the empty trie, keccak256(rlp("")). */
 export const EMPTY_TRIE_ROOT = fromHex("0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421");
 
-export class InvalidHeaderError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "InvalidHeaderError";
+export class InvalidHeaderError extends ChainError {
+  constructor(message: string, options?: ChainErrorOptions) {
+    super(message, "invalid-header", options);
   }
 }
 

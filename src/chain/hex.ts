@@ -1,12 +1,12 @@
 /** Hex <-> bytes at the edges. Fast table-based conversions; inputs are validated. */
+import { ChainError, type ChainErrorOptions } from "./errors.js";
 
 const HEX_CHARS = "0123456789abcdef";
 const BYTE_TO_HEX: string[] = Array.from({ length: 256 }, (_, i) => HEX_CHARS[i >> 4]! + HEX_CHARS[i & 15]!);
 
-export class InvalidHexError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "InvalidHexError";
+export class InvalidHexError extends ChainError {
+  constructor(message: string, options?: ChainErrorOptions) {
+    super(message, "invalid-hex", options);
   }
 }
 

@@ -14,7 +14,20 @@ export {
   type SealedBlock,
   SYSTEM_ADDRESS,
 } from "./block-builder.js";
-export { calcOpBaseFee, decodeOpExtraData, encodeOpExtraData, resolveEip1559Params } from "./base-fee.js";
+export {
+  type BlobSchedule,
+  CANCUN_BLOB_SCHEDULE,
+  PRAGUE_BLOB_SCHEDULE,
+  nextExcessBlobGas,
+} from "./blob-fee.js";
+export { ChainError, type ChainErrorKind, type ChainErrorOptions } from "./errors.js";
+export {
+  InvalidExtraDataError,
+  calcOpBaseFee,
+  decodeOpExtraData,
+  encodeOpExtraData,
+  resolveEip1559Params,
+} from "./base-fee.js";
 export {
   DEPOSIT_TX_TYPE,
   type DepositTransaction,
@@ -79,6 +92,7 @@ export { BlockStateManager } from "./state.js";
 export { PreimageTrieDB } from "./trie-db.js";
 export {
   type GenesisSystemConfig,
+  InvalidRollupConfigError,
   OpFork,
   type RollupConfig,
   type RollupGenesis,

@@ -12,6 +12,7 @@
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { sha256 } from "@noble/hashes/sha2.js";
+import { ChainError, type ChainErrorOptions } from "./errors.js";
 
 export const PreimageKeyType = {
   Local: 1,
@@ -46,32 +47,31 @@ export function describePreimageKey(key: Uint8Array): string {
 }
 
 /** A preimage the execution needed is not in the store. */
-export class MissingPreimageError extends Error {
+export class MissingPreimageError extends ChainError {
   readonly key: Uint8Array;
   constructor(key: Uint8Array) {
-    super(`missing preimage for key ${describePreimageKey(key)}`);
-    this.name = "MissingPreimageError";
+    super(`missing preimage for key ${describePreimageKey(key)}`, "missing-preimage", { details: { key } });
     this.key = key;
   }
 }
 
 /** A value's hash does not match its content-addressed key. */
-export class PreimageMismatchError extends Error {
+export class PreimageMismatchError extends ChainError {
   readonly key: Uint8Array;
   constructor(key: Uint8Array, actualHash: Uint8Array) {
     super(
       `preimage for key ${describePreimageKey(key)} does not match its content (value hashes to 0x${hexOf(actualHash)})`,
+      "preimage-mismatch",
+      { details: { key, actualHash } },
     );
-    this.name = "PreimageMismatchError";
     this.key = key;
   }
 }
 
 /** A key that is not 32 bytes or has an unknown type byte. */
-export class InvalidPreimageKeyError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "InvalidPreimageKeyError";
+export class InvalidPreimageKeyError extends ChainError {
+  constructor(message: string, options?: ChainErrorOptions) {
+    super(message, "invalid-preimage-key", options);
   }
 }
 

@@ -33,6 +33,7 @@ import { type Log, type Receipt, type ReceiptDetails, logsBloom } from "./receip
 import { OpFork } from "./rollup-config.js";
 import type { DecodedTransaction } from "./transactions.js";
 import { bigIntToWord } from "./hex.js";
+import { ChainError } from "./errors.js";
 
 export const BASE_FEE_VAULT = new Address(fromHex("0x4200000000000000000000000000000000000019"));
 export const L1_FEE_VAULT = new Address(fromHex("0x420000000000000000000000000000000000001a"));
@@ -69,11 +70,10 @@ export type RejectionReason =
   | "unsupported-transaction-type";
 
 /** The transaction cannot be included; state is unchanged. */
-export class TransactionRejectedError extends Error {
+export class TransactionRejectedError extends ChainError {
   readonly reason: RejectionReason;
   constructor(reason: RejectionReason, message: string) {
-    super(`transaction rejected (${reason}): ${message}`);
-    this.name = "TransactionRejectedError";
+    super(`transaction rejected (${reason}): ${message}`, "transaction-rejected", { details: { reason } });
     this.reason = reason;
   }
 }

@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import solc from "solc";
+import { ChainError } from "../errors.js";
 
 export const OWN_PREDEPLOYS = ["L1Block", "GasPriceOracle"] as const;
 export type OwnPredeploy = (typeof OWN_PREDEPLOYS)[number];
@@ -17,10 +18,9 @@ export interface PredeploysArtifact {
   deployedBytecode: Record<OwnPredeploy, string>;
 }
 
-export class PredeployCompileError extends Error {
+export class PredeployCompileError extends ChainError {
   constructor(messages: string[]) {
-    super(`solc failed:\n${messages.join("\n")}`);
-    this.name = "PredeployCompileError";
+    super(`solc failed:\n${messages.join("\n")}`, "predeploy-compile", { details: { messages } });
   }
 }
 

@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fromHex } from "../hex.js";
+import { ChainError, type ChainErrorOptions } from "../errors.js";
 
 const require = createRequire(import.meta.url);
 
@@ -50,10 +51,9 @@ interface ForgeArtifact {
   ast: unknown;
 }
 
-export class PredeployArtifactError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "PredeployArtifactError";
+export class PredeployArtifactError extends ChainError {
+  constructor(message: string, options?: ChainErrorOptions) {
+    super(message, "predeploy-artifact", options);
   }
 }
 
