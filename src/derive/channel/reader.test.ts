@@ -188,6 +188,51 @@ describe("lenient decompression", () => {
   });
 });
 
+/**
+ * The oracle: a streaming decoder fed one byte at a time, flushed after each, stopped at its first error.
+ * That is what a streaming reader (op-node's) has seen when it fails; the bisection must find the same.
+ */
+async function streamOneByteAtATime(algo: CompressionAlgo, input: Uint8Array): Promise<Uint8Array> {
+  const dec = algo === "zlib" ? zlib.createInflate() : zlib.createBrotliDecompress();
+  const flushKind = algo === "zlib" ? zlib.constants.Z_SYNC_FLUSH : zlib.constants.BROTLI_OPERATION_FLUSH;
+  const chunks: Buffer[] = [];
+  let failed = false;
+  dec.on("data", (d: Buffer) => chunks.push(d));
+  dec.on("error", () => (failed = true));
+  for (let i = 0; i < input.length && !failed; i++) {
+    dec.write(input.subarray(i, i + 1));
+    await new Promise<void>((resolve) => {
+      dec.flush(flushKind, () => resolve());
+      dec.once("error", () => resolve());
+    });
+  }
+  dec.destroy();
+  return new Uint8Array(Buffer.concat(chunks));
+}
+
+describe("the bisection equals a byte-at-a-time streaming decoder on corrupted channels", () => {
+  for (const algo of ["zlib", "brotli"] as CompressionAlgo[]) {
+    it(algo, async () => {
+      let seed = 11;
+      const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff);
+      let nonEmpty = 0;
+      for (let c = 0; c < 12; c++) {
+        const items = Array.from({ length: 1 + (rnd() % 6) }, (_, i) =>
+          batch(i % 2, 2 + (rnd() % 300), rnd()),
+        );
+        const ch = compressChannel(items, algo, { level: 1 + (c % 9) });
+        const stream = ch.subarray(algo === "brotli" ? 1 : 0);
+        for (let k = 0; k < 1 + (c % 3); k++) stream[rnd() % stream.length]! ^= 1 + (rnd() % 255);
+        const expected = await streamOneByteAtATime(algo, stream);
+        const { output } = decompressLenient(algo, stream);
+        expect(bytesEqual(output, expected)).toBe(true);
+        if (output.length > 0) nonEmpty++;
+      }
+      expect(nonEmpty).toBeGreaterThan(3);
+    });
+  }
+});
+
 describe("readBatchItems (RLP strings, go-ethereum's canonical rules)", () => {
   it("reads short and long strings", () => {
     const long = batch(1, 300, 1);
