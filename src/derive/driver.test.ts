@@ -4,8 +4,9 @@
  * withheld receipts, transactions or blobs are "data missing", never an empty or deposit-only block.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { decodeDepositTransaction, fromHex } from "../chain/index.js";
-import { decodeL1InfoDeposit } from "./attributes/l1-info.js";
+import { decodeDepositTransaction, encodeDepositTransaction, fromHex } from "../chain/index.js";
+import { userDepositSourceHash } from "./attributes/index.js";
+import { decodeL1InfoDeposit, encodeL1InfoDeposit } from "./attributes/l1-info.js";
 import { loadKzg } from "./blob/kzg.js";
 import { type DeriveInput, type DeriveResult, type DerivedBlock, derive } from "./driver.js";
 import { CriticalDeriveError, DataMissingError, type DroppedInputError } from "./errors.js";
@@ -186,6 +187,49 @@ describe("derive()", () => {
       expect(b.transactions.slice(deposits)).toEqual(batches[i]!.transactions);
       expect(b.depositOnlyTransactions).toEqual(b.transactions.slice(0, deposits));
     }
+    // Block 24, the first of epoch 4, field by field from the L1 data (not from the code under test).
+    const b24 = r.blocks[3]!;
+    const expectedInfo = encodeL1InfoDeposit({
+      format: "isthmus",
+      number: 4n,
+      timestamp: 1_048n,
+      baseFee: 1_000_000_004n,
+      blockHash: c.l1.hashes[4]!,
+      sequenceNumber: 0n,
+      batcherAddress: fromHex(batcher.address),
+      blobBaseFee: 1n, // excessBlobGas 0
+      blobBaseFeeScalar: 810949,
+      baseFeeScalar: 1368,
+      operatorFeeScalar: 0,
+      operatorFeeConstant: 0n,
+      daFootprintGasScalar: 0,
+    });
+    const expectedDeposit = encodeDepositTransaction({
+      kind: "deposit",
+      sourceHash: userDepositSourceHash(c.l1.hashes[4]!, 0n),
+      from: userDeposit.from,
+      to: userDeposit.to,
+      mint: 5n,
+      value: 7n,
+      gasLimit: 50_000n,
+      isSystemTx: false,
+      data: new Uint8Array(0),
+    });
+    expect(b24.attributes).toMatchObject({
+      number: 24n,
+      parentHash: executedHash(23n),
+      timestamp: 1_048n,
+      prevRandao: c.l1.headers[4]!.mixHash,
+      suggestedFeeRecipient: fromHex("0x4200000000000000000000000000000000000011"),
+      parentBeaconBlockRoot: c.l1.headers[4]!.parentBeaconBlockRoot,
+      gasLimit: 25_000_000n,
+      eip1559Params: Uint8Array.of(0, 0, 0, 250, 0, 0, 0, 6),
+      transactions: [expectedInfo, expectedDeposit, c.txs[3]],
+      depositCount: 2,
+      noTxPool: true,
+      withdrawals: [],
+    });
+    expect(b24.attributes.minBaseFee).toBeUndefined(); // Jovian is not active
     const deposit = decodeDepositTransaction(r.blocks[3]!.transactions[1]!);
     expect(deposit).toMatchObject({ mint: 5n, value: 7n, gasLimit: 50_000n, isSystemTx: false });
     expect(deposit.from).toEqual(userDeposit.from);
@@ -212,6 +256,26 @@ describe("derive()", () => {
     const r = await run(inputOf({ rollup, l1, head }, 21n));
     expect(r.blocks).toEqual([]);
     expect(r.result).toMatchObject({ reachedTarget: false });
+  });
+
+  it("reads batches from the batcher the system config names at each L1 block", async () => {
+    const fromOld = await l2Transactions(7, 1);
+    const fromNew = await l2Transactions(8, 1);
+    async function chainWith(batcherUpdate: boolean) {
+      const { rollup, l1, head } = baseChain();
+      const a = channelPayloads(1, [singularBatch(batchFor(l1, head.hash, 21n, 3n, fromOld))]);
+      const b = channelPayloads(2, [singularBatch(batchFor(l1, head.hash, 21n, 3n, fromNew))]);
+      // L1 5: a batcher change to `other` (applied before the block's own batcher transactions are read), a
+      // channel from the old batcher, then one from the new.
+      l1.addBlock({
+        transactions: [await l1.calldataTx(a[0]!), await l1.calldataTx(b[0]!, other)],
+        receipts: batcherUpdate ? [receipt([configUpdateLog(0, fromHex(other.address))])] : [],
+      });
+      l1.addBlock();
+      return run(inputOf({ rollup, l1, head }, 21n));
+    }
+    expect((await chainWith(false)).blocks[0]!.transactions.slice(1)).toEqual(fromOld);
+    expect((await chainWith(true)).blocks[0]!.transactions.slice(1)).toEqual(fromNew);
   });
 
   it("after a deposit-only block, drops the rest of its channel", async () => {
