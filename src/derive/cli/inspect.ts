@@ -128,11 +128,14 @@ function bare(e: { message: string; stage?: unknown }): string {
   return prefix && e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
 }
 
-/** Offset and end from a DeriveError's details (the stages put the invalid range there). */
-function rangeOf(e: unknown, fallbackEnd: number): { offset: number; end: number } {
+/**
+ * Offset and end from a DeriveError's details (the stages put the invalid range there); without an `end`,
+ * the one byte at `offset` (none when the data ends there).
+ */
+function rangeOf(e: unknown, length: number): { offset: number; end: number } {
   const d = isSuiteError(e) ? (e.details as { offset?: unknown; end?: unknown }) : {};
   const offset = typeof d.offset === "number" ? d.offset : 0;
-  const end = typeof d.end === "number" ? d.end : Math.max(offset + 1, Math.min(fallbackEnd, offset + 1));
+  const end = typeof d.end === "number" ? d.end : Math.min(offset + 1, Math.max(offset, length));
   return { offset, end };
 }
 
