@@ -1,8 +1,9 @@
 /**
  * eth_sendRawTransaction admission: decode, check against the pending state and the pool, and add
- * to the pool. Every refusal is a TransactionRejectedError (-32000) with a message a person can act
- * on, in geth's wording where geth has one.
+ * to the pool. Every refusal is a TransactionNotAdmittedError naming its reason (the RPC layer answers
+ * it with -32000), with a message a person can act on, in geth's wording where geth has one.
  */
+import type { Common } from "@ethereumjs/common";
 import { Capability } from "@ethereumjs/tx";
 import {
   bytesToBigInt,
@@ -13,10 +14,27 @@ import {
   toHexRaw,
 } from "../chain/index.js";
 import { RLP } from "@ethereumjs/rlp";
-import { TransactionRejectedError } from "../../generated/rpc/errors.js";
-import type { ChainNode } from "./chain-node.js";
-import { MAX_PER_SENDER, MAX_POOL_SIZE, type PooledTransaction } from "./pool.js";
+import { type AdmissionRefusal, TransactionNotAdmittedError } from "./errors.js";
+import { MAX_PER_SENDER, MAX_POOL_SIZE, type PooledTransaction, type TxPool } from "./pool.js";
 import { intrinsicGas } from "./state/call.js";
+
+/** What admission reads from the node (ChainNode provides it): chain, pool, store, pending and head state. */
+export interface AdmissionContext {
+  readonly config: { readonly l2ChainId: bigint };
+  readonly common: Common;
+  readonly sequencer: { readonly pool: TxPool };
+  readonly store: { transactionLocation(hash: Uint8Array): unknown };
+  readonly pending: { readonly snapshot: { readonly transactionHashes: readonly Uint8Array[] } } | undefined;
+  readonly head: { readonly header: { readonly gasLimit: bigint } };
+  /** Base fee of the block being built. */
+  nextBaseFee(): bigint;
+  /** The state new transactions are checked against. */
+  admissionState(): { account(address: Uint8Array): { nonce: bigint; balance: bigint } | undefined };
+}
+
+function refuse(refusal: AdmissionRefusal, message: string, details?: Record<string, unknown>): never {
+  throw new TransactionNotAdmittedError(refusal, message, details);
+}
 
 /** geth's limit on a transaction's encoded size. */
 export const MAX_TX_BYTES = 128 * 1024;
@@ -40,56 +58,70 @@ function declaredChainIdOf(raw: Uint8Array): bigint | undefined {
   }
 }
 
-export function admitTransaction(node: ChainNode, raw: Uint8Array): PooledTransaction {
+export function admitTransaction(node: AdmissionContext, raw: Uint8Array): PooledTransaction {
   if (raw.length > MAX_TX_BYTES)
-    throw new TransactionRejectedError(`oversized data: ${raw.length} bytes, limit ${MAX_TX_BYTES}`);
-  if (raw.length === 0) throw new TransactionRejectedError("invalid transaction: empty");
-  if (raw[0] === 0x7e)
-    throw new TransactionRejectedError("deposit transactions cannot be submitted through the RPC");
+    refuse("oversized", `oversized data: ${raw.length} bytes, limit ${MAX_TX_BYTES}`, {
+      size: raw.length,
+      limit: MAX_TX_BYTES,
+    });
+  if (raw.length === 0) refuse("empty", "invalid transaction: empty");
+  if (raw[0] === 0x7e) refuse("deposit", "deposit transactions cannot be submitted through the RPC");
   const declaredChainId = declaredChainIdOf(raw);
   if (declaredChainId !== undefined && declaredChainId !== node.config.l2ChainId) {
-    throw new TransactionRejectedError(
-      `invalid chain id ${declaredChainId}, this chain is ${node.config.l2ChainId}`,
-    );
+    refuse("wrong-chain-id", `invalid chain id ${declaredChainId}, this chain is ${node.config.l2ChainId}`, {
+      chainId: declaredChainId,
+      expected: node.config.l2ChainId,
+    });
   }
   let decoded: DecodedTransaction;
   try {
     decoded = decodeTransaction(raw, node.common);
   } catch (e) {
-    if (e instanceof InvalidTransactionEncodingError)
-      throw new TransactionRejectedError(`invalid transaction: ${e.message}`);
-    throw new TransactionRejectedError(`invalid transaction: ${(e as Error).message}`);
+    const reason = e instanceof InvalidTransactionEncodingError ? e.message : (e as Error).message;
+    throw new TransactionNotAdmittedError("invalid-encoding", `invalid transaction: ${reason}`, {}, e);
   }
   if (decoded.body.kind !== "signed")
-    throw new TransactionRejectedError("deposit transactions cannot be submitted through the RPC");
+    refuse("deposit", "deposit transactions cannot be submitted through the RPC");
   const tx = decoded.body.tx;
   const hashHex = toHexRaw(decoded.hash);
   const pool = node.sequencer.pool;
   if (pool.get(hashHex) !== undefined || node.store.transactionLocation(decoded.hash) !== undefined) {
-    throw new TransactionRejectedError("already known");
+    refuse("already-known", "already known", { hash: hashHex });
   }
   const pendingHashes = node.pending?.snapshot.transactionHashes ?? [];
-  if (pendingHashes.some((h) => toHexRaw(h) === hashHex)) throw new TransactionRejectedError("already known");
+  if (pendingHashes.some((h) => toHexRaw(h) === hashHex))
+    refuse("already-known", "already known", { hash: hashHex });
 
   const txChainId =
     tx.supports(Capability.EIP155ReplayProtection) || decoded.type !== 0 ? tx.common.chainId() : undefined;
   if (txChainId !== undefined && txChainId !== node.config.l2ChainId) {
-    throw new TransactionRejectedError(
-      `invalid chain id ${txChainId}, this chain is ${node.config.l2ChainId}`,
-    );
+    refuse("wrong-chain-id", `invalid chain id ${txChainId}, this chain is ${node.config.l2ChainId}`, {
+      chainId: txChainId,
+      expected: node.config.l2ChainId,
+    });
   }
   let sender: Uint8Array;
   try {
     sender = tx.getSenderAddress().bytes;
-  } catch {
-    throw new TransactionRejectedError("invalid sender: the signature does not recover");
+  } catch (e) {
+    throw new TransactionNotAdmittedError(
+      "invalid-sender",
+      "invalid sender: the signature does not recover",
+      { hash: hashHex },
+      e,
+    );
   }
   const senderHex = toHexRaw(sender);
 
   const gasLimit = tx.gasLimit;
   if (gasLimit > node.head.header.gasLimit) {
-    throw new TransactionRejectedError(
+    refuse(
+      "exceeds-block-gas-limit",
       `exceeds block gas limit: gas ${gasLimit}, limit ${node.head.header.gasLimit}`,
+      {
+        gas: gasLimit,
+        limit: node.head.header.gasLimit,
+      },
     );
   }
   const accessList = "accessList" in tx ? (tx.accessList as [Uint8Array, Uint8Array[]][]) : [];
@@ -101,7 +133,10 @@ export function admitTransaction(node: ChainNode, raw: Uint8Array): PooledTransa
   const floor = floorDataGas(tx.data);
   const needed = intrinsic > floor ? intrinsic : floor;
   if (gasLimit < needed)
-    throw new TransactionRejectedError(`intrinsic gas too low: gas ${gasLimit}, minimum needed ${needed}`);
+    refuse("intrinsic-gas-too-low", `intrinsic gas too low: gas ${gasLimit}, minimum needed ${needed}`, {
+      gas: gasLimit,
+      needed,
+    });
 
   const dynamic = tx.supports(Capability.EIP1559FeeMarket);
   const feeCap = dynamic
@@ -109,14 +144,21 @@ export function admitTransaction(node: ChainNode, raw: Uint8Array): PooledTransa
     : (tx as unknown as { gasPrice: bigint }).gasPrice;
   const tipCap = dynamic ? (tx as unknown as { maxPriorityFeePerGas: bigint }).maxPriorityFeePerGas : feeCap;
   if (tipCap > feeCap) {
-    throw new TransactionRejectedError(
+    refuse(
+      "tip-above-fee-cap",
       `max priority fee per gas higher than max fee per gas: tip ${tipCap}, max fee ${feeCap}`,
+      {
+        tipCap,
+        feeCap,
+      },
     );
   }
   const baseFee = node.nextBaseFee();
   if (feeCap < baseFee) {
-    throw new TransactionRejectedError(
+    refuse(
+      "underpriced",
       `transaction underpriced: max fee per gas ${feeCap} is below the pending block's base fee ${baseFee}`,
+      { feeCap, baseFee },
     );
   }
 
@@ -124,18 +166,28 @@ export function admitTransaction(node: ChainNode, raw: Uint8Array): PooledTransa
   const account = state.account(sender);
   const stateNonce = account?.nonce ?? 0n;
   if (tx.nonce < stateNonce)
-    throw new TransactionRejectedError(`nonce too low: next nonce ${stateNonce}, tx nonce ${tx.nonce}`);
+    refuse("nonce-too-low", `nonce too low: next nonce ${stateNonce}, tx nonce ${tx.nonce}`, {
+      next: stateNonce,
+      nonce: tx.nonce,
+    });
   const poolNonce = pool.pendingNonce(senderHex, stateNonce);
   if (tx.nonce > poolNonce + MAX_NONCE_GAP) {
-    throw new TransactionRejectedError(
+    refuse(
+      "nonce-too-high",
       `nonce too high: next nonce ${poolNonce}, tx nonce ${tx.nonce}, at most ${MAX_NONCE_GAP} ahead`,
+      { next: poolNonce, nonce: tx.nonce, maxGap: MAX_NONCE_GAP },
     );
   }
   const cost = gasLimit * feeCap + tx.value;
   const balance = account?.balance ?? 0n;
   if (balance < cost) {
-    throw new TransactionRejectedError(
+    refuse(
+      "insufficient-funds",
       `insufficient funds for gas * price + value: balance ${balance}, tx cost ${cost}`,
+      {
+        balance,
+        cost,
+      },
     );
   }
 
@@ -143,16 +195,19 @@ export function admitTransaction(node: ChainNode, raw: Uint8Array): PooledTransa
   if (existing !== undefined) {
     const bumped = (v: bigint) => (v * (100n + REPLACEMENT_BUMP) + 99n) / 100n;
     if (feeCap < bumped(existing.feeCap) || tipCap < bumped(existing.tipCap)) {
-      throw new TransactionRejectedError(
+      refuse(
+        "replacement-underpriced",
         `replacement transaction underpriced: raise both fees by at least ${REPLACEMENT_BUMP}%`,
+        { bumpPercent: REPLACEMENT_BUMP },
       );
     }
   } else {
-    if (pool.size >= MAX_POOL_SIZE) throw new TransactionRejectedError("txpool is full");
+    if (pool.size >= MAX_POOL_SIZE) refuse("pool-full", "txpool is full", { limit: MAX_POOL_SIZE });
     if (pool.countFor(senderHex) >= MAX_PER_SENDER)
-      throw new TransactionRejectedError(
-        `too many pooled transactions from this sender (limit ${MAX_PER_SENDER})`,
-      );
+      refuse("sender-limit", `too many pooled transactions from this sender (limit ${MAX_PER_SENDER})`, {
+        sender: senderHex,
+        limit: MAX_PER_SENDER,
+      });
   }
   return pool.add({ decoded, hashHex, sender, senderHex, nonce: tx.nonce, gasLimit, feeCap, tipCap });
 }

@@ -21,8 +21,8 @@ import {
   toHex,
   toHexRaw,
 } from "../chain/index.js";
-import type { Logger } from "../log/logger.js";
-import type { BlockContent } from "./rpc/format.js";
+import type { Logger } from "../log/index.js";
+import type { BlockContent } from "./block-content.js";
 import { admitTransaction } from "./admission.js";
 import { type PendingSnapshot, Sequencer } from "./sequencer.js";
 import { CallPool } from "./calls/call-pool.js";

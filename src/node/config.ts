@@ -1,7 +1,8 @@
 /** Command-line flags of the chain node, each with an environment twin, and --help. */
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
-import { type LogLevel, parseLogLevel } from "../log/logger.js";
+import { type LogLevel, parseLogLevel } from "../log/index.js";
+import { NodeError, type NodeErrorOptions } from "./errors.js";
 import { DEV_CHAIN_ID, DEV_DEFAULT_ACCOUNT_COUNT } from "../chain/index.js";
 
 export interface NodeConfig {
@@ -106,10 +107,10 @@ export const FLAGS: FlagSpec[] = [
   },
 ];
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ConfigError";
+/** A flag or environment variable the node cannot run with. */
+export class ConfigError extends NodeError {
+  constructor(message: string, options?: NodeErrorOptions) {
+    super(message, "config", options);
   }
 }
 

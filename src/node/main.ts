@@ -4,7 +4,7 @@
  * (the block in progress is sealed before exit).
  */
 import { fileURLToPath } from "node:url";
-import { createLogger } from "../log/logger.js";
+import { createLogger } from "../log/index.js";
 import { exitOnShutdownSignals } from "../rpc/index.js";
 import { ChainNode } from "./chain-node.js";
 import { ConfigError, parseConfig, usage } from "./config.js";

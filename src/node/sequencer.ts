@@ -26,7 +26,7 @@ import {
   toHexRaw,
   TransactionRejectedError,
 } from "../chain/index.js";
-import type { Logger } from "../log/logger.js";
+import type { Logger } from "../log/index.js";
 import { type FlashblockMessage, encodeFlashblock } from "./flashblocks.js";
 import { type PooledTransaction, TxPool } from "./pool.js";
 import type { CallEnvironment } from "./state/call.js";

@@ -1,14 +1,10 @@
 /** Wires a ChainNode to the JSON-RPC server core: generated node methods, flashblocks route. */
-import type { Logger } from "../log/logger.js";
-import { MetricsRegistry } from "../metrics/registry.js";
+import type { Logger } from "../log/index.js";
+import { MetricsRegistry } from "../metrics/index.js";
 import { type RpcServer, createRpcServer } from "../rpc/index.js";
-import { bindNodeHandlers } from "../../generated/rpc/node.js";
+import { bindNodeHandlers } from "../../generated/rpc/index.js";
 import type { ChainNode } from "./chain-node.js";
-import { createDebugHandlers } from "./rpc/debug-handlers.js";
-import { createFilterHandlers } from "./rpc/filter-handlers.js";
 import { createNodeHandlers } from "./rpc/handlers.js";
-import { createTxPoolHandlers } from "./rpc/txpool-handlers.js";
-import { createNotificationHandlers } from "./rpc/notification-handlers.js";
 
 export const FLASHBLOCKS_PATH = "/ws/flashblocks";
 
@@ -16,15 +12,8 @@ export function createNodeServer(
   node: ChainNode,
   options: { host: string; port: number; logger: Logger },
 ): RpcServer {
-  const core = createNodeHandlers(node);
-  const filters = createFilterHandlers(node, core.eth_getLogs);
-  const methods = bindNodeHandlers({
-    ...core,
-    ...filters.handlers,
-    ...createDebugHandlers(node),
-    ...createTxPoolHandlers(node),
-    ...createNotificationHandlers(node),
-  });
+  const { handlers, filterRegistry } = createNodeHandlers(node);
+  const methods = bindNodeHandlers(handlers);
   const metrics = new MetricsRegistry({ processMetrics: true });
   const head = metrics.gauge({ name: "node_head_block_number", help: "number of the latest sealed block" });
   const snapshots = metrics.counter({
@@ -64,7 +53,7 @@ export function createNodeServer(
   });
   node.sequencer.onSealed((b) => {
     head.set(Number(b.header.number));
-    installedFilters.set(filters.registry.size);
+    installedFilters.set(filterRegistry.size);
   });
   return server;
 }

@@ -9,14 +9,15 @@
  * workers wait in a bounded queue; a full queue answers -32005.
  */
 import { Worker } from "node:worker_threads";
-import { ExecutionFailedError, LimitExceededError } from "../../../generated/rpc/errors.js";
-import type { Logger } from "../../log/logger.js";
+import { ExecutionFailedError, LimitExceededError } from "../../../generated/rpc/index.js";
+import type { Logger } from "../../log/index.js";
 import {
   type CallEnvironment,
   type CallMessage,
   type CallOutcome,
   IntrinsicGasError,
 } from "../state/call.js";
+import { NodeError, type NodeErrorOptions } from "../errors.js";
 import type { CallContext, CallExecutor, PendingOverlay } from "./executor.js";
 import type {
   AccessListResult,
@@ -67,8 +68,10 @@ interface Slot {
 }
 
 /** The worker thread stopped while running a job (a crash, not a timeout). */
-export class CallWorkerExitedError extends Error {
-  override readonly name = "CallWorkerExitedError";
+export class CallWorkerExitedError extends NodeError {
+  constructor(message: string, options?: NodeErrorOptions) {
+    super(message, "call-worker-exited", options);
+  }
 }
 
 /** The overlay's entries from position `from` of its write order on: O(new entries). */

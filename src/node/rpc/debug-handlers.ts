@@ -5,13 +5,12 @@
  */
 import { RLP } from "@ethereumjs/rlp";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { KeyNotFoundError } from "../../../generated/rpc/errors.js";
-import type { NodeHandlers } from "../../../generated/rpc/node.js";
-import type * as T from "../../../generated/rpc/types.js";
+import { KeyNotFoundError, type NodeHandlers } from "../../../generated/rpc/index.js";
+import type * as T from "../../../generated/rpc/index.js";
 import { bytesEqual, encodeHeader, encodeReceipt, toHexRaw } from "../../chain/index.js";
 import type { ChainNode } from "../chain-node.js";
-import type { BlockContent } from "./format.js";
-import { findSelected, findTransaction } from "./handlers.js";
+import type { BlockContent } from "../block-content.js";
+import { findSelected, findTransaction } from "./shared.js";
 
 export type DebugHandlers = Pick<
   NodeHandlers,

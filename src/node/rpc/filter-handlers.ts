@@ -4,11 +4,10 @@
  * one FilterRegistry fed by the node's sequencer and pool. viem's HTTP watchers and ethers' polling
  * subscribers (`provider.on("pending")`, `on("block")`, contract events) use them.
  */
-import { FilterNotFoundError } from "../../../generated/rpc/errors.js";
-import type { NodeHandlers } from "../../../generated/rpc/node.js";
+import { FilterNotFoundError, type NodeHandlers } from "../../../generated/rpc/index.js";
 import type { ChainNode } from "../chain-node.js";
 import { FilterRegistry } from "./filter-registry.js";
-import { logsOf, matchesFilter } from "./handlers.js";
+import { logsOf, matchesFilter } from "./shared.js";
 
 export type FilterHandlers = Pick<
   NodeHandlers,

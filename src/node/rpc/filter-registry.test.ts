@@ -5,7 +5,7 @@
  * The node-level behaviour (real blocks, pool, clients) is in test/node/filters.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import type * as T from "../../../generated/rpc/types.js";
+import type * as T from "../../../generated/rpc/index.js";
 import { LimitExceededError } from "../../../generated/rpc/errors.js";
 import type { PooledTransaction } from "../pool.js";
 import type { StoredBlock } from "../store/block-store.js";

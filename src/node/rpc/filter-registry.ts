@@ -9,11 +9,11 @@
  * sealed block's logs are formatted once and shared by every log filter that matches them.
  */
 import { randomBytes } from "node:crypto";
-import type * as T from "../../../generated/rpc/types.js";
-import { LimitExceededError } from "../../../generated/rpc/errors.js";
+import type * as T from "../../../generated/rpc/index.js";
+import { LimitExceededError } from "../../../generated/rpc/index.js";
 import { InvalidParamsError } from "../../rpc/index.js";
 import type { StoredBlock } from "../store/block-store.js";
-import { filterAddresses } from "./handlers.js";
+import { filterAddresses } from "./shared.js";
 import type { PooledTransaction } from "../pool.js";
 
 /** geth's filter timeout (`--rpc.filtertimeout`'s default). */

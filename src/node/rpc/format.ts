@@ -15,18 +15,8 @@ import {
   type Receipt,
   type ReceiptDetails,
 } from "../../chain/index.js";
-import type * as T from "../../../generated/rpc/types.js";
-
-/** A block's content in one shape for sealed blocks and pending snapshots. */
-export interface BlockContent {
-  header: BlockHeader;
-  hash: Uint8Array;
-  size: bigint;
-  transactions: readonly Uint8Array[];
-  transactionHashes: readonly Uint8Array[];
-  receipts: readonly Receipt[];
-  details: readonly ReceiptDetails[];
-}
+import type * as T from "../../../generated/rpc/index.js";
+import type { BlockContent } from "../block-content.js";
 
 /** Where a transaction sits (null fields for pooled transactions). */
 export interface TxPlacement {

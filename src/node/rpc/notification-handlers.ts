@@ -1,22 +1,13 @@
 /**
- * The node's handlers that wait on the sequencer (part of the generated NodeHandlers):
- * eth_subscribe / eth_unsubscribe (websocket only: newHeads, logs, newPendingTransactions, newFlashblocks) and
- * eth_sendRawTransactionSync (answers once the transaction is pre-confirmed).
+ * The node's subscriptions (part of the generated NodeHandlers): eth_subscribe / eth_unsubscribe (websocket
+ * only: newHeads, logs, newPendingTransactions, newFlashblocks), pushed as the sequencer seals blocks, the
+ * pool accepts transactions and snapshots are taken.
  */
-import * as C from "../../../generated/rpc/codecs.js";
-import { PreconfirmationTimeoutError, TransactionRejectedError } from "../../../generated/rpc/errors.js";
-import type { NodeHandlers } from "../../../generated/rpc/node.js";
-import type * as T from "../../../generated/rpc/types.js";
-import { toHexRaw } from "../../chain/index.js";
+import { BlockCodec, LogCodec, type NodeHandlers } from "../../../generated/rpc/index.js";
 import { InvalidParamsError, RpcError } from "../../rpc/index.js";
-import { admitTransaction } from "../admission.js";
 import type { ChainNode } from "../chain-node.js";
-import { filterAddresses, logsOf } from "./handlers.js";
-import { formatBlock, formatReceipt } from "./format.js";
-
-/** Default and maximum wait of eth_sendRawTransactionSync. */
-export const SYNC_DEFAULT_TIMEOUT_MS = 6_000;
-export const SYNC_MAX_TIMEOUT_MS = 60_000;
+import { formatBlock } from "./format.js";
+import { filterAddresses, logsOf } from "./shared.js";
 
 /**
  * eth_subscribe over HTTP (spec error SubscriptionsNeedWebsocket, -32601: a standard code, so the
@@ -28,10 +19,7 @@ export class SubscriptionsNeedWebsocketError extends RpcError {
   }
 }
 
-export type NotificationHandlers = Pick<
-  NodeHandlers,
-  "eth_subscribe" | "eth_unsubscribe" | "eth_sendRawTransactionSync"
->;
+export type NotificationHandlers = Pick<NodeHandlers, "eth_subscribe" | "eth_unsubscribe">;
 
 export function createNotificationHandlers(node: ChainNode): NotificationHandlers {
   const seq = node.sequencer;
@@ -46,14 +34,14 @@ export function createNotificationHandlers(node: ChainNode): NotificationHandler
       if (kind === "newHeads") {
         stop = seq.onSealed((b) => {
           subscription.push(
-            C.BlockCodec.encode(formatBlock(node.content({ kind: "sealed", block: b }), false, node.common)),
+            BlockCodec.encode(formatBlock(node.content({ kind: "sealed", block: b }), false, node.common)),
           );
         });
       } else if (kind === "logs") {
         const addresses = filterAddresses(filter?.address);
         stop = seq.onSealed((b) => {
           for (const log of logsOf(node.content({ kind: "sealed", block: b }), addresses, filter?.topics)) {
-            subscription.push(C.LogCodec.encode(log));
+            subscription.push(LogCodec.encode(log));
           }
         });
       } else if (kind === "newPendingTransactions") {
@@ -68,45 +56,5 @@ export function createNotificationHandlers(node: ChainNode): NotificationHandler
       return subscription.id;
     },
     eth_unsubscribe: ({ subscriptionId }, ctx) => ctx.subscriptions?.cancel(subscriptionId) ?? false,
-    eth_sendRawTransactionSync: async ({ transaction, timeoutMs }, ctx) => {
-      const limit = timeoutMs ?? SYNC_DEFAULT_TIMEOUT_MS;
-      if (!Number.isInteger(limit) || limit <= 0 || limit > SYNC_MAX_TIMEOUT_MS) {
-        throw new InvalidParamsError(
-          `invalid params: timeoutMs must be an integer between 1 and ${SYNC_MAX_TIMEOUT_MS}`,
-        );
-      }
-      const pooled = admitTransaction(node, transaction);
-      const hash = pooled.decoded.hash;
-      return new Promise<T.Receipt>((resolve, reject) => {
-        const finish = (fn: () => void) => {
-          clearTimeout(timer);
-          unsubscribe();
-          ctx.signal.removeEventListener("abort", onAbort);
-          fn();
-        };
-        const unsubscribe = seq.onSnapshot((p) => {
-          const idx = p.snapshot.transactionHashes.findIndex((h) => toHexRaw(h) === pooled.hashHex);
-          if (idx >= 0)
-            finish(() => resolve(formatReceipt(node.content({ kind: "pending", pending: p }), idx)));
-          else {
-            const reason = seq.dropped.get(pooled.hashHex);
-            if (reason !== undefined) finish(() => reject(new TransactionRejectedError(reason)));
-          }
-        });
-        const timer = setTimeout(
-          () =>
-            finish(() =>
-              reject(
-                new PreconfirmationTimeoutError(
-                  `transaction 0x${toHexRaw(hash)} was not pre-confirmed within ${limit} ms; it stays in the pool`,
-                ),
-              ),
-            ),
-          limit,
-        );
-        const onAbort = () => finish(() => reject(new RpcError(-32000, "request aborted")));
-        ctx.signal.addEventListener("abort", onAbort);
-      });
-    },
   };
 }

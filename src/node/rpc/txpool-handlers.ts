@@ -4,8 +4,8 @@
  * queued (behind a nonce gap).
  */
 import { getAddress } from "viem";
-import type { NodeHandlers } from "../../../generated/rpc/node.js";
-import type * as T from "../../../generated/rpc/types.js";
+import type { NodeHandlers } from "../../../generated/rpc/index.js";
+import type * as T from "../../../generated/rpc/index.js";
 import { bytesEqual, toHex } from "../../chain/index.js";
 import type { ChainNode } from "../chain-node.js";
 import type { PooledTransaction } from "../pool.js";

@@ -18,6 +18,7 @@ import {
   PreimageTrieDB,
   toHexRaw,
 } from "../../chain/index.js";
+import { NodeError } from "../errors.js";
 import type { HashSource } from "./sources.js";
 
 /** The block a call runs in. */
@@ -68,13 +69,15 @@ export interface CallOutcome {
   accessList?: AccessListEntry[];
 }
 
-export class IntrinsicGasError extends Error {
+/** The message's gas does not cover its intrinsic cost: nothing was executed. */
+export class IntrinsicGasError extends NodeError {
   constructor(
     readonly gas: bigint,
     readonly intrinsic: bigint,
   ) {
-    super(`intrinsic gas too low: gas ${gas}, minimum needed ${intrinsic}`);
-    this.name = "IntrinsicGasError";
+    super(`intrinsic gas too low: gas ${gas}, minimum needed ${intrinsic}`, "intrinsic-gas", {
+      details: { gas, intrinsic },
+    });
   }
 }
 

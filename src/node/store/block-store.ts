@@ -20,6 +20,7 @@ import {
   type Receipt,
   type ReceiptDetails,
 } from "../../chain/index.js";
+import { NodeError, type NodeErrorOptions } from "../errors.js";
 import { NodeTable } from "./node-table.js";
 import { decodeStoredReceipt, encodeStoredReceiptRlp } from "./receipt-codec.js";
 
@@ -36,10 +37,10 @@ export interface StoredBlock {
   size: bigint;
 }
 
-export class StoreMismatchError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "StoreMismatchError";
+/** The data directory holds another chain than the one asked for. */
+export class StoreMismatchError extends NodeError {
+  constructor(message: string, options?: NodeErrorOptions) {
+    super(message, "store-mismatch", options);
   }
 }
 

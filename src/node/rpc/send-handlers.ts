@@ -1,0 +1,80 @@
+/**
+ * Transaction submission: eth_sendRawTransaction (admission into the pool) and eth_sendRawTransactionSync
+ * (answers once the transaction is pre-confirmed in a flashblock snapshot). Admission's refusals are
+ * answered with -32000.
+ */
+import {
+  type NodeHandlers,
+  PreconfirmationTimeoutError,
+  TransactionRejectedError,
+} from "../../../generated/rpc/index.js";
+import type * as T from "../../../generated/rpc/index.js";
+import { toHexRaw } from "../../chain/index.js";
+import { InvalidParamsError, RpcError } from "../../rpc/index.js";
+import { admitTransaction } from "../admission.js";
+import type { ChainNode } from "../chain-node.js";
+import type { PooledTransaction } from "../pool.js";
+import { toNodeRpcError } from "./errors.js";
+import { formatReceipt } from "./format.js";
+
+/** Default and maximum wait of eth_sendRawTransactionSync. */
+export const SYNC_DEFAULT_TIMEOUT_MS = 6_000;
+export const SYNC_MAX_TIMEOUT_MS = 60_000;
+
+export type SendHandlers = Pick<NodeHandlers, "eth_sendRawTransaction" | "eth_sendRawTransactionSync">;
+
+export function createSendHandlers(node: ChainNode): SendHandlers {
+  const seq = node.sequencer;
+  const admit = (raw: Uint8Array): PooledTransaction => {
+    try {
+      return admitTransaction(node, raw);
+    } catch (e) {
+      throw toNodeRpcError(e);
+    }
+  };
+  return {
+    eth_sendRawTransaction({ transaction }) {
+      return admit(transaction).decoded.hash;
+    },
+    eth_sendRawTransactionSync: async ({ transaction, timeoutMs }, ctx) => {
+      const limit = timeoutMs ?? SYNC_DEFAULT_TIMEOUT_MS;
+      if (!Number.isInteger(limit) || limit <= 0 || limit > SYNC_MAX_TIMEOUT_MS) {
+        throw new InvalidParamsError(
+          `invalid params: timeoutMs must be an integer between 1 and ${SYNC_MAX_TIMEOUT_MS}`,
+        );
+      }
+      const pooled = admit(transaction);
+      const hash = pooled.decoded.hash;
+      return new Promise<T.Receipt>((resolve, reject) => {
+        const finish = (fn: () => void) => {
+          clearTimeout(timer);
+          unsubscribe();
+          ctx.signal.removeEventListener("abort", onAbort);
+          fn();
+        };
+        const unsubscribe = seq.onSnapshot((p) => {
+          const idx = p.snapshot.transactionHashes.findIndex((h) => toHexRaw(h) === pooled.hashHex);
+          if (idx >= 0)
+            finish(() => resolve(formatReceipt(node.content({ kind: "pending", pending: p }), idx)));
+          else {
+            const reason = seq.dropped.get(pooled.hashHex);
+            if (reason !== undefined) finish(() => reject(new TransactionRejectedError(reason)));
+          }
+        });
+        const timer = setTimeout(
+          () =>
+            finish(() =>
+              reject(
+                new PreconfirmationTimeoutError(
+                  `transaction 0x${toHexRaw(hash)} was not pre-confirmed within ${limit} ms; it stays in the pool`,
+                ),
+              ),
+            ),
+          limit,
+        );
+        const onAbort = () => finish(() => reject(new RpcError(-32000, "request aborted")));
+        ctx.signal.addEventListener("abort", onAbort);
+      });
+    },
+  };
+}
