@@ -15,132 +15,101 @@ export function refuse(
   throw new DroppedInputError("batches", `${field}: ${message}`, { field, offset, ...extra });
 }
 
-/** One RLP item: `[start, end)` is its payload; `next` is the offset just after it. */
-export interface RlpItem {
-  list: boolean;
-  start: number;
-  end: number;
-  next: number;
-}
-
-/** A reusable item, so hot loops read RLP without allocating. */
-export function newItem(): RlpItem {
-  return { list: false, start: 0, end: 0, next: 0 };
-}
-
 /**
- * Reads the RLP item at `pos` (which must end by `limit`) into `out`, refusing every non-canonical form as
- * Go's rlp package and alloy-rlp do: a single byte below 0x80 wrapped in a 0x81 header, long-form lengths
- * under 56 or with leading zero bytes, and lengths past `limit`. `base` is added to offsets in errors.
+ * A strict RLP reader over `buf`. Each read leaves the item it read in `isList`, `start` and `end` (its
+ * payload) and `next` (the offset just after it), so loops read without allocating. Every non-canonical form
+ * is refused, as Go's rlp package and alloy-rlp do: a single byte below 0x80 behind a 0x81 header, long-form
+ * lengths under 56 or with leading zero bytes, lengths past the limit. `base` is added to error offsets.
  */
-export function readItem(
-  buf: Uint8Array,
-  pos: number,
-  limit: number,
-  field: string,
-  base: number,
-  out: RlpItem,
-): RlpItem {
-  if (pos >= limit) refuse(field, base + pos, "unexpected end of data");
-  const b = buf[pos]!;
-  if (b < 0x80) {
-    out.list = false;
-    out.start = pos;
-    out.end = pos + 1;
-    out.next = pos + 1;
-    return out;
-  }
-  let list: boolean;
-  let len: number;
-  let start: number;
-  if (b <= 0xb7 || (b >= 0xc0 && b <= 0xf7)) {
-    list = b >= 0xc0;
-    len = b - (list ? 0xc0 : 0x80);
-    start = pos + 1;
-    if (!list && len === 1) {
-      if (start >= limit) refuse(field, base + pos, "unexpected end of data");
-      if (buf[start]! < 0x80)
-        refuse(field, base + pos, "non-canonical RLP: single byte below 0x80 has a header");
+export class RlpReader {
+  isList = false;
+  start = 0;
+  end = 0;
+  next = 0;
+
+  constructor(
+    readonly buf: Uint8Array,
+    readonly base = 0,
+  ) {}
+
+  /** Reads the item at `pos`, which must end by `limit`. */
+  item(pos: number, limit: number, field: string): this {
+    const buf = this.buf;
+    const at = this.base + pos;
+    if (pos >= limit) refuse(field, at, "unexpected end of data");
+    const b = buf[pos]!;
+    if (b < 0x80) {
+      this.isList = false;
+      this.start = pos;
+      this.end = this.next = pos + 1;
+      return this;
     }
-  } else {
-    list = b >= 0xf8;
-    const lenOfLen = b - (list ? 0xf7 : 0xb7);
-    if (pos + 1 + lenOfLen > limit) refuse(field, base + pos, "unexpected end of data in RLP length");
-    if (buf[pos + 1] === 0) refuse(field, base + pos, "non-canonical RLP: length has leading zero bytes");
-    // Lengths of more than 4 bytes exceed any buffer we hold: refuse before they lose precision.
-    if (lenOfLen > 4) refuse(field, base + pos, "RLP length exceeds the data");
-    len = 0;
-    for (let i = 0; i < lenOfLen; i++) len = len * 256 + buf[pos + 1 + i]!;
-    if (len < 56) refuse(field, base + pos, "non-canonical RLP: long form for a length under 56");
-    start = pos + 1 + lenOfLen;
+    let list: boolean;
+    let len: number;
+    let start: number;
+    if (b <= 0xb7 || (b >= 0xc0 && b <= 0xf7)) {
+      list = b >= 0xc0;
+      len = b - (list ? 0xc0 : 0x80);
+      start = pos + 1;
+      if (!list && len === 1) {
+        if (start >= limit) refuse(field, at, "unexpected end of data");
+        if (buf[start]! < 0x80) refuse(field, at, "non-canonical RLP: single byte below 0x80 has a header");
+      }
+    } else {
+      list = b >= 0xf8;
+      const lenOfLen = b - (list ? 0xf7 : 0xb7);
+      if (pos + 1 + lenOfLen > limit) refuse(field, at, "unexpected end of data in RLP length");
+      if (buf[pos + 1] === 0) refuse(field, at, "non-canonical RLP: length has leading zero bytes");
+      // Lengths of more than 4 bytes exceed any buffer we hold: refuse before they lose precision.
+      if (lenOfLen > 4) refuse(field, at, "RLP length exceeds the data");
+      len = 0;
+      for (let i = 0; i < lenOfLen; i++) len = len * 256 + buf[pos + 1 + i]!;
+      if (len < 56) refuse(field, at, "non-canonical RLP: long form for a length under 56");
+      start = pos + 1 + lenOfLen;
+    }
+    if (len > limit - start) refuse(field, at, "RLP length exceeds the data", { length: len });
+    this.isList = list;
+    this.start = start;
+    this.end = this.next = start + len;
+    return this;
   }
-  if (len > limit - start) refuse(field, base + pos, "RLP length exceeds the data", { length: len });
-  out.list = list;
-  out.start = start;
-  out.end = start + len;
-  out.next = start + len;
-  return out;
-}
 
-/** Reads a byte-string item (not a list). */
-export function readString(
-  buf: Uint8Array,
-  pos: number,
-  limit: number,
-  field: string,
-  base: number,
-  out: RlpItem,
-): RlpItem {
-  readItem(buf, pos, limit, field, base, out);
-  if (out.list) refuse(field, base + pos, "expected an RLP string, found a list");
-  return out;
-}
+  /** Reads a byte string (not a list). */
+  string(pos: number, limit: number, field: string): this {
+    if (this.item(pos, limit, field).isList)
+      refuse(field, this.base + pos, "expected an RLP string, found a list");
+    return this;
+  }
 
-/** Reads a list item. */
-export function readList(
-  buf: Uint8Array,
-  pos: number,
-  limit: number,
-  field: string,
-  base: number,
-  out: RlpItem,
-): RlpItem {
-  readItem(buf, pos, limit, field, base, out);
-  if (!out.list) refuse(field, base + pos, "expected an RLP list, found a string");
-  return out;
-}
+  /** Reads a list. */
+  list(pos: number, limit: number, field: string): this {
+    if (!this.item(pos, limit, field).isList)
+      refuse(field, this.base + pos, "expected an RLP list, found a string");
+    return this;
+  }
 
-/** Reads a canonical unsigned integer of at most `maxBytes` bytes (no leading zeros; zero is the empty string). */
-export function readUintItem(
-  buf: Uint8Array,
-  pos: number,
-  limit: number,
-  field: string,
-  base: number,
-  maxBytes: number,
-  out: RlpItem,
-): RlpItem {
-  readString(buf, pos, limit, field, base, out);
-  const n = out.end - out.start;
-  if (n > maxBytes) refuse(field, base + pos, `integer longer than ${maxBytes} bytes`);
-  if (n > 0 && buf[out.start] === 0) refuse(field, base + pos, "non-canonical RLP integer: leading zero");
-  return out;
-}
+  /** Reads a canonical unsigned integer of at most `maxBytes` bytes (no leading zero; zero is the empty string). */
+  uint(pos: number, limit: number, field: string, maxBytes: number): this {
+    this.string(pos, limit, field);
+    const n = this.end - this.start;
+    if (n > maxBytes) refuse(field, this.base + pos, `integer longer than ${maxBytes} bytes`);
+    if (n > 0 && this.buf[this.start] === 0)
+      refuse(field, this.base + pos, "non-canonical RLP integer: leading zero");
+    return this;
+  }
 
-/** Reads a byte string of exactly `size` bytes. */
-export function readFixedItem(
-  buf: Uint8Array,
-  pos: number,
-  limit: number,
-  field: string,
-  base: number,
-  size: number,
-  out: RlpItem,
-): RlpItem {
-  readString(buf, pos, limit, field, base, out);
-  if (out.end - out.start !== size)
-    refuse(field, base + pos, `expected ${size} bytes, found ${out.end - out.start}`);
-  return out;
+  /** Reads a byte string of exactly `size` bytes. */
+  fixed(pos: number, limit: number, field: string, size: number): this {
+    this.string(pos, limit, field);
+    if (this.end - this.start !== size)
+      refuse(field, this.base + pos, `expected ${size} bytes, found ${this.end - this.start}`);
+    return this;
+  }
+
+  /** The value of the unsigned integer just read. */
+  value(): bigint {
+    return bytesToBig(this.buf, this.start, this.end);
+  }
 }
 
 /** Big-endian bytes to bigint. */

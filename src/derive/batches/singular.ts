@@ -7,12 +7,7 @@ import {
   ByteWriter,
   U64_MAX,
   bigToMinimalBytes,
-  bytesToBig,
-  newItem,
-  readFixedItem,
-  readList,
-  readString,
-  readUintItem,
+  RlpReader,
   refuse,
   rlpHeaderSize,
   rlpStringSize,
@@ -25,38 +20,24 @@ import type { SingularBatch } from "./types.js";
  * caller's input, used in error details.
  */
 export function decodeSingularBatch(data: Uint8Array, base = 0): SingularBatch {
-  const it = newItem();
-  const outer = readList(data, 0, data.length, "singular.batch", base, it);
-  const end = outer.end;
-  let pos = outer.start;
-
-  readFixedItem(data, pos, end, "singular.parent_hash", base, 32, it);
-  const parentHash = data.slice(it.start, it.end);
-  pos = it.next;
-
-  readUintItem(data, pos, end, "singular.epoch_number", base, 8, it);
-  const epochNumber = bytesToBig(data, it.start, it.end);
-  pos = it.next;
-
-  readFixedItem(data, pos, end, "singular.epoch_hash", base, 32, it);
-  const epochHash = data.slice(it.start, it.end);
-  pos = it.next;
-
-  readUintItem(data, pos, end, "singular.timestamp", base, 8, it);
-  const timestamp = bytesToBig(data, it.start, it.end);
-  pos = it.next;
-
-  readList(data, pos, end, "singular.transactions", base, it);
-  const txEnd = it.end;
-  let txPos = it.start;
-  pos = it.next;
+  const r = new RlpReader(data, base);
+  const end = r.list(0, data.length, "singular.batch").end;
+  let pos = r.start;
+  r.fixed(pos, end, "singular.parent_hash", 32);
+  const parentHash = data.slice(r.start, r.end);
+  const epochNumber = r.uint(r.next, end, "singular.epoch_number", 8).value();
+  r.fixed(r.next, end, "singular.epoch_hash", 32);
+  const epochHash = data.slice(r.start, r.end);
+  const timestamp = r.uint(r.next, end, "singular.timestamp", 8).value();
+  r.list(r.next, end, "singular.transactions");
+  const txEnd = r.end;
+  const after = r.next;
   const transactions: Uint8Array[] = [];
-  while (txPos < txEnd) {
-    readString(data, txPos, txEnd, "singular.transactions", base, it);
-    transactions.push(data.slice(it.start, it.end));
-    txPos = it.next;
+  for (pos = r.start; pos < txEnd; pos = r.next) {
+    r.string(pos, txEnd, "singular.transactions");
+    transactions.push(data.slice(r.start, r.end));
   }
-  if (pos !== end) refuse("singular.batch", base + pos, "more than five fields in the batch list");
+  if (after !== end) refuse("singular.batch", base + after, "more than five fields in the batch list");
   return { type: "singular", parentHash, epochNumber, epochHash, timestamp, transactions };
 }
 

@@ -12,20 +12,7 @@
  * transaction rebuilt from a decoded batch re-encodes to the same bytes. Fee fields keep their exact bytes
  * (kona narrows legacy gas_price and EIP-1559 fees to 128 bits when rebuilding; op-node does not).
  */
-import {
-  ByteWriter,
-  type RlpItem,
-  U64_MAX,
-  bytesToBig,
-  newItem,
-  readFixedItem,
-  readItem,
-  readList,
-  readString,
-  readUintItem,
-  refuse,
-  rlpHeaderSize,
-} from "./bytes.js";
+import { ByteWriter, RlpReader, U64_MAX, refuse, rlpHeaderSize } from "./bytes.js";
 import { BatchEncodeError } from "./errors.js";
 import type { SpanBatchTransaction, SpanBatchTxType } from "./types.js";
 
@@ -53,72 +40,55 @@ export function readTxData(
     type = first;
     listPos = pos + 1;
   } else type = 0;
-  const it = newItem();
-  readList(buf, listPos, limit, field, base, it);
-  const end = it.end;
-  let p = it.start;
-  // value
-  p = readUintItem(buf, p, end, "span.tx.value", base, 32, it).next;
+  const r = new RlpReader(buf, base);
+  const end = r.list(listPos, limit, field).end;
+  r.uint(r.start, end, "span.tx.value", 32);
   if (type === 0 || type === 1) {
-    p = readUintItem(buf, p, end, "span.tx.gas_price", base, 32, it).next;
+    r.uint(r.next, end, "span.tx.gas_price", 32);
   } else {
-    p = readUintItem(buf, p, end, "span.tx.max_priority_fee_per_gas", base, 32, it).next;
-    p = readUintItem(buf, p, end, "span.tx.max_fee_per_gas", base, 32, it).next;
+    r.uint(r.next, end, "span.tx.max_priority_fee_per_gas", 32);
+    r.uint(r.next, end, "span.tx.max_fee_per_gas", 32);
   }
-  p = readString(buf, p, end, "span.tx.data", base, it).next;
-  if (type !== 0) p = checkAccessList(buf, p, end, base, it);
-  if (type === 4) p = checkAuthorizationList(buf, p, end, base, it);
+  let p = r.string(r.next, end, "span.tx.data").next;
+  if (type !== 0) p = checkAccessList(r, p, end);
+  if (type === 4) p = checkAuthorizationList(r, p, end);
   if (p !== end)
     refuse(field, base + p, `more than ${FIELD_COUNT[type]} fields in a type ${type} transaction`);
   return [type, end];
 }
 
-function checkAccessList(buf: Uint8Array, pos: number, limit: number, base: number, it: RlpItem): number {
+/** Checks an access list `[[address, [key, ...]], ...]` at `pos`; returns the offset after it. */
+function checkAccessList(r: RlpReader, pos: number, limit: number): number {
   const field = "span.tx.access_list";
-  readList(buf, pos, limit, field, base, it);
-  const next = it.next;
-  const end = it.end;
-  let p = it.start;
-  while (p < end) {
-    readList(buf, p, end, field, base, it);
-    const tupleEnd = it.end;
-    const tupleNext = it.next;
-    let q = readFixedItem(buf, it.start, tupleEnd, field, base, 20, it).next;
-    readList(buf, q, tupleEnd, field, base, it);
-    const keysEnd = it.end;
-    q = it.next;
-    let k = it.start;
-    while (k < keysEnd) k = readFixedItem(buf, k, keysEnd, field, base, 32, it).next;
-    if (q !== tupleEnd) refuse(field, base + q, "access list entry has more than two fields");
-    p = tupleNext;
+  const next = r.list(pos, limit, field).next;
+  const end = r.end;
+  for (let p = r.start; p < end;) {
+    const tupleEnd = r.list(p, end, field).end;
+    p = r.next;
+    r.fixed(r.start, tupleEnd, field, 20);
+    const keysEnd = r.list(r.next, tupleEnd, field).end;
+    const q = r.next;
+    for (let k = r.start; k < keysEnd; k = r.next) r.fixed(k, keysEnd, field, 32);
+    if (q !== tupleEnd) refuse(field, r.base + q, "access list entry has more than two fields");
   }
   return next;
 }
 
-function checkAuthorizationList(
-  buf: Uint8Array,
-  pos: number,
-  limit: number,
-  base: number,
-  it: RlpItem,
-): number {
+/** Checks an authorization list `[[chain_id, address, nonce, y_parity, r, s], ...]`; returns the offset after it. */
+function checkAuthorizationList(r: RlpReader, pos: number, limit: number): number {
   const field = "span.tx.authorization_list";
-  readList(buf, pos, limit, field, base, it);
-  const next = it.next;
-  const end = it.end;
-  let p = it.start;
-  while (p < end) {
-    readList(buf, p, end, field, base, it);
-    const tupleEnd = it.end;
-    const tupleNext = it.next;
-    let q = readUintItem(buf, it.start, tupleEnd, field, base, 32, it).next; // chain_id
-    q = readFixedItem(buf, q, tupleEnd, field, base, 20, it).next; // address
-    q = readUintItem(buf, q, tupleEnd, field, base, 8, it).next; // nonce
-    q = readUintItem(buf, q, tupleEnd, field, base, 1, it).next; // y_parity
-    q = readUintItem(buf, q, tupleEnd, field, base, 32, it).next; // r
-    q = readUintItem(buf, q, tupleEnd, field, base, 32, it).next; // s
-    if (q !== tupleEnd) refuse(field, base + q, "authorization has more than six fields");
-    p = tupleNext;
+  const next = r.list(pos, limit, field).next;
+  const end = r.end;
+  for (let p = r.start; p < end;) {
+    const tupleEnd = r.list(p, end, field).end;
+    p = r.next;
+    r.uint(r.start, tupleEnd, field, 32); // chain_id
+    r.fixed(r.next, tupleEnd, field, 20); // address
+    r.uint(r.next, tupleEnd, field, 8); // nonce
+    r.uint(r.next, tupleEnd, field, 1); // y_parity
+    r.uint(r.next, tupleEnd, field, 32); // r
+    r.uint(r.next, tupleEnd, field, 32); // s
+    if (r.next !== tupleEnd) refuse(field, r.base + r.next, "authorization has more than six fields");
   }
   return next;
 }
@@ -141,15 +111,13 @@ const LAYOUT: Record<SpanBatchTxType, readonly number[]> = {
 const MAX_FIELDS = 6;
 
 /** Records the [start, end) of each encoded field of a checked `tx_datas` element into `out` at `at`. */
-function txDataFields(data: Uint8Array, it: RlpItem, out: Int32Array, at: number): void {
-  readItem(data, data[0]! <= 0x7f ? 1 : 0, data.length, "span.tx_datas", 0, it);
-  let p = it.start;
-  const end = it.end;
-  for (let k = 0; p < end; k++) {
-    readItem(data, p, end, "span.tx_datas", 0, it);
+function txDataFields(data: Uint8Array, out: Int32Array, at: number): void {
+  const r = new RlpReader(data);
+  const end = r.item(data[0]! <= 0x7f ? 1 : 0, data.length, "span.tx_datas").end;
+  for (let p = r.start, k = 0; p < end; p = r.next, k++) {
+    r.item(p, end, "span.tx_datas");
     out[at + 2 * k] = p;
-    out[at + 2 * k + 1] = it.next;
-    p = it.next;
+    out[at + 2 * k + 1] = r.next;
   }
 }
 
@@ -256,12 +224,11 @@ export function spanTxsToSigned(txs: readonly SpanBatchTransaction[], chainId: b
   const fields = new Int32Array(n * 2 * MAX_FIELDS);
   const payloads = new Int32Array(n);
   const vs = new Array<bigint>(n);
-  const it = newItem();
   const chainSize = uintRlpSize(chainId);
   let total = 0;
   for (let t = 0; t < n; t++) {
     const tx = txs[t]!;
-    txDataFields(tx.data, it, fields, t * 2 * MAX_FIELDS);
+    txDataFields(tx.data, fields, t * 2 * MAX_FIELDS);
     const v =
       tx.type !== 0
         ? BigInt(tx.yParity)
@@ -339,26 +306,19 @@ export function signedToSpanTx(
   if (first >= 0xc0) type = 0;
   else if (first === 1 || first === 2 || first === 4) type = first;
   else return fail(`transaction type ${first} cannot be put in a span batch`);
-  const it = newItem();
-  const start = type === 0 ? 0 : 1;
-  let list: RlpItem;
+  const rd = new RlpReader(raw);
+  // Collect the top-level fields: [itemStart, itemNext, payloadStart, payloadEnd].
+  const fields: [number, number, number, number][] = [];
   try {
-    list = readList(raw, start, raw.length, "transaction", 0, it);
-  } catch (e) {
-    return fail(`invalid RLP: ${(e as Error).message}`);
-  }
-  if (list.next !== raw.length) fail("bytes after the transaction");
-  // Collect the top-level fields.
-  const fields: [number, number, number, number][] = []; // [itemStart, itemNext, payloadStart, payloadEnd]
-  let p = list.start;
-  const end = list.end;
-  try {
-    while (p < end) {
-      readItem(raw, p, end, "transaction", 0, it);
-      fields.push([p, it.next, it.start, it.end]);
-      p = it.next;
+    rd.list(type === 0 ? 0 : 1, raw.length, "transaction");
+    if (rd.next !== raw.length) fail("bytes after the transaction");
+    const end = rd.end;
+    for (let p = rd.start; p < end; p = rd.next) {
+      rd.item(p, end, "transaction");
+      fields.push([p, rd.next, rd.start, rd.end]);
     }
   } catch (e) {
+    if (e instanceof BatchEncodeError) throw e;
     return fail(`invalid RLP: ${(e as Error).message}`);
   }
   const expected = type === 0 ? 9 : type === 1 ? 11 : type === 2 ? 12 : 13;
@@ -367,11 +327,10 @@ export function signedToSpanTx(
   const rawField = (i: number) => raw.subarray(fields[i]![0], fields[i]![1]);
   const uint = (i: number, maxBytes: number, name: string): bigint => {
     try {
-      readUintItem(raw, fields[i]![0], fields[i]![1], name, 0, maxBytes, it);
+      return rd.uint(fields[i]![0], fields[i]![1], name, maxBytes).value();
     } catch (e) {
       return fail(`${name}: ${(e as Error).message}`);
     }
-    return bytesToBig(raw, fields[i]![2], fields[i]![3]);
   };
   const word = (i: number, name: string): Uint8Array => {
     uint(i, 32, name);
