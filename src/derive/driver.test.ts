@@ -205,7 +205,6 @@ describe("derive()", () => {
       daFootprintGasScalar: 0,
     });
     const expectedDeposit = encodeDepositTransaction({
-      kind: "deposit",
       sourceHash: userDepositSourceHash(c.l1.hashes[4]!, 0n),
       from: userDeposit.from,
       to: userDeposit.to,

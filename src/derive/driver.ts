@@ -27,14 +27,7 @@
  * max(origin − channel timeout, genesis L1), `origin` being the agreed head's L1 origin, as kona's and op-node's
  * fault-proof programs do; a start before Holocene is refused.
  */
-import {
-  type BlockHeader,
-  type L1ChainConfig,
-  OpFork,
-  type RollupConfig,
-  headerHash,
-  isForkActive,
-} from "../chain/index.js";
+import { type L1ChainConfig, OpFork, type RollupConfig, headerHash, isForkActive } from "../chain/index.js";
 import { type SystemConfig, applyConfigUpdates } from "./attributes/index.js";
 import { CriticalDeriveError, DataMissingError, type DroppedInputError } from "./errors.js";
 import type { DerivedPayloadAttributes } from "./attributes/builder.js";
@@ -263,7 +256,7 @@ interface AgreedBlock {
 async function l2Block(l2: L2Provider, config: DerivationConfig, number: bigint): Promise<AgreedBlock> {
   const block = await l2.blockByNumber(number);
   if (block === undefined) throw new DataMissingError("driver", "L2 block not available", { number });
-  const hash = headerHash(block.header as BlockHeader);
+  const hash = headerHash(block.header);
   if (!sameBytes(hash, block.hash) || block.header.number !== number) {
     throw new CriticalDeriveError("driver", "the L2 provider's block does not match its hash or number", {
       number,

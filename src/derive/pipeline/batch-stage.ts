@@ -76,8 +76,13 @@ export class BatchStage {
       return this.source.next() === "eof" ? EOF : NOT_ENOUGH_DATA;
     }
     const epoch = this.l1Blocks[0];
-    if (epoch === undefined)
-      throw new CriticalDeriveError("validation", "no L1 origin to check batches against");
+    if (epoch === undefined || this.l1Blocks.length < 2) {
+      // Past the safe head's origin, the window holds that origin and the next L1 block at least.
+      throw new CriticalDeriveError("validation", "too few L1 blocks buffered for the safe head", {
+        origin: origin.number,
+        buffered: this.l1Blocks.length,
+      });
+    }
     if (
       !(epoch.number === parent.l1Origin.number && sameHash(epoch.hash, parent.l1Origin.hash)) &&
       parent.l1Origin.number !== epoch.number - 1n
