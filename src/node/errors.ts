@@ -6,7 +6,12 @@
 import { type ErrorDetails, SuiteError } from "../errors/index.js";
 
 export type NodeErrorKind =
-  "config" | "store-mismatch" | "call-worker-exited" | "intrinsic-gas" | "transaction-not-admitted";
+  | "config"
+  | "store-mismatch"
+  | "call-worker-exited"
+  | "call-failed"
+  | "intrinsic-gas"
+  | "transaction-not-admitted";
 
 /** Structured fields and the cause of a node error. */
 export interface NodeErrorOptions {

@@ -17,5 +17,5 @@ export {
 export { main } from "./main.js";
 export { FLASHBLOCKS_PATH, createNodeServer } from "./server.js";
 export { StoreMismatchError } from "./store/block-store.js";
-export { CallWorkerExitedError } from "./calls/call-pool.js";
+export { CallFailedError, CallWorkerExitedError } from "./calls/call-pool.js";
 export { IntrinsicGasError } from "./state/call.js";

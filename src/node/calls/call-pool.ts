@@ -74,6 +74,13 @@ export class CallWorkerExitedError extends NodeError {
   }
 }
 
+/** The execution failed inside the worker with an error other than intrinsic gas; `details.name` is its class. */
+export class CallFailedError extends NodeError {
+  constructor(name: string, message: string) {
+    super(message, "call-failed", { details: { name } });
+  }
+}
+
 /** The overlay's entries from position `from` of its write order on: O(new entries). */
 function entriesFrom(overlay: PendingOverlay, from: number): [string, Uint8Array][] {
   const out: [string, Uint8Array][] = [];
@@ -252,7 +259,7 @@ export class CallPool implements CallExecutor {
       case "failed":
         // The worker may not have applied this job's overlay delta: send the next one in full.
         slot.overlay = undefined;
-        job.reject(Object.assign(new Error(reply.message), { name: reply.name }));
+        job.reject(new CallFailedError(reply.name, reply.message));
         break;
     }
     this.next(slot);
