@@ -30,7 +30,7 @@ export interface CheckResult {
 export class CheckSkipped extends ConformanceError<"check-skipped"> {
   override readonly name = "CheckSkipped";
   constructor(message: string, options: ConformanceErrorOptions = {}) {
-    super(message, "check-skipped", options);
+    super(message, { kind: "check-skipped", ...options });
   }
 }
 
@@ -38,7 +38,7 @@ export class CheckSkipped extends ConformanceError<"check-skipped"> {
 export class CheckFailed extends ConformanceError<"check-failed"> {
   override readonly name = "CheckFailed";
   constructor(message: string, options: ConformanceErrorOptions = {}) {
-    super(message, "check-failed", options);
+    super(message, { kind: "check-failed", ...options });
   }
 }
 
@@ -49,7 +49,8 @@ export class CheckTimeoutError extends ConformanceError<"check-timeout"> {
     readonly check: string,
     readonly timeoutMs: number,
   ) {
-    super(`${check} did not finish within ${timeoutMs} ms`, "check-timeout", {
+    super(`${check} did not finish within ${timeoutMs} ms`, {
+      kind: "check-timeout",
       details: { check, timeoutMs },
     });
   }

@@ -20,7 +20,7 @@ import { ConformanceError, type ConformanceErrorOptions } from "./errors.js";
 export class EnclaveConnectionError extends ConformanceError<"enclave-connection"> {
   override readonly name = "EnclaveConnectionError";
   constructor(message: string, options: ConformanceErrorOptions = {}) {
-    super(message, "enclave-connection", options);
+    super(message, { kind: "enclave-connection", ...options });
   }
 }
 

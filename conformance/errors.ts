@@ -2,7 +2,7 @@
  * The conformance suite's errors (the project's error model, src/errors). `ConformanceError` is the root;
  * the runner branches on the class (a check fails, is skipped or times out), never on the message text.
  */
-import { type ErrorDetails, SuiteError } from "../src/errors/index.js";
+import { SuiteError, type SuiteErrorOptions } from "../src/errors/index.js";
 
 export type ConformanceErrorKind =
   | "check-skipped"
@@ -14,18 +14,11 @@ export type ConformanceErrorKind =
   | "witness-file";
 
 /** What a concrete error passes besides its message: structured fields and the underlying error. */
-export interface ConformanceErrorOptions {
-  readonly details?: ErrorDetails;
-  readonly cause?: unknown;
-}
+export type ConformanceErrorOptions = Omit<SuiteErrorOptions<ConformanceErrorKind>, "kind">;
 
 /** Root of the conformance suite's errors. */
 export abstract class ConformanceError<
   Kind extends ConformanceErrorKind = ConformanceErrorKind,
 > extends SuiteError<Kind> {
   readonly package = "conformance";
-
-  constructor(message: string, kind: Kind, options: ConformanceErrorOptions = {}) {
-    super(message, { kind, details: options.details, cause: options.cause });
-  }
 }

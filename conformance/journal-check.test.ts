@@ -1,6 +1,6 @@
 /**
  * The suite's journal reconstruction against the enclave's own journal builder and signer
- * (enclave/proposals.ts buildProofResult, enclave/signer.ts): every proof it builds passes, for ranges
+ * (src/proof/proposals.ts buildProofResult, enclave/signer.ts): every proof it builds passes, for ranges
  * of 1, 2, 5 and 10 blocks and intervals 1, 2 and 5; a wrong image hash, another signer, another
  * proposer or a tampered root is reported.
  */

@@ -26,7 +26,7 @@ export type JsonRpcOutcome =
 export class JsonRpcEnvelopeError extends ConformanceError<"json-rpc-envelope"> {
   override readonly name = "JsonRpcEnvelopeError";
   constructor(message: string, options: ConformanceErrorOptions = {}) {
-    super(message, "json-rpc-envelope", options);
+    super(message, { kind: "json-rpc-envelope", ...options });
   }
 }
 

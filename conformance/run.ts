@@ -31,7 +31,7 @@ checks: ${allCheckIds.join(", ")}`;
 class UsageError extends ConformanceError<"usage"> {
   override readonly name = "UsageError";
   constructor(message: string) {
-    super(message, "usage");
+    super(message, { kind: "usage" });
   }
 }
 

@@ -31,7 +31,7 @@ export const BUILT_IN_CHAIN_ID = 8453n;
 export class WitnessFileError extends ConformanceError<"witness-file"> {
   override readonly name = "WitnessFileError";
   constructor(message: string, details: { readonly path?: string; readonly entry?: string } = {}) {
-    super(message, "witness-file", { details });
+    super(message, { kind: "witness-file", details });
   }
 }
 

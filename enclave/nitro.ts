@@ -18,7 +18,7 @@ import { type AttestationRequest, checkAttestationRequest, type SecurityModule }
 export class NitroUnavailableError extends EnclaveError<"nitro-unavailable"> {
   override readonly name = "NitroUnavailableError";
   constructor(message: string, options: { readonly cause?: unknown } = {}) {
-    super(message, "nitro-unavailable", options);
+    super(message, { kind: "nitro-unavailable", ...options });
   }
 }
 
@@ -26,7 +26,7 @@ export class NitroUnavailableError extends EnclaveError<"nitro-unavailable"> {
 export class NitroRandomSourceError extends EnclaveError<"nitro-random-source"> {
   override readonly name = "NitroRandomSourceError";
   constructor(message: string) {
-    super(message, "nitro-random-source");
+    super(message, { kind: "nitro-random-source" });
   }
 }
 

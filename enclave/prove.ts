@@ -25,7 +25,7 @@ export interface RangeExecutor {
 export class StageUnavailableError extends EnclaveError<"stage-unavailable"> {
   override readonly name = "StageUnavailableError";
   constructor(message: string, details: { readonly stage: string }) {
-    super(message, "stage-unavailable", { details });
+    super(message, { kind: "stage-unavailable", details });
   }
 }
 

@@ -33,7 +33,7 @@ export class AttestationInputTooLargeError extends EnclaveError<"attestation-inp
     message: string,
     details: { readonly input: string; readonly length: number; readonly limit: number },
   ) {
-    super(message, "attestation-input-too-large", { details });
+    super(message, { kind: "attestation-input-too-large", details });
   }
 }
 

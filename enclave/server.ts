@@ -72,7 +72,7 @@ export class EnclaveBusyError extends EnclaveError<"busy"> {
     message: string,
     details: { readonly announced: number; readonly admitted: number; readonly budget: number },
   ) {
-    super(message, "busy", { details });
+    super(message, { kind: "busy", details });
   }
 }
 

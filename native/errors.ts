@@ -3,7 +3,7 @@
  * branch on the class or on `kind`, never on the message text. One exception keeps its built-in base:
  * `VsockArgumentError` is a RangeError (a bad argument, as Node's own socket calls report it).
  */
-import { type ErrorDetails, SuiteError } from "../src/errors/index.js";
+import { SuiteError, type SuiteErrorOptions } from "../src/errors/index.js";
 
 export type NativeErrorKind =
   | "addon-not-built"
@@ -19,16 +19,9 @@ export type NativeErrorKind =
   | "nsm-unexpected-response";
 
 /** What a concrete error passes besides its message: structured fields and the underlying error. */
-export interface NativeErrorOptions {
-  readonly details?: ErrorDetails;
-  readonly cause?: unknown;
-}
+export type NativeErrorOptions = Omit<SuiteErrorOptions<NativeErrorKind>, "kind">;
 
 /** Root of the native addons' errors. */
 export abstract class NativeError<Kind extends NativeErrorKind = NativeErrorKind> extends SuiteError<Kind> {
   readonly package = "native";
-
-  constructor(message: string, kind: Kind, options: NativeErrorOptions = {}) {
-    super(message, { kind, details: options.details, cause: options.cause });
-  }
 }

@@ -9,7 +9,7 @@ import { NativeError } from "./errors.js";
 export class NativeAddonNotBuiltError extends NativeError<"addon-not-built"> {
   override readonly name = "NativeAddonNotBuiltError";
   constructor(message: string, details: { readonly addon: string; readonly path: string }) {
-    super(message, "addon-not-built", { details });
+    super(message, { kind: "addon-not-built", details });
   }
 }
 

@@ -50,7 +50,8 @@ export class NsmDeviceUnavailableError extends NativeError<"nsm-device-unavailab
     readonly code: string,
     options: { readonly cause?: unknown } = {},
   ) {
-    super(`cannot open the NSM device ${path}: ${code}`, "nsm-device-unavailable", {
+    super(`cannot open the NSM device ${path}: ${code}`, {
+      kind: "nsm-device-unavailable",
       details: { path, code },
       cause: options.cause,
     });
@@ -64,7 +65,7 @@ export class NsmIoctlError extends NativeError<"nsm-ioctl"> {
     readonly code: string,
     options: { readonly cause?: unknown } = {},
   ) {
-    super(`NSM ioctl failed: ${code}`, "nsm-ioctl", { details: { code }, cause: options.cause });
+    super(`NSM ioctl failed: ${code}`, { kind: "nsm-ioctl", details: { code }, cause: options.cause });
   }
 }
 
@@ -75,14 +76,14 @@ export class NsmError extends NativeError<"nsm-error"> {
     readonly request: NsmRequest["kind"],
     readonly code: NsmErrorCode,
   ) {
-    super(`the NSM refused ${request}: ${code}`, "nsm-error", { details: { request, code } });
+    super(`the NSM refused ${request}: ${code}`, { kind: "nsm-error", details: { request, code } });
   }
 }
 
 export class NsmDeviceClosedError extends NativeError<"nsm-device-closed"> {
   override readonly name = "NsmDeviceClosedError";
   constructor(message: string) {
-    super(message, "nsm-device-closed");
+    super(message, { kind: "nsm-device-closed" });
   }
 }
 
@@ -90,7 +91,7 @@ export class NsmDeviceClosedError extends NativeError<"nsm-device-closed"> {
 export class NsmUnexpectedResponseError extends NativeError<"nsm-unexpected-response"> {
   override readonly name = "NsmUnexpectedResponseError";
   constructor(message: string, details: { readonly request: NsmRequest["kind"]; readonly answered: string }) {
-    super(message, "nsm-unexpected-response", { details });
+    super(message, { kind: "nsm-unexpected-response", details });
   }
 }
 

@@ -46,14 +46,14 @@ export type NsmResponse =
 export class NsmRequestEncodeError extends NativeError<"nsm-request-encode"> {
   override readonly name = "NsmRequestEncodeError";
   constructor(message: string, details: { readonly request: NsmRequest["kind"] }) {
-    super(message, "nsm-request-encode", { details });
+    super(message, { kind: "nsm-request-encode", details });
   }
 }
 
 export class NsmResponseDecodeError extends NativeError<"nsm-response-decode"> {
   override readonly name = "NsmResponseDecodeError";
   constructor(message: string, options: { readonly cause?: unknown } = {}) {
-    super(message, "nsm-response-decode", options);
+    super(message, { kind: "nsm-response-decode", ...options });
   }
 }
 

@@ -33,7 +33,7 @@ export class VsockArgumentError extends RangeError {
 export class VsockForbiddenError extends NativeError<"vsock-forbidden"> {
   override readonly name = "VsockForbiddenError";
   constructor(message: string, options: { readonly cause?: unknown } = {}) {
-    super(message, "vsock-forbidden", options);
+    super(message, { kind: "vsock-forbidden", ...options });
   }
 }
 
@@ -46,7 +46,7 @@ export class VsockSystemError extends NativeError<"vsock-system"> {
     message: string,
     options: { readonly cause?: unknown } = {},
   ) {
-    super(message, "vsock-system", { details: { syscall, code }, cause: options.cause });
+    super(message, { kind: "vsock-system", details: { syscall, code }, cause: options.cause });
   }
 }
 

@@ -36,7 +36,7 @@ export class StreamHandleError extends NativeError<"stream-handle"> {
     readonly syscall: string,
     readonly code: string,
   ) {
-    super(`${syscall} failed: ${code}`, "stream-handle", { details: { syscall, code } });
+    super(`${syscall} failed: ${code}`, { kind: "stream-handle", details: { syscall, code } });
   }
 }
 

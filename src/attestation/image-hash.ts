@@ -13,7 +13,8 @@ export const PCR0_LENGTH = 48;
 export class Pcr0LengthError extends AttestationError<"pcr0-length"> {
   override readonly name = "Pcr0LengthError";
   constructor(readonly length: number) {
-    super(`PCR0 must be ${PCR0_LENGTH} bytes, got ${length}: aborting start-up`, "pcr0-length", {
+    super(`PCR0 must be ${PCR0_LENGTH} bytes, got ${length}: aborting start-up`, {
+      kind: "pcr0-length",
       details: { length },
     });
   }

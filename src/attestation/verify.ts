@@ -55,7 +55,7 @@ export interface AttestationDocument {
 export class AttestationFormatError extends AttestationError<"format"> {
   override readonly name = "AttestationFormatError";
   constructor(message: string, options: AttestationErrorOptions = {}) {
-    super(message, "format", options);
+    super(message, { kind: "format", ...options });
   }
 }
 
@@ -63,7 +63,7 @@ export class AttestationFormatError extends AttestationError<"format"> {
 export class AttestationPolicyError extends AttestationError<"policy"> {
   override readonly name = "AttestationPolicyError";
   constructor(message: string, options: AttestationErrorOptions = {}) {
-    super(message, "policy", options);
+    super(message, { kind: "policy", ...options });
   }
 }
 

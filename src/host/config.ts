@@ -40,7 +40,7 @@ export class HostConfigError extends HostError<"config"> {
     details: { readonly flag?: string } = {},
     options: { readonly cause?: unknown } = {},
   ) {
-    super(message, "config", { details, cause: options.cause });
+    super(message, { kind: "config", details, cause: options.cause });
   }
 }
 

@@ -34,7 +34,7 @@ export class EnclaveAddressError extends HostError<"enclave-address"> {
     details: { readonly address: string },
     options: { readonly cause?: unknown } = {},
   ) {
-    super(message, "enclave-address", { details, cause: options.cause });
+    super(message, { kind: "enclave-address", details, cause: options.cause });
   }
 }
 

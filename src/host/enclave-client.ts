@@ -17,7 +17,8 @@ export class EnclaveRefusedError extends HostError<"enclave-refused"> {
     readonly enclave: string,
     readonly enclaveMessage: string,
   ) {
-    super(`enclave ${enclave}: ${enclaveMessage}`, "enclave-refused", {
+    super(`enclave ${enclave}: ${enclaveMessage}`, {
+      kind: "enclave-refused",
       details: { enclave, enclaveMessage },
     });
   }
@@ -30,7 +31,10 @@ export class UnexpectedEnclaveResponseError extends HostError<"unexpected-enclav
     readonly enclave: string,
     reason: string,
   ) {
-    super(`enclave ${enclave}: ${reason}`, "unexpected-enclave-response", { details: { enclave, reason } });
+    super(`enclave ${enclave}: ${reason}`, {
+      kind: "unexpected-enclave-response",
+      details: { enclave, reason },
+    });
   }
 }
 

@@ -3,7 +3,7 @@
  * branch on the class or on `kind`, never on the message text. JSON-RPC codes are assigned only in the
  * handlers (handlers.ts), where an error leaves the server.
  */
-import { type ErrorDetails, SuiteError } from "../errors/index.js";
+import { SuiteError, type SuiteErrorOptions } from "../errors/index.js";
 
 export type HostErrorKind =
   | "config"
@@ -20,16 +20,9 @@ export type HostErrorKind =
   | "proof-cancelled";
 
 /** What a concrete error passes besides its message: structured fields and the underlying error. */
-export interface HostErrorOptions {
-  readonly details?: ErrorDetails;
-  readonly cause?: unknown;
-}
+export type HostErrorOptions = Omit<SuiteErrorOptions<HostErrorKind>, "kind">;
 
 /** Root of the prover host's errors. */
 export abstract class HostError<Kind extends HostErrorKind = HostErrorKind> extends SuiteError<Kind> {
   readonly package = "host";
-
-  constructor(message: string, kind: Kind, options: HostErrorOptions = {}) {
-    super(message, { kind, details: options.details, cause: options.cause });
-  }
 }

@@ -33,7 +33,7 @@ export interface ProofServiceOptions {
 export class InvalidProofRequestError extends HostError<"invalid-proof-request"> {
   override readonly name = "InvalidProofRequestError";
   constructor(message: string, details: { readonly field: string }) {
-    super(message, "invalid-proof-request", { details });
+    super(message, { kind: "invalid-proof-request", details });
   }
 }
 
@@ -41,7 +41,7 @@ export class InvalidProofRequestError extends HostError<"invalid-proof-request">
 export class InvalidProofResultError extends HostError<"invalid-proof-result"> {
   override readonly name = "InvalidProofResultError";
   constructor(message: string, details: { readonly signatureLength: number }) {
-    super(message, "invalid-proof-result", { details });
+    super(message, { kind: "invalid-proof-result", details });
   }
 }
 
@@ -53,7 +53,8 @@ export class ProofTimeoutError extends HostError<"proof-timeout"> {
     readonly seconds: number,
     options: { readonly cause?: unknown } = {},
   ) {
-    super(`proof request for L2 block ${block} timed out after ${seconds} s`, "proof-timeout", {
+    super(`proof request for L2 block ${block} timed out after ${seconds} s`, {
+      kind: "proof-timeout",
       details: { block, seconds },
       cause: options.cause,
     });
@@ -67,7 +68,8 @@ export class ProofCancelledError extends HostError<"proof-cancelled"> {
     readonly block: bigint,
     options: { readonly cause?: unknown } = {},
   ) {
-    super(`proof request for L2 block ${block} was cancelled`, "proof-cancelled", {
+    super(`proof request for L2 block ${block} was cancelled`, {
+      kind: "proof-cancelled",
       details: { block },
       cause: options.cause,
     });

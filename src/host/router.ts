@@ -16,7 +16,7 @@ import type { SignerRegistry } from "./signer-registry.js";
 export class NoValidSignerError extends HostError<"no-valid-signer"> {
   override readonly name = "NoValidSignerError";
   constructor(message: string, details: { readonly registry: string; readonly skipped: readonly string[] }) {
-    super(message, "no-valid-signer", { details });
+    super(message, { kind: "no-valid-signer", details });
   }
 }
 

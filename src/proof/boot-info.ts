@@ -46,11 +46,10 @@ export interface BootInfo {
 export class MissingBootKeyError extends ProofError<"missing-boot-key"> {
   override readonly name = "MissingBootKeyError";
   constructor(readonly index: number) {
-    super(
-      `missing boot information: local key ${index} (${BOOT_KEY_NAMES[index] ?? "unknown"})`,
-      "missing-boot-key",
-      { details: { index } },
-    );
+    super(`missing boot information: local key ${index} (${BOOT_KEY_NAMES[index] ?? "unknown"})`, {
+      kind: "missing-boot-key",
+      details: { index },
+    });
   }
 }
 
@@ -58,7 +57,7 @@ export class MissingBootKeyError extends ProofError<"missing-boot-key"> {
 export class InvalidBootInfoError extends ProofError<"invalid-boot-info"> {
   override readonly name = "InvalidBootInfoError";
   constructor(message: string, details: { readonly key: string }) {
-    super(message, "invalid-boot-info", { details });
+    super(message, { kind: "invalid-boot-info", details });
   }
 }
 

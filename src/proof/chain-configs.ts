@@ -7,13 +7,10 @@ import { ProofError } from "./errors.js";
 export class UnsupportedChainError extends ProofError<"unsupported-chain"> {
   override readonly name = "UnsupportedChainError";
   constructor(readonly chainId: bigint) {
-    super(
-      `UnsupportedChain: chain id ${chainId} is not in the enclave's config-hash table`,
-      "unsupported-chain",
-      {
-        details: { chainId },
-      },
-    );
+    super(`UnsupportedChain: chain id ${chainId} is not in the enclave's config-hash table`, {
+      kind: "unsupported-chain",
+      details: { chainId },
+    });
   }
 }
 

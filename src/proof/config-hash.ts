@@ -3,28 +3,15 @@
  * 212-byte big-endian encoding of the chain's genesis configuration.
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
+import type { ChainGenesisFacts } from "../chain/index.js";
 import { ProofError } from "./errors.js";
 
-/** The genesis facts the config hash commits to. */
-export interface ChainGenesisConfig {
-  readonly chainId: bigint;
-  /** genesis.l1.hash */
-  readonly l1GenesisHash: Uint8Array;
-  /** genesis.l2.hash */
-  readonly l2GenesisHash: Uint8Array;
-  /** genesis.l2_time */
-  readonly l2GenesisTime: bigint;
-  /** genesis.system_config.batcherAddr */
-  readonly batcherAddress: Uint8Array;
-  /** genesis.system_config.scalar (32 bytes) */
-  readonly scalar: Uint8Array;
-  /** genesis.system_config.gasLimit */
-  readonly gasLimit: bigint;
-  /** Addresses.OptimismPortalProxy (the deposit contract) */
-  readonly depositContractAddress: Uint8Array;
-  /** Addresses.SystemConfigProxy */
-  readonly systemConfigAddress: Uint8Array;
-}
+/**
+ * The genesis facts the config hash commits to: src/chain's ChainGenesisFacts (chain id, genesis.l1.hash,
+ * genesis.l2.hash, genesis.l2_time, the genesis system config's batcherAddr, scalar and gasLimit, and the
+ * OptimismPortalProxy and SystemConfigProxy addresses).
+ */
+export type ChainGenesisConfig = ChainGenesisFacts;
 
 /** Version of the encoding (the first u64). */
 export const CONFIG_HASH_VERSION = 0n;
@@ -34,7 +21,7 @@ export const CONFIG_ENCODING_LENGTH = 212;
 export class ConfigEncodingError extends ProofError<"config-encoding"> {
   override readonly name = "ConfigEncodingError";
   constructor(message: string, details: { readonly field: string }) {
-    super(message, "config-encoding", { details });
+    super(message, { kind: "config-encoding", details });
   }
 }
 

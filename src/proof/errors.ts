@@ -2,7 +2,7 @@
  * The proof library's errors (the project's error model, src/errors). `ProofError` is the root; callers
  * branch on the class or on `kind`, never on the message text.
  */
-import { type ErrorDetails, SuiteError } from "../errors/index.js";
+import { SuiteError, type SuiteErrorOptions } from "../errors/index.js";
 
 export type ProofErrorKind =
   | "missing-boot-key"
@@ -15,16 +15,9 @@ export type ProofErrorKind =
   | "listen-address";
 
 /** What a concrete error passes besides its message: structured fields and the underlying error. */
-export interface ProofErrorOptions {
-  readonly details?: ErrorDetails;
-  readonly cause?: unknown;
-}
+export type ProofErrorOptions = Omit<SuiteErrorOptions<ProofErrorKind>, "kind">;
 
 /** Root of the proof library's errors. */
 export abstract class ProofError<Kind extends ProofErrorKind = ProofErrorKind> extends SuiteError<Kind> {
   readonly package = "proof";
-
-  constructor(message: string, kind: Kind, options: ProofErrorOptions = {}) {
-    super(message, { kind, details: options.details, cause: options.cause });
-  }
 }

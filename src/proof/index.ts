@@ -34,7 +34,7 @@ export {
   encodeChainConfig,
 } from "./config-hash.js";
 export { configHashFor, supportedChainIds, UnsupportedChainError } from "./chain-configs.js";
-export { BUILT_IN_CHAINS, type BuiltInChain, DEV_CHAIN_ID } from "./built-in-chains.js";
+export { BUILT_IN_CHAINS, type BuiltInChain } from "./built-in-chains.js";
 export { devChainGenesisConfig, ecotoneScalar } from "./dev-chain.js";
 export {
   chainsOfRegistry,

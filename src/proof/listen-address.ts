@@ -11,7 +11,7 @@ export type ListenAddress =
 export class ListenAddressError extends ProofError<"listen-address"> {
   override readonly name = "ListenAddressError";
   constructor(message: string, details: { readonly address: string }) {
-    super(message, "listen-address", { details });
+    super(message, { kind: "listen-address", details });
   }
 }
 

@@ -32,7 +32,7 @@ export interface ProposalContext {
 export class OutputRootMismatchError extends ProofError<"output-root-mismatch"> {
   override readonly name = "OutputRootMismatchError";
   constructor(message: string, details: { readonly claimedBlock: bigint; readonly lastBlock?: bigint }) {
-    super(message, "output-root-mismatch", { details });
+    super(message, { kind: "output-root-mismatch", details });
   }
 }
 

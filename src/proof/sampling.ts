@@ -12,7 +12,7 @@ export class SamplingError extends ProofError<"sampling"> {
     message: string,
     details: { readonly interval?: bigint; readonly blockCount?: number; readonly block?: bigint },
   ) {
-    super(message, "sampling", { details });
+    super(message, { kind: "sampling", details });
   }
 }
 

@@ -7,7 +7,7 @@ import { ProofError } from "./errors.js";
 export class SuperchainConfigError extends ProofError<"superchain-config"> {
   override readonly name = "SuperchainConfigError";
   constructor(message: string, details: { readonly field?: string; readonly chainId?: bigint } = {}) {
-    super(message, "superchain-config", { details });
+    super(message, { kind: "superchain-config", details });
   }
 }
 

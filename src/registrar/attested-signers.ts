@@ -31,7 +31,7 @@ export interface AttestedSigner {
 export class AttestationMismatchError extends RegistrarError<"attestation-mismatch"> {
   override readonly name = "AttestationMismatchError";
   constructor(message: string) {
-    super(message, "attestation-mismatch");
+    super(message, { kind: "attestation-mismatch" });
   }
 }
 
@@ -43,7 +43,7 @@ export class AttestationRefusedError extends RegistrarError<"attestation-refused
     details: { readonly enclave: number },
     options: { readonly cause?: unknown } = {},
   ) {
-    super(message, "attestation-refused", { details, cause: options.cause });
+    super(message, { kind: "attestation-refused", details, cause: options.cause });
   }
 }
 

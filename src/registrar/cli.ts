@@ -61,7 +61,7 @@ Exit status: 0 done, 1 refused (an attestation that does not verify, a registry 
 export class RegistrarUsageError extends RegistrarError<"usage"> {
   override readonly name = "RegistrarUsageError";
   constructor(message: string, details: { readonly flag?: string; readonly command?: string } = {}) {
-    super(message, "usage", { details });
+    super(message, { kind: "usage", details });
   }
 }
 

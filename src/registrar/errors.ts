@@ -2,7 +2,7 @@
  * The registrar's errors (the project's error model, src/errors). `RegistrarError` is the root; callers
  * branch on the class or on `kind`, never on the message text.
  */
-import { type ErrorDetails, SuiteError } from "../errors/index.js";
+import { SuiteError, type SuiteErrorOptions } from "../errors/index.js";
 
 export type RegistrarErrorKind =
   | "usage"
@@ -12,18 +12,11 @@ export type RegistrarErrorKind =
   | "registry-transaction-reverted";
 
 /** What a concrete error passes besides its message: structured fields and the underlying error. */
-export interface RegistrarErrorOptions {
-  readonly details?: ErrorDetails;
-  readonly cause?: unknown;
-}
+export type RegistrarErrorOptions = Omit<SuiteErrorOptions<RegistrarErrorKind>, "kind">;
 
 /** Root of the registrar's errors. */
 export abstract class RegistrarError<
   Kind extends RegistrarErrorKind = RegistrarErrorKind,
 > extends SuiteError<Kind> {
   readonly package = "registrar";
-
-  constructor(message: string, kind: Kind, options: RegistrarErrorOptions = {}) {
-    super(message, { kind, details: options.details, cause: options.cause });
-  }
 }

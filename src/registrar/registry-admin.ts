@@ -35,7 +35,7 @@ export class RegistryWriteError extends RegistrarError<"registry-write"> {
     details: { readonly functionName: string; readonly transactionHash?: Hex },
     options: { readonly cause?: unknown } = {},
   ) {
-    super(message, "registry-write", { details, cause: options.cause });
+    super(message, { kind: "registry-write", details, cause: options.cause });
   }
 }
 
@@ -43,7 +43,7 @@ export class RegistryWriteError extends RegistrarError<"registry-write"> {
 export class RegistryTransactionRevertedError extends RegistrarError<"registry-transaction-reverted"> {
   override readonly name = "RegistryTransactionRevertedError";
   constructor(message: string, details: { readonly functionName: string; readonly transactionHash: Hex }) {
-    super(message, "registry-transaction-reverted", { details });
+    super(message, { kind: "registry-transaction-reverted", details });
   }
 }
 

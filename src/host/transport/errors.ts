@@ -9,7 +9,8 @@ export class EnclaveTransportError extends HostError<"enclave-transport"> {
     readonly reason: string,
     options: { readonly cause?: unknown } = {},
   ) {
-    super(`enclave ${enclave}: ${reason}`, "enclave-transport", {
+    super(`enclave ${enclave}: ${reason}`, {
+      kind: "enclave-transport",
       details: { enclave, reason },
       cause: options.cause,
     });
@@ -20,7 +21,7 @@ export class EnclaveTransportError extends HostError<"enclave-transport"> {
 export class EnclaveCallAbortedError extends HostError<"enclave-call-aborted"> {
   override readonly name = "EnclaveCallAbortedError";
   constructor(readonly enclave: string) {
-    super(`enclave ${enclave}: call aborted`, "enclave-call-aborted", { details: { enclave } });
+    super(`enclave ${enclave}: call aborted`, { kind: "enclave-call-aborted", details: { enclave } });
   }
 }
 
@@ -35,8 +36,7 @@ export class VsockUnavailableError extends HostError<"vsock-unavailable"> {
     super(
       `cannot reach enclave ${address}: vsock needs the AF_VSOCK native addon: ${reason}; ` +
         `or run the enclaves in local mode and pass their Unix socket paths or 127.0.0.1:<port> addresses`,
-      "vsock-unavailable",
-      { details: { address, reason }, cause: options.cause },
+      { kind: "vsock-unavailable", details: { address, reason }, cause: options.cause },
     );
   }
 }
