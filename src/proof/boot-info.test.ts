@@ -1,11 +1,18 @@
 import { describe, expect, it } from "vitest";
+import { PreimageStore } from "../chain/index.js";
 import {
+  type BootInfo,
+  bootInfoPreimages,
+  bootPreimageKey,
   BootKey,
   InvalidBootInfoError,
+  isBootPreimageKey,
   localBootKey,
   MissingBootKeyError,
   readBootInfo,
 } from "./boot-info.js";
+import { ProofError } from "./errors.js";
+import { preimageKeyBytes } from "./preimages.js";
 
 function u64be(value: bigint): Uint8Array {
   const out = new Uint8Array(8);
@@ -76,5 +83,57 @@ describe("boot information", () => {
     const zero = fullBoot();
     zero.set(BootKey.IntermediateBlockInterval, u64be(0n));
     expect(() => readBootInfo(lookup(zero))).toThrow(/interval must be at least 1/);
+  });
+
+  it("the writer's preimages read back to the same boot information, keys 1-5 and 8-10 in order", () => {
+    const info: BootInfo = {
+      l1Head: new Uint8Array(32).fill(1),
+      l1HeadNumber: 19_000_001n,
+      agreedOutputRoot: new Uint8Array(32).fill(3),
+      claimedOutputRoot: new Uint8Array(32).fill(4),
+      claimedL2BlockNumber: 2n ** 40n + 5n,
+      chainId: 84532n,
+      proposer: new Uint8Array(20).fill(6),
+      intermediateBlockInterval: 7n,
+    };
+    const preimages = bootInfoPreimages(info);
+    const order = [1, 2, 3, 4, 5, 8, 9, 10];
+    expect(preimages.map(([key]) => order.findIndex((index) => isBootPreimageKey(key, index)))).toEqual([
+      0, 1, 2, 3, 4, 5, 6, 7,
+    ]);
+    const store = new PreimageStore();
+    for (const [key, value] of preimages) store.put(preimageKeyBytes(key), value);
+    expect(readBootInfo(store)).toEqual(info);
+    // The values are copies: changing the input afterwards changes no preimage.
+    info.l1Head.fill(9);
+    expect(preimages[0]?.[1]).toEqual(new Uint8Array(32).fill(1));
+  });
+
+  it("a boot preimage key is the 32-byte local key without its type byte", () => {
+    const key = bootPreimageKey(BootKey.L1HeadNumber);
+    expect(key.keyType).toBe("Local");
+    expect(preimageKeyBytes(key)).toEqual(localBootKey(BootKey.L1HeadNumber));
+    expect(isBootPreimageKey(key, BootKey.L1HeadNumber)).toBe(true);
+    expect(isBootPreimageKey(key, BootKey.L1Head)).toBe(false);
+    expect(isBootPreimageKey({ keyType: "Keccak256", data: key.data }, BootKey.L1HeadNumber)).toBe(false);
+  });
+
+  it("its errors are ProofErrors with a kind and the key in their details", () => {
+    const values = fullBoot();
+    values.delete(BootKey.Proposer);
+    const missing = (() => {
+      try {
+        readBootInfo(lookup(values));
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(missing).toBeInstanceOf(ProofError);
+    expect(missing).toMatchObject({ package: "proof", kind: "missing-boot-key", details: { index: 8 } });
+    const zero = fullBoot();
+    zero.set(BootKey.IntermediateBlockInterval, u64be(0n));
+    expect(() => readBootInfo(lookup(zero))).toThrow(
+      expect.objectContaining({ kind: "invalid-boot-info", details: { key: "IntermediateBlockInterval" } }),
+    );
   });
 });

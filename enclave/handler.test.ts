@@ -1,0 +1,22 @@
+/** The Error response text: chosen by the failure's class, never by its message text. */
+import { describe, expect, it } from "vitest";
+import { MissingBootKeyError, UnsupportedChainError } from "../src/proof/index.js";
+import { errorMessage } from "./handler.js";
+import { StageUnavailableError } from "./prove.js";
+
+describe("errorMessage", () => {
+  it("keeps UnsupportedChain's own message and prefixes every other error with its class name", () => {
+    expect(errorMessage(new UnsupportedChainError(902n))).toBe(
+      "UnsupportedChain: chain id 902 is not in the enclave's config-hash table",
+    );
+    expect(errorMessage(new MissingBootKeyError(5))).toBe(
+      "MissingBootKeyError: missing boot information: local key 5 (L2ChainId)",
+    );
+    expect(errorMessage(new StageUnavailableError("not built", { stage: "derivation" }))).toBe(
+      "StageUnavailableError: not built",
+    );
+    // A message that merely starts like the spec's refusal is not one.
+    expect(errorMessage(new Error("UnsupportedChain: spoofed"))).toBe("Error: UnsupportedChain: spoofed");
+    expect(errorMessage("a string")).toBe("a string");
+  });
+});
