@@ -277,6 +277,50 @@ describe("derive()", () => {
     expect((await chainWith(true)).blocks[0]!.transactions.slice(1)).toEqual(fromNew);
   });
 
+  it("checks a span batch overlapping the agreed chain against the L2 provider's blocks", async () => {
+    const [agreedTx, otherTx, newTx] = await l2Transactions(9, 3);
+    /** Agreed blocks 19 and 20 (20 holds `agreedTx`); L1 5 carries a span for 20-22 whose block 20 holds `tx20`. */
+    async function runWith(tx20: Uint8Array, withhold19 = false) {
+      const { rollup, l1 } = baseChain();
+      const sc = genesisSystemConfig(rollup);
+      const b19 = agreedL2Block(l1, 19n, 3n, 1n, sc);
+      const b20 = agreedL2Block(l1, 20n, 3n, 2n, sc, [agreedTx!]);
+      const block = (n: bigint, parentHash: Uint8Array, transactions: Uint8Array[]) => ({
+        parentHash,
+        epochNumber: 3n,
+        epochHash: l1.hashes[3]!,
+        timestamp: l2Time(n),
+        transactions,
+      });
+      const span = spanBatch(
+        [block(20n, b19.hash, [tx20]), block(21n, b20.hash, [newTx!]), block(22n, executedHash(21n), [])],
+        false,
+      );
+      l1.addBlock({ transactions: [await l1.calldataTx(channelPayloads(1, [span])[0]!)] });
+      l1.addBlock();
+      return run({
+        rollupConfig: rollup,
+        l1: l1.provider,
+        l2: l2Provider(withhold19 ? [b20] : [b19, b20]),
+        blobs: l1.blobs,
+        agreedL2Head: 20n,
+        l1Head: l1.head,
+        target: 22n,
+      });
+    }
+    const ok = await runWith(agreedTx!);
+    expect(ok.error).toBeUndefined();
+    expect(ok.blocks.map((b) => b.number)).toEqual([21n, 22n]);
+    expect(ok.blocks[0]!.transactions.slice(1)).toEqual([newTx]);
+    const bad = await runWith(otherTx!);
+    expect(bad.blocks).toEqual([]);
+    expect(bad.drops.map((d) => d.details.reason)).toEqual(["overlap-tx-mismatch"]);
+    // Block 19 (the span's parent) withheld by the L2 provider: data missing, not a dropped span.
+    const withheld = await runWith(agreedTx!, true);
+    expect(withheld.error).toBeInstanceOf(DataMissingError);
+    expect(withheld.blocks).toEqual([]);
+  });
+
   it("after a deposit-only block, drops the rest of its channel", async () => {
     const c = await happyChain();
     const r = await run(inputOf(c, 30n), new Set([22n]));
