@@ -116,6 +116,15 @@ export function toRpcResult(result: WireProofResult): ProofResult {
   };
 }
 
+/** How a failed proof ended, by the failure's class (timeouts and cancellations are decided before). */
+function failureOutcome(error: unknown): ProofOutcome {
+  if (error instanceof InvalidProofRequestError) return "invalid_request";
+  if (error instanceof NoValidSignerError) return "no_valid_signer";
+  if (error instanceof EnclaveRefusedError || error instanceof InvalidProofResultError)
+    return "enclave_error";
+  return "transport_error";
+}
+
 export class ProofService {
   constructor(private readonly options: ProofServiceOptions) {}
 
@@ -156,29 +165,16 @@ export class ProofService {
         outcome = "aborted";
         throw new ProofCancelledError(block, { cause: error });
       }
-      if (error instanceof InvalidProofRequestError) {
-        outcome = "invalid_request";
-        throw error;
-      }
-      if (error instanceof NoValidSignerError) {
-        outcome = "no_valid_signer";
-        throw error;
-      }
-      if (error instanceof InvalidProofResultError) {
-        outcome = "enclave_error";
-        throw error;
-      }
+      outcome = failureOutcome(error);
       if (error instanceof EnclaveRefusedError) {
-        outcome = "enclave_error";
         this.options.logger.info(
           { enclave: error.enclave, block: block.toString(), reason: error.enclaveMessage },
           "enclave refused the proof",
         );
-        throw error;
+      } else if (outcome === "transport_error") {
+        const message = error instanceof Error ? error.message : String(error);
+        this.options.logger.warn({ block: block.toString(), reason: message }, "proof failed");
       }
-      outcome = "transport_error";
-      const message = error instanceof Error ? error.message : String(error);
-      this.options.logger.warn({ block: block.toString(), reason: message }, "proof failed");
       throw error;
     } finally {
       clearTimeout(timer);
