@@ -8,6 +8,7 @@ export {
   AttestationFormatError,
   type AttestationPolicy,
   AttestationPolicyError,
+  type AttestationPolicyRule,
   AWS_NITRO_ROOT_G1_SHA256,
   DEFAULT_MAX_ATTESTATION_AGE_MS,
   LOCAL_MODULE_ID_PREFIX,

@@ -147,4 +147,19 @@ describe("verifyAttestation on local-mode documents", () => {
       /not a trusted root/,
     );
   });
+
+  it("a refusal is an AttestationError of kind policy naming the rule it broke", async () => {
+    await expect(verifyAttestation(await localDocument())).rejects.toMatchObject({
+      package: "attestation",
+      kind: "policy",
+      rule: "local-not-allowed",
+      details: { rule: "local-not-allowed" },
+    });
+    await expect(verifyAttestation(nitroDocument, { allowLocal: true })).rejects.toMatchObject({
+      rule: "untrusted-root",
+    });
+    await expect(
+      verifyAttestation(await localDocument(), { allowLocal: true, now: new Date(Date.now() + 3_600_000) }),
+    ).rejects.toMatchObject({ rule: "too-old" });
+  });
 });

@@ -59,11 +59,18 @@ export class AttestationFormatError extends AttestationError<"format"> {
   }
 }
 
+/** The policy rule a document broke (`details.rule` of an AttestationPolicyError). */
+export type AttestationPolicyRule =
+  "too-old" | "future-timestamp" | "untrusted-root" | "local-not-allowed" | "missing-pcr0" | "debug-mode";
+
 /** A well-formed document that a verification policy does not accept (root, age, PCRs, local mode). */
 export class AttestationPolicyError extends AttestationError<"policy"> {
   override readonly name = "AttestationPolicyError";
-  constructor(message: string, options: AttestationErrorOptions = {}) {
-    super(message, { kind: "policy", ...options });
+  constructor(
+    message: string,
+    readonly rule: AttestationPolicyRule,
+  ) {
+    super(message, { kind: "policy", details: { rule } });
   }
 }
 
@@ -252,8 +259,10 @@ export async function verifyAttestation(
   if (age > maxAge)
     throw new AttestationPolicyError(
       `the document is ${Math.round(age / 1000)} s old, over the ${maxAge / 1000} s limit`,
+      "too-old",
     );
-  if (age < -60_000) throw new AttestationPolicyError("the document's timestamp is in the future");
+  if (age < -60_000)
+    throw new AttestationPolicyError("the document's timestamp is in the future", "future-timestamp");
   const rootSha256 = new Uint8Array(createHash("sha256").update(root).digest());
   const trusted = (policy.trustedRootSha256 ?? [AWS_NITRO_ROOT_G1_SHA256]).some((pin) =>
     equalBytes(pin, rootSha256),
@@ -263,17 +272,19 @@ export async function verifyAttestation(
     if (!local)
       throw new AttestationPolicyError(
         `the root certificate (sha256 ${Buffer.from(rootSha256).toString("hex")}) is not a trusted root`,
+        "untrusted-root",
       );
     if (policy.allowLocal !== true)
       throw new AttestationPolicyError(
         `a local-mode development document (${document.moduleId}): accepted only when local documents are allowed`,
+        "local-not-allowed",
       );
     return { document, mode: "local", pcr0: null };
   }
   const pcr0 = document.pcrs.get(0);
   if (pcr0 === undefined || pcr0.length !== 48)
-    throw new AttestationPolicyError("a Nitro document must carry a 48-byte PCR0");
+    throw new AttestationPolicyError("a Nitro document must carry a 48-byte PCR0", "missing-pcr0");
   if (pcr0.every((byte) => byte === 0))
-    throw new AttestationPolicyError("PCR0 is all zeros: the enclave runs in debug mode");
+    throw new AttestationPolicyError("PCR0 is all zeros: the enclave runs in debug mode", "debug-mode");
   return { document, mode: "nitro", pcr0 };
 }
