@@ -10,7 +10,6 @@ import {
   type DecodedTransaction,
   decodeTransaction,
   floorDataGas,
-  InvalidTransactionEncodingError,
   toHexRaw,
 } from "../chain/index.js";
 import { RLP } from "@ethereumjs/rlp";
@@ -77,8 +76,13 @@ export function admitTransaction(node: AdmissionContext, raw: Uint8Array): Poole
   try {
     decoded = decodeTransaction(raw, node.common);
   } catch (e) {
-    const reason = e instanceof InvalidTransactionEncodingError ? e.message : (e as Error).message;
-    throw new TransactionNotAdmittedError("invalid-encoding", `invalid transaction: ${reason}`, {}, e);
+    // The engine's InvalidTransactionEncodingError, or the tx library's own refusal of the payload.
+    throw new TransactionNotAdmittedError(
+      "invalid-encoding",
+      `invalid transaction: ${(e as Error).message}`,
+      {},
+      e,
+    );
   }
   if (decoded.body.kind !== "signed")
     refuse("deposit", "deposit transactions cannot be submitted through the RPC");
