@@ -321,6 +321,54 @@ describe("derive()", () => {
     expect(withheld.blocks).toEqual([]);
   });
 
+  it("derives from the L2 genesis block (origin: the genesis L1 block, the rollup config's system config)", async () => {
+    const rollup = syntheticRollupConfig();
+    const l1 = new SyntheticL1(rollup);
+    l1.addBlock(); // L1 genesis, time 1000
+    const genesisBlock = { ...agreedL2Block(l1, 0n, 0n, 0n, genesisSystemConfig(rollup)), transactions: [] };
+    rollup.genesis!.l2 = { number: 0n, hash: genesisBlock.hash };
+    const txs = await l2Transactions(12, 2);
+    const batch = (n: bigint, t: Uint8Array[]) => ({
+      parentHash: n === 1n ? genesisBlock.hash : executedHash(n - 1n),
+      epochNumber: 0n,
+      epochHash: l1.hashes[0]!,
+      timestamp: l2Time(n),
+      transactions: t,
+    });
+    const payload = channelPayloads(1, [
+      singularBatch(batch(1n, [txs[0]!])),
+      singularBatch(batch(2n, [txs[1]!])),
+    ]);
+    l1.addBlock({ transactions: [await l1.calldataTx(payload[0]!)] });
+    const r = await run({
+      rollupConfig: rollup,
+      l1: l1.provider,
+      l2: l2Provider([genesisBlock]),
+      blobs: l1.blobs,
+      agreedL2Head: 0n,
+      l1Head: l1.head,
+      target: 2n,
+    });
+    expect(r.error).toBeUndefined();
+    expect(r.blocks.map((b) => [b.number, b.l1Origin.number, b.sequenceNumber])).toEqual([
+      [1n, 0n, 1n],
+      [2n, 0n, 2n],
+    ]);
+    expect(r.blocks.map((b) => b.transactions.slice(1))).toEqual([[txs[0]], [txs[1]]]);
+    expect(r.blocks[0]!.attributes.gasLimit).toBe(30_000_000n);
+    // A genesis block that is not the rollup config's is refused.
+    const other = await run({
+      rollupConfig: { ...rollup, genesis: { ...rollup.genesis!, l2: { number: 0n, hash: fakeHash(7, 7) } } },
+      l1: l1.provider,
+      l2: l2Provider([genesisBlock]),
+      blobs: l1.blobs,
+      agreedL2Head: 0n,
+      l1Head: l1.head,
+      target: 2n,
+    });
+    expect(other.error).toBeInstanceOf(CriticalDeriveError);
+  });
+
   it("after a deposit-only block, drops the rest of its channel", async () => {
     const c = await happyChain();
     const r = await run(inputOf(c, 30n), new Set([22n]));

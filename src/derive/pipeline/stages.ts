@@ -6,12 +6,18 @@
 import { type DerivedPayloadAttributes, buildPayloadAttributes } from "../attributes/builder.js";
 import { deriveUserDeposits } from "../attributes/deposits.js";
 import { decodeL1InfoDeposit, l1OriginFromHeader } from "../attributes/l1-info.js";
-import { type SystemConfig, systemConfigFromL2Block } from "../attributes/index.js";
+import { type SystemConfig, systemConfigFromGenesis, systemConfigFromL2Block } from "../attributes/index.js";
 import { CriticalDeriveError, DataMissingError, type DroppedInputError } from "../errors.js";
 import type { BlobProvider, L1Provider, L2Block } from "../providers.js";
 import { retrieveBatcherData } from "../retrieval/retrieval.js";
 import type { L1BlockData } from "../traversal/index.js";
-import { type DerivationConfig, type L2BlockRef, type SingularBatchData, hexOf } from "../types.js";
+import {
+  type DerivationConfig,
+  type L2BlockRef,
+  type SingularBatchData,
+  hexOf,
+  sameBytes,
+} from "../types.js";
 
 /** What derivation reads from an agreed L2 block: its reference and the system config after it. */
 export interface L2BlockInfo {
@@ -19,8 +25,30 @@ export interface L2BlockInfo {
   readonly systemConfig: SystemConfig;
 }
 
-/** Reads an L2 block's L1 origin, sequence number and system config from its L1 info deposit and header. */
+/**
+ * Reads an L2 block's L1 origin, sequence number and system config from its L1 info deposit and header. The L2
+ * genesis block has no deposit: its origin is the genesis L1 block and its system config the rollup config's.
+ */
 export function l2BlockInfo(config: DerivationConfig, block: L2Block): L2BlockInfo {
+  if (block.header.number === config.genesisL2.number) {
+    if (!sameBytes(block.hash, config.genesisL2.hash)) {
+      throw new CriticalDeriveError("driver", "the L2 genesis block is not the rollup config's", {
+        hash: hexOf(block.hash),
+        expected: hexOf(config.genesisL2.hash),
+      });
+    }
+    return {
+      ref: {
+        number: block.header.number,
+        hash: block.hash,
+        parentHash: block.header.parentHash,
+        timestamp: block.header.timestamp,
+        l1Origin: config.genesisL1,
+        sequenceNumber: 0n,
+      },
+      systemConfig: systemConfigFromGenesis(config.rollup.genesis!.systemConfig),
+    };
+  }
   const first = block.transactions[0];
   if (first === undefined) {
     throw new CriticalDeriveError("driver", "the L2 block has no L1 info deposit", {
