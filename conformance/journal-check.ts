@@ -1,6 +1,6 @@
 /**
- * Rebuilds the journals an enclave must have signed for a proof result (system-spec "Signed journal",
- * notes/prover.md) with the expected `teeImageHash`, and checks that every signature recovers to the
+ * Rebuilds the journals an enclave must have signed for a proof result (docs/protocol.md "Signed journal",
+ * docs/decisions.md "Journal details") with the expected `teeImageHash`, and checks that every signature recovers to the
  * enclave's signer. A signature that recovers to the signer only over a journal with another image hash
  * (or another layout) is reported as a problem.
  */

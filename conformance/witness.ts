@@ -1,7 +1,7 @@
 /**
  * Prove-request witnesses for the enclave checks. A witness is the list of (preimage key, value) pairs of
  * one Prove request. The boot information lives under local keys (type 0x01, index in the last 8 bytes,
- * notes/prover.md "Boot information"); content-addressed values under keccak256 / sha256 keys whose last
+ * docs/decisions.md "Boot information"); content-addressed values under keccak256 / sha256 keys whose last
  * 31 bytes are the hash's last 31 bytes.
  *
  * Without a witness file the suite builds a synthetic one for a built-in chain (Base, 8453): well-formed
@@ -24,7 +24,7 @@ import { ConformanceError } from "./errors.js";
 
 /** A chain id no prover has in its config-hash table. */
 export const UNKNOWN_CHAIN_ID = 0x7fff_fff1n;
-/** Base mainnet: in every implementation's built-in table (spec issue: 8453, 84532, 10, 11155420). */
+/** Base mainnet: in every implementation's built-in table (docs/decisions.md "Config hash": 8453, 84532, 10, 11155420). */
 export const BUILT_IN_CHAIN_ID = 8453n;
 
 /** A witness file that cannot be read or parsed; `path` names the file or the offending entry. */

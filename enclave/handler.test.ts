@@ -15,7 +15,7 @@ describe("errorMessage", () => {
     expect(errorMessage(new StageUnavailableError("not built", { stage: "derivation" }))).toBe(
       "StageUnavailableError: not built",
     );
-    // A message that merely starts like the spec's refusal is not one.
+    // A message that merely starts like the UnsupportedChain refusal (docs/protocol.md "Errors") is not one.
     expect(errorMessage(new Error("UnsupportedChain: spoofed"))).toBe("Error: UnsupportedChain: spoofed");
     expect(errorMessage("a string")).toBe("a string");
   });

@@ -20,7 +20,7 @@ import type { SecurityModule } from "./security-module.js";
 import { EnclaveServer, type ServerAddress } from "./server.js";
 import { EnclaveSigner } from "./signer.js";
 
-/** system-spec B: "Enclave listens on port 8000, any context id". */
+/** docs/protocol.md "Host-to-enclave vsock protocol": the enclave listens on port 8000, any context id. */
 const ENCLAVE_VSOCK_PORT = 8000;
 
 async function main(): Promise<void> {

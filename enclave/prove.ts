@@ -1,5 +1,5 @@
 /**
- * The proof program as the enclave runs it for one Prove request (system-spec "Proof pipeline", steps
+ * The proof program as the enclave runs it for one Prove request (docs/protocol.md "Proof pipeline", steps
  * 3-7): verify every hash-keyed preimage, read the boot information, look up the config hash (refusing
  * unknown chains), derive and execute the range, check the claim, then sign the journals.
  */

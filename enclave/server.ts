@@ -23,7 +23,7 @@ import { type ListenAddress, formatListenAddress } from "../src/proof/index.js";
 import { EnclaveError } from "./errors.js";
 import { type Logger, silentLogger } from "./log.js";
 
-/** Nitro mode: AF_VSOCK through native/vsock (the spec's port 8000, any context id). */
+/** Nitro mode: AF_VSOCK through native/vsock (docs/protocol.md "Host-to-enclave vsock protocol": port 8000, any context id). */
 export interface VsockListenAddress {
   readonly kind: "vsock";
   readonly cid: number;
@@ -35,9 +35,9 @@ export type ServerAddress = ListenAddress | VsockListenAddress;
 export interface EnclaveServerOptions {
   readonly listen: ServerAddress;
   readonly handle: (request: Request) => Promise<Response>;
-  /** Time for a request frame to arrive completely (default: the spec's 5 minutes). */
+  /** Time for a request frame to arrive completely (default: 5 minutes, docs/protocol.md "Limits"). */
   readonly readTimeoutMs?: number;
-  /** Largest accepted request payload (default and maximum: the spec's cap). */
+  /** Largest accepted request payload (default and maximum: the cap in spec/protocol/enclave.protocol.json). */
   readonly maxRequestPayloadBytes?: number;
   /**
    * Request bytes all open connections together may announce (default: twice the request cap). A frame

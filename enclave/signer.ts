@@ -44,7 +44,7 @@ export class EnclaveSigner {
     return out;
   }
 
-  /** Signs keccak256(journal): the proposal signature of system-spec "Signed journal". */
+  /** Signs keccak256(journal): the proposal signature of docs/protocol.md "Signed journal". */
   signJournal(journal: Uint8Array): Uint8Array {
     return this.signDigest(keccak_256(journal));
   }

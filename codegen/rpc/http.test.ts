@@ -1,6 +1,6 @@
 /**
  * The generated prover service end to end over real HTTP: handler table on the JSON-RPC server core
- * (src/rpc), generated client over httpTransport, and raw requests in the wire forms the notes fix.
+ * (src/rpc), generated client over httpTransport, and raw requests in the wire forms of docs/decisions.md "Host JSON-RPC encodings".
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRpcServer, type RpcServer } from "../../src/rpc/index.js";
@@ -85,7 +85,7 @@ describe("prover host over HTTP", () => {
     expect(await client.enclave_signerAttestation(bytes(3, 1))).toEqual([Uint8Array.of(0xd2, 3, 0)]);
   });
 
-  it("answers the wire forms of the notes: positional or named request, externally tagged result, byte arrays", async () => {
+  it("answers the wire forms of docs/decisions.md: positional or named request, externally tagged result, byte arrays", async () => {
     const positional = (await post({ jsonrpc: "2.0", id: 1, method: "prover_prove", params: [REQUEST] })) as {
       result: { Tee: { aggregate_proposal: Record<string, unknown>; proposals: unknown[] } };
     };

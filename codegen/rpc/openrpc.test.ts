@@ -93,7 +93,7 @@ const PROVER: Expected = {
   healthz: [[], ref("HealthzResult"), [-32001]],
 };
 
-/** Spec section "Block object": every field of the table. */
+/** docs/protocol.md "Block object": every field of the table. */
 const BLOCK_FIELDS = [
   "number",
   "hash",

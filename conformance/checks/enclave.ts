@@ -1,6 +1,7 @@
 /**
  * Enclave checks: the framed bincode protocol spoken directly to an enclave address (a Unix socket or a
- * 127.0.0.1 port; never vsock). Each check names the requirement of system-spec section B it covers.
+ * 127.0.0.1 port; never vsock). Each check names the requirement of docs/protocol.md "B. Enclave prover" (mostly "Safety requirements") it
+ * covers.
  */
 import { randomBytes } from "node:crypto";
 import { secp256k1 } from "@noble/curves/secp256k1.js";

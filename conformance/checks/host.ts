@@ -1,6 +1,6 @@
 /**
- * Prover host checks: the JSON-RPC listener of system-spec section B (enclave_*, healthz, prover_prove
- * validation, standard JSON-RPC errors) with the wire encodings of notes/prover.md.
+ * Prover host checks: the JSON-RPC listener of docs/protocol.md "Host methods" (enclave_*, healthz, prover_prove
+ * validation, standard JSON-RPC errors) with the wire encodings of docs/decisions.md "Host JSON-RPC encodings".
  */
 import { randomBytes } from "node:crypto";
 import { secp256k1 } from "@noble/curves/secp256k1.js";

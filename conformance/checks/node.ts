@@ -1,6 +1,6 @@
 /**
- * Chain node checks: eth_getBlockByNumber and eth_getBalance per system-spec section A (method table,
- * block object table, the `pending` differences) and the standard semantics of notes/flashblocks.md.
+ * Chain node checks: eth_getBlockByNumber and eth_getBalance per docs/protocol.md "A. Chain node
+ * queries" ("Block object", "Pending block") and docs/decisions.md "Pending view".
  */
 import { type Check, CheckFailed, expectThat } from "../check.js";
 import { describeOutcome, isRecord, rpcCall, rpcResult } from "../json-rpc.js";
@@ -24,7 +24,7 @@ const isQuantity = (value: unknown): boolean => typeof value === "string" && QUA
 
 type FieldRule = (value: unknown) => boolean;
 
-/** Every field of the spec's block object table and its format. */
+/** Every field of docs/protocol.md "Block object" and its format. */
 const BLOCK_FIELDS: Readonly<Record<string, FieldRule>> = {
   number: isQuantity,
   hash: (v) => isData(v, 32),

@@ -1,5 +1,5 @@
 /**
- * The boot information of a proof request as local preimages (notes/prover.md "Boot information"):
+ * The boot information of a proof request as local preimages (docs/decisions.md "Boot information"):
  * keys 1-5 and 8-10. Keys 6 and 7 (rollup and L1 chain config JSON) are only for chains not built into
  * the enclave; the host starts only for built-in chains, so it never sends them.
  *

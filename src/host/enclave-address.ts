@@ -16,7 +16,7 @@ import {
 } from "../proof/index.js";
 import { HostError } from "./errors.js";
 
-/** The enclave's vsock port (system-spec: "Enclave listens on port 8000, any context id"). */
+/** The enclave's vsock port (docs/protocol.md "Host-to-enclave vsock protocol": port 8000, any context id). */
 export const ENCLAVE_VSOCK_PORT = 8000;
 
 export interface VsockAddress {

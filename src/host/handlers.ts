@@ -20,7 +20,7 @@ import type { HealthLatch } from "./health.js";
 import { InvalidProofRequestError, type ProofService } from "./proof-service.js";
 import { type EnclaveRouter, NoValidSignerError } from "./router.js";
 
-/** system-spec "Limits": user_data and nonce, 512 bytes each, enforced at the host. */
+/** docs/protocol.md "Limits": user_data and nonce, 512 bytes each, enforced at the host. */
 export const MAX_ATTESTATION_INPUT_BYTES = 512;
 
 export interface ProverHandlerDeps {
@@ -91,7 +91,7 @@ export function createProverHandlers(deps: ProverHandlerDeps): ProverHandlers {
 
     enclave_signerAttestation: ({ user_data, nonce }, ctx) => {
       // The generated codec already refuses more than 512 bytes (-32602); checked again here so the
-      // limit holds even if the spec's cap changes, before any enclave is contacted.
+      // limit holds even if the generated cap changes, before any enclave is contacted.
       const userData = checkAttestationInput("user_data", user_data);
       const checkedNonce = checkAttestationInput("nonce", nonce);
       return fanOut("enclave_signerAttestation", deps.enclaves, deps.logger, (enclave) =>

@@ -1,5 +1,5 @@
 /**
- * The host's health flag (system-spec "Host health flag"). With a registry: unhealthy until some
+ * The host's health flag (docs/protocol.md "Host health flag"). With a registry: unhealthy until some
  * configured enclave's signer is confirmed valid, then healthy for good (a later registry failure or
  * deregistration does not flip it back). Without a registry: healthy while the server runs.
  */

@@ -1,5 +1,5 @@
 /**
- * prover_prove (system-spec "Proof pipeline"): validate the request, route it to an enclave, send the
+ * prover_prove (docs/protocol.md "Proof pipeline"): validate the request, route it to an enclave, send the
  * preimages in one Prove frame, and bound the whole call by the proof request timeout. Failures are the
  * host's own errors (an invalid request, NoValidSigner, a timeout, a cancellation, an enclave refusal,
  * a transport failure); the prover_prove handler turns them into JSON-RPC errors (handlers.ts).
@@ -18,7 +18,7 @@ import { HostError } from "./errors.js";
 import type { HostMetrics, ProofOutcome } from "./metrics.js";
 import { NoValidSignerError, type EnclaveRouter } from "./router.js";
 
-/** system-spec "Limits": default proof request timeout, 1740 s (about 29 minutes). */
+/** docs/protocol.md "Limits": default proof request timeout, 1740 s (about 29 minutes). */
 export const DEFAULT_PROOF_TIMEOUT_MS = 1_740_000;
 
 export interface ProofServiceOptions {

@@ -1,5 +1,5 @@
 /**
- * Which enclave proves a request (system-spec "Multi-enclave routing"). With a registry: in configured
+ * Which enclave proves a request (docs/protocol.md "Multi-enclave routing"). With a registry: in configured
  * order, fetch each enclave's signer key (skip the enclave on failure), ask the registry whether the
  * signer is valid, and take the first valid one; none valid is NoValidSignerError (-32001 at the
  * server's edge). Without a registry: the first configured enclave.

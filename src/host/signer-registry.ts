@@ -1,6 +1,6 @@
 /**
  * Onchain signer validity: `TEEProverRegistry.isValidSigner(address)` read through viem on the L1
- * execution RPC (system-spec "Multi-enclave routing").
+ * execution RPC (docs/protocol.md "Multi-enclave routing").
  */
 import { type Address, bytesToHex, createPublicClient, http, type PublicClient } from "viem";
 import { teeProverRegistryAbi } from "../../contracts/index.js";

@@ -1,5 +1,5 @@
 /**
- * Boot information: the proof request's parameters as local preimages (notes/prover.md "Boot
+ * Boot information: the proof request's parameters as local preimages (docs/decisions.md "Boot
  * information"). A local key is type byte 0x01 then the index in the last 8 bytes (big-endian). The one
  * reader (the enclave's proof program) and the one writer (the host, the conformance suite and tests)
  * of the boot keys live here.

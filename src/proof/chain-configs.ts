@@ -3,7 +3,7 @@ import { hexToBytes } from "viem";
 import { CONFIG_HASH_TABLE_HEX } from "./config-table.js";
 import { ProofError } from "./errors.js";
 
-/** A Prove for a chain id that is not in the hardcoded table (system-spec: `UnsupportedChain`). */
+/** A Prove for a chain id that is not in the hardcoded table (docs/protocol.md "Errors": `UnsupportedChain`). */
 export class UnsupportedChainError extends ProofError<"unsupported-chain"> {
   override readonly name = "UnsupportedChainError";
   constructor(readonly chainId: bigint) {

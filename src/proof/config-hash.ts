@@ -1,5 +1,5 @@
 /**
- * The per-chain config hash committed into every journal (notes/prover.md "Config hash"): keccak256 of a
+ * The per-chain config hash committed into every journal (docs/decisions.md "Config hash"): keccak256 of a
  * 212-byte big-endian encoding of the chain's genesis configuration.
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";

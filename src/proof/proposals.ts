@@ -1,6 +1,6 @@
 /**
- * Per-block and aggregate journals and their signed proposals (system-spec "Proposal", "Signed journal";
- * notes/prover.md). Nothing is signed unless the range ends at the claimed block with the claimed root.
+ * Per-block and aggregate journals and their signed proposals (docs/protocol.md "Proposal", "Signed journal";
+ * docs/decisions.md "Journal details"). Nothing is signed unless the range ends at the claimed block with the claimed root.
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesEqual } from "../chain/index.js";
@@ -36,7 +36,7 @@ export class OutputRootMismatchError extends ProofError<"output-root-mismatch"> 
   }
 }
 
-/** The digest a proposal signature covers: keccak256 of the packed journal (system-spec "Signed journal"). */
+/** The digest a proposal signature covers: keccak256 of the packed journal (docs/protocol.md "Signed journal"). */
 export function journalDigest(journal: Journal): Uint8Array {
   return keccak_256(packJournal(journal));
 }

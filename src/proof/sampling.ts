@@ -1,5 +1,5 @@
 /**
- * Intermediate-root sampling for the aggregate journal (notes/prover.md): with L blocks in the range and
+ * Intermediate-root sampling for the aggregate journal (docs/decisions.md "Journal details"): with L blocks in the range and
  * interval I, N = floor(L / I) roots, taken at blocks start + k·I for k = 1..N, so the final root is
  * included exactly when I divides L. I = 0 is an invalid request.
  */

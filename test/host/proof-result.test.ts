@@ -1,7 +1,7 @@
 /**
  * The success path's conversion: a ProofResult signed by the enclave's own proposal builder and signer
  * (real components; the enclave cannot produce one end to end until derivation exists), converted by
- * the host and encoded by the generated codec, has the wire shape of notes/prover.md.
+ * the host and encoded by the generated codec, has the wire shape of docs/decisions.md "Host JSON-RPC encodings".
  */
 import { randomBytes } from "node:crypto";
 import { keccak_256 } from "@noble/hashes/sha3.js";

@@ -1,5 +1,5 @@
 /**
- * The host side of one host-enclave exchange (system-spec "Host-to-enclave vsock protocol"): open a
+ * The host side of one host-enclave exchange (docs/protocol.md "Host-to-enclave vsock protocol"): open a
  * connection, write one request frame in chunks of at most 28 KiB (waiting for the socket to drain),
  * read exactly one response frame whose announced length is capped before anything is read, close.
  * Every byte from the enclave is treated as hostile: the frame reader refuses an oversized prefix and

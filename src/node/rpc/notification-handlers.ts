@@ -10,7 +10,7 @@ import { formatBlock } from "./format.js";
 import { filterAddresses, logsOf } from "./shared.js";
 
 /**
- * eth_subscribe over HTTP (spec error SubscriptionsNeedWebsocket, -32601: a standard code, so the
+ * eth_subscribe over HTTP (error SubscriptionsNeedWebsocket of spec/typespec/errors.tsp, -32601: a standard code, so the
  * codegen emits no class for it).
  */
 export class SubscriptionsNeedWebsocketError extends RpcError {
