@@ -66,6 +66,11 @@ export const PACKAGES: readonly PackageDeclaration[] = [
     3,
     "what the enclave, host, registrar and conformance suite share: boot info, config hashes, journals",
   ),
+  library(
+    "src/chain-rpc",
+    3,
+    "derivation data providers over JSON-RPC and the beacon API, every value checked against the hash that names it",
+  ),
   service("src/node", "the OP Stack dev chain node (sequencer, flashblocks, JSON-RPC)"),
   service("src/host", "the prover host: prover_*, enclave_*, routing, witness"),
   service("enclave", "the enclave process: verifies preimages, proves, signs"),

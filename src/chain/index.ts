@@ -75,6 +75,7 @@ export {
 } from "./header.js";
 export { type L1FeeParams, calldataGas, daFootprint, l1DataFee, operatorFee } from "./l1-fee.js";
 export { outputRootV0 } from "./output-root.js";
+export { orderedTrieRoot } from "./ordered-trie.js";
 export {
   InvalidPreimageKeyError,
   MissingPreimageError,
@@ -149,3 +150,5 @@ export {
   PredeployArtifactError,
   predeployAccounts,
 } from "./dev-chain/predeploys.js";
+export { initKeccak, keccak256 } from "./keccak.js";
+export { type KzgWasm, loadKzgWasm } from "./kzg.js";

@@ -1,0 +1,19 @@
+/**
+ * Derivation data providers over JSON-RPC and the beacon API (docs/chain-rpc.md): every value is checked against
+ * the hash that names it before it is returned.
+ */
+export { BeaconBlobProvider, type BeaconBlobProviderOptions } from "./beacon.js";
+export {
+  ChainRpcError,
+  type ChainRpcErrorKind,
+  type ChainRpcErrorOptions,
+  DataMismatchError,
+  EndpointUnavailableError,
+  MalformedResponseError,
+  type MismatchSubject,
+  RemoteCallError,
+} from "./errors.js";
+export { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, type HttpLimits, JsonRpcClient } from "./http.js";
+export { encodeTransactionJson, receiptFromJson } from "./json.js";
+export { RpcL1Provider, type RpcProviderOptions } from "./l1.js";
+export { RpcL2Provider, type RpcL2ProviderOptions } from "./l2.js";

@@ -1,0 +1,106 @@
+/**
+ * L1 execution data over standard JSON-RPC (any L1 node, anvil included: no debug_* methods needed). Headers are
+ * rebuilt from eth_getBlockByHash / eth_getBlockByNumber and must hash to the block hash; transactions are rebuilt
+ * from the full block and checked against transactionsRoot; receipts from eth_getBlockReceipts are re-encoded and
+ * checked against receiptsRoot. A block the node does not know is `undefined`; anything that does not check is a
+ * DataMismatchError.
+ */
+import {
+  type BlockHeader,
+  type Receipt,
+  bytesEqual,
+  encodeReceipt,
+  orderedTrieRoot,
+  toHex,
+} from "../chain/index.js";
+import type { L1Provider } from "../derive/index.js";
+import { checkedHeader, checkedTransactions, quantity } from "./blocks.js";
+import { DataMismatchError, MalformedResponseError } from "./errors.js";
+import { type HttpLimits, JsonRpcClient } from "./http.js";
+import { receiptFromJson } from "./json.js";
+
+export interface RpcProviderOptions extends HttpLimits {
+  /** Checked headers kept by hash (receipts need their header's root); default 1024. */
+  readonly headerCacheSize?: number;
+}
+
+/** A small insertion-ordered cache of checked headers. */
+export class HeaderCache {
+  private readonly entries = new Map<string, BlockHeader>();
+
+  constructor(private readonly capacity: number) {}
+
+  get(hash: Uint8Array): BlockHeader | undefined {
+    return this.entries.get(toHex(hash));
+  }
+
+  set(hash: Uint8Array, header: BlockHeader): void {
+    if (this.capacity <= 0) return;
+    const key = toHex(hash);
+    this.entries.delete(key);
+    this.entries.set(key, header);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+  }
+}
+
+export class RpcL1Provider implements L1Provider {
+  readonly client: JsonRpcClient;
+  private readonly headers: HeaderCache;
+
+  constructor(url: string, options: RpcProviderOptions = {}) {
+    this.client = new JsonRpcClient(url, options);
+    this.headers = new HeaderCache(options.headerCacheSize ?? 1024);
+  }
+
+  async headerByHash(hash: Uint8Array): Promise<BlockHeader | undefined> {
+    const cached = this.headers.get(hash);
+    if (cached !== undefined) return cached;
+    const json = await this.client.call("eth_getBlockByHash", [toHex(hash), false]);
+    if (json === null) return undefined;
+    const checked = checkedHeader(json, { hash }, "eth_getBlockByHash");
+    this.headers.set(checked.hash, checked.header);
+    return checked.header;
+  }
+
+  /** The header the node calls canonical at `number`; it must hash to the hash the node gives it. */
+  async headerByNumber(number: bigint): Promise<BlockHeader | undefined> {
+    const json = await this.client.call("eth_getBlockByNumber", [quantity(number), false]);
+    if (json === null) return undefined;
+    const checked = checkedHeader(json, { number }, "eth_getBlockByNumber");
+    this.headers.set(checked.hash, checked.header);
+    return checked.header;
+  }
+
+  async transactionsByHash(blockHash: Uint8Array): Promise<readonly Uint8Array[] | undefined> {
+    const json = await this.client.call("eth_getBlockByHash", [toHex(blockHash), true]);
+    if (json === null) return undefined;
+    const { hash, header } = checkedHeader(json, { hash: blockHash }, "eth_getBlockByHash");
+    this.headers.set(hash, header);
+    return checkedTransactions(json, header, "eth_getBlockByHash");
+  }
+
+  async receiptsByHash(blockHash: Uint8Array): Promise<readonly Receipt[] | undefined> {
+    const [header, json] = await Promise.all([
+      this.headerByHash(blockHash),
+      this.client.call("eth_getBlockReceipts", [toHex(blockHash)]),
+    ]);
+    if (header === undefined || json === null) return undefined;
+    if (!Array.isArray(json))
+      throw new MalformedResponseError("eth_getBlockReceipts: the result is not a list");
+    const receipts = json.map((r, i) => receiptFromJson(r, `eth_getBlockReceipts[${i}]`));
+    const root = orderedTrieRoot(receipts.map(encodeReceipt));
+    if (!bytesEqual(root, header.receiptsRoot)) {
+      throw new DataMismatchError(
+        "receipts-root",
+        "eth_getBlockReceipts: the receipts do not have the header's root",
+        {
+          expected: toHex(header.receiptsRoot),
+          actual: toHex(root),
+          number: header.number,
+          count: receipts.length,
+        },
+      );
+    }
+    return receipts;
+  }
+}
