@@ -1,13 +1,19 @@
 /**
  * Loads the committed contract artifacts (`contracts/artifacts/<ContractName>.json`), as written by
- * `npm run contracts:compile`. Use these to deploy the token, the registry or the test wallet.
+ * `npm run contracts:compile`. Use these to deploy the token, the registry, the test wallet or the L1 contracts.
  */
 import { readFileSync } from "node:fs";
 import { artifactPath, type ContractArtifact } from "./artifact-format.js";
 
 export type { ContractArtifact } from "./artifact-format.js";
 
-export const CONTRACT_NAMES = ["Eip3009Token", "Erc1271Wallet", "TEEProverRegistry"] as const;
+export const CONTRACT_NAMES = [
+  "DepositPortal",
+  "Eip3009Token",
+  "Erc1271Wallet",
+  "SystemConfig",
+  "TEEProverRegistry",
+] as const;
 export type ContractName = (typeof CONTRACT_NAMES)[number];
 
 export function loadArtifact(contractName: ContractName): ContractArtifact {
@@ -15,4 +21,10 @@ export function loadArtifact(contractName: ContractName): ContractArtifact {
 }
 
 /** The ABIs `as const`, for viem's type inference (generated with the artifacts). */
-export { eip3009TokenAbi, erc1271WalletAbi, teeProverRegistryAbi } from "./artifacts/abis.js";
+export {
+  depositPortalAbi,
+  eip3009TokenAbi,
+  erc1271WalletAbi,
+  systemConfigAbi,
+  teeProverRegistryAbi,
+} from "./artifacts/abis.js";

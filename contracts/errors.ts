@@ -1,7 +1,8 @@
 /** The contracts package's errors: compiling the sources and deploying the artifacts. */
 import { SuiteError, type ErrorDetails } from "../src/errors/index.js";
 
-export type ContractsErrorKind = "compilation-failed" | "compiler-version-mismatch" | "deployment-failed";
+export type ContractsErrorKind =
+  "compilation-failed" | "compiler-version-mismatch" | "deployment-failed" | "deployment-conflict";
 
 /** Root of the contracts package's errors. */
 export abstract class ContractsError extends SuiteError<ContractsErrorKind> {

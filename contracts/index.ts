@@ -12,10 +12,23 @@ export {
 export {
   CONTRACT_NAMES,
   type ContractName,
+  depositPortalAbi,
   eip3009TokenAbi,
   erc1271WalletAbi,
   loadArtifact,
+  systemConfigAbi,
   teeProverRegistryAbi,
 } from "./artifacts.js";
 export { ContractDeploymentError, deployArtifact, type DeployClients, type Deployment } from "./deploy.js";
 export { ContractsError, type ContractsErrorKind } from "./errors.js";
+export {
+  DEVNET_BATCH_INBOX,
+  deployL1Contracts,
+  L1_CONTRACTS,
+  type L1ContractName,
+  type L1DeployOptions,
+  type L1Deployment,
+  L1DeploymentConflictError,
+  l1ContractAddresses,
+  type SystemConfigInit,
+} from "./l1-deploy.js";
