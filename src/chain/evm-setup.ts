@@ -13,6 +13,7 @@ import {
   getActivePrecompiles,
 } from "@ethereumjs/evm";
 import type { KZG } from "@ethereumjs/util";
+import { loadKzgWasm } from "./kzg.js";
 import { keccak256 } from "./keccak.js";
 import { OpFork } from "./rollup-config.js";
 
@@ -65,13 +66,9 @@ function limited(inner: PrecompileFunc, maxInput: number): PrecompileFunc {
   return (input) => (input.data.length > maxInput ? failAllGas(input) : inner(input));
 }
 
-/** The KZG backend, loaded on first use of the point-evaluation precompile (loading takes seconds). */
-let kzgPromise: Promise<KZG> | undefined;
+/** The KZG backend (the process-wide kzg-wasm instance), loaded on first use of the point-evaluation precompile. */
 async function loadKzg(): Promise<KZG> {
-  if (kzgPromise === undefined) {
-    kzgPromise = import("kzg-wasm").then(async (m) => (await m.loadKZG()) as unknown as KZG);
-  }
-  return kzgPromise;
+  return (await loadKzgWasm()) as unknown as KZG;
 }
 
 function lazyKzg(inner: PrecompileFunc): PrecompileFunc {

@@ -6,6 +6,7 @@
  * flipped bit can decode to other valid bytes: zlib's checksum comes at the end of a stream that derivation reads
  * leniently, as op-node does, and brotli has none; so no such claim is made there.)
  */
+import { toHex } from "../chain/index.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { derive } from "./driver.js";
@@ -22,7 +23,6 @@ import {
   spanBatch,
   syntheticRollupConfig,
 } from "./pipeline/synthetic.test-support.js";
-import { hexOf } from "./types.js";
 import { fakeHash } from "./validation/chain.test-support.js";
 
 const executedHash = (n: bigint) => fakeHash(0x99, n);
@@ -30,7 +30,7 @@ const executedHash = (n: bigint) => fakeHash(0x99, n);
 describe("derive() under corrupted batcher data", () => {
   it("drops what it cannot read, reaches the target, and derives no unsent transaction from frame-layer corruption", async () => {
     const txs = await l2Transactions(11, 6);
-    const sent = new Set(txs.map(hexOf));
+    const sent = new Set(txs.map(toHex));
     // Window 4: epoch 3 expires at L1 block 7, so the target is reached whatever happens to the batches.
     const rollup = syntheticRollupConfig(4n);
     const base = new SyntheticL1(rollup);
@@ -80,7 +80,7 @@ describe("derive() under corrupted batcher data", () => {
             const b = step.value;
             if (onlyHeader) {
               for (const tx of b.transactions.slice(b.attributes.depositCount)) {
-                expect(sent.has(hexOf(tx)), `block ${b.number} holds a transaction that was not sent`).toBe(
+                expect(sent.has(toHex(tx)), `block ${b.number} holds a transaction that was not sent`).toBe(
                   true,
                 );
               }

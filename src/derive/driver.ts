@@ -27,7 +27,15 @@
  * max(origin − channel timeout, genesis L1), `origin` being the agreed head's L1 origin, as kona's and op-node's
  * fault-proof programs do; a start before Holocene is refused.
  */
-import { type L1ChainConfig, OpFork, type RollupConfig, headerHash, isForkActive } from "../chain/index.js";
+import {
+  type L1ChainConfig,
+  OpFork,
+  type RollupConfig,
+  headerHash,
+  isForkActive,
+  toHex,
+  bytesEqual,
+} from "../chain/index.js";
 import { type SystemConfig, applyConfigUpdates } from "./attributes/index.js";
 import { CriticalDeriveError, DataMissingError, type DroppedInputError } from "./errors.js";
 import type { DerivedPayloadAttributes } from "./attributes/builder.js";
@@ -42,8 +50,6 @@ import {
   type L2BlockRef,
   type SingularBatchData,
   derivationConfig,
-  hexOf,
-  sameBytes,
 } from "./types.js";
 import type { SafeBlock, SafeChainReader } from "./validation/index.js";
 
@@ -121,11 +127,11 @@ export async function* derive(
 
   // The agreed head: its L1 origin, sequence number and system config, read from the block itself.
   const head = await l2Block(l2, config, input.agreedL2Head);
-  if (input.agreedL2HeadHash !== undefined && !sameBytes(head.ref.hash, input.agreedL2HeadHash)) {
+  if (input.agreedL2HeadHash !== undefined && !bytesEqual(head.ref.hash, input.agreedL2HeadHash)) {
     throw new CriticalDeriveError("driver", "the L2 provider's agreed head is not the agreed block", {
       number: input.agreedL2Head,
-      expected: hexOf(input.agreedL2HeadHash),
-      actual: hexOf(head.ref.hash),
+      expected: toHex(input.agreedL2HeadHash),
+      actual: toHex(head.ref.hash),
     });
   }
 
@@ -154,13 +160,13 @@ export async function* derive(
     );
   }
   const origin = traversal.block(originNumber);
-  if (origin === undefined || !sameBytes(origin.ref.hash, head.ref.l1Origin.hash)) {
+  if (origin === undefined || !bytesEqual(origin.ref.hash, head.ref.l1Origin.hash)) {
     throw new CriticalDeriveError(
       "driver",
       "the agreed L2 head's L1 origin is not an ancestor of the L1 head",
       {
         l1Origin: originNumber,
-        l1OriginHash: hexOf(head.ref.l1Origin.hash),
+        l1OriginHash: toHex(head.ref.l1Origin.hash),
       },
     );
   }
@@ -189,7 +195,7 @@ export async function* derive(
 
     const batch = next.batch;
     const epoch = traversal.block(batch.epochNumber);
-    if (epoch === undefined || !sameBytes(epoch.ref.hash, batch.epochHash)) {
+    if (epoch === undefined || !bytesEqual(epoch.ref.hash, batch.epochHash)) {
       throw new CriticalDeriveError("driver", "an accepted batch names an L1 origin outside the L1 chain", {
         epochNumber: batch.epochNumber,
       });
@@ -257,10 +263,10 @@ async function l2Block(l2: L2Provider, config: DerivationConfig, number: bigint)
   const block = await l2.blockByNumber(number);
   if (block === undefined) throw new DataMissingError("driver", "L2 block not available", { number });
   const hash = headerHash(block.header);
-  if (!sameBytes(hash, block.hash) || block.header.number !== number) {
+  if (!bytesEqual(hash, block.hash) || block.header.number !== number) {
     throw new CriticalDeriveError("driver", "the L2 provider's block does not match its hash or number", {
       number,
-      hash: hexOf(block.hash),
+      hash: toHex(block.hash),
     });
   }
   const info = l2BlockInfo(config, block);

@@ -123,19 +123,6 @@ export function isForkActivationBlock(config: DerivationConfig, fork: OpFork, ti
   );
 }
 
-/** Hex of a 20- or 32-byte value for error details and logs. */
-export function hexOf(bytes: Uint8Array): string {
-  let s = "0x";
-  for (const b of bytes) s += b.toString(16).padStart(2, "0");
-  return s;
-}
-
-export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /** Whether the first `prefix.length` bytes of `full` equal `prefix` (span batch parent/origin checks). */
 export function hasPrefix(full: Uint8Array, prefix: Uint8Array): boolean {
   if (prefix.length > full.length) return false;

@@ -6,10 +6,10 @@ import {
   decodeDepositTransaction,
   headerHash,
   loadFixture,
+  fromHex,
 } from "../../chain/index.js";
 import { fixtureFiles } from "../../chain/fixture-paths.test-support.js";
 import { CriticalDeriveError, DroppedInputError } from "../errors.js";
-import { hexBytes } from "./bytes.js";
 import { SEQUENCER_FEE_VAULT, buildPayloadAttributes, depositOnlyAttributes } from "./builder.js";
 import { decodeL1InfoDeposit } from "./l1-info.js";
 import { encodeEcotoneScalar, systemConfigFromGenesis } from "./system-config.js";
@@ -137,8 +137,8 @@ describe("payload attributes rules", () => {
     parentHash: originHash,
     timestamp: holocene - 50n,
   };
-  const userTx = hexBytes("02c0");
-  const userDeposit = hexBytes("7ec0");
+  const userTx = fromHex("02c0");
+  const userDeposit = fromHex("7ec0");
 
   it("continue an epoch: sequence number + 1, no user deposits, batch transactions after the L1 info deposit", () => {
     const a = buildPayloadAttributes({
@@ -156,7 +156,7 @@ describe("payload attributes rules", () => {
     expect(a.suggestedFeeRecipient).toEqual(SEQUENCER_FEE_VAULT);
     expect(a.prevRandao).toEqual(sameOrigin.mixHash);
     expect(a.parentBeaconBlockRoot).toEqual(sameOrigin.parentBeaconBlockRoot);
-    expect(a.eip1559Params).toEqual(hexBytes("000000fa00000006"));
+    expect(a.eip1559Params).toEqual(fromHex("000000fa00000006"));
     expect(a.minBaseFee).toBeUndefined();
     expect(a.noTxPool).toBe(true);
     expect(a.withdrawals).toEqual([]);

@@ -5,15 +5,22 @@
  * then the batch's transactions; timestamp, prevRandao, fee recipient, parent beacon root, gas limit,
  * EIP-1559 parameters (8 zero bytes on the first Holocene block) and, from Jovian, the min base fee.
  */
-import { OpFork, type PayloadAttributes, type RollupConfig, isForkActive } from "../../chain/index.js";
+import {
+  OpFork,
+  type PayloadAttributes,
+  type RollupConfig,
+  isForkActive,
+  bytesEqual,
+  fromHex,
+  toHex,
+} from "../../chain/index.js";
 import { CriticalDeriveError, DroppedInputError } from "../errors.js";
-import { bytesEqual, hexBytes, toHex } from "./bytes.js";
 import { type L1BlockInfo, type L1OriginInfo, buildL1BlockInfo, encodeL1InfoDeposit } from "./l1-info.js";
 import { eip1559ParamsOf, type SystemConfig } from "./system-config.js";
 import { upgradeTransactionsAt } from "./upgrades.js";
 
 /** The SequencerFeeVault predeploy: every derived block's suggested fee recipient. */
-export const SEQUENCER_FEE_VAULT = hexBytes("0x4200000000000000000000000000000000000011");
+export const SEQUENCER_FEE_VAULT = fromHex("0x4200000000000000000000000000000000000011");
 const DEPOSIT_TX_TYPE = 0x7e;
 
 /** The L2 parent, as derivation knows it (its L1 origin and sequence number come from its L1 info deposit). */

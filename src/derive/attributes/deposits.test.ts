@@ -1,30 +1,34 @@
 import { describe, expect, it } from "vitest";
-import { decodeDepositTransaction, encodeDepositTransaction } from "../../chain/index.js";
+import {
+  decodeDepositTransaction,
+  encodeDepositTransaction,
+  bigIntToWord,
+  fromHex,
+} from "../../chain/index.js";
 import { CriticalDeriveError } from "../errors.js";
-import { hexBytes, word } from "./bytes.js";
 import { TRANSACTION_DEPOSITED_TOPIC, decodeDepositLog, deriveUserDeposits } from "./deposits.js";
 import { userDepositSourceHash } from "./source-hash.js";
 
 const ZERO32 = new Uint8Array(32);
 const padAddress = (hex: string) => {
   const out = new Uint8Array(32);
-  out.set(hexBytes(hex), 12);
+  out.set(fromHex(hex), 12);
   return out;
 };
 
 /** kona's log data layout (crates/protocol/protocol/src/deposits.rs tests): offset, length, then opaque data. */
 function konaData(size: number, length: bigint, fill?: (data: Uint8Array) => void): Uint8Array {
   const data = new Uint8Array(size);
-  data.set(word(32n), 0);
-  data.set(word(length), 32);
+  data.set(bigIntToWord(32n), 0);
+  data.set(bigIntToWord(length), 32);
   fill?.(data);
   return data;
 }
 
 const fullFill = (data: Uint8Array) => {
-  data.set(word(10n).subarray(16), 80); // mint 10 (u128 in bytes 16..32 of its word)
-  data.set(word(100n), 96); // value
-  data.set(hexBytes("00000000000003e8"), 128); // gas 1000
+  data.set(bigIntToWord(10n).subarray(16), 80); // mint 10 (u128 in bytes 16..32 of its word)
+  data.set(bigIntToWord(100n), 96); // value
+  data.set(fromHex("00000000000003e8"), 128); // gas 1000
   data[136] = 1; // isCreation
 };
 
@@ -40,7 +44,7 @@ describe("user deposits (vectors from op-rs/kona @ cdb9be24, crates/protocol/pro
       ],
       data: konaData(192, 128n),
     };
-    const expected = hexBytes(
+    const expected = fromHex(
       "7ef887a0ed428e1c45e1d9561b62834e1a2d3015a0caae3bfdc16b4da059ac885b01a14594ffffffffffffffffffffffffffffffffffffffff94bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb80808080b700000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
     );
     expect(encodeDepositTransaction(decodeDepositLog(log, ZERO32, 0n))).toEqual(expected);
@@ -57,7 +61,7 @@ describe("user deposits (vectors from op-rs/kona @ cdb9be24, crates/protocol/pro
       ],
       data: konaData(192, 128n, fullFill),
     };
-    const expected = hexBytes(
+    const expected = fromHex(
       "7ef875a0ed428e1c45e1d9561b62834e1a2d3015a0caae3bfdc16b4da059ac885b01a145941111111111111111111111111111111111111111800a648203e880b700000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
     );
     const tx = decodeDepositLog(log, ZERO32, 0n);
@@ -67,7 +71,7 @@ describe("user deposits (vectors from op-rs/kona @ cdb9be24, crates/protocol/pro
 
   it("refuses kona's invalid logs (and op-node's over-padding) as critical", () => {
     const topics = [TRANSACTION_DEPOSITED_TOPIC, ZERO32, ZERO32, ZERO32];
-    const ones = hexBytes("ff".repeat(32));
+    const ones = fromHex("ff".repeat(32));
     const cases: [string, { topics: Uint8Array[]; data: Uint8Array }, RegExp][] = [
       [
         "invalid first topic",
@@ -99,7 +103,7 @@ describe("user deposits (vectors from op-rs/kona @ cdb9be24, crates/protocol/pro
       ],
       [
         "version 1",
-        { topics: [TRANSACTION_DEPOSITED_TOPIC, ZERO32, ZERO32, word(1n)], data: konaData(128, 64n) },
+        { topics: [TRANSACTION_DEPOSITED_TOPIC, ZERO32, ZERO32, bigIntToWord(1n)], data: konaData(128, 64n) },
         /version/,
       ],
     ];
@@ -111,15 +115,15 @@ describe("user deposits (vectors from op-rs/kona @ cdb9be24, crates/protocol/pro
   });
 
   it("counts log indices over the block and keeps only the portal's logs of successful receipts", () => {
-    const portal = hexBytes("0x16fc5058f25648194471939df75cf27a2fdc48bc");
-    const blockHash = hexBytes("0x" + "ab".repeat(32));
+    const portal = fromHex("0x16fc5058f25648194471939df75cf27a2fdc48bc");
+    const blockHash = fromHex("0x" + "ab".repeat(32));
     const deposit = (to: string) => ({
       address: portal,
       topics: [TRANSACTION_DEPOSITED_TOPIC, padAddress("11".repeat(20)), padAddress(to), ZERO32],
       data: konaData(192, 128n, fullFill),
     });
-    const unrelated = { address: portal, topics: [word(5n)], data: new Uint8Array(0) };
-    const elsewhere = { ...deposit("33".repeat(20)), address: hexBytes("0x" + "99".repeat(20)) };
+    const unrelated = { address: portal, topics: [bigIntToWord(5n)], data: new Uint8Array(0) };
+    const elsewhere = { ...deposit("33".repeat(20)), address: fromHex("0x" + "99".repeat(20)) };
     const receipts = [
       { status: 1, logs: [unrelated, deposit("22".repeat(20))] }, // log 0, log 1
       { status: 0, logs: [] },
@@ -135,7 +139,7 @@ describe("user deposits (vectors from op-rs/kona @ cdb9be24, crates/protocol/pro
 
   it("computes the source hash of kona's vectors (domain 0 over a zero block hash and index 0)", () => {
     expect(userDepositSourceHash(ZERO32, 0n)).toEqual(
-      hexBytes("ed428e1c45e1d9561b62834e1a2d3015a0caae3bfdc16b4da059ac885b01a145"),
+      fromHex("ed428e1c45e1d9561b62834e1a2d3015a0caae3bfdc16b4da059ac885b01a145"),
     );
   });
 });

@@ -7,14 +7,21 @@
  * (`BadEncoding(..).crit()`): the portal never emits one. The checks are the union of theirs (op-node: offset 32,
  * length within the data and minimally padded; kona: zero padding, topics' address padding).
  */
-import { type DepositTransaction, type Log, encodeDepositTransaction } from "../../chain/index.js";
+import {
+  type DepositTransaction,
+  type Log,
+  encodeDepositTransaction,
+  bytesEqual,
+  fromHex,
+  toHex,
+} from "../../chain/index.js";
 import { CriticalDeriveError } from "../errors.js";
-import { bytesEqual, hexBytes, isZeroRange, readUint, toHex } from "./bytes.js";
+import { isZeroRange, readUint } from "./bytes.js";
 import { userDepositSourceHash } from "./source-hash.js";
 import type { ReceiptLogs } from "./system-config.js";
 
 /** keccak256("TransactionDeposited(address,address,uint256,bytes)"). */
-export const TRANSACTION_DEPOSITED_TOPIC = hexBytes(
+export const TRANSACTION_DEPOSITED_TOPIC = fromHex(
   "0xb3813568d9991fc951961fcb4c784893574240a28925604d09fc577c55bb7c32",
 );
 

@@ -6,10 +6,11 @@ import {
   builtInChain,
   findL1ChainConfig,
   loadFixture,
+  fromHex,
+  keccak256,
 } from "../../chain/index.js";
 import { fixtureFiles } from "../../chain/fixture-paths.test-support.js";
 import { CriticalDeriveError } from "../errors.js";
-import { hexBytes, keccak256 } from "./bytes.js";
 import {
   L1_INFO_SELECTORS,
   type L1BlockInfo,
@@ -50,7 +51,7 @@ function konaRoundTripInfo(format: L1BlockInfo["format"]): L1BlockInfo {
 
 describe("L1 info calldata", () => {
   it("decodes and re-encodes kona's Ecotone and Isthmus vectors byte for byte", () => {
-    const ecotone = decodeL1InfoCalldata(hexBytes(KONA_ECOTONE_CALLDATA));
+    const ecotone = decodeL1InfoCalldata(fromHex(KONA_ECOTONE_CALLDATA));
     expect(ecotone).toMatchObject({
       format: "ecotone",
       baseFeeScalar: 0x558,
@@ -60,16 +61,16 @@ describe("L1 info calldata", () => {
       number: 0x12bec20n,
       baseFee: 0x26e9f1099n,
       blobBaseFee: 1n,
-      batcherAddress: hexBytes("6887246668a3b87f54deb3b94ba47a6f63f32985"),
+      batcherAddress: fromHex("6887246668a3b87f54deb3b94ba47a6f63f32985"),
     });
-    expect(encodeL1InfoCalldata(ecotone)).toEqual(hexBytes(KONA_ECOTONE_CALLDATA));
-    const isthmus = decodeL1InfoCalldata(hexBytes(KONA_ISTHMUS_CALLDATA));
+    expect(encodeL1InfoCalldata(ecotone)).toEqual(fromHex(KONA_ECOTONE_CALLDATA));
+    const isthmus = decodeL1InfoCalldata(fromHex(KONA_ISTHMUS_CALLDATA));
     expect([isthmus.format, isthmus.operatorFeeScalar, isthmus.operatorFeeConstant]).toEqual([
       "isthmus",
       0xabcd,
       0xdcban,
     ]);
-    expect(encodeL1InfoCalldata(isthmus)).toEqual(hexBytes(KONA_ISTHMUS_CALLDATA));
+    expect(encodeL1InfoCalldata(isthmus)).toEqual(fromHex(KONA_ISTHMUS_CALLDATA));
   });
 
   it("round-trips kona's Ecotone, Isthmus and Jovian structs at 164, 176 and 178 bytes", () => {
@@ -100,12 +101,12 @@ describe("L1 info calldata", () => {
 
   it("refuses Bedrock calldata, wrong lengths and unpadded batchers", () => {
     const bedrock = new Uint8Array(260);
-    bedrock.set(hexBytes("015d8eb9"));
+    bedrock.set(fromHex("015d8eb9"));
     expect(() => decodeL1InfoCalldata(bedrock)).toThrow(CriticalDeriveError);
-    expect(() => decodeL1InfoCalldata(hexBytes(KONA_ECOTONE_CALLDATA).slice(0, 163))).toThrow(/164 bytes/);
+    expect(() => decodeL1InfoCalldata(fromHex(KONA_ECOTONE_CALLDATA).slice(0, 163))).toThrow(/164 bytes/);
     const jovian = encodeL1InfoCalldata(konaRoundTripInfo("jovian"));
     expect(() => decodeL1InfoCalldata(jovian.slice(0, 176))).toThrow(/178 bytes/);
-    const unpadded = hexBytes(KONA_ECOTONE_CALLDATA);
+    const unpadded = fromHex(KONA_ECOTONE_CALLDATA);
     unpadded[140] = 1;
     expect(() => decodeL1InfoCalldata(unpadded)).toThrow(/padded/);
   });

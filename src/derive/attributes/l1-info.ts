@@ -19,16 +19,19 @@ import {
   headerHash,
   isForkActivationBlock,
   isForkActive,
+  bytesEqual,
+  fromHex,
+  toHex,
 } from "../../chain/index.js";
 import { CriticalDeriveError } from "../errors.js";
-import { bytesEqual, hexBytes, isZeroRange, readUint, toHex, writeUint } from "./bytes.js";
+import { isZeroRange, readUint, writeUint } from "./bytes.js";
 import { l1InfoSourceHash } from "./source-hash.js";
 import { DEFAULT_DA_FOOTPRINT_GAS_SCALAR, type SystemConfig, ecotoneScalars } from "./system-config.js";
 
 /** The depositor account: `from` of L1 info and Isthmus/Jovian "set fork" deposits. */
-export const L1_INFO_DEPOSITOR = hexBytes("0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001");
+export const L1_INFO_DEPOSITOR = fromHex("0xdeaddeaddeaddeaddeaddeaddeaddeaddead0001");
 /** The L1Block predeploy. */
-export const L1_BLOCK_ADDRESS = hexBytes("0x4200000000000000000000000000000000000015");
+export const L1_BLOCK_ADDRESS = fromHex("0x4200000000000000000000000000000000000015");
 /** Gas limit of the L1 info deposit (Regolith and later). */
 export const L1_INFO_DEPOSIT_GAS = 1_000_000n;
 
@@ -36,9 +39,9 @@ export type L1InfoFormat = "ecotone" | "isthmus" | "jovian";
 
 /** `setL1BlockValuesEcotone()`, `setL1BlockValuesIsthmus()`, `setL1BlockValuesJovian()`. */
 export const L1_INFO_SELECTORS: Readonly<Record<L1InfoFormat, Uint8Array>> = {
-  ecotone: hexBytes("440a5e20"),
-  isthmus: hexBytes("098999be"),
-  jovian: hexBytes("3db6be2b"),
+  ecotone: fromHex("440a5e20"),
+  isthmus: fromHex("098999be"),
+  jovian: fromHex("3db6be2b"),
 };
 export const L1_INFO_LENGTHS: Readonly<Record<L1InfoFormat, number>> = {
   ecotone: 164,

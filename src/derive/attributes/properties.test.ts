@@ -1,9 +1,13 @@
 /** Property tests of the attributes codecs: random values round-trip, random bytes never decode to garbage. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { builtInChain, decodeDepositTransaction, encodeDepositTransaction } from "../../chain/index.js";
+import {
+  builtInChain,
+  decodeDepositTransaction,
+  encodeDepositTransaction,
+  bigIntToWord,
+} from "../../chain/index.js";
 import { DeriveError } from "../errors.js";
-import { word } from "./bytes.js";
 import { TRANSACTION_DEPOSITED_TOPIC, decodeDepositLog } from "./deposits.js";
 import {
   type L1BlockInfo,
@@ -76,14 +80,14 @@ describe("attributes properties", () => {
         u(32),
         (mint, value, gas, creation, payload, from, to, logIndex) => {
           const opaque = new Uint8Array(73 + payload.length);
-          opaque.set(word(mint), 0);
-          opaque.set(word(value), 32);
-          opaque.set(word(gas).subarray(24), 64);
+          opaque.set(bigIntToWord(mint), 0);
+          opaque.set(bigIntToWord(value), 32);
+          opaque.set(bigIntToWord(gas).subarray(24), 64);
           opaque[72] = creation ? 1 : 0;
           opaque.set(payload, 73);
           const data = new Uint8Array(64 + Math.ceil(opaque.length / 32) * 32);
-          data.set(word(32n), 0);
-          data.set(word(BigInt(opaque.length)), 32);
+          data.set(bigIntToWord(32n), 0);
+          data.set(bigIntToWord(BigInt(opaque.length)), 32);
           data.set(opaque, 64);
           const pad = (a: Uint8Array) => {
             const w = new Uint8Array(32);
@@ -122,12 +126,12 @@ describe("attributes properties", () => {
         (type, raw, headed) => {
           const data = raw;
           if (headed && data.length >= 64) {
-            data.set(word(32n), 0);
-            data.set(word(BigInt(data.length - 64)), 32);
+            data.set(bigIntToWord(32n), 0);
+            data.set(bigIntToWord(BigInt(data.length - 64)), 32);
           }
           const log = {
             address: rollup.l1SystemConfigAddress!,
-            topics: [CONFIG_UPDATE_TOPIC, word(0n), word(BigInt(type))],
+            topics: [CONFIG_UPDATE_TOPIC, bigIntToWord(0n), bigIntToWord(BigInt(type))],
             data,
           };
           try {

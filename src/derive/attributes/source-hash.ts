@@ -4,11 +4,10 @@
  * bytes32(log index)), 1 for the L1 info deposit (L1 block hash ‖ bytes32(sequence number)) and 2 for network
  * upgrade deposits (payload: the intent string).
  */
-import { keccak256, word } from "./bytes.js";
 
 function domainHash(domain: bigint, inner: Uint8Array): Uint8Array {
   const buf = new Uint8Array(64);
-  buf.set(word(domain), 0);
+  buf.set(bigIntToWord(domain), 0);
   buf.set(keccak256(inner), 32);
   return keccak256(buf);
 }
@@ -17,7 +16,7 @@ function hashAndIndex(blockHash: Uint8Array, index: bigint): Uint8Array {
   if (blockHash.length !== 32) throw new RangeError("an L1 block hash is 32 bytes");
   const buf = new Uint8Array(64);
   buf.set(blockHash, 0);
-  buf.set(word(index), 32);
+  buf.set(bigIntToWord(index), 32);
   return buf;
 }
 
@@ -35,3 +34,4 @@ export function l1InfoSourceHash(l1BlockHash: Uint8Array, sequenceNumber: bigint
 export function upgradeDepositSourceHash(intent: string): Uint8Array {
   return domainHash(2n, new TextEncoder().encode(intent));
 }
+import { bigIntToWord, keccak256 } from "../../chain/index.js";

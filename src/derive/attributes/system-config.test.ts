@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { OpFork, type RollupConfig, builtInChain } from "../../chain/index.js";
+import { OpFork, type RollupConfig, builtInChain, bigIntToWord, fromHex } from "../../chain/index.js";
 import { CriticalDeriveError } from "../errors.js";
-import { hexBytes, word } from "./bytes.js";
 import {
   CONFIG_UPDATE_TOPIC,
   ConfigUpdateType,
@@ -25,12 +24,12 @@ function updateLog(type: number, payload: Uint8Array, opts: { version?: bigint; 
   const padded = new Uint8Array(Math.ceil(payload.length / 32) * 32);
   padded.set(payload);
   const data = new Uint8Array(64 + padded.length);
-  data.set(word(32n), 0);
-  data.set(word(BigInt(payload.length)), 32);
+  data.set(bigIntToWord(32n), 0);
+  data.set(bigIntToWord(BigInt(payload.length)), 32);
   data.set(padded, 64);
   return {
     address: opts.address ?? rollup.l1SystemConfigAddress!,
-    topics: [CONFIG_UPDATE_TOPIC, word(opts.version ?? 0n), word(BigInt(type))],
+    topics: [CONFIG_UPDATE_TOPIC, bigIntToWord(opts.version ?? 0n), bigIntToWord(BigInt(type))],
     data,
   };
 }
@@ -47,34 +46,39 @@ const concat = (...parts: Uint8Array[]) => {
 
 describe("system config", () => {
   it("starts from the rollup config's genesis", () => {
-    expect(genesisConfig.batcherAddress).toEqual(hexBytes("0x8f23bb38f531600e5d8fddaaec41f13fab46e98c"));
+    expect(genesisConfig.batcherAddress).toEqual(fromHex("0x8f23bb38f531600e5d8fddaaec41f13fab46e98c"));
     expect(genesisConfig.gasLimit).toBe(30_000_000n);
     expect(ecotoneScalars(genesisConfig.scalar)).toEqual({ baseFeeScalar: 0xa6fe0, blobBaseFeeScalar: 0 });
     expect(genesisConfig.eip1559Denominator).toBe(0);
   });
 
   it("applies every update type 0-7 with its ABI encoding", () => {
-    const batcher = hexBytes("0x1111111111111111111111111111111111111111");
+    const batcher = fromHex("0x1111111111111111111111111111111111111111");
     let c: SystemConfig = genesisConfig;
-    c = applyConfigUpdateLog(c, updateLog(0, word(BigInt(`0x${"11".repeat(20)}`))), rollup, ecotoneTime);
+    c = applyConfigUpdateLog(
+      c,
+      updateLog(0, bigIntToWord(BigInt(`0x${"11".repeat(20)}`))),
+      rollup,
+      ecotoneTime,
+    );
     expect(c.batcherAddress).toEqual(batcher);
     const scalar = encodeEcotoneScalar(2000, 800000);
-    c = applyConfigUpdateLog(c, updateLog(1, concat(word(188n), scalar)), rollup, ecotoneTime);
+    c = applyConfigUpdateLog(c, updateLog(1, concat(bigIntToWord(188n), scalar)), rollup, ecotoneTime);
     expect(c.scalar).toEqual(scalar);
     expect(c.overhead).toEqual(new Uint8Array(32)); // zeroed from Ecotone on
-    c = applyConfigUpdateLog(c, updateLog(2, word(60_000_000n)), rollup);
+    c = applyConfigUpdateLog(c, updateLog(2, bigIntToWord(60_000_000n)), rollup);
     expect(c.gasLimit).toBe(60_000_000n);
     const before = c;
-    c = applyConfigUpdateLog(c, updateLog(3, word(7n)), rollup);
+    c = applyConfigUpdateLog(c, updateLog(3, bigIntToWord(7n)), rollup);
     expect(c).toBe(before); // unsafe block signer: not derivation's
-    c = applyConfigUpdateLog(c, updateLog(4, word((250n << 32n) | 6n)), rollup);
+    c = applyConfigUpdateLog(c, updateLog(4, bigIntToWord((250n << 32n) | 6n)), rollup);
     expect([c.eip1559Denominator, c.eip1559Elasticity]).toEqual([250, 6]);
-    expect(eip1559ParamsOf(c)).toEqual(hexBytes("000000fa00000006"));
-    c = applyConfigUpdateLog(c, updateLog(5, word((1234n << 64n) | 0xabcdn)), rollup);
+    expect(eip1559ParamsOf(c)).toEqual(fromHex("000000fa00000006"));
+    c = applyConfigUpdateLog(c, updateLog(5, bigIntToWord((1234n << 64n) | 0xabcdn)), rollup);
     expect([c.operatorFeeScalar, c.operatorFeeConstant]).toEqual([1234, 0xabcdn]);
-    c = applyConfigUpdateLog(c, updateLog(6, word(1_000_000n)), rollup);
+    c = applyConfigUpdateLog(c, updateLog(6, bigIntToWord(1_000_000n)), rollup);
     expect(c.minBaseFee).toBe(1_000_000n);
-    c = applyConfigUpdateLog(c, updateLog(7, word(321n)), rollup);
+    c = applyConfigUpdateLog(c, updateLog(7, bigIntToWord(321n)), rollup);
     expect(c.daFootprintGasScalar).toBe(321);
     expect(genesisConfig.gasLimit).toBe(30_000_000n); // the input is never changed
   });
@@ -85,52 +89,55 @@ describe("system config", () => {
     odd[31] = 1;
     const pre = applyConfigUpdateLog(
       genesisConfig,
-      updateLog(1, concat(word(5n), odd)),
+      updateLog(1, concat(bigIntToWord(5n), odd)),
       rollup,
       ecotoneTime - 1n,
     );
-    expect(pre.overhead).toEqual(word(5n));
+    expect(pre.overhead).toEqual(bigIntToWord(5n));
     expect(pre.scalar).toEqual(odd);
     const post = applyConfigUpdateLog(
       genesisConfig,
-      updateLog(1, concat(word(5n), odd)),
+      updateLog(1, concat(bigIntToWord(5n), odd)),
       rollup,
       ecotoneTime,
     );
     expect(post).toBe(genesisConfig);
     const badPadding = encodeEcotoneScalar(1, 1);
     badPadding[5] = 1;
-    expect(applyConfigUpdateLog(genesisConfig, updateLog(1, concat(word(0n), badPadding)), rollup)).toBe(
-      genesisConfig,
-    );
+    expect(
+      applyConfigUpdateLog(genesisConfig, updateLog(1, concat(bigIntToWord(0n), badPadding)), rollup),
+    ).toBe(genesisConfig);
   });
 
   it("refuses malformed updates as critical (op-node: the contract never emits them)", () => {
     const cases: [string, ReturnType<typeof updateLog>][] = [
-      ["version 1", updateLog(2, word(1n), { version: 1n })],
-      ["type 8", updateLog(8, word(1n))],
-      ["gas limit over 64 bits", updateLog(2, word(1n << 64n))],
-      ["batcher not padded", updateLog(0, word((1n << 160n) | 1n))],
-      ["EIP-1559 over 64 bits", updateLog(4, word(1n << 64n))],
-      ["min base fee over 64 bits", updateLog(6, word(1n << 70n))],
-      ["DA scalar over 16 bits", updateLog(7, word(1n << 16n))],
-      ["fee scalars with one word", updateLog(1, word(1n))],
+      ["version 1", updateLog(2, bigIntToWord(1n), { version: 1n })],
+      ["type 8", updateLog(8, bigIntToWord(1n))],
+      ["gas limit over 64 bits", updateLog(2, bigIntToWord(1n << 64n))],
+      ["batcher not padded", updateLog(0, bigIntToWord((1n << 160n) | 1n))],
+      ["EIP-1559 over 64 bits", updateLog(4, bigIntToWord(1n << 64n))],
+      ["min base fee over 64 bits", updateLog(6, bigIntToWord(1n << 70n))],
+      ["DA scalar over 16 bits", updateLog(7, bigIntToWord(1n << 16n))],
+      ["fee scalars with one word", updateLog(1, bigIntToWord(1n))],
     ];
     for (const [name, log] of cases) {
       const attempt = () => applyConfigUpdateLog(genesisConfig, log, rollup);
       expect(attempt, name).toThrow(CriticalDeriveError);
     }
-    const badOffset = updateLog(2, word(1n));
+    const badOffset = updateLog(2, bigIntToWord(1n));
     badOffset.data[31] = 64;
     expect(() => applyConfigUpdateLog(genesisConfig, badOffset, rollup)).toThrow(/offset/);
-    const badLength = updateLog(2, word(1n));
+    const badLength = updateLog(2, bigIntToWord(1n));
     badLength.data[63] = 31;
     expect(() => applyConfigUpdateLog(genesisConfig, badLength, rollup)).toThrow(/length/);
-    const fourTopics = { ...updateLog(2, word(1n)), topics: [...updateLog(2, word(1n)).topics, word(0n)] };
+    const fourTopics = {
+      ...updateLog(2, bigIntToWord(1n)),
+      topics: [...updateLog(2, bigIntToWord(1n)).topics, bigIntToWord(0n)],
+    };
     expect(() => applyConfigUpdateLog(genesisConfig, fourTopics, rollup)).toThrow(/3 topics/);
     const error = (() => {
       try {
-        applyConfigUpdateLog(genesisConfig, updateLog(9, word(1n)), rollup);
+        applyConfigUpdateLog(genesisConfig, updateLog(9, bigIntToWord(1n)), rollup);
       } catch (e) {
         return e as CriticalDeriveError;
       }
@@ -142,13 +149,18 @@ describe("system config", () => {
   });
 
   it("reads only successful receipts' logs from the SystemConfig address", () => {
-    const other = hexBytes("0x000000000000000000000000000000000000dead");
+    const other = fromHex("0x000000000000000000000000000000000000dead");
     const receipts = [
-      { status: 0, logs: [updateLog(2, word(1n))] },
-      { status: 1, logs: [updateLog(2, word(2n), { address: other }), updateLog(2, word(3n))] },
+      { status: 0, logs: [updateLog(2, bigIntToWord(1n))] },
       {
         status: 1,
-        logs: [{ address: rollup.l1SystemConfigAddress!, topics: [word(9n)], data: new Uint8Array(0) }],
+        logs: [updateLog(2, bigIntToWord(2n), { address: other }), updateLog(2, bigIntToWord(3n))],
+      },
+      {
+        status: 1,
+        logs: [
+          { address: rollup.l1SystemConfigAddress!, topics: [bigIntToWord(9n)], data: new Uint8Array(0) },
+        ],
       },
     ];
     expect(applyConfigUpdates(genesisConfig, receipts, rollup, ecotoneTime).gasLimit).toBe(3n);
@@ -159,7 +171,7 @@ describe("system config", () => {
     const header = {
       timestamp: rollup.forkTimes[OpFork.Jovian]! + 2n,
       gasLimit: 60_000_000n,
-      extraData: hexBytes("01000000fa0000000600000000000f4240"),
+      extraData: fromHex("01000000fa0000000600000000000f4240"),
       number: 1n,
     } as Parameters<typeof systemConfigFromL2Block>[0];
     const c = systemConfigFromL2Block(

@@ -14,12 +14,15 @@ import {
   type RollupConfig,
   decodeOpExtraData,
   isForkActive,
+  bytesEqual,
+  fromHex,
+  toHex,
 } from "../../chain/index.js";
 import { CriticalDeriveError } from "../errors.js";
-import { bytesEqual, hexBytes, isZeroRange, readUint, toHex } from "./bytes.js";
+import { isZeroRange, readUint } from "./bytes.js";
 
 /** keccak256("ConfigUpdate(uint256,uint8,bytes)"). */
-export const CONFIG_UPDATE_TOPIC = hexBytes(
+export const CONFIG_UPDATE_TOPIC = fromHex(
   "0x1d2b0bda21d56b8bd12d4f94ebacffdfb35f5e226f84b461103bb8beab6353be",
 );
 

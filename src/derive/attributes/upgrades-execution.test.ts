@@ -19,8 +19,10 @@ import {
   type RollupConfig,
   buildGenesisState,
   builtInChain,
+  fromHex,
+  keccak256,
+  toHex,
 } from "../../chain/index.js";
-import { hexBytes, keccak256, toHex } from "./bytes.js";
 import { buildPayloadAttributes } from "./builder.js";
 import { systemConfigFromGenesis } from "./system-config.js";
 import { createAddress } from "./upgrades.js";
@@ -50,13 +52,13 @@ async function codeHashesAfter(timestamp: bigint, accounts: Uint8Array[]): Promi
   const store = new PreimageStore();
   const stateRoot = buildGenesisState(
     store,
-    new Map([[hexBytes(L2_TO_L1_MESSAGE_PASSER.toString()), { storage: [[0n, 1n]] as [bigint, bigint][] }]]),
+    new Map([[fromHex(L2_TO_L1_MESSAGE_PASSER.toString()), { storage: [[0n, 1n]] as [bigint, bigint][] }]]),
   );
   const parentIsIsthmus = timestamp - 2n >= ISTHMUS;
   const parent: BlockHeader = {
     parentHash: new Uint8Array(32),
     ommersHash: EMPTY_OMMERS_HASH,
-    beneficiary: hexBytes("0x4200000000000000000000000000000000000011"),
+    beneficiary: fromHex("0x4200000000000000000000000000000000000011"),
     stateRoot,
     transactionsRoot: EMPTY_TRIE_ROOT,
     receiptsRoot: EMPTY_TRIE_ROOT,
@@ -66,7 +68,7 @@ async function codeHashesAfter(timestamp: bigint, accounts: Uint8Array[]): Promi
     gasLimit: 30_000_000n,
     gasUsed: 0n,
     timestamp: timestamp - 2n,
-    extraData: hexBytes("00000000fa00000006"),
+    extraData: fromHex("00000000fa00000006"),
     mixHash: new Uint8Array(32),
     nonce: new Uint8Array(8),
     baseFeePerGas: 1_000_000n,
@@ -123,7 +125,7 @@ async function codeHashesAfter(timestamp: bigint, accounts: Uint8Array[]): Promi
 describe("upgrade deposits executed", () => {
   it("Isthmus deploys kona's L1Block, GasPriceOracle and OperatorFeeVault", async () => {
     const deployers = ["03", "04", "05"].map((n) =>
-      createAddress(hexBytes(`0x42100000000000000000000000000000000000${n}`)),
+      createAddress(fromHex(`0x42100000000000000000000000000000000000${n}`)),
     );
     expect(await codeHashesAfter(ISTHMUS, deployers)).toEqual([
       "0x8e3fe7a416d3e5f3b7be74ddd4e7e58e516fa3f80b67c6d930e3cd7297da4a4b",
@@ -134,7 +136,7 @@ describe("upgrade deposits executed", () => {
 
   it("Jovian deploys kona's L1Block and GasPriceOracle", async () => {
     const deployers = ["06", "07"].map((n) =>
-      createAddress(hexBytes(`0x42100000000000000000000000000000000000${n}`)),
+      createAddress(fromHex(`0x42100000000000000000000000000000000000${n}`)),
     );
     expect(deployers.map(toHex)).toEqual([
       "0x3ba4007f5c922fbb33c454b41ea7a1f11e83df2c",

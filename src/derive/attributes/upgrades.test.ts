@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { OpFork, type RollupConfig, builtInChain, decodeDepositTransaction } from "../../chain/index.js";
-import { hexBytes, keccak256, toHex } from "./bytes.js";
+import {
+  OpFork,
+  type RollupConfig,
+  builtInChain,
+  decodeDepositTransaction,
+  fromHex,
+  keccak256,
+  toHex,
+} from "../../chain/index.js";
 import { upgradeDepositSourceHash } from "./source-hash.js";
 import { KONA_ISTHMUS_UPGRADE_TXS } from "./test/kona-isthmus-upgrade-txs.js";
 import {
@@ -21,14 +28,14 @@ describe("Isthmus upgrade deposits", () => {
   });
 
   it("deploy to the addresses kona names (crates/protocol/hardforks/src/isthmus.rs)", () => {
-    expect(createAddress(hexBytes("4210000000000000000000000000000000000003"))).toEqual(
-      hexBytes("ff256497d61dcd71a9e9ff43967c13fde1f72d12"),
+    expect(createAddress(fromHex("4210000000000000000000000000000000000003"))).toEqual(
+      fromHex("ff256497d61dcd71a9e9ff43967c13fde1f72d12"),
     );
-    expect(createAddress(hexBytes("4210000000000000000000000000000000000004"))).toEqual(
-      hexBytes("93e57a196454cb919193fa9946f14943cf733845"),
+    expect(createAddress(fromHex("4210000000000000000000000000000000000004"))).toEqual(
+      fromHex("93e57a196454cb919193fa9946f14943cf733845"),
     );
-    expect(createAddress(hexBytes("4210000000000000000000000000000000000005"))).toEqual(
-      hexBytes("4fa2be8cd41504037f1838bce3bcc93bc68ff537"),
+    expect(createAddress(fromHex("4210000000000000000000000000000000000005"))).toEqual(
+      fromHex("4fa2be8cd41504037f1838bce3bcc93bc68ff537"),
     );
   });
 
@@ -104,10 +111,10 @@ describe("Jovian upgrade deposits", () => {
     expect(toHex(deposits[0]!.data.slice(-8))).toBe("0x6c634300080f000a");
     expect(jovianUpgradeTransactions().map((t) => decodeDepositTransaction(t))).toEqual(deposits);
     expect(upgradeToCalldata(new Uint8Array(20).fill(0x42))).toEqual(
-      hexBytes(`3659cfe6${"00".repeat(12)}${"42".repeat(20)}`),
+      fromHex(`3659cfe6${"00".repeat(12)}${"42".repeat(20)}`),
     );
     expect(keccak256(new TextEncoder().encode("upgradeTo(address)")).slice(0, 4)).toEqual(
-      hexBytes("3659cfe6"),
+      fromHex("3659cfe6"),
     );
   });
 });

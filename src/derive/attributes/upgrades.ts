@@ -11,8 +11,9 @@ import {
   type RollupConfig,
   encodeDepositTransaction,
   isForkActivationBlock,
+  fromHex,
+  keccak256,
 } from "../../chain/index.js";
-import { hexBytes, keccak256 } from "./bytes.js";
 import { L1_BLOCK_ADDRESS, L1_INFO_DEPOSITOR } from "./l1-info.js";
 import { upgradeDepositSourceHash } from "./source-hash.js";
 import {
@@ -25,14 +26,14 @@ import {
 } from "./upgrade-bytecode.js";
 
 /** Predeploy proxies the upgrades point at new implementations. */
-export const GAS_PRICE_ORACLE_ADDRESS = hexBytes("0x420000000000000000000000000000000000000f");
-export const OPERATOR_FEE_VAULT_ADDRESS = hexBytes("0x420000000000000000000000000000000000001b");
+export const GAS_PRICE_ORACLE_ADDRESS = fromHex("0x420000000000000000000000000000000000000f");
+export const OPERATOR_FEE_VAULT_ADDRESS = fromHex("0x420000000000000000000000000000000000001b");
 /** The EIP-2935 history contract's deployer (its presigned-transaction sender). */
-export const EIP2935_DEPLOYER = hexBytes("0x3462413af4609098e1e27a490f554f260213d685");
+export const EIP2935_DEPLOYER = fromHex("0x3462413af4609098e1e27a490f554f260213d685");
 
 const ZERO_ADDRESS = new Uint8Array(20);
 /** `upgradeTo(address)`. */
-const UPGRADE_TO_SELECTOR = hexBytes("3659cfe6");
+const UPGRADE_TO_SELECTOR = fromHex("3659cfe6");
 
 /** The address a contract created by `deployer` with nonce 0 gets (`keccak256(rlp([deployer, 0]))[12:]`). */
 export function createAddress(deployer: Uint8Array): Uint8Array {
@@ -75,30 +76,30 @@ function upgrade(
 
 /** The eight Isthmus upgrade deposits, in block order. */
 export function isthmusUpgradeDeposits(): DepositTransaction[] {
-  const l1BlockDeployer = hexBytes("0x4210000000000000000000000000000000000003");
-  const gpoDeployer = hexBytes("0x4210000000000000000000000000000000000004");
-  const vaultDeployer = hexBytes("0x4210000000000000000000000000000000000005");
+  const l1BlockDeployer = fromHex("0x4210000000000000000000000000000000000003");
+  const gpoDeployer = fromHex("0x4210000000000000000000000000000000000004");
+  const vaultDeployer = fromHex("0x4210000000000000000000000000000000000005");
   return [
     upgrade(
       "Isthmus: L1 Block Deployment",
       l1BlockDeployer,
       undefined,
       425_000n,
-      hexBytes(ISTHMUS_L1_BLOCK_DEPLOYMENT),
+      fromHex(ISTHMUS_L1_BLOCK_DEPLOYMENT),
     ),
     upgrade(
       "Isthmus: Gas Price Oracle Deployment",
       gpoDeployer,
       undefined,
       1_625_000n,
-      hexBytes(ISTHMUS_GAS_PRICE_ORACLE_DEPLOYMENT),
+      fromHex(ISTHMUS_GAS_PRICE_ORACLE_DEPLOYMENT),
     ),
     upgrade(
       "Isthmus: Operator Fee Vault Deployment",
       vaultDeployer,
       undefined,
       500_000n,
-      hexBytes(ISTHMUS_OPERATOR_FEE_VAULT_DEPLOYMENT),
+      fromHex(ISTHMUS_OPERATOR_FEE_VAULT_DEPLOYMENT),
     ),
     upgrade(
       "Isthmus: L1 Block Proxy Update",
@@ -133,22 +134,22 @@ export function isthmusUpgradeDeposits(): DepositTransaction[] {
       EIP2935_DEPLOYER,
       undefined,
       250_000n,
-      hexBytes(ISTHMUS_EIP2935_CREATION),
+      fromHex(ISTHMUS_EIP2935_CREATION),
     ),
   ];
 }
 
 /** The five Jovian upgrade deposits, in block order. */
 export function jovianUpgradeDeposits(): DepositTransaction[] {
-  const l1BlockDeployer = hexBytes("0x4210000000000000000000000000000000000006");
-  const gpoDeployer = hexBytes("0x4210000000000000000000000000000000000007");
+  const l1BlockDeployer = fromHex("0x4210000000000000000000000000000000000006");
+  const gpoDeployer = fromHex("0x4210000000000000000000000000000000000007");
   return [
     upgrade(
       "Jovian: L1 Block Deployment",
       l1BlockDeployer,
       undefined,
       447_315n,
-      hexBytes(JOVIAN_L1_BLOCK_DEPLOYMENT),
+      fromHex(JOVIAN_L1_BLOCK_DEPLOYMENT),
     ),
     upgrade(
       "Jovian: L1 Block Proxy Update",
@@ -162,7 +163,7 @@ export function jovianUpgradeDeposits(): DepositTransaction[] {
       gpoDeployer,
       undefined,
       1_750_714n,
-      hexBytes(JOVIAN_GAS_PRICE_ORACLE_DEPLOYMENT),
+      fromHex(JOVIAN_GAS_PRICE_ORACLE_DEPLOYMENT),
     ),
     upgrade(
       "Jovian: Gas Price Oracle Proxy Update",

@@ -12,9 +12,9 @@
  * answer) and it must never be read as an invalid blob to skip ("dropped"), because then a provider could steer
  * derivation by swapping a batcher's blob for garbage. Any caller treats it as fail-closed: derivation stops.
  */
+import { type KzgWasm, bytesEqual, loadKzgWasm, toHex as hex } from "../../chain/index.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { CriticalDeriveError } from "../errors.js";
-import { hexOf as hex, sameBytes } from "../types.js";
 import { BLOB_SIZE } from "./codec.js";
 
 /** Bytes in a KZG commitment or proof (a compressed BLS12-381 G1 point). */
@@ -28,13 +28,6 @@ export class BlobMismatchError extends CriticalDeriveError {
   constructor(message: string, details?: Record<string, unknown>, options?: { cause?: unknown }) {
     super("blob", message, details, options);
   }
-}
-
-/** The part of kzg-wasm's API we use (it takes and returns 0x-prefixed hex). */
-interface KzgWasm {
-  blobToKZGCommitment(blob: string): string;
-  computeBlobKZGProof(blob: string, commitment: string): string;
-  verifyBlobKZGProof(blob: string, commitment: string, proof: string): boolean;
 }
 
 function unhex(text: string, expectedLength: number): Uint8Array {
@@ -129,7 +122,7 @@ export class Kzg {
     }
     const commitment = this.commitment(blob);
     const actual = versionedHash(commitment);
-    if (!sameBytes(actual, expectedVersionedHash)) {
+    if (!bytesEqual(actual, expectedVersionedHash)) {
       throw new BlobMismatchError("blob does not match its versioned hash", {
         expected: hex(expectedVersionedHash),
         actual: hex(actual),
@@ -155,12 +148,13 @@ export class Kzg {
   }
 }
 
-let loading: Promise<Kzg> | undefined;
-
-/** The process-wide Kzg instance, loaded on the first call (takes seconds: WebAssembly compile + trusted setup). */
+/**
+ * The process-wide Kzg, over src/chain's kzg-wasm instance (shared with the EVM's point-evaluation precompile, so
+ * a process that derives and executes loads the trusted setup once). Takes seconds on the first call.
+ */
 export function loadKzg(): Promise<Kzg> {
   if (loading === undefined) {
-    const attempt = import("kzg-wasm").then(async (m) => new Kzg((await m.loadKZG()) as KzgWasm));
+    const attempt = loadKzgWasm().then((wasm) => new Kzg(wasm));
     loading = attempt;
     // A failed load is not kept: the next call tries again.
     attempt.catch(() => {
@@ -169,6 +163,8 @@ export function loadKzg(): Promise<Kzg> {
   }
   return loading;
 }
+
+let loading: Promise<Kzg> | undefined;
 
 /** Convenience: verifies `blob` against `expectedVersionedHash` with the process-wide instance. */
 export async function verifyBlob(blob: Uint8Array, expectedVersionedHash: Uint8Array): Promise<Uint8Array> {

@@ -8,15 +8,10 @@
  * L1 block being read. Batches read while the L1 block being read is not past the safe head's origin can only hold
  * past blocks, so they are skipped unchecked (op-node's "origin behind" drain).
  */
+import { bytesEqual } from "../../chain/index.js";
 import { CriticalDeriveError, DroppedInputError } from "../errors.js";
 import type { DropListener } from "../frames/index.js";
-import {
-  type DerivationConfig,
-  type L1BlockRef,
-  type L2BlockRef,
-  type SingularBatchData,
-  sameBytes,
-} from "../types.js";
+import { type DerivationConfig, type L1BlockRef, type L2BlockRef, type SingularBatchData } from "../types.js";
 import {
   type BatchValidity,
   type SafeChainReader,
@@ -192,5 +187,5 @@ export class BatchStage {
 }
 
 function sameHash(a: Uint8Array, b: Uint8Array): boolean {
-  return sameBytes(a, b);
+  return bytesEqual(a, b);
 }

@@ -3,6 +3,7 @@
  * (attributes: L1 info deposit, system config), retrieval of an L1 block's batcher data (retrieval + blob), and
  * building a block's attributes (attributes).
  */
+import { bytesEqual, toHex } from "../../chain/index.js";
 import { type DerivedPayloadAttributes, buildPayloadAttributes } from "../attributes/builder.js";
 import { deriveUserDeposits } from "../attributes/deposits.js";
 import { decodeL1InfoDeposit, l1OriginFromHeader } from "../attributes/l1-info.js";
@@ -11,13 +12,7 @@ import { CriticalDeriveError, DataMissingError, type DroppedInputError } from ".
 import type { BlobProvider, L1Provider, L2Block } from "../providers.js";
 import { retrieveBatcherData } from "../retrieval/retrieval.js";
 import type { L1BlockData } from "../traversal/index.js";
-import {
-  type DerivationConfig,
-  type L2BlockRef,
-  type SingularBatchData,
-  hexOf,
-  sameBytes,
-} from "../types.js";
+import { type DerivationConfig, type L2BlockRef, type SingularBatchData } from "../types.js";
 
 /** What derivation reads from an agreed L2 block: its reference and the system config after it. */
 export interface L2BlockInfo {
@@ -31,10 +26,10 @@ export interface L2BlockInfo {
  */
 export function l2BlockInfo(config: DerivationConfig, block: L2Block): L2BlockInfo {
   if (block.header.number === config.genesisL2.number) {
-    if (!sameBytes(block.hash, config.genesisL2.hash)) {
+    if (!bytesEqual(block.hash, config.genesisL2.hash)) {
       throw new CriticalDeriveError("driver", "the L2 genesis block is not the rollup config's", {
-        hash: hexOf(block.hash),
-        expected: hexOf(config.genesisL2.hash),
+        hash: toHex(block.hash),
+        expected: toHex(config.genesisL2.hash),
       });
     }
     return {
@@ -94,7 +89,7 @@ export async function batcherData(
   if (transactions === undefined) {
     throw new DataMissingError("retrieval", "L1 transactions not available", {
       number: block.ref.number,
-      hash: hexOf(block.ref.hash),
+      hash: toHex(block.ref.hash),
     });
   }
   const items = await retrieveBatcherData(

@@ -3,9 +3,9 @@
  * which the stages turn into DataMissingError. `withhold*` makes a provider refuse data it holds, to test that
  * derivation fails closed.
  */
-import { type BlockHeader, type Receipt, headerHash } from "../../chain/index.js";
+import { type BlockHeader, type Receipt, headerHash, toHex } from "../../chain/index.js";
 import type { BlobProvider, L1Provider, L2Block, L2Provider } from "../providers.js";
-import { type L1BlockRef, hexOf } from "../types.js";
+import { type L1BlockRef } from "../types.js";
 
 export interface MemoryL1Block {
   readonly header: BlockHeader;
@@ -26,21 +26,21 @@ export class MemoryL1Provider implements L1Provider {
   /** Adds a block; returns its hash. */
   add(block: MemoryL1Block): Uint8Array {
     const hash = headerHash(block.header);
-    this.byHash.set(hexOf(hash), block);
+    this.byHash.set(toHex(hash), block);
     this.byNumber.set(block.header.number, block);
     return hash;
   }
 
   withholdReceipts(blockHash: Uint8Array): void {
-    this.withheldReceipts.add(hexOf(blockHash));
+    this.withheldReceipts.add(toHex(blockHash));
   }
 
   withholdTransactions(blockHash: Uint8Array): void {
-    this.withheldTransactions.add(hexOf(blockHash));
+    this.withheldTransactions.add(toHex(blockHash));
   }
 
   async headerByHash(hash: Uint8Array): Promise<BlockHeader | undefined> {
-    return this.byHash.get(hexOf(hash))?.header;
+    return this.byHash.get(toHex(hash))?.header;
   }
 
   async headerByNumber(number: bigint): Promise<BlockHeader | undefined> {
@@ -48,12 +48,12 @@ export class MemoryL1Provider implements L1Provider {
   }
 
   async transactionsByHash(blockHash: Uint8Array): Promise<readonly Uint8Array[] | undefined> {
-    const key = hexOf(blockHash);
+    const key = toHex(blockHash);
     return this.withheldTransactions.has(key) ? undefined : this.byHash.get(key)?.transactions;
   }
 
   async receiptsByHash(blockHash: Uint8Array): Promise<readonly Receipt[] | undefined> {
-    const key = hexOf(blockHash);
+    const key = toHex(blockHash);
     return this.withheldReceipts.has(key) ? undefined : this.byHash.get(key)?.receipts;
   }
 }
@@ -66,15 +66,15 @@ export class MemoryBlobProvider implements BlobProvider {
   constructor(readonly verified = false) {}
 
   add(versionedHash: Uint8Array, blob: Uint8Array): void {
-    this.blobs.set(hexOf(versionedHash), blob);
+    this.blobs.set(toHex(versionedHash), blob);
   }
 
   withhold(versionedHash: Uint8Array): void {
-    this.withheld.add(hexOf(versionedHash));
+    this.withheld.add(toHex(versionedHash));
   }
 
   async blob(_block: L1BlockRef, _index: number, versionedHash: Uint8Array): Promise<Uint8Array | undefined> {
-    const key = hexOf(versionedHash);
+    const key = toHex(versionedHash);
     return this.withheld.has(key) ? undefined : this.blobs.get(key);
   }
 }

@@ -13,9 +13,10 @@
  * its versioned hash (checked by KZG unless the provider vouches for its blobs) is BlobMismatchError (critical). A
  * blob that matches but is not valid version-0 rollup data is ignored, as the spec says, and reported to `onDrop`.
  */
+import { bytesEqual, toHex } from "../../chain/index.js";
 import { DataMissingError, DeriveError, type DroppedInputError } from "../errors.js";
 import type { BlobProvider } from "../providers.js";
-import { type L1BlockRef, hexOf, sameBytes } from "../types.js";
+import { type L1BlockRef } from "../types.js";
 import { BLOB_SIZE, InvalidBlobError, decodeBlob } from "../blob/codec.js";
 import { BlobMismatchError, type Kzg, loadKzg } from "../blob/kzg.js";
 import { decodeL1Transaction } from "./l1-transaction.js";
@@ -39,11 +40,11 @@ function asTransaction(tx: Uint8Array | L1Transaction): L1Transaction {
 }
 
 function isBatcherTx(tx: L1Transaction, filter: BatcherFilter): boolean {
-  if (tx.type > 3 || tx.to === undefined || !sameBytes(tx.to, filter.batchInbox)) return false;
+  if (tx.type > 3 || tx.to === undefined || !bytesEqual(tx.to, filter.batchInbox)) return false;
   if (filter.l1ChainId !== undefined && tx.chainId !== undefined && tx.chainId !== filter.l1ChainId)
     return false;
   const sender = tx.sender(); // only now: recovery is the expensive part
-  return sender !== undefined && sameBytes(sender, filter.batcher);
+  return sender !== undefined && bytesEqual(sender, filter.batcher);
 }
 
 /**
@@ -106,9 +107,9 @@ export async function retrieveBatcherData(
     }
     const blob = fetched[next++]!;
     const context = {
-      l1Block: hexOf(block.hash),
+      l1Block: toHex(block.hash),
       blobIndex: ref.blobIndex,
-      versionedHash: hexOf(ref.versionedHash),
+      versionedHash: toHex(ref.versionedHash),
     };
     if (kzg !== undefined) {
       try {
@@ -143,9 +144,9 @@ async function fetchBlob(
   ref: Extract<BatcherDataRef, { kind: "blob" }>,
 ): Promise<Uint8Array> {
   const details = {
-    l1Block: hexOf(block.hash),
+    l1Block: toHex(block.hash),
     blobIndex: ref.blobIndex,
-    versionedHash: hexOf(ref.versionedHash),
+    versionedHash: toHex(ref.versionedHash),
   };
   let blob: Uint8Array | undefined;
   try {

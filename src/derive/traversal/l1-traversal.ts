@@ -5,10 +5,10 @@
  * head the caller trusts. `advance` moves to the next block and applies the ConfigUpdate logs of its successful
  * receipts from the SystemConfig address to the L1-side system config (the batcher address retrieval uses).
  */
-import { type BlockHeader, type Receipt, headerHash } from "../../chain/index.js";
+import { type BlockHeader, type Receipt, headerHash, toHex, bytesEqual } from "../../chain/index.js";
 import { CriticalDeriveError, DataMissingError, DeriveError } from "../errors.js";
 import type { L1Provider } from "../providers.js";
-import { type L1BlockRef, hexOf, sameBytes } from "../types.js";
+import { type L1BlockRef } from "../types.js";
 
 /** An L1 block: its reference and full header. */
 export interface L1BlockData {
@@ -30,12 +30,12 @@ export function l1BlockRef(header: BlockHeader, hash: Uint8Array): L1BlockRef {
 export async function verifiedHeader(l1: L1Provider, hash: Uint8Array): Promise<BlockHeader> {
   const header = await l1.headerByHash(hash);
   if (header === undefined)
-    throw new DataMissingError("traversal", "L1 header not available", { hash: hexOf(hash) });
+    throw new DataMissingError("traversal", "L1 header not available", { hash: toHex(hash) });
   const actual = headerHash(header);
-  if (!sameBytes(actual, hash)) {
+  if (!bytesEqual(actual, hash)) {
     throw new CriticalDeriveError("traversal", "L1 header does not hash to the hash it was asked by", {
-      hash: hexOf(hash),
-      actual: hexOf(actual),
+      hash: toHex(hash),
+      actual: toHex(actual),
     });
   }
   return header;
@@ -47,7 +47,7 @@ export async function receiptsOf(l1: L1Provider, block: L1BlockRef): Promise<rea
   if (receipts === undefined) {
     throw new DataMissingError("traversal", "L1 receipts not available", {
       number: block.number,
-      hash: hexOf(block.hash),
+      hash: toHex(block.hash),
     });
   }
   return receipts;

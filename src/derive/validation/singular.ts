@@ -2,7 +2,7 @@
  * Singular batch validity, Holocene rules (specs/protocol/derivation.md "Batch Queue" with the Holocene changes:
  * no `future` buffering, a `past` validity, rules activated by the L1 inclusion block's timestamp).
  */
-import { OpFork } from "../../chain/index.js";
+import { OpFork, bytesEqual } from "../../chain/index.js";
 import {
   type DerivationConfig,
   type L1BlockRef,
@@ -10,7 +10,6 @@ import {
   type SingularBatchData,
   isForkActivationBlock,
   isIsthmus,
-  sameBytes,
 } from "../types.js";
 import { ACCEPT, type BatchValidity, PAST, drop, undecided } from "./validity.js";
 
@@ -94,7 +93,7 @@ export function checkSingularBatch(
   const timestampCheck = checkBatchTimestamp(config, parent, batch.timestamp);
   if (timestampCheck.kind !== "accept") return timestampCheck;
 
-  if (!sameBytes(batch.parentHash, parent.hash)) return drop("parent-hash-mismatch");
+  if (!bytesEqual(batch.parentHash, parent.hash)) return drop("parent-hash-mismatch");
 
   if (batch.epochNumber + config.seqWindowSize < inclusion.number) {
     return drop("included-too-late", { epochNumber: batch.epochNumber, inclusion: inclusion.number });
@@ -110,7 +109,7 @@ export function checkSingularBatch(
     return drop("epoch-too-far-ahead", { epochNumber: batch.epochNumber, epoch: epoch.number });
   }
 
-  if (!sameBytes(batch.epochHash, batchOrigin.hash)) {
+  if (!bytesEqual(batch.epochHash, batchOrigin.hash)) {
     return drop("epoch-hash-mismatch", { epochNumber: batch.epochNumber });
   }
 

@@ -4,7 +4,7 @@
  * #928, 2026): blocks of the span at or before the safe head must equal the safe chain's (same L1 origin number,
  * same non-deposit transactions). Every block after the safe head is then checked as a singular batch.
  */
-import { DEPOSIT_TX_TYPE, OpFork, isForkActive } from "../../chain/index.js";
+import { DEPOSIT_TX_TYPE, OpFork, isForkActive, bytesEqual } from "../../chain/index.js";
 import {
   type BlockId,
   type DerivationConfig,
@@ -12,7 +12,6 @@ import {
   type L2BlockRef,
   type SingularBatchData,
   hasPrefix,
-  sameBytes,
 } from "../types.js";
 import { ACCEPT, type BatchValidity, PAST, drop, undecided } from "./validity.js";
 
@@ -152,7 +151,7 @@ export async function checkSpanBatchOverlap(
       });
     }
     for (let j = 0; j < block.transactions.length; j++) {
-      if (!sameBytes(safe.transactions[deposits + j]!, block.transactions[j]!)) {
+      if (!bytesEqual(safe.transactions[deposits + j]!, block.transactions[j]!)) {
         return drop("overlap-tx-mismatch", { number, index: j });
       }
     }
