@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { type LogLevel, parseLogLevel } from "../log/index.js";
 import { NodeError, type NodeErrorOptions } from "./errors.js";
 import { DEV_CHAIN_ID, DEV_DEFAULT_ACCOUNT_COUNT } from "../chain/index.js";
+import { LIMIT_SPECS, type NodeRpcLimits } from "./rpc/limits.js";
 
 export interface NodeConfig {
   host: string;
@@ -19,6 +20,8 @@ export interface NodeConfig {
   callWorkers: number;
   callTimeoutMs: number;
   logLevel: LogLevel;
+  /** Bounds on the cost of one request (docs/node.md, "Limits"). */
+  rpcLimits: NodeRpcLimits;
 }
 
 /** Worker threads for calls by default: one core is the sequencer's and the server's; at most 4. */
@@ -99,6 +102,7 @@ export const FLAGS: FlagSpec[] = [
     default: "5000",
     help: "deadline of one EVM execution of eth_call / eth_estimateGas on a worker, milliseconds",
   },
+  ...LIMIT_SPECS.map((l) => ({ flag: l.flag, env: l.env, default: String(l.default), help: l.help })),
   {
     flag: "--log-level",
     env: "LOG_LEVEL",
@@ -116,7 +120,7 @@ export class ConfigError extends NodeError {
 
 export function usage(): string {
   const lines = [
-    "Usage: npm start -- [flags]   (or: tsx src/node/main.ts [flags])",
+    "Usage: npm run node -- [flags]   (or: npx tsx src/node/main.ts [flags]; `npm start` runs the whole devnet)",
     "",
     "Runs a local OP Stack dev chain: JSON-RPC on HTTP and websocket, a pending view refreshed at",
     "every flashblock, Base-format flashblocks on the websocket route /ws/flashblocks.",
@@ -183,7 +187,11 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   } catch (e) {
     throw new ConfigError((e as Error).message);
   }
+  const rpcLimits = Object.fromEntries(
+    LIMIT_SPECS.map((l) => [l.field, integer(l.flag, get(l.flag), 1, Number.MAX_SAFE_INTEGER)]),
+  ) as unknown as NodeRpcLimits;
   return {
+    rpcLimits,
     host,
     port: integer("--port", get("--port"), 0, 65_535),
     dataDir: resolve(get("--data-dir")),

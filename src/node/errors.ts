@@ -11,7 +11,8 @@ export type NodeErrorKind =
   | "call-worker-exited"
   | "call-failed"
   | "intrinsic-gas"
-  | "transaction-not-admitted";
+  | "transaction-not-admitted"
+  | "limit-exceeded";
 
 /** Structured fields and the cause of a node error. */
 export interface NodeErrorOptions {

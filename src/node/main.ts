@@ -40,7 +40,12 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     // Without a sequencer the node would serve a frozen chain: exit and let the operator see it.
     onFatal: () => process.exit(1),
   });
-  const server = createNodeServer(node, { host: config.host, port: config.port, logger });
+  const server = createNodeServer(node, {
+    host: config.host,
+    port: config.port,
+    logger,
+    limits: config.rpcLimits,
+  });
   let port: number;
   try {
     port = await server.listen();

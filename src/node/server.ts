@@ -5,14 +5,16 @@ import { type RpcServer, createRpcServer } from "../rpc/index.js";
 import { bindNodeHandlers } from "../../generated/rpc/index.js";
 import type { ChainNode } from "./chain-node.js";
 import { createNodeHandlers } from "./rpc/handlers.js";
+import { DEFAULT_NODE_RPC_LIMITS, type NodeRpcLimits, rpcServerLimits } from "./rpc/limits.js";
 
 export const FLASHBLOCKS_PATH = "/ws/flashblocks";
 
 export function createNodeServer(
   node: ChainNode,
-  options: { host: string; port: number; logger: Logger },
+  options: { host: string; port: number; logger: Logger; limits?: NodeRpcLimits },
 ): RpcServer {
-  const { handlers, filterRegistry } = createNodeHandlers(node);
+  const limits = options.limits ?? DEFAULT_NODE_RPC_LIMITS;
+  const { handlers, filterRegistry } = createNodeHandlers(node, limits);
   const methods = bindNodeHandlers(handlers);
   const metrics = new MetricsRegistry({ processMetrics: true });
   const head = metrics.gauge({ name: "node_head_block_number", help: "number of the latest sealed block" });
@@ -32,6 +34,7 @@ export function createNodeServer(
     methods,
     host: options.host,
     port: options.port,
+    ...rpcServerLimits(limits),
     broadcastRoutes: [
       {
         path: FLASHBLOCKS_PATH,

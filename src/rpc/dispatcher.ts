@@ -20,7 +20,12 @@ import {
   type RpcError,
   toRpcError,
 } from "./errors.js";
-import type { RpcLimits } from "./limits.js";
+import {
+  BatchBudgetExceededError,
+  BatchResponseTooLargeError,
+  ResponseTooLargeError,
+} from "./server-errors.js";
+import { type BatchBudget, type RpcLimits, exceedsBytes } from "./limits.js";
 import type { MethodTable, RequestContext } from "./method.js";
 import type { RpcMetrics } from "./rpc-metrics.js";
 
@@ -52,6 +57,10 @@ export interface RpcDispatcherOptions {
   readonly limits: RpcLimits;
   readonly metrics: RpcMetrics;
   readonly logger: Logger;
+  /** Budgets a batch's calls share (priced before any call runs). */
+  readonly batchBudgets?: readonly BatchBudget[];
+  /** How errors name each limit (e.g. the flag that sets it); the RpcLimits field name by default. */
+  readonly limitNames?: Partial<Record<keyof RpcLimits, string>>;
 }
 
 /** A method's outcome when invoked directly (GET /healthz). */
@@ -63,12 +72,20 @@ export class RpcDispatcher {
   private readonly limits: RpcLimits;
   private readonly metrics: RpcMetrics;
   private readonly logger: Logger;
+  private readonly batchBudgets: readonly BatchBudget[];
+  private readonly limitNames: Partial<Record<keyof RpcLimits, string>>;
 
   constructor(options: RpcDispatcherOptions) {
     this.methods = options.methods;
     this.limits = options.limits;
     this.metrics = options.metrics;
     this.logger = options.logger;
+    this.batchBudgets = options.batchBudgets ?? [];
+    this.limitNames = options.limitNames ?? {};
+  }
+
+  private limitName(limit: keyof RpcLimits): string {
+    return this.limitNames[limit] ?? limit;
   }
 
   /**
@@ -105,9 +122,88 @@ export class RpcDispatcher {
         ),
       );
     }
-    const responses = await Promise.all(value.map((item) => this.dispatchOne(item, env)));
+    const refusals = this.priceBatch(value);
+    const responses = await this.runBatch(value, refusals, env);
     const present = responses.filter((response): response is string => response !== undefined);
     return present.length === 0 ? undefined : `[${present.join(",")}]`;
+  }
+
+  /** The calls of a batch that its budgets refuse (index → error), priced in order. */
+  private priceBatch(items: readonly unknown[]): Map<number, RpcError> {
+    const refusals = new Map<number, RpcError>();
+    for (const budget of this.batchBudgets) {
+      let total = 0;
+      for (let i = 0; i < items.length; i++) {
+        const item = items[i];
+        if (typeof item !== "object" || item === null || Array.isArray(item)) continue;
+        const { method, params } = item as { method?: unknown; params?: unknown };
+        if (typeof method !== "string") continue;
+        let cost: number;
+        try {
+          cost = budget.cost(method, params);
+        } catch {
+          cost = 0; // a malformed call is refused by its own validation
+        }
+        if (!(cost > 0)) continue;
+        total += cost;
+        if (total > budget.limit && !refusals.has(i))
+          refusals.set(i, new BatchBudgetExceededError(budget.name, budget.limit, total));
+      }
+    }
+    return refusals;
+  }
+
+  /**
+   * Runs a batch's calls in order, at most `batchConcurrency` at once, adding up the bytes of their
+   * responses: once the sum crosses `maxBatchResponseBytes`, that response and every later one are
+   * replaced by an error and calls not yet started never run, so a batch cannot hold more than about
+   * the cap plus `batchConcurrency` responses in memory.
+   */
+  private async runBatch(
+    items: readonly unknown[],
+    refusals: ReadonlyMap<number, RpcError>,
+    env: DispatchEnvironment,
+  ): Promise<(string | undefined)[]> {
+    const responses: (string | undefined)[] = new Array<string | undefined>(items.length);
+    const cap = this.limits.maxBatchResponseBytes;
+    let total = 0;
+    let exceeded: RpcError | undefined;
+    let next = 0;
+    const settle = (index: number, response: string | undefined): void => {
+      if (response === undefined) return;
+      if (exceeded === undefined) {
+        total += exceedsBytes(response, cap).bytes + 1;
+        if (total <= cap) {
+          responses[index] = response;
+          return;
+        }
+        exceeded = new BatchResponseTooLargeError(cap, this.limitName("maxBatchResponseBytes"));
+        this.logger.debug({ limit: cap }, "batch response over the limit");
+      }
+      responses[index] = errorResponse(idOf(items[index]), exceeded);
+    };
+    const worker = async (): Promise<void> => {
+      while (next < items.length) {
+        const index = next++;
+        const item = items[index];
+        const refusal = exceeded ?? refusals.get(index);
+        if (refusal !== undefined) {
+          const envelope = classifyRequest(item);
+          this.countRejected(
+            env.transport,
+            refusal.code,
+            envelope.kind === "invalid" ? undefined : "refused",
+          );
+          // A notification gets no answer, refused or not.
+          settle(index, envelope.kind === "notification" ? undefined : errorResponse(envelope.id, refusal));
+          continue;
+        }
+        settle(index, await this.dispatchOne(item, env));
+      }
+    };
+    const workers = Math.min(this.limits.batchConcurrency, items.length);
+    await Promise.all(Array.from({ length: workers }, () => worker()));
+    return responses;
   }
 
   /** Runs one method outside any JSON-RPC envelope (GET /healthz). */
@@ -157,6 +253,15 @@ export class RpcDispatcher {
     try {
       const result = await bound.invoke(request.params, scope.ctx);
       response = successResponse(id, result);
+      const size = exceedsBytes(response, this.limits.maxResponseBytes);
+      if (size.over) {
+        response = "";
+        throw new ResponseTooLargeError(
+          this.limits.maxResponseBytes,
+          size.bytes,
+          this.limitName("maxResponseBytes"),
+        );
+      }
     } catch (error) {
       failure = toRpcError(error);
       this.logFailure(request.method, failure, error);
@@ -186,4 +291,10 @@ export class RpcDispatcher {
       );
     }
   }
+}
+
+/** The id of a batch item as far as it can be read (null otherwise). */
+function idOf(item: unknown): RpcId {
+  const envelope = classifyRequest(item);
+  return envelope.kind === "notification" ? null : envelope.id;
 }

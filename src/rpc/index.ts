@@ -7,7 +7,7 @@ export type {
   RpcServerOptions,
   WebSocketOptions,
 } from "./server.js";
-export { DEFAULT_RPC_LIMITS, type RpcLimits } from "./limits.js";
+export { type BatchBudget, DEFAULT_RPC_LIMITS, type RpcLimits } from "./limits.js";
 export { type BodyHandlers, readBody } from "./http-body.js";
 export { exitOnShutdownSignals } from "./shutdown.js";
 export * from "./errors.js";

@@ -112,3 +112,55 @@ export class InvalidLimitsError extends RpcServerError {
     super(message, "invalid-limits", details);
   }
 }
+
+/** -32005: one call's serialized response is larger than the server answers. */
+export class ResponseTooLargeError extends RpcError {
+  constructor(limit: number, bytes: number, limitName = "maxResponseBytes") {
+    super(-32005, `response too large: ${bytes} bytes exceed the limit of ${limit} bytes (${limitName})`, {
+      data: { limit: limitName, max: limit, bytes },
+      kind: "response-too-large",
+      details: { code: -32005, limit: limitName, max: limit, bytes },
+    });
+  }
+}
+
+/** -32005: the responses of one batch sum to more than the server answers; this call's is dropped. */
+export class BatchResponseTooLargeError extends RpcError {
+  constructor(limit: number, limitName = "maxBatchResponseBytes") {
+    super(
+      -32005,
+      `batch response too large: the responses of this batch exceed the limit of ${limit} bytes (${limitName})`,
+      {
+        data: { limit: limitName, max: limit },
+        kind: "batch-response-too-large",
+        details: { code: -32005, limit: limitName, max: limit },
+      },
+    );
+  }
+}
+
+/** -32005: a batch asks for more of a shared budget (e.g. eth_getProof storage keys) than one batch may. */
+export class BatchBudgetExceededError extends RpcError {
+  constructor(name: string, limit: number, total: number) {
+    super(-32005, `batch exceeds the limit: ${total} ${name} requested, at most ${limit} per batch`, {
+      data: { limit: name, max: limit, requested: total },
+      kind: "batch-budget-exceeded",
+      details: { code: -32005, limit: name, max: limit, requested: total },
+    });
+  }
+}
+
+/** -32005: the connection already holds as many subscriptions as one connection may. */
+export class TooManySubscriptionsError extends RpcError {
+  constructor(limit: number, limitName = "maxSubscriptionsPerConnection") {
+    super(
+      -32005,
+      `too many subscriptions: this connection already holds ${limit} (${limitName}); unsubscribe first`,
+      {
+        data: { limit: limitName, max: limit },
+        kind: "too-many-subscriptions",
+        details: { code: -32005, limit: limitName, max: limit },
+      },
+    );
+  }
+}

@@ -20,7 +20,7 @@ import { errorResponse } from "./envelope.js";
 import type { RpcError } from "./errors.js";
 import { readBody } from "./http-body.js";
 import { LazyAbort } from "./lazy-abort.js";
-import { type RpcLimits, resolveLimits } from "./limits.js";
+import { type BatchBudget, type RpcLimits, resolveLimits } from "./limits.js";
 import type { MethodTable, RequestContext } from "./method.js";
 import { RpcMetrics } from "./rpc-metrics.js";
 import {
@@ -61,6 +61,10 @@ export interface RpcServerOptions {
   /** Port to bind; 0 picks a free one (see listen()'s result). Default 0. */
   readonly port?: number;
   readonly limits?: Partial<RpcLimits>;
+  /** How limit errors name each limit (e.g. the flag that sets it); the RpcLimits field name by default. */
+  readonly limitNames?: Partial<Record<keyof RpcLimits, string>>;
+  /** Budgets the calls of one batch share (see BatchBudget). */
+  readonly batchBudgets?: readonly BatchBudget[];
   /** Method run by GET /healthz; without it GET /healthz answers 404. */
   readonly healthMethod?: string;
   /** Websocket JSON-RPC endpoint; `false` disables it. Enabled at "/" by default. */
@@ -263,6 +267,7 @@ class UwsRpcServer implements RpcServer {
   private readonly dispatcher: RpcDispatcher;
   private readonly healthMethod: string | undefined;
   private readonly corsOrigin: string | undefined;
+  private readonly subscriptionLimitName: string | undefined;
   private readonly broadcastPaths = new Set<string>();
   private readonly inFlight = new Set<InFlight>();
   private readonly rpcSockets = new Set<WebSocket<RpcSocketData>>();
@@ -287,7 +292,10 @@ class UwsRpcServer implements RpcServer {
       limits: this.limits,
       metrics: this.rpcMetrics,
       logger: this.logger,
+      ...(options.batchBudgets === undefined ? {} : { batchBudgets: options.batchBudgets }),
+      ...(options.limitNames === undefined ? {} : { limitNames: options.limitNames }),
     });
+    this.subscriptionLimitName = options.limitNames?.maxSubscriptionsPerConnection;
     if (this.healthMethod !== undefined && !options.methods.has(this.healthMethod)) {
       throw new ServerConfigError(`health method ${this.healthMethod} is not in the method table`);
     }
@@ -555,6 +563,7 @@ class UwsRpcServer implements RpcServer {
           (text) => this.sendRpcFrame(ws, text),
           (error) => this.logger.error({ err: error }, "subscription cleanup failed"),
           (delta) => this.rpcMetrics.subscriptions.inc(delta),
+          { max: this.limits.maxSubscriptionsPerConnection, name: this.subscriptionLimitName },
         );
         this.rpcSockets.add(ws);
         this.rpcMetrics.websocketConnections.inc({ route });

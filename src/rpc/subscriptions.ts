@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { notificationMessage } from "./envelope.js";
 import type { Subscription, SubscriptionHost } from "./method.js";
+import { TooManySubscriptionsError } from "./server-errors.js";
 
 /** Sends one text frame; returns false when the frame could not be queued. */
 export type FrameSender = (text: string) => boolean;
@@ -67,6 +68,8 @@ export class ConnectionSubscriptions {
     private readonly sendFrame: FrameSender,
     private readonly onError: (error: unknown) => void,
     private readonly onCountChange: (delta: number) => void,
+    /** Subscriptions the connection may hold at once, and how the refusal names that limit. */
+    private readonly limit: { max: number; name?: string | undefined } = { max: Number.POSITIVE_INFINITY },
   ) {}
 
   get size(): number {
@@ -82,7 +85,10 @@ export class ConnectionSubscriptions {
     return new CallSubscriptions(this);
   }
 
+  /** Opens a subscription; throws TooManySubscriptionsError when the connection holds its limit. */
   create(onClose: () => void, method: string): ConnectionSubscription {
+    if (!this.connectionClosed && this.open.size >= this.limit.max)
+      throw new TooManySubscriptionsError(this.limit.max, this.limit.name);
     const subscription = new ConnectionSubscription(this, method, onClose);
     if (this.connectionClosed) {
       this.runClose(subscription);

@@ -30,6 +30,8 @@ export interface StartNodeOptions {
   callWorkers?: number;
   /** --call-timeout-ms (default: the node's own default). */
   callTimeoutMs?: number;
+  /** More flags, appended as given (e.g. ["--rpc-max-subscriptions", "3"]). */
+  extraArgs?: readonly string[];
   /** Milliseconds to wait for "node ready"; default 30 000. */
   startTimeoutMs?: number;
 }
@@ -103,6 +105,7 @@ export async function startNodeProcess(options: StartNodeOptions = {}): Promise<
     options.logLevel ?? "info",
     ...(options.callWorkers === undefined ? [] : ["--call-workers", String(options.callWorkers)]),
     ...(options.callTimeoutMs === undefined ? [] : ["--call-timeout-ms", String(options.callTimeoutMs)]),
+    ...(options.extraArgs ?? []),
   ];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,

@@ -3,7 +3,11 @@
  * message text. Handler groups pass what they catch through `toNodeRpcError`; what it does not know is
  * rethrown as is (the server core answers it with -32603).
  */
-import { ExecutionFailedError, TransactionRejectedError } from "../../../generated/rpc/index.js";
+import {
+  ExecutionFailedError,
+  LimitExceededError,
+  TransactionRejectedError,
+} from "../../../generated/rpc/index.js";
 import { NodeError } from "../errors.js";
 
 /** The JSON-RPC error a node error is answered with; any other value is returned unchanged. */
@@ -12,6 +16,8 @@ export function toNodeRpcError(error: unknown): unknown {
   switch (error.kind) {
     case "transaction-not-admitted":
       return new TransactionRejectedError(error.message, { cause: error });
+    case "limit-exceeded":
+      return new LimitExceededError(error.message, { cause: error });
     case "intrinsic-gas":
       return new ExecutionFailedError(error.message, { cause: error });
     default:

@@ -7,11 +7,11 @@ import type * as T from "../../../generated/rpc/index.js";
 import { PRAGUE_BLOB_SCHEDULE, blobBaseFee, nextExcessBlobGas } from "../../chain/index.js";
 import { InvalidParamsError } from "../../rpc/index.js";
 import type { ChainNode } from "../chain-node.js";
+import { DEFAULT_NODE_RPC_LIMITS, type NodeRpcLimits, enforceLimit } from "./limits.js";
 import { describeSelector } from "./shared.js";
 
 /** Suggested priority fee (wei): op-geth's default minimum suggestion, 0.001 gwei. */
 export const SUGGESTED_TIP = 1_000_000n;
-export const MAX_FEE_HISTORY_BLOCKS = 1_024n;
 
 export type FeeHandlers = Pick<
   NodeHandlers,
@@ -29,13 +29,24 @@ function percentile(sorted: { tip: bigint; gas: bigint }[], total: bigint, p: nu
   return sorted[sorted.length - 1]!.tip;
 }
 
-export function createFeeHandlers(node: ChainNode): FeeHandlers {
+export function createFeeHandlers(
+  node: ChainNode,
+  limits: NodeRpcLimits = DEFAULT_NODE_RPC_LIMITS,
+): FeeHandlers {
+  const maxBlocks = BigInt(limits.feeHistoryMaxBlocks);
   return {
     eth_gasPrice: () => node.nextBaseFee() + SUGGESTED_TIP,
     eth_maxPriorityFeePerGas: () => SUGGESTED_TIP,
     eth_feeHistory({ blockCount, newestBlock, rewardPercentiles }) {
       if (blockCount === 0n) return { oldestBlock: 0n, baseFeePerGas: [], gasUsedRatio: [] };
       const percentiles = rewardPercentiles ?? [];
+      // Checked before anything else: the work and the response grow with blocks × percentiles.
+      enforceLimit(
+        limits,
+        "feeHistoryMaxPercentiles",
+        percentiles.length,
+        "eth_feeHistory reward percentiles",
+      );
       for (let i = 0; i < percentiles.length; i++) {
         const p = percentiles[i]!;
         if (!(p >= 0 && p <= 100) || (i > 0 && p < percentiles[i - 1]!)) {
@@ -46,7 +57,8 @@ export function createFeeHandlers(node: ChainNode): FeeHandlers {
       if (newest === undefined)
         throw new BlockNotFoundError(`block not found: ${describeSelector(newestBlock)}`);
       const newestNumber = node.content(newest).header.number;
-      const count = blockCount > MAX_FEE_HISTORY_BLOCKS ? MAX_FEE_HISTORY_BLOCKS : blockCount;
+      // As geth does, a count over the limit is cut to it (clients ask for "as many as you have").
+      const count = blockCount > maxBlocks ? maxBlocks : blockCount;
       const oldest = newestNumber + 1n > count ? newestNumber + 1n - count : 0n;
       const baseFeePerGas: bigint[] = [];
       const gasUsedRatio: number[] = [];

@@ -7,6 +7,7 @@
 import { FilterNotFoundError, type NodeHandlers } from "../../../generated/rpc/index.js";
 import type { ChainNode } from "../chain-node.js";
 import { FilterRegistry } from "./filter-registry.js";
+import { DEFAULT_NODE_RPC_LIMITS, type NodeRpcLimits, enforceFilterLimits } from "./limits.js";
 import { logsOf, matchesFilter } from "./shared.js";
 
 export type FilterHandlers = Pick<
@@ -22,6 +23,7 @@ export type FilterHandlers = Pick<
 export function createFilterHandlers(
   node: ChainNode,
   getLogs: NodeHandlers["eth_getLogs"],
+  limits: NodeRpcLimits = DEFAULT_NODE_RPC_LIMITS,
 ): { handlers: FilterHandlers; registry: FilterRegistry } {
   const registry = new FilterRegistry({
     onSealed: (listener) => node.sequencer.onSealed(listener),
@@ -33,7 +35,10 @@ export function createFilterHandlers(
     throw new FilterNotFoundError("filter not found");
   };
   const handlers: FilterHandlers = {
-    eth_newFilter: ({ filter }) => registry.newLogFilter(filter),
+    eth_newFilter: ({ filter }) => {
+      enforceFilterLimits(limits, filter);
+      return registry.newLogFilter(filter);
+    },
     eth_newBlockFilter: () => registry.newBlockFilter(),
     eth_newPendingTransactionFilter: () => registry.newPendingTransactionFilter(),
     eth_getFilterChanges: ({ filterId }) => registry.changes(filterId) ?? notFound(),

@@ -19,24 +19,31 @@ import { createLogHandlers } from "./log-handlers.js";
 import { createNotificationHandlers } from "./notification-handlers.js";
 import { createSendHandlers } from "./send-handlers.js";
 import { createStateHandlers } from "./state-handlers.js";
+import { DEFAULT_NODE_RPC_LIMITS, type NodeRpcLimits } from "./limits.js";
 import { createTxPoolHandlers } from "./txpool-handlers.js";
 
-/** Every NodeHandlers method over `node`, and the registry of its polling filters (for metrics). */
-export function createNodeHandlers(node: ChainNode): {
+/**
+ * Every NodeHandlers method over `node`, bounded by `limits`, and the registry of its polling filters (for
+ * metrics).
+ */
+export function createNodeHandlers(
+  node: ChainNode,
+  limits: NodeRpcLimits = DEFAULT_NODE_RPC_LIMITS,
+): {
   handlers: NodeHandlers;
   filterRegistry: FilterRegistry;
 } {
-  const logs = createLogHandlers(node);
-  const filters = createFilterHandlers(node, logs.eth_getLogs);
+  const logs = createLogHandlers(node, limits);
+  const filters = createFilterHandlers(node, logs.eth_getLogs, limits);
   const handlers: NodeHandlers = {
     ...createBlockHandlers(node),
-    ...createStateHandlers(node),
+    ...createStateHandlers(node, limits),
     ...createCallHandlers(node),
-    ...createFeeHandlers(node),
+    ...createFeeHandlers(node, limits),
     ...logs,
     ...createSendHandlers(node),
     ...createInfoHandlers(node),
-    ...createNotificationHandlers(node),
+    ...createNotificationHandlers(node, limits),
     ...filters.handlers,
     ...createDebugHandlers(node),
     ...createTxPoolHandlers(node),

@@ -7,6 +7,7 @@ import { BlockCodec, LogCodec, type NodeHandlers } from "../../../generated/rpc/
 import { InvalidParamsError, RpcError } from "../../rpc/index.js";
 import type { ChainNode } from "../chain-node.js";
 import { formatBlock } from "./format.js";
+import { DEFAULT_NODE_RPC_LIMITS, type NodeRpcLimits, enforceFilterLimits } from "./limits.js";
 import { filterAddresses, logsOf } from "./shared.js";
 
 /**
@@ -21,7 +22,10 @@ export class SubscriptionsNeedWebsocketError extends RpcError {
 
 export type NotificationHandlers = Pick<NodeHandlers, "eth_subscribe" | "eth_unsubscribe">;
 
-export function createNotificationHandlers(node: ChainNode): NotificationHandlers {
+export function createNotificationHandlers(
+  node: ChainNode,
+  limits: NodeRpcLimits = DEFAULT_NODE_RPC_LIMITS,
+): NotificationHandlers {
   const seq = node.sequencer;
   return {
     eth_subscribe: ({ kind, filter }, ctx) => {
@@ -29,6 +33,7 @@ export function createNotificationHandlers(node: ChainNode): NotificationHandler
       if (host === undefined) throw new SubscriptionsNeedWebsocketError();
       if (kind !== "logs" && filter !== undefined)
         throw new InvalidParamsError(`invalid params: ${kind} takes no filter`);
+      enforceFilterLimits(limits, filter);
       let stop: () => void = () => {};
       const subscription = host.open(() => stop());
       if (kind === "newHeads") {

@@ -2,20 +2,21 @@
  * Account state at any block (pending = the latest flashblock snapshot's state): balances, nonces (the
  * `pending` nonce counts the sender's pooled transactions), code, storage and EIP-1186 proofs.
  */
-import { LimitExceededError, type NodeHandlers } from "../../../generated/rpc/index.js";
+import type { NodeHandlers } from "../../../generated/rpc/index.js";
 import { toHexRaw } from "../../chain/index.js";
 import type { ChainNode } from "../chain-node.js";
+import { DEFAULT_NODE_RPC_LIMITS, type NodeRpcLimits, enforceLimit } from "./limits.js";
 import { resolveSelector, tagSnapshot } from "./shared.js";
-
-/** Storage keys one eth_getProof may ask for. */
-export const MAX_PROOF_STORAGE_KEYS = 1024;
 
 export type StateHandlers = Pick<
   NodeHandlers,
   "eth_getBalance" | "eth_getTransactionCount" | "eth_getCode" | "eth_getStorageAt" | "eth_getProof"
 >;
 
-export function createStateHandlers(node: ChainNode): StateHandlers {
+export function createStateHandlers(
+  node: ChainNode,
+  limits: NodeRpcLimits = DEFAULT_NODE_RPC_LIMITS,
+): StateHandlers {
   return {
     eth_getBalance({ address, block }, ctx) {
       const r = resolveSelector(node, block);
@@ -45,11 +46,7 @@ export function createStateHandlers(node: ChainNode): StateHandlers {
       return node.stateOf(r).storage(address, slot);
     },
     eth_getProof({ address, storageKeys, block }, ctx) {
-      if (storageKeys.length > MAX_PROOF_STORAGE_KEYS) {
-        throw new LimitExceededError(
-          `query exceeds the limit: at most ${MAX_PROOF_STORAGE_KEYS} storage keys per eth_getProof`,
-        );
-      }
+      enforceLimit(limits, "proofMaxKeys", storageKeys.length, "storage keys of one eth_getProof");
       const r = resolveSelector(node, block);
       tagSnapshot(ctx, r);
       return node.stateOf(r).proof(address, storageKeys);
