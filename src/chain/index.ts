@@ -98,6 +98,7 @@ export {
   type RollupConfig,
   type RollupGenesis,
   activeFork,
+  forksActiveFrom,
   isForkActivationBlock,
   isForkActive,
   parseRollupConfig,

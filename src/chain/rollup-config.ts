@@ -29,6 +29,13 @@ export const OP_FORK_NAMES: Record<OpFork, string> = {
   9: "jovian",
 };
 
+/** Fork times with every fork up to and including `last` active from `time` (genesis by default): dev and test chains. */
+export function forksActiveFrom(last: OpFork, time = 0n): Partial<Record<OpFork, bigint>> {
+  const forkTimes: Partial<Record<OpFork, bigint>> = {};
+  for (let fork = OpFork.Bedrock as OpFork; fork <= last; fork = (fork + 1) as OpFork) forkTimes[fork] = time;
+  return forkTimes;
+}
+
 export interface RollupConfig {
   l2ChainId: bigint;
   blockTime: bigint;

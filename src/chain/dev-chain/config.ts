@@ -3,7 +3,7 @@
  * off: the engine supports it, but its L1 attributes format and minimum base fee are not needed
  * here), OP's EIP-1559 defaults, 30M gas per block.
  */
-import { OpFork, type RollupConfig } from "../rollup-config.js";
+import { OpFork, type RollupConfig, forksActiveFrom } from "../rollup-config.js";
 
 export const DEV_GAS_LIMIT = 30_000_000n;
 /** The project's dev chain id (the default of `--chain-id`). */
@@ -24,17 +24,7 @@ export function devRollupConfig(chainId: bigint, genesisTime: bigint): RollupCon
     l2ChainId: chainId,
     blockTime: 2n,
     genesisL2Time: genesisTime,
-    forkTimes: {
-      [OpFork.Bedrock]: 0n,
-      [OpFork.Regolith]: 0n,
-      [OpFork.Canyon]: 0n,
-      [OpFork.Delta]: 0n,
-      [OpFork.Ecotone]: 0n,
-      [OpFork.Fjord]: 0n,
-      [OpFork.Granite]: 0n,
-      [OpFork.Holocene]: 0n,
-      [OpFork.Isthmus]: 0n,
-    },
+    forkTimes: forksActiveFrom(OpFork.Isthmus),
     eip1559Elasticity: 6n,
     eip1559Denominator: 50n,
     eip1559DenominatorCanyon: 250n,

@@ -1,5 +1,5 @@
 /** Builders of synthetic chains for validation and pipeline tests (test code only). */
-import { OpFork, type RollupConfig } from "../../chain/index.js";
+import { OpFork, type RollupConfig, forksActiveFrom } from "../../chain/index.js";
 import {
   type DerivationConfig,
   type L1BlockRef,
@@ -22,17 +22,7 @@ export function testRollupConfig(overrides: Partial<RollupConfig> = {}): RollupC
     l2ChainId: 901n,
     blockTime: 2n,
     genesisL2Time: 1_000n,
-    forkTimes: {
-      [OpFork.Bedrock]: 0n,
-      [OpFork.Regolith]: 0n,
-      [OpFork.Canyon]: 0n,
-      [OpFork.Delta]: 0n,
-      [OpFork.Ecotone]: 0n,
-      [OpFork.Fjord]: 0n,
-      [OpFork.Granite]: 0n,
-      [OpFork.Holocene]: 0n,
-      [OpFork.Isthmus]: 0n,
-    },
+    forkTimes: forksActiveFrom(OpFork.Isthmus),
     eip1559Elasticity: 6n,
     eip1559Denominator: 50n,
     eip1559DenominatorCanyon: 250n,
