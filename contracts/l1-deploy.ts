@@ -18,7 +18,7 @@ import { ContractDeploymentError, type DeployClients } from "./deploy.js";
 import { ContractsError } from "./errors.js";
 
 /** The devnet's batch inbox: an address without code (op-stack convention: 0xff00…00 ‖ chain id). */
-export const DEVNET_BATCH_INBOX: Address = "0xff00000000000000000000000000000000000901";
+export const DEVNET_BATCH_INBOX: Address = "0xFf00000000000000000000000000000000000901";
 
 /** The L1 contracts in deployment order (nonce offsets 0, 1, 2). */
 export const L1_CONTRACTS = ["TEEProverRegistry", "DepositPortal", "SystemConfig"] as const;
