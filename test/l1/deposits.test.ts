@@ -38,12 +38,16 @@ afterAll(async () => {
   await anvil?.stop();
 });
 
-const l2Chain = defineChain({
-  id: 901,
-  name: "devnet L2",
-  nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-  rpcUrls: { default: { http: ["http://127.0.0.1:8545"] } },
-});
+/** The L2 as viem's OP Stack actions see it: its portal on the L1 (chain 900) is our DepositPortal. */
+function l2Chain() {
+  return defineChain({
+    id: 901,
+    name: "devnet L2",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: ["http://127.0.0.1:8545"] } },
+    contracts: { portal: { [anvil.chainId]: { address: deployment.depositPortal } } },
+  });
+}
 
 /** The L1-to-L2 alias: address + 0x1111000000000000000000000000000000001111 modulo 2^160. */
 function alias(address: Address): Hex {
@@ -90,14 +94,14 @@ describe("deposits through the DepositPortal", () => {
     const recipient = devAccount(6).address;
     const args = await buildDepositTransaction(anvil.client, {
       account: sender,
-      chain: l2Chain,
+      chain: l2Chain(),
       to: recipient,
       value: parseEther("0.25"),
       mint: parseEther("1"),
       gas: 100_000n,
       data: "0x1234",
     });
-    const hash = await depositTransaction(wallet, { ...args, portalAddress: deployment.depositPortal });
+    const hash = await depositTransaction(wallet, args);
     const receipt = await anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
     expect(receipt.status).toBe("success");
     const viemHashes = getL2TransactionHashes(receipt);
