@@ -57,7 +57,10 @@ export class KeyNotFoundError extends RpcError {
   }
 }
 
-/** A log query spans too many blocks or matches too many logs. (code -32005) */
+/**
+ * A request exceeds one of the server's limits (a log range or result count, fee history percentiles,
+ * proof keys, subscriptions, response bytes, ...): the message names the limit and the flag that sets it. (code -32005)
+ */
 export class LimitExceededError extends RpcError {
   static readonly CODE = -32005;
 

@@ -370,7 +370,7 @@ export const eth_maxPriorityFeePerGas = defineMethod<EthMaxPriorityFeePerGasPara
 
 /** Params of eth_feeHistory, in positional order. */
 export interface EthFeeHistoryParams {
-  /** Number of blocks in the range (at most 1024 are returned). */
+  /** Number of blocks in the range (at most the node's limit, default 1024, are returned). */
   blockCount: T.BlockCount;
   /** Newest block of the range. */
   newestBlock: T.BlockNumberOrTag;
@@ -378,7 +378,10 @@ export interface EthFeeHistoryParams {
   rewardPercentiles?: number[];
 }
 
-/** Returns base fees, gas used ratios and priority fee percentiles of a block range. */
+/**
+ * Returns base fees, gas used ratios and priority fee percentiles of a block range.
+ * More reward percentiles than the node's limit (default 100) is LimitExceeded.
+ */
 export const eth_feeHistory = defineMethod<EthFeeHistoryParams, T.FeeHistory>({
   name: "eth_feeHistory",
   paramStructure: "by-position",
@@ -713,7 +716,8 @@ export interface EthSubscribeParams {
  * one Log per notification, `newPendingTransactions` the hash of each transaction accepted into the
  * pool, `newFlashblocks` the flashblocks wire message of each pre-confirmation
  * snapshot (payload_id, index, base, diff, metadata: see docs/node.md). Over HTTP it fails
- * (-32601). Only `logs` takes a filter.
+ * (-32601). Only `logs` takes a filter. A connection holding the node's limit of subscriptions, or a
+ * filter listing more addresses or topic alternatives than its limits, is LimitExceeded.
  */
 export const eth_subscribe = defineMethod<EthSubscribeParams, string>({
   name: "eth_subscribe",
@@ -934,7 +938,10 @@ export interface NodeHandlers {
   eth_gasPrice: RpcHandler<EthGasPriceParams, T.Quantity>;
   /** Returns a priority fee suggestion for EIP-1559 transactions, in wei. */
   eth_maxPriorityFeePerGas: RpcHandler<EthMaxPriorityFeePerGasParams, T.Quantity>;
-  /** Returns base fees, gas used ratios and priority fee percentiles of a block range. */
+  /**
+   * Returns base fees, gas used ratios and priority fee percentiles of a block range.
+   * More reward percentiles than the node's limit (default 100) is LimitExceeded.
+   */
   eth_feeHistory: RpcHandler<EthFeeHistoryParams, T.FeeHistory>;
   /** Returns the code at an address. */
   eth_getCode: RpcHandler<EthGetCodeParams, T.Data>;
@@ -1001,7 +1008,8 @@ export interface NodeHandlers {
    * one Log per notification, `newPendingTransactions` the hash of each transaction accepted into the
    * pool, `newFlashblocks` the flashblocks wire message of each pre-confirmation
    * snapshot (payload_id, index, base, diff, metadata: see docs/node.md). Over HTTP it fails
-   * (-32601). Only `logs` takes a filter.
+   * (-32601). Only `logs` takes a filter. A connection holding the node's limit of subscriptions, or a
+   * filter listing more addresses or topic alternatives than its limits, is LimitExceeded.
    */
   eth_subscribe: RpcHandler<EthSubscribeParams, string>;
   /** Closes a subscription of this connection. */
@@ -1222,7 +1230,10 @@ export class NodeClient {
     return callMethod(this.transport, eth_maxPriorityFeePerGas, {});
   }
 
-  /** Returns base fees, gas used ratios and priority fee percentiles of a block range. */
+  /**
+   * Returns base fees, gas used ratios and priority fee percentiles of a block range.
+   * More reward percentiles than the node's limit (default 100) is LimitExceeded.
+   */
   eth_feeHistory(blockCount: T.BlockCount, newestBlock: T.BlockNumberOrTag, rewardPercentiles?: number[]): Promise<T.FeeHistory> {
     return callMethod(this.transport, eth_feeHistory, { blockCount, newestBlock, rewardPercentiles });
   }
@@ -1346,7 +1357,8 @@ export class NodeClient {
    * one Log per notification, `newPendingTransactions` the hash of each transaction accepted into the
    * pool, `newFlashblocks` the flashblocks wire message of each pre-confirmation
    * snapshot (payload_id, index, base, diff, metadata: see docs/node.md). Over HTTP it fails
-   * (-32601). Only `logs` takes a filter.
+   * (-32601). Only `logs` takes a filter. A connection holding the node's limit of subscriptions, or a
+   * filter listing more addresses or topic alternatives than its limits, is LimitExceeded.
    */
   eth_subscribe(kind: T.SubscriptionKind, filter?: T.Filter): Promise<string> {
     return callMethod(this.transport, eth_subscribe, { kind, filter });

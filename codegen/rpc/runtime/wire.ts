@@ -12,15 +12,23 @@ export class WireError extends RpcRuntimeError<"wire-mismatch"> {
   readonly expected: string;
   /** True when the value was absent rather than malformed. */
   readonly missing: boolean;
+  /** True when the value had the right form but is too large (a union reports this over its own message). */
+  readonly outOfRange: boolean;
 
-  constructor(path: string, expected: string, got: unknown) {
-    super(`${path}: expected ${expected}, got ${describeValue(got)}`, {
-      kind: "wire-mismatch",
-      details: { path, expected, missing: got === undefined },
-    });
+  constructor(path: string, expected: string, got: unknown, outOfRange?: { max: string }) {
+    super(
+      outOfRange === undefined
+        ? `${path}: expected ${expected}, got ${describeValue(got)}`
+        : `${path}: ${describeValue(got)} is beyond ${outOfRange.max}, the largest value allowed here`,
+      {
+        kind: "wire-mismatch",
+        details: { path, expected, missing: got === undefined },
+      },
+    );
     this.path = path;
     this.expected = expected;
     this.missing = got === undefined;
+    this.outOfRange = outOfRange !== undefined;
   }
 }
 
@@ -29,6 +37,9 @@ const MAX_DESCRIBED = 80;
 /** A short rendering of an offending value for error messages (never serializes a large value whole). */
 export function describeValue(value: unknown): string {
   if (value === undefined) return "nothing";
+  // JSON.parse already rounded such a number: show the exact value it holds, not JavaScript's rounded text.
+  if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value))
+    return `${BigInt(value)} (as read: JSON numbers beyond 2^53 are rounded)`;
   if (Array.isArray(value) && value.length > 16) return `an array of ${value.length} items`;
   if (typeof value === "string" && value.length > MAX_DESCRIBED) {
     return `${JSON.stringify(value.slice(0, MAX_DESCRIBED - 5))}... (${value.length} characters)`;
@@ -104,12 +115,13 @@ export function uint(
     jsonType: "string",
     decode(raw, path) {
       const body = hexBody(raw, path, expected);
-      if (body.length === 0 || body.length > maxDigits || (body.length > 1 && body[0] === "0")) {
+      // Up to twice the width, a too-large value is reported as such; anything longer as malformed.
+      if (body.length === 0 || body.length > 2 * maxDigits || (body.length > 1 && body[0] === "0")) {
         throw new WireError(path, expected, raw);
       }
-      const value = BigInt(`0x${body}`);
-      if (value > max) throw new WireError(path, expected, raw);
-      return value;
+      if (body.length > maxDigits || BigInt(`0x${body}`) > max)
+        throw new WireError(path, expected, raw, { max: `2^${bits} - 1` });
+      return BigInt(`0x${body}`);
     },
     encode(value) {
       if (value < 0n || value > max) throw new RangeError(`${value} does not fit in ${bits} bits`);
@@ -200,7 +212,9 @@ export function jsonUint(bits: number, expected = "a non-negative JSON integer")
     expected,
     jsonType: "number",
     decode(raw, path) {
-      if (typeof raw !== "number" || !Number.isSafeInteger(raw) || raw < 0 || BigInt(raw) > max) {
+      if (typeof raw === "number" && Number.isInteger(raw) && raw >= 0 && BigInt(raw) > max)
+        throw new WireError(path, expected, raw, { max: `2^${bits} - 1` });
+      if (typeof raw !== "number" || !Number.isSafeInteger(raw) || raw < 0) {
         throw new WireError(path, expected, raw);
       }
       return BigInt(raw);
@@ -397,7 +411,9 @@ export function union(
           return variant.decode(raw, path);
         } catch (error) {
           if (!(error instanceof WireError)) throw error;
-          if (error.path !== path && (deepest === undefined || closer(error, deepest))) deepest = error;
+          // An error inside the value, or "too large" for a value of the right form, says more than the union.
+          if ((error.path !== path || error.outOfRange) && (deepest === undefined || closer(error, deepest)))
+            deepest = error;
         }
       }
       throw deepest ?? new WireError(path, expected, raw);
