@@ -23,15 +23,33 @@ import { EnclaveSigner } from "./signer.js";
 /** docs/protocol.md "Host-to-enclave vsock protocol": the enclave listens on port 8000, any context id. */
 const ENCLAVE_VSOCK_PORT = 8000;
 
+const USAGE = `Usage: npx tsx enclave/main.ts --local --listen <address> [--read-timeout-ms <ms>]
+       npx tsx enclave/main.ts            (on AWS Nitro: listens on vsock port ${ENCLAVE_VSOCK_PORT})
+
+Runs one enclave: it answers the host's framed requests (docs/protocol.md), content-verifies every
+preimage and signs a journal only after the claimed output root is reproduced.
+
+Flags:
+  --local                     local mode: a software security module instead of the Nitro one
+                              (never a silent fallback: without it the Nitro module must be there)
+  --listen <address>          local mode only: a unix socket path, unix:<path> or 127.0.0.1:<port>
+  --read-timeout-ms <ms>      time for a request frame to arrive completely (default 5 minutes)
+  --help, -h                  print this help`;
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       local: { type: "boolean", default: false },
       listen: { type: "string" },
       "read-timeout-ms": { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
   });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   const securityModule: SecurityModule = values.local
     ? await LocalSecurityModule.open()
     : await openNitroSecurityModule();

@@ -22,17 +22,22 @@ export interface ServiceChild {
   stop(graceMs: number): Promise<void>;
 }
 
-/** Starts `entry` (relative to the repository root) with tsx; `echo` receives every output line. */
+/**
+ * Starts `entry` (relative to the repository root) with tsx; `echo` receives every output line. Secrets go
+ * in `env` (added to this process's environment), never in `args`: a command line is visible to every local
+ * user in `ps`.
+ */
 export function startServiceChild(
   name: string,
   entry: string,
   args: readonly string[],
   echo: (line: string) => void,
+  env: Readonly<Record<string, string>> = {},
 ): ServiceChild {
   const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
     cwd: REPO_ROOT,
     stdio: ["ignore", "pipe", "pipe"],
-    env: process.env,
+    env: { ...process.env, ...env },
   });
   const listeners = new Set<(line: string) => void>();
   for (const stream of [child.stdout!, child.stderr!]) {
@@ -101,13 +106,21 @@ export function startServiceChild(
   };
 }
 
-/** Runs `entry` (relative to the repository root) with tsx to completion and returns its standard output. */
-export function runToCompletion(entry: string, args: readonly string[], timeoutMs: number): Promise<string> {
+/**
+ * Runs `entry` (relative to the repository root) with tsx to completion and returns its standard output;
+ * secrets go in `env`, as for startServiceChild.
+ */
+export function runToCompletion(
+  entry: string,
+  args: readonly string[],
+  timeoutMs: number,
+  env: Readonly<Record<string, string>> = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
       ["--import", "tsx", entry, ...args],
-      { cwd: REPO_ROOT, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
+      { cwd: REPO_ROOT, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, ...env } },
       (error, stdout, stderr) => {
         if (error) {
           reject(

@@ -103,18 +103,10 @@ async function ensureToken(nodeUrl: string, chainId: number, recordPath: string)
   const [deployer, , buyer] = devAccounts(3);
   const output = await runToCompletion(
     "src/merchant/cli.ts",
-    [
-      "deploy-token",
-      "--rpc-url",
-      nodeUrl,
-      "--key",
-      deployer!.privateKey,
-      "--mint-to",
-      buyer!.address,
-      "--amount",
-      String(MINT_UNITS),
-    ],
+    ["deploy-token", "--rpc-url", nodeUrl, "--mint-to", buyer!.address, "--amount", String(MINT_UNITS)],
     START_TIMEOUT_MS,
+    // Keys through the environment, never argv (visible in `ps` to every local user).
+    { MERCHANT_CLI_KEY: deployer!.privateKey },
   );
   const token = getAddress((JSON.parse(output) as { token: string }).token);
   writeFileSync(recordPath, `${JSON.stringify({ chainId, token } satisfies DevnetRecord, null, 2)}\n`);
@@ -177,14 +169,13 @@ async function main(): Promise<number> {
         ready.url,
         "--token",
         token,
-        "--relayer-key",
-        relayer!.privateKey,
         "--listen",
         `127.0.0.1:${config.merchantPort}`,
         "--sqlite",
         join(config.dataDir, "merchant.db"),
       ],
       echoTo("[merchant]"),
+      { MERCHANT_RELAYER_KEY: relayer!.privateKey },
     );
     children.push(merchant);
     const merchantPort = await merchant.waitForLine((line) => {

@@ -15,6 +15,7 @@ import {
 import { type CreateOrderBody, MerchantApiError, MerchantClient } from "./client.js";
 import { deployDevToken, type DevTokenOptions } from "./dev-token.js";
 import { CliUsageError } from "./errors.js";
+import { ORDER_STATES, isOrderState } from "./order.js";
 
 export const CLI_USAGE = `Usage: merchant-cli <command> [options]
 
@@ -37,6 +38,7 @@ Development (a local chain with funded keys):
                                     deploys Eip3009Token (owner = --key), optionally mints; prints the address
 
 Options: --url <url>, --rpc-url <url>, --token <address>, -h/--help
+Keys: --key may come from $MERCHANT_CLI_KEY instead (keeps it off the command line, which \`ps\` shows).
 Exit status: 0 ok, 1 the API answered an error (printed as JSON on stderr), 2 usage error.
 `;
 
@@ -149,6 +151,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return 0;
       case "wait": {
         const states = need(values.state, "--state").split(",");
+        // A misspelt state would never be reached: refuse it now instead of waiting out the timeout.
+        const unknown = states.filter((s) => !isOrderState(s));
+        if (unknown.length > 0)
+          throw new CliUsageError(
+            `--state: unknown state ${unknown.map((s) => JSON.stringify(s)).join(", ")} (states: ${ORDER_STATES.join(", ")})`,
+          );
         const timeout = values["timeout-ms"] === undefined ? 60_000 : Number(values["timeout-ms"]);
         io.out(json({ order: await client.waitForState(needId(), states, timeout) }));
         return 0;
@@ -162,7 +170,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           if (!/^[0-9]{1,78}$/.test(amount)) throw new CliUsageError("--amount must be a decimal integer");
           options.mint = { to: addressFlag(values["mint-to"], "--mint-to"), amount: BigInt(amount) };
         }
-        io.out(json(await deployDevToken(rpcUrl, privateKey(values.key), options)));
+        io.out(
+          json(await deployDevToken(rpcUrl, privateKey(values.key ?? io.env.MERCHANT_CLI_KEY), options)),
+        );
         return 0;
       }
       case "sign-authorization":
@@ -171,7 +181,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         const token = addressFlag(values.token ?? io.env.MERCHANT_TOKEN, "--token");
         const publicClient = createPublicClient({ transport: http(rpcUrl) });
         const domain = await readTokenDomain(publicClient, token);
-        const buyer = privateKeyToAccount(privateKey(values.key));
+        const buyer = privateKeyToAccount(privateKey(values.key ?? io.env.MERCHANT_CLI_KEY));
         if (command === "sign-cancel") {
           const nonce = need(values.nonce, "--nonce");
           if (!/^0x[0-9a-fA-F]{64}$/.test(nonce)) throw new CliUsageError("--nonce must be 32 bytes of hex");

@@ -259,6 +259,12 @@ describe("every bounded method on small limits", () => {
     await expectBatchCap("eth_getLogs", [{ ...range, address: emitters.slice(0, 2) }], 200);
   }, 60_000);
 
+  it("a block number beyond 2^64 is refused with -32602 saying so", async () => {
+    const r = await rpc(node.url, "eth_getBlockByNumber", ["0x10000000000000000", false]);
+    expect(r.body?.error?.code).toBe(-32602);
+    expect(r.body?.error?.message).toContain("is beyond 2^64 - 1");
+  });
+
   it("subscriptions: 3 per connection, a 4th refused naming the limit, another after an unsubscribe", async () => {
     const ws = new WebSocket(node.wsUrl);
     await new Promise((resolve, reject) => {
