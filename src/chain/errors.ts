@@ -20,7 +20,8 @@ export type ChainErrorKind =
   | "invalid-preimage-key"
   | "predeploy-artifact"
   | "predeploy-compile"
-  | "unknown-chain";
+  | "unknown-chain"
+  | "superchain-registry";
 
 /** Structured fields and the cause of a chain error. */
 export interface ChainErrorOptions {

@@ -1,32 +1,35 @@
 /**
- * Writes src/proof/config-table.ts, the enclave's hardcoded config-hash table, from the superchain registry
- * export and the dev chain's genesis (src/proof/dev-chain.ts). Run at build time (`npx tsx src/proof/build-config-table.ts [path/to/superchain-configs.json]`)
- * and commit the result; the enclave never reads the registry at run time. A test recomputes the table.
+ * Writes src/proof/config-table.ts, the enclave's hardcoded config-hash table, from src/chain's built-in chains
+ * (generated from the superchain registry export by src/chain/chains/generate.ts) and the dev chain's genesis
+ * (src/proof/dev-chain.ts). Run at build time (`npx tsx src/proof/build-config-table.ts`) and commit the result;
+ * the enclave never reads the registry at run time. A test recomputes the table.
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { bytesToHex } from "viem";
+import { builtInChain } from "../chain/index.js";
 import { type ChainGenesisConfig, computeConfigHash } from "./config-hash.js";
 import { BUILT_IN_CHAINS } from "./built-in-chains.js";
 import { devChainGenesisConfig } from "./dev-chain.js";
-import { genesisConfigFromRegistry } from "./superchain.js";
+import { UnsupportedChainError } from "./chain-configs.js";
 
-export const DEFAULT_REGISTRY_PATH = fileURLToPath(
-  new URL("../../../shared/data/superchain-configs.json", import.meta.url),
-);
+/** The genesis config of a built-in chain: the registry's facts from src/chain, or the dev chain's own. */
+export function builtInGenesisConfig(chainId: bigint, devChain: ChainGenesisConfig): ChainGenesisConfig {
+  const entry = BUILT_IN_CHAINS.find((chain) => chain.chainId === chainId);
+  if (entry === undefined) throw new UnsupportedChainError(chainId);
+  return entry.source === "devnet" ? devChain : builtInChain(chainId).genesisFacts;
+}
 
-/** The source text of config-table.ts: registry chains from `registry`, the dev chain from `devChain`. */
-export function renderConfigTable(registry: unknown, devChain: ChainGenesisConfig): string {
-  const rows = BUILT_IN_CHAINS.map(({ chainId, name, source }) => {
-    const config = source === "devnet" ? devChain : genesisConfigFromRegistry(registry, chainId);
-    if (config.chainId !== chainId)
-      throw new Error(`the ${name} genesis config is for chain ${config.chainId}`);
+/** The source text of config-table.ts. */
+export function renderConfigTable(devChain: ChainGenesisConfig): string {
+  const rows = BUILT_IN_CHAINS.map(({ chainId, name }) => {
+    const config = builtInGenesisConfig(chainId, devChain);
     const hash = bytesToHex(computeConfigHash(config));
     return `  [${chainId}n, "${hash}"], // ${name}`;
   });
   return [
-    "// Written by src/proof/build-config-table.ts from shared/data/superchain-configs.json and the dev chain's",
-    "// genesis (src/proof/dev-chain.ts). Do not edit by hand.",
+    "// Written by src/proof/build-config-table.ts from src/chain's built-in chains (the superchain registry export)",
+    "// and the dev chain's genesis (src/proof/dev-chain.ts). Do not edit by hand.",
     "/** Config hash of every chain the enclave proves, by L2 chain id (hex at this edge only). */",
     "export const CONFIG_HASH_TABLE_HEX: ReadonlyArray<readonly [bigint, `0x${string}`]> = [",
     ...rows,
@@ -36,8 +39,7 @@ export function renderConfigTable(registry: unknown, devChain: ChainGenesisConfi
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const registry = JSON.parse(await readFile(process.argv[2] ?? DEFAULT_REGISTRY_PATH, "utf8"));
   const target = fileURLToPath(new URL("./config-table.ts", import.meta.url));
-  await writeFile(target, renderConfigTable(registry, await devChainGenesisConfig()));
+  await writeFile(target, renderConfigTable(await devChainGenesisConfig()));
   console.log(`wrote ${target}`);
 }

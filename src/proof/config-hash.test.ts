@@ -1,28 +1,27 @@
 import { readFile } from "node:fs/promises";
 import { bytesToHex } from "viem";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_REGISTRY_PATH, renderConfigTable } from "./build-config-table.js";
+import { builtInGenesisConfig, renderConfigTable } from "./build-config-table.js";
 import { DEV_CHAIN_ID } from "./built-in-chains.js";
 import { devChainGenesisConfig, ecotoneScalar } from "./dev-chain.js";
 import { configHashFor, supportedChainIds, UnsupportedChainError } from "./chain-configs.js";
 import { computeConfigHash, encodeChainConfig } from "./config-hash.js";
-import { genesisConfigFromRegistry, SuperchainConfigError } from "./superchain.js";
 
-const registry = JSON.parse(await readFile(DEFAULT_REGISTRY_PATH, "utf8")) as unknown;
 const devChain = await devChainGenesisConfig();
+const genesisConfigOf = (chainId: bigint) => builtInGenesisConfig(chainId, devChain);
 
 describe("config hash", () => {
   it("matches the known hashes of Base (8453) and Base Sepolia (84532)", () => {
-    expect(bytesToHex(computeConfigHash(genesisConfigFromRegistry(registry, 8453n)))).toBe(
+    expect(bytesToHex(computeConfigHash(genesisConfigOf(8453n)))).toBe(
       "0x1607709d90d40904f790574404e2ad614eac858f6162faa0ec34c6bf5e5f3c57",
     );
-    expect(bytesToHex(computeConfigHash(genesisConfigFromRegistry(registry, 84532n)))).toBe(
+    expect(bytesToHex(computeConfigHash(genesisConfigOf(84532n)))).toBe(
       "0x12e9c45f19f9817c6d4385fad29e7a70c355502cf0883e76a9a7e478a85d1360",
     );
   });
 
   it("encodes 212 bytes in the documented order", () => {
-    const encoded = encodeChainConfig(genesisConfigFromRegistry(registry, 8453n));
+    const encoded = encodeChainConfig(genesisConfigOf(8453n));
     expect(encoded.length).toBe(212);
     const hex = bytesToHex(encoded).slice(2);
     const at = (offset: number, length: number) => hex.slice(offset * 2, (offset + length) * 2);
@@ -38,19 +37,20 @@ describe("config hash", () => {
     expect(at(192, 20)).toBe("73a79fab69143498ed3712e519a88a918e1f4072"); // SystemConfigProxy
   });
 
-  it("the committed table is exactly what the build script computes from the registry", async () => {
+  it("the committed table is exactly what the build script computes from the built-in chains", async () => {
     const committed = await readFile(new URL("./config-table.ts", import.meta.url), "utf8");
-    expect(committed).toBe(renderConfigTable(registry, devChain));
+    expect(committed).toBe(renderConfigTable(devChain));
   });
 
   it("the table serves the four registry chains and the dev chain, and refuses others with UnsupportedChain", () => {
     expect(supportedChainIds()).toEqual([8453n, 84532n, 10n, 11155420n, DEV_CHAIN_ID]);
     for (const chainId of supportedChainIds().filter((id) => id !== DEV_CHAIN_ID)) {
-      expect(configHashFor(chainId)).toEqual(computeConfigHash(genesisConfigFromRegistry(registry, chainId)));
+      expect(configHashFor(chainId)).toEqual(computeConfigHash(genesisConfigOf(chainId)));
     }
     expect(configHashFor(DEV_CHAIN_ID)).toEqual(computeConfigHash(devChain));
     expect(() => configHashFor(42n)).toThrow(UnsupportedChainError);
     expect(() => configHashFor(902n)).toThrow(/UnsupportedChain: chain id 902/);
+    expect(() => builtInGenesisConfig(902n, devChain)).toThrow(UnsupportedChainError);
   });
 
   it("the dev chain's genesis config: fixed time, synthetic L1 genesis, no L1 contracts", () => {
@@ -64,12 +64,5 @@ describe("config hash", () => {
     expect(bytesToHex(devChain.scalar)).toBe(`0x01${"0".repeat(46)}00101c12000008dd`);
     expect(ecotoneScalar(1n, 2n)[31]).toBe(1);
     expect(ecotoneScalar(1n, 2n)[27]).toBe(2);
-  });
-
-  it("a registry entry without a needed field is an error, not a zero", () => {
-    expect(() => genesisConfigFromRegistry({ superchains: [] }, 8453n)).toThrow(SuperchainConfigError);
-    expect(() =>
-      genesisConfigFromRegistry({ superchains: [{ chains: [{ l2_chain_id: 7, genesis: {} }] }] }, 7n),
-    ).toThrow(/missing genesis.l1.hash/);
   });
 });

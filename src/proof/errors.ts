@@ -9,7 +9,6 @@ export type ProofErrorKind =
   | "invalid-boot-info"
   | "unsupported-chain"
   | "config-encoding"
-  | "superchain-config"
   | "sampling"
   | "output-root-mismatch"
   | "listen-address";

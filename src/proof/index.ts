@@ -36,12 +36,6 @@ export {
 export { configHashFor, supportedChainIds, UnsupportedChainError } from "./chain-configs.js";
 export { BUILT_IN_CHAINS, type BuiltInChain } from "./built-in-chains.js";
 export { devChainGenesisConfig, ecotoneScalar } from "./dev-chain.js";
-export {
-  chainsOfRegistry,
-  genesisConfigFromRegistry,
-  genesisConfigOf,
-  SuperchainConfigError,
-} from "./superchain.js";
 export { sampledBlockNumbers, sampleIntermediateRoots, SamplingError } from "./sampling.js";
 export {
   aggregateJournal,

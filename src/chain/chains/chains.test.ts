@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { genesisConfigFromRegistry } from "../../proof/index.js";
 import { fromHex } from "../hex.js";
 import { OpFork, isForkActive } from "../rollup-config.js";
 import { loadFixture } from "../fixture.js";
@@ -77,13 +76,6 @@ describe("built-in chains", () => {
     expect(builtInChains()).toHaveLength(4);
     expect(findBuiltInChain(901n)).toBeUndefined();
     expect(() => builtInChain(901n)).toThrow(UnknownChainError);
-  });
-
-  it.skipIf(!registryPresent)("give the enclave's config-hash facts exactly", () => {
-    const reg = registry();
-    for (const chain of builtInChains()) {
-      expect(chain.genesisFacts).toEqual(genesisConfigFromRegistry(reg, chain.l2ChainId));
-    }
   });
 
   it("agree with the OP Sepolia fixtures' rollup config on every field both have", async () => {

@@ -4,8 +4,15 @@
  * The data comes from the committed `superchain.generated.ts` (see `generate.ts`).
  */
 import { fromHex } from "../hex.js";
-import { FORK_TIME_FIELDS, OpFork, type GenesisSystemConfig, type RollupConfig } from "../rollup-config.js";
-import type { SuperchainChainData } from "./registry.js";
+import { ChainError } from "../errors.js";
+import {
+  FORK_TIME_FIELDS,
+  InvalidRollupConfigError,
+  OpFork,
+  type GenesisSystemConfig,
+  type RollupConfig,
+} from "../rollup-config.js";
+import { type SuperchainChainData, SuperchainRegistryError } from "./registry.js";
 import { SUPERCHAIN_CHAIN_DATA } from "./superchain.generated.js";
 
 /** Channel timeout from Granite on, in L1 blocks (a protocol constant; the registry does not list it). */
@@ -38,16 +45,16 @@ export interface BuiltInChain {
 }
 
 /** The requested chain is not built in. */
-export class UnknownChainError extends Error {
-  override readonly name = "UnknownChainError";
+export class UnknownChainError extends ChainError {
   constructor(readonly chainId: bigint) {
-    super(`chain ${chainId} is not a built-in chain`);
+    super(`chain ${chainId} is not a built-in chain`, "unknown-chain", { details: { chainId } });
   }
 }
 
 function address(data: SuperchainChainData, name: string): Uint8Array {
   const value = data.addresses[name];
-  if (value === undefined) throw new Error(`built-in chain ${data.l2ChainId} lacks ${name}`);
+  if (value === undefined)
+    throw new SuperchainRegistryError(`built-in chain ${data.l2ChainId} lacks ${name}`);
   return fromHex(value);
 }
 
@@ -55,7 +62,8 @@ function genesisSystemConfig(data: SuperchainChainData): GenesisSystemConfig {
   const sc = data.genesis.systemConfig;
   const str = (key: string): string => {
     const v = sc[key];
-    if (typeof v !== "string") throw new Error(`built-in chain ${data.l2ChainId} lacks system_config.${key}`);
+    if (typeof v !== "string")
+      throw new SuperchainRegistryError(`built-in chain ${data.l2ChainId} lacks system_config.${key}`);
     return v;
   };
   const num = (key: string): bigint | undefined =>
@@ -118,7 +126,9 @@ export function rollupConfigOf(data: SuperchainChainData): RollupConfig {
 export function genesisFactsOf(config: RollupConfig): ChainGenesisFacts {
   const { genesis, depositContractAddress, l1SystemConfigAddress } = config;
   if (genesis === undefined || depositContractAddress === undefined || l1SystemConfigAddress === undefined)
-    throw new Error(`rollup config of chain ${config.l2ChainId} lacks its genesis or contract addresses`);
+    throw new InvalidRollupConfigError(
+      `rollup config of chain ${config.l2ChainId} lacks its genesis or contract addresses`,
+    );
   return {
     chainId: config.l2ChainId,
     l1GenesisHash: genesis.l1.hash,

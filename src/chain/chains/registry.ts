@@ -3,6 +3,7 @@
  * derivation and the enclave's config hash need. Pure: `generate.ts` reads the file and writes
  * `superchain.generated.ts`; the staleness test compares the two.
  */
+import { ChainError } from "../errors.js";
 
 /** L2 chain ids of the built-in chains, in the order the generated module lists them. */
 export const BUILT_IN_CHAIN_IDS = [10, 8453, 11155420, 84532] as const;
@@ -37,8 +38,10 @@ export interface SuperchainChainData {
 }
 
 /** The registry file lacks a chain or a field, or a field has the wrong type. */
-export class SuperchainRegistryError extends Error {
-  override readonly name = "SuperchainRegistryError";
+export class SuperchainRegistryError extends ChainError {
+  constructor(message: string) {
+    super(message, "superchain-registry");
+  }
 }
 
 function obj(value: unknown, path: string): Record<string, unknown> {
