@@ -2,6 +2,8 @@
  * Checks shared by the L1 and L2 providers: a block object's header rebuilt from its JSON must hash to the hash
  * that names it, and its transactions, rebuilt to EIP-2718 bytes, must have the header's transactionsRoot.
  */
+import { RLP } from "@ethereumjs/rlp";
+import { keccak_256 } from "@noble/hashes/sha3.js";
 import {
   type BlockHeader,
   ChainError,
@@ -64,8 +66,76 @@ export function checkedHeader(json: unknown, expected: Expected, what: string): 
   return { hash, header };
 }
 
-/** A full block object's transactions as EIP-2718 bytes, checked against the header's transactionsRoot. */
-export function checkedTransactions(json: unknown, header: BlockHeader, what: string): Uint8Array[] {
+/**
+ * Where the pooled (sidecar-carrying) encoding of a blob transaction can be read: `eth_getRawTransactionByHash` on
+ * anvil. Used only for a block whose transactionsRoot was computed over those encodings (see RpcProviderOptions).
+ */
+export type PooledTransactionSource = (hash: Uint8Array) => Promise<Uint8Array | undefined>;
+
+const BLOB_TX_TYPE = 3;
+
+/**
+ * The canonical encoding inside a pooled blob transaction: `0x03 ‖ rlp([body, …sidecar])` holds the canonical
+ * `0x03 ‖ rlp(body)`. Undefined when `pooled` is not of that shape.
+ */
+function canonicalOfPooled(pooled: Uint8Array): Uint8Array | undefined {
+  if (pooled[0] !== BLOB_TX_TYPE) return undefined;
+  let decoded: unknown;
+  try {
+    decoded = RLP.decode(pooled.subarray(1));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(decoded) || decoded.length < 4 || !Array.isArray(decoded[0])) return undefined;
+  const body = RLP.encode(decoded[0] as Parameters<typeof RLP.encode>[0]);
+  const out = new Uint8Array(body.length + 1);
+  out[0] = BLOB_TX_TYPE;
+  out.set(body, 1);
+  return out;
+}
+
+/**
+ * The transactions root of a block whose blob transactions entered the trie in their pooled form (anvil ≤ 1.7.1):
+ * each blob transaction's pooled bytes must contain exactly the canonical bytes already checked against its hash.
+ */
+async function pooledRoot(
+  raws: readonly Uint8Array[],
+  source: PooledTransactionSource,
+  what: string,
+): Promise<Uint8Array> {
+  const leaves: Uint8Array[] = [];
+  for (const [i, raw] of raws.entries()) {
+    if (raw[0] !== BLOB_TX_TYPE) {
+      leaves.push(raw);
+      continue;
+    }
+    const pooled = await source(keccak_256(raw));
+    const inner = pooled === undefined ? undefined : canonicalOfPooled(pooled);
+    if (pooled === undefined || inner === undefined || !bytesEqual(inner, raw)) {
+      throw new DataMismatchError(
+        "transactions-root",
+        `${what}: blob transaction ${i} has no pooled form matching it`,
+        {
+          index: i,
+        },
+      );
+    }
+    leaves.push(pooled);
+  }
+  return orderedTrieRoot(leaves);
+}
+
+/**
+ * A full block object's transactions as canonical EIP-2718 bytes, checked against the header's transactionsRoot.
+ * With `pooled`, a root over the pooled encodings of the blob transactions is accepted too (the canonical bytes
+ * are then checked to be inside the committed pooled ones).
+ */
+export async function checkedTransactions(
+  json: unknown,
+  header: BlockHeader,
+  what: string,
+  pooled?: PooledTransactionSource,
+): Promise<Uint8Array[]> {
   const list = isRecord(json) ? json.transactions : undefined;
   if (!Array.isArray(list)) throw new MalformedResponseError(`${what}: the block has no transaction list`);
   const raws = list.map((tx, i) => {
@@ -76,7 +146,14 @@ export function checkedTransactions(json: unknown, header: BlockHeader, what: st
     }
     return checkedTransaction(tx, `${what}.transactions[${i}]`);
   });
-  const root = orderedTrieRoot(raws);
+  let root = orderedTrieRoot(raws);
+  if (
+    !bytesEqual(root, header.transactionsRoot) &&
+    pooled !== undefined &&
+    raws.some((r) => r[0] === BLOB_TX_TYPE)
+  ) {
+    root = await pooledRoot(raws, pooled, what);
+  }
   if (!bytesEqual(root, header.transactionsRoot)) {
     throw new DataMismatchError(
       "transactions-root",

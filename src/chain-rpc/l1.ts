@@ -14,14 +14,21 @@ import {
   toHex,
 } from "../chain/index.js";
 import type { L1Provider } from "../derive/index.js";
-import { checkedHeader, checkedTransactions, quantity } from "./blocks.js";
+import { type PooledTransactionSource, checkedHeader, checkedTransactions, quantity } from "./blocks.js";
 import { DataMismatchError, MalformedResponseError } from "./errors.js";
 import { type HttpLimits, JsonRpcClient } from "./http.js";
-import { receiptFromJson } from "./json.js";
+import { hexData, receiptFromJson } from "./json.js";
 
 export interface RpcProviderOptions extends HttpLimits {
   /** Checked headers kept by hash (receipts need their header's root); default 1024. */
   readonly headerCacheSize?: number;
+  /**
+   * Accept a transactionsRoot computed over the POOLED encodings of blob transactions (with their sidecars), read
+   * with eth_getRawTransactionByHash: anvil up to 1.7.1 builds its blocks so (foundry-rs/foundry#15132, fixed by
+   * #15699, not yet released on npm). Still a full check: each canonical transaction must be the body of the pooled
+   * bytes the root commits to. Default false (a real L1 commits to canonical encodings).
+   */
+  readonly pooledBlobTransactionsRoot?: boolean;
 }
 
 /** A small insertion-ordered cache of checked headers. */
@@ -46,10 +53,18 @@ export class HeaderCache {
 export class RpcL1Provider implements L1Provider {
   readonly client: JsonRpcClient;
   private readonly headers: HeaderCache;
+  private readonly pooled: PooledTransactionSource | undefined;
 
   constructor(url: string, options: RpcProviderOptions = {}) {
     this.client = new JsonRpcClient(url, options);
     this.headers = new HeaderCache(options.headerCacheSize ?? 1024);
+    this.pooled =
+      options.pooledBlobTransactionsRoot === true ? (hash) => this.rawTransaction(hash) : undefined;
+  }
+
+  private async rawTransaction(hash: Uint8Array): Promise<Uint8Array | undefined> {
+    const raw = await this.client.call("eth_getRawTransactionByHash", [toHex(hash)]);
+    return raw === null ? undefined : hexData(raw, "eth_getRawTransactionByHash");
   }
 
   async headerByHash(hash: Uint8Array): Promise<BlockHeader | undefined> {
@@ -76,7 +91,7 @@ export class RpcL1Provider implements L1Provider {
     if (json === null) return undefined;
     const { hash, header } = checkedHeader(json, { hash: blockHash }, "eth_getBlockByHash");
     this.headers.set(hash, header);
-    return checkedTransactions(json, header, "eth_getBlockByHash");
+    return checkedTransactions(json, header, "eth_getBlockByHash", this.pooled);
   }
 
   async receiptsByHash(blockHash: Uint8Array): Promise<readonly Receipt[] | undefined> {

@@ -52,7 +52,7 @@ export class RpcL2Provider implements L2Provider {
       this.checkAncestor(number, expected, hash);
       this.chain.get(number)!.parentHash ??= header.parentHash;
     }
-    return { hash, header, transactions: checkedTransactions(json, header, "eth_getBlockByNumber") };
+    return { hash, header, transactions: await checkedTransactions(json, header, "eth_getBlockByNumber") };
   }
 
   private checkAncestor(number: bigint, expected: Uint8Array, actual: Uint8Array): void {
