@@ -256,7 +256,16 @@ describe("every bounded method on small limits", () => {
     expect(
       (await rpc(node.url, "eth_newFilter", [{ address: emitters.slice(0, 2) }])).body?.result,
     ).toBeDefined();
+    // eth_getFilterLogs runs the same query under the same limits: 2 logs served, 3 refused.
+    const two = (await rpc(node.url, "eth_newFilter", [{ ...range, address: emitters.slice(0, 2) }])).body
+      ?.result as string;
+    expect((await rpc(node.url, "eth_getFilterLogs", [two])).body?.result).toHaveLength(2);
+    const three = (await rpc(node.url, "eth_newFilter", [range])).body?.result as string;
+    const overFilter = await rpc(node.url, "eth_getFilterLogs", [three]);
+    expect(overFilter.body?.error?.code).toBe(-32005);
+    expect(overFilter.body?.error?.message).toContain("--rpc-logs-max-results");
     await expectBatchCap("eth_getLogs", [{ ...range, address: emitters.slice(0, 2) }], 200);
+    await expectBatchCap("eth_getFilterLogs", [two], 200);
   }, 60_000);
 
   it("a block number beyond 2^64 is refused with -32602 saying so", async () => {
