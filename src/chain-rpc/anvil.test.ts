@@ -13,9 +13,11 @@ import {
   BlobMismatchError,
   type Kzg,
   type L1BlockRef,
+  L1Traversal,
   decodeBlob,
   encodeBlob,
   loadKzg,
+  retrieveBatcherData,
   versionedHash,
 } from "../derive/index.js";
 import { type Anvil, DEVNET_L1_MNEMONIC, startAnvil } from "../devnet/l1/anvil.js";
@@ -40,6 +42,8 @@ let blobData: Uint8Array;
 let blob: Uint8Array;
 let blobHash: Uint8Array;
 let sent: Hex[];
+let inbox: Hex;
+let batcher: Hex;
 let blockHash: Uint8Array;
 let blockRef: L1BlockRef;
 
@@ -50,6 +54,9 @@ beforeAll(async () => {
   const account = mnemonicToAccount(DEVNET_L1_MNEMONIC);
   const wallet = createWalletClient({ account, chain: anvil.chain, transport: http(anvil.rpcUrl) });
   const to = privateKeyToAccount(generatePrivateKey()).address;
+  // The blob transaction goes to `to`: derivation's retrieval reads it as a batcher transaction to that inbox.
+  inbox = to;
+  batcher = account.address;
   const fees = { maxFeePerGas: parseGwei("20"), maxPriorityFeePerGas: parseGwei("1") };
   const authorization = await wallet.signAuthorization({
     contractAddress: to,
@@ -180,6 +187,35 @@ describe("BeaconBlobProvider over anvil", () => {
     expect(
       await provider.blob({ ...blockRef, hash: fromHex(`0x${"ab".repeat(32)}`) }, 0, blobHash),
     ).toBeUndefined();
+  });
+});
+
+describe("derivation's stages over the RPC providers", () => {
+  it("traversal walks anvil's chain from the head and retrieval reads the blob batcher data", async () => {
+    const provider = l1(anvil.rpcUrl);
+    const traversal = await L1Traversal.open(provider, blockHash, 0n, {}, (config) => config);
+    expect(traversal.head.ref.number).toBe(blockRef.number);
+    let blocksRead = 1;
+    while (await traversal.advance()) blocksRead++;
+    expect(blocksRead).toBe(Number(blockRef.number) + 1);
+    const transactions = await provider.transactionsByHash(blockHash);
+    const items = await retrieveBatcherData(
+      traversal.head.ref,
+      transactions!,
+      { batchInbox: fromHex(inbox), batcher: fromHex(batcher), l1ChainId: BigInt(anvil.chainId) },
+      new BeaconBlobProvider(anvil.beaconUrl),
+      { kzg },
+    );
+    // The batcher's type 0-2 transactions to the inbox are calldata items; the blob transaction's blob is one.
+    expect(items.map((item) => [item.ref.kind, item.ref.txIndex])).toEqual([
+      ["calldata", 0],
+      ["calldata", 1],
+      ["calldata", 2],
+      ["blob", 4],
+    ]);
+    expect(toHex(items[2]!.data)).toBe("0xc0ffee");
+    expect(items[3]!.ref).toMatchObject({ blobIndex: 0, versionedHash: blobHash });
+    expect(items[3]!.data).toEqual(blobData);
   });
 });
 
