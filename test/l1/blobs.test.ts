@@ -13,6 +13,7 @@ import {
   BLOB_SIZE,
   decodeBlob,
   encodeBlob,
+  type Kzg,
   loadKzg,
   MAX_BLOB_DATA_SIZE,
   versionedHash,
