@@ -122,18 +122,24 @@ function typed(type: number, fields: unknown[]): Uint8Array {
 export function encodeTransactionJson(json: unknown, at = "transaction"): Uint8Array {
   const o = object(json, at);
   const type = o.type === undefined ? 0 : smallQuantity(o.type, `${at}.type`, 0x7f);
-  const common = (): Uint8Array[] => [qty(o, "nonce", at)];
-  const eip1559 = (): Uint8Array[] => [
+  // The typed transactions' common fields: chain id and nonce; the fees; gas, recipient, value, input, access list.
+  // Blob and SetCode transactions cannot create contracts: their `to` is required.
+  const typedFields = (fees: Uint8Array[], to: Uint8Array): unknown[] => [
     qty(o, "chainId", at),
-    ...common(),
-    qty(o, "maxPriorityFeePerGas", at),
-    qty(o, "maxFeePerGas", at),
+    qty(o, "nonce", at),
+    ...fees,
     qty(o, "gas", at),
+    to,
+    qty(o, "value", at),
+    input(o, at),
+    accessList(o, at),
   ];
+  const dynamicFees = (): Uint8Array[] => [qty(o, "maxPriorityFeePerGas", at), qty(o, "maxFeePerGas", at)];
+  const requiredTo = (): Uint8Array => hexData(o.to, `${at}.to`, 20);
   switch (type) {
     case 0:
       return RLP.encode([
-        ...common(),
+        qty(o, "nonce", at),
         qty(o, "gasPrice", at),
         qty(o, "gas", at),
         recipient(o, at),
@@ -144,36 +150,15 @@ export function encodeTransactionJson(json: unknown, at = "transaction"): Uint8A
         qty(o, "s", at),
       ]);
     case 1:
-      return typed(1, [
-        qty(o, "chainId", at),
-        ...common(),
-        qty(o, "gasPrice", at),
-        qty(o, "gas", at),
-        recipient(o, at),
-        qty(o, "value", at),
-        input(o, at),
-        accessList(o, at),
-        ...signature(o, at),
-      ]);
+      return typed(1, [...typedFields([qty(o, "gasPrice", at)], recipient(o, at)), ...signature(o, at)]);
     case 2:
-      return typed(2, [
-        ...eip1559(),
-        recipient(o, at),
-        qty(o, "value", at),
-        input(o, at),
-        accessList(o, at),
-        ...signature(o, at),
-      ]);
+      return typed(2, [...typedFields(dynamicFees(), recipient(o, at)), ...signature(o, at)]);
     case 3: {
       const hashes = list(o.blobVersionedHashes, `${at}.blobVersionedHashes`).map((h, i) =>
         hexData(h, `${at}.blobVersionedHashes[${i}]`, 32),
       );
       return typed(3, [
-        ...eip1559(),
-        hexData(o.to, `${at}.to`, 20),
-        qty(o, "value", at),
-        input(o, at),
-        accessList(o, at),
+        ...typedFields(dynamicFees(), requiredTo()),
         qty(o, "maxFeePerBlobGas", at),
         hashes,
         ...signature(o, at),
@@ -181,11 +166,7 @@ export function encodeTransactionJson(json: unknown, at = "transaction"): Uint8A
     }
     case 4:
       return typed(4, [
-        ...eip1559(),
-        hexData(o.to, `${at}.to`, 20),
-        qty(o, "value", at),
-        input(o, at),
-        accessList(o, at),
+        ...typedFields(dynamicFees(), requiredTo()),
         authorizationList(o, at),
         ...signature(o, at),
       ]);
