@@ -70,7 +70,10 @@ export interface AnvilOptions {
   readonly accounts?: number;
   /** Directory for persistent state (`<dir>/state.json`); none: the chain lives in memory only. */
   readonly stateDir?: string;
-  /** Seconds between periodic state dumps when `stateDir` is set (default 2). */
+  /**
+   * Seconds between periodic state dumps when `stateDir` is set (default 12, one slot: a `kill -9` loses at most
+   * about one L1 block, which followers see as a reorg). Each dump writes the whole state, blobs included.
+   */
   readonly stateIntervalSeconds?: number;
   /** Slots per epoch: anvil's `finalized` block is two epochs behind `latest` (default 32). */
   readonly slotsInAnEpoch?: number;
@@ -160,7 +163,12 @@ export function anvilArguments(options: AnvilOptions, fresh: boolean): string[] 
   ];
   if (fresh) args.push("--timestamp", String(options.genesisTimestamp ?? DEVNET_L1_GENESIS_TIME));
   if (options.stateDir !== undefined) {
-    args.push("--state", options.stateDir, "--state-interval", String(options.stateIntervalSeconds ?? 2));
+    args.push(
+      "--state",
+      options.stateDir,
+      "--state-interval",
+      String(options.stateIntervalSeconds ?? DEVNET_L1_BLOCK_TIME),
+    );
   }
   return args;
 }
@@ -173,6 +181,17 @@ function devnetL1Chain(chainId: number, rpcUrl: string): Chain {
     rpcUrls: { default: { http: [rpcUrl] } },
   });
 }
+
+/**
+ * The anvils this process started and that still run: sent SIGTERM (anvil then writes its state and exits) when
+ * this process exits normally, so that a test runner or devnet that ends without stopping them leaves no L1
+ * running (anvil is a separate binary: it does not die with its parent). Best effort: a parent killed by a signal
+ * emits no "exit" event.
+ */
+const live = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of live) child.kill("SIGTERM");
+});
 
 const LISTENING = /Listening on 127\.0\.0\.1:(\d+)/;
 
@@ -188,6 +207,8 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
   const child = spawn(anvilBinaryPath(), anvilArguments(options, fresh), {
     stdio: ["ignore", "pipe", "pipe"],
   });
+  live.add(child);
+  child.once("close", () => live.delete(child));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once("close", (code, signal) => resolve({ code, signal })),
   );
