@@ -1,0 +1,268 @@
+/**
+ * Sends one batcher transaction at a time (op-batcher's default of one pending transaction) and follows it to
+ * confirmation: the nonce is the account's mined nonce; a transaction not included within `resubmitAfterBlocks`
+ * L1 blocks is sent again with the same nonce and content and higher fees (+25 % for calldata, ×2 for blob
+ * transactions, the bump blob pools require); an included transaction counts once it is `confirmations` blocks deep
+ * and its receipt still names the same block (a reorg that drops it sends it again).
+ */
+import {
+  type Account,
+  type Address,
+  type Chain,
+  type Hex,
+  type Kzg as ViemKzg,
+  type PublicClient,
+  type TransactionReceipt,
+  type WalletClient,
+  bytesToHex,
+  keccak256,
+  parseTransaction,
+  serializeTransaction,
+} from "viem";
+import type { Logger } from "../log/index.js";
+import { TransactionFailedError } from "./errors.js";
+import type { BatcherMetrics } from "./metrics.js";
+
+/** The payload of one batcher transaction. */
+export type TxCandidate =
+  | { readonly kind: "calldata"; readonly data: Uint8Array }
+  | { readonly kind: "blobs"; readonly blobs: readonly Uint8Array[] };
+
+interface Fees {
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+  maxFeePerBlobGas?: bigint;
+}
+
+export interface TxSenderOptions {
+  readonly publicClient: PublicClient;
+  readonly walletClient: WalletClient;
+  readonly account: Account;
+  readonly chain: Chain;
+  readonly batchInbox: Address;
+  readonly kzg: () => Promise<ViemKzg>;
+  readonly resubmitAfterBlocks: number;
+  readonly confirmations: number;
+  readonly pollIntervalMs: number;
+  readonly metrics: BatcherMetrics;
+  readonly logger: Logger;
+  readonly signal: AbortSignal;
+}
+
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function bump(fees: Fees, blob: boolean): Fees {
+  const up = (v: bigint): bigint => (blob ? v * 2n : (v * 125n) / 100n + 1n);
+  return {
+    maxFeePerGas: up(fees.maxFeePerGas),
+    maxPriorityFeePerGas: up(fees.maxPriorityFeePerGas),
+    ...(fees.maxFeePerBlobGas === undefined ? {} : { maxFeePerBlobGas: up(fees.maxFeePerBlobGas) }),
+  };
+}
+
+export class TxSender {
+  /** Set when transactions sent before this process started may still hold the next nonce. */
+  private replaceUnknown = false;
+
+  constructor(private readonly o: TxSenderOptions) {}
+
+  private get address(): Address {
+    return this.o.account.address;
+  }
+
+  /**
+   * Waits (up to `maxBlocks` L1 blocks) for transactions already in the L1 pool from this account to be mined, so
+   * that what L1 holds is final before the batcher re-reads it. Returns false when some are still pending; the next
+   * transaction then replaces them (same nonce, doubled fees).
+   */
+  async settle(maxBlocks: number): Promise<boolean> {
+    const { publicClient: l1 } = this.o;
+    const start = await l1.getBlockNumber();
+    for (;;) {
+      const [mined, pending] = await Promise.all([
+        l1.getTransactionCount({ address: this.address, blockTag: "latest" }),
+        l1.getTransactionCount({ address: this.address, blockTag: "pending" }),
+      ]);
+      if (pending <= mined) {
+        this.replaceUnknown = false;
+        return true;
+      }
+      if ((await l1.getBlockNumber()) - start >= BigInt(maxBlocks)) {
+        this.replaceUnknown = true;
+        this.o.logger.warn(
+          { mined, pending },
+          "transactions from before the restart are still pending; replacing",
+        );
+        return false;
+      }
+      await sleep(this.o.pollIntervalMs, this.o.signal);
+    }
+  }
+
+  private async initialFees(blob: boolean): Promise<Fees> {
+    const { publicClient: l1 } = this.o;
+    const f = await l1.estimateFeesPerGas();
+    let fees: Fees = {
+      maxFeePerGas: f.maxFeePerGas ?? 1_000_000_000n,
+      maxPriorityFeePerGas: f.maxPriorityFeePerGas ?? 1_000_000n,
+    };
+    if (blob) fees.maxFeePerBlobGas = (await l1.getBlobBaseFee()) * 2n + 1n;
+    if (this.replaceUnknown) fees = bump(bump(fees, true), true);
+    return fees;
+  }
+
+  /** Prepares and signs `candidate` locally; returns the raw transaction, its hash and its gas limit. */
+  private async sign(
+    candidate: TxCandidate,
+    nonce: number,
+    fees: Fees,
+    gas: bigint | undefined,
+  ): Promise<{ raw: Hex; hash: Hex; gas: bigint }> {
+    const { walletClient, account, chain, batchInbox } = this.o;
+    const common = {
+      account,
+      chain,
+      to: batchInbox,
+      nonce,
+      gas,
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    };
+    const request =
+      candidate.kind === "calldata"
+        ? await walletClient.prepareTransactionRequest({ ...common, data: bytesToHex(candidate.data) })
+        : await walletClient.prepareTransactionRequest({
+            ...common,
+            blobs: candidate.blobs.map((b) => bytesToHex(b)),
+            kzg: await this.o.kzg(),
+            maxFeePerBlobGas: fees.maxFeePerBlobGas!,
+          });
+    const raw = await walletClient.signTransaction(request as never);
+    // A blob transaction's hash covers the transaction without its sidecars (the network wrapper).
+    const parsed = parseTransaction(raw) as Record<string, unknown>;
+    const { sidecars: _s, blobs: _b, ...plain } = parsed;
+    const hash =
+      candidate.kind === "calldata"
+        ? keccak256(raw)
+        : keccak256(
+            serializeTransaction(
+              plain as never,
+              { r: parsed.r, s: parsed.s, yParity: parsed.yParity } as never,
+            ),
+          );
+    return { raw, hash, gas: request.gas };
+  }
+
+  /**
+   * Sends a signed transaction. A refusal or a lost answer is not final: the transaction may still be in the pool,
+   * so its hash stays watched and the nonce is only ever reused for the same content (never two posts).
+   */
+  private async send(signed: { raw: Hex; hash: Hex }, nonce: number): Promise<void> {
+    try {
+      const hash = await this.o.publicClient.sendRawTransaction({ serializedTransaction: signed.raw });
+      if (hash.toLowerCase() !== signed.hash.toLowerCase())
+        this.o.logger.error(
+          { hash, computed: signed.hash },
+          "the L1 node names another hash for the transaction",
+        );
+    } catch (e) {
+      this.o.logger.warn(
+        { err: e, hash: signed.hash, nonce },
+        "sending the batcher transaction failed; still watching it",
+      );
+    }
+  }
+
+  private async receipt(hash: Hex): Promise<TransactionReceipt | undefined> {
+    try {
+      return await this.o.publicClient.getTransactionReceipt({ hash });
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Sends `candidate` and returns its receipt once confirmed. TransactionFailedError when it cannot be posted. */
+  async post(candidate: TxCandidate): Promise<TransactionReceipt> {
+    const { publicClient: l1, logger, metrics, signal } = this.o;
+    const blob = candidate.kind === "blobs";
+    const nonce = await l1.getTransactionCount({ address: this.address, blockTag: "latest" });
+    let fees = await this.initialFees(blob);
+    const signed = await this.sign(candidate, nonce, fees, undefined);
+    const gas = signed.gas;
+    const hashes: Hex[] = [signed.hash];
+    let sentAt = await l1.getBlockNumber();
+    await this.send(signed, nonce);
+    logger.debug({ hash: hashes[0], nonce, kind: candidate.kind }, "batcher transaction sent");
+    let seenIncluded = false;
+    for (;;) {
+      await sleep(this.o.pollIntervalMs, signal);
+      const head = await l1.getBlockNumber();
+      let included: TransactionReceipt | undefined;
+      for (const h of hashes) {
+        included = await this.receipt(h);
+        if (included !== undefined) break;
+      }
+      if (included !== undefined) {
+        seenIncluded = true;
+        if (head < included.blockNumber + BigInt(this.o.confirmations) - 1n) continue;
+        const block = await l1.getBlock({ blockNumber: included.blockNumber }).catch(() => undefined);
+        if (block?.hash !== included.blockHash) continue; // reorged away since: look again next block
+        this.replaceUnknown = false;
+        this.account(included, blob);
+        return included;
+      }
+      if (seenIncluded) {
+        // Included once, now gone: an L1 reorg. The pool may hold it again; if not, resubmission below sends it.
+        seenIncluded = false;
+        metrics.transactions.labels({ outcome: "reorged" }).inc();
+        logger.warn({ hashes, nonce }, "batcher transaction reorged out of L1");
+        sentAt = head;
+      }
+      const mined = await l1.getTransactionCount({ address: this.address, blockTag: "latest" });
+      if (mined > nonce) {
+        // The nonce is used, by none of our hashes: a transaction sent before a restart took it.
+        throw new TransactionFailedError("the batcher's nonce was used by another transaction", {
+          nonce,
+          hashes,
+        });
+      }
+      const waited = head - sentAt;
+      if (waited >= BigInt(this.o.resubmitAfterBlocks)) {
+        fees = bump(fees, blob);
+        const again = await this.sign(candidate, nonce, fees, gas);
+        hashes.push(again.hash);
+        sentAt = head;
+        await this.send(again, nonce);
+        metrics.transactions.labels({ outcome: "resubmitted" }).inc();
+        logger.warn({ hash: hashes[hashes.length - 1], nonce, waited }, "batcher transaction resubmitted");
+      }
+    }
+  }
+
+  private account(receipt: TransactionReceipt, blob: boolean): void {
+    const { metrics } = this.o;
+    metrics.transactions.labels({ outcome: "included" }).inc();
+    metrics.l1GasUsed.inc(Number(receipt.gasUsed));
+    metrics.l1GasSpentWei.inc(Number(receipt.gasUsed * receipt.effectiveGasPrice));
+    if (blob && receipt.blobGasUsed !== undefined) {
+      metrics.l1BlobGasUsed.inc(Number(receipt.blobGasUsed));
+      metrics.l1BlobGasSpentWei.inc(Number(receipt.blobGasUsed * (receipt.blobGasPrice ?? 0n)));
+    }
+  }
+}
