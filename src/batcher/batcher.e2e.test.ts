@@ -1,7 +1,7 @@
 /**
  * The batcher against real processes on 127.0.0.1: our L2 node (test/node/spawn-node.ts), anvil (src/devnet/l1)
  * and the batcher process itself. It posts calldata channels, is killed with SIGKILL right after sending a
- * transaction, restarts posting blobs; then L1 is read back independently (viem reads, the beacon blob route,
+ * transaction, restarts posting blobs, re-posts the channel an L1 reorg (anvil_reorg) dropped; then L1 is read back independently (viem reads, the beacon blob route,
  * src/derive's parseFrames, FrameQueue, ChannelAssembler, readChannel, decodeBatch) and every sealed L2 block up to
  * the last posted one must be there exactly once, in order, with its timestamp, L1 origin number and non-deposit
  * transactions byte for byte; every frame of every channel must be on L1 exactly once.
@@ -237,13 +237,23 @@ describe("batcher on anvil and the L2 node", () => {
     expect(BigInt(firstBlob.from as string | number)).toBe(
       BigInt(resumed.lastPosted as string | number) + 1n,
     );
-    await second.waitFor(posted, 2, 180_000);
+    const secondChannel = await second.waitFor(posted, 2, 180_000);
+    // An L1 reorg drops the block holding the last channel: the batcher sees its transaction leave the chain,
+    // resumes from what L1 holds and posts those blocks again.
+    const lostAt = BigInt((secondChannel.l1Blocks as number[])[0]!);
+    const depth = (await anvil.client.getBlockNumber()) - lostAt + 1n;
+    await anvil.request("anvil_reorg", [Number(depth), []]);
+    const noticed = await second.waitFor((l) => l.msg === "batcher resumes from what L1 holds", 1, 180_000);
+    expect((noticed.err as { type: string }).type).toBe("L1ReorgError");
+    const reposted = await second.waitFor(posted, 3, 180_000);
+    expect(reposted.from).toBe(secondChannel.from);
     const metrics = await (await fetch(started.metricsUrl as string)).text();
     const value = (name: string): number => {
       const line = metrics.split("\n").find((l) => l.startsWith(name));
       return line === undefined ? NaN : Number(line.split(" ").at(-1));
     };
-    expect(value('batcher_channels_total{da="blobs"')).toBeGreaterThanOrEqual(2);
+    expect(value('batcher_channels_total{da="blobs"')).toBeGreaterThanOrEqual(3);
+    expect(value('batcher_recoveries_total{reason="l1-reorg"')).toBe(1);
     expect(value("batcher_l1_blob_gas_used_total")).toBeGreaterThanOrEqual(2 * 131_072);
     expect(value("batcher_l1_blob_gas_spent_wei_total")).toBeGreaterThan(0);
     expect(value("batcher_l1_gas_spent_wei_total")).toBeGreaterThan(0);
