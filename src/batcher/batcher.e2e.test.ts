@@ -214,6 +214,24 @@ async function nodeBlock(n: bigint): Promise<{
   };
 }
 
+/** `blocks` are L2 blocks 1..N in order: timestamps, L1 origins, non-deposit transactions. Returns how many had any. */
+async function expectSealedBlocks(blocks: readonly SpanBatchBlock[]): Promise<number> {
+  expect(blocks.length).toBeGreaterThan(4);
+  let withTxs = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    const expected = await nodeBlock(BigInt(i + 1));
+    const got = blocks[i]!;
+    expect(got.timestamp, `block ${i + 1}`).toBe(expected.timestamp);
+    expect(got.epochNumber, `block ${i + 1}`).toBe(expected.l1Origin);
+    expect(
+      got.transactions.map((t) => bytesToHex(t)),
+      `block ${i + 1}`,
+    ).toEqual(expected.transactions);
+    if (expected.transactions.length > 0) withTxs++;
+  }
+  return withTxs;
+}
+
 describe("batcher on anvil and the L2 node", () => {
   it("posts calldata, survives kill -9, posts blobs, and L1 holds every sealed block exactly once", async () => {
     // Phase 1: calldata. Killed right after it sends the transaction of its third channel.
@@ -271,19 +289,7 @@ describe("batcher on anvil and the L2 node", () => {
       for (const [key, count] of frameCounts) expect(count, key).toBe(1);
       expect(incompleteFrames).toBe(0);
       // The blocks of the channels are L2 blocks 1..N, in order, no gap, no duplicate.
-      expect(blocks.length).toBeGreaterThan(4);
-      let withTxs = 0;
-      for (let i = 0; i < blocks.length; i++) {
-        const expected = await nodeBlock(BigInt(i + 1));
-        const got = blocks[i]!;
-        expect(got.timestamp, `block ${i + 1}`).toBe(expected.timestamp);
-        expect(got.epochNumber, `block ${i + 1}`).toBe(expected.l1Origin);
-        expect(
-          got.transactions.map((t) => bytesToHex(t)),
-          `block ${i + 1}`,
-        ).toEqual(expected.transactions);
-        if (expected.transactions.length > 0) withTxs++;
-      }
+      const withTxs = await expectSealedBlocks(blocks);
       expect(withTxs).toBeGreaterThan(2);
       // The last channel posted ends at the last block found on L1.
       const lastPosted = second.lines.filter(posted).at(-1)!;
@@ -296,6 +302,52 @@ describe("batcher on anvil and the L2 node", () => {
           .map((l) => JSON.stringify(l))
           .join("\n");
       console.error(`${log(first)}\n${log(second)}\n${JSON.stringify(channels)}`);
+      throw e;
+    }
+  }, 600_000);
+
+  it("a channel of several transactions cut by kill -9 is abandoned whole; its blocks land once in a new channel", async () => {
+    // Tiny calldata transactions: 3 frames of ~450 bytes per channel, one transaction each.
+    // Three confirmations: frame 2 cannot follow frame 1 within the ~3 s before the kill lands.
+    const small = [
+      ...batcherArgs("calldata"),
+      ...["--max-l1-tx-size-bytes", "500", "--target-num-frames", "3", "--num-confirmations", "3"],
+    ];
+    const first = spawnBatcher(small, { BATCHER_PRIVATE_KEY: BATCHER_KEY });
+    running.push(first);
+    const second_tx = (l: LogLine): boolean =>
+      l.msg === "posting channel transaction" && l.tx === 1 && l.txs === 3;
+    await first.waitFor(second_tx);
+    const before = first.lines.filter(sent).length;
+    await first.waitFor(sent, before + 1); // frame 1 of a 3-frame channel is in the pool: frame 2 never will be
+    await first.kill();
+    const cut = first.lines.filter(second_tx).at(-1)!.channelId as string;
+
+    const second = spawnBatcher(small, { BATCHER_PRIVATE_KEY: BATCHER_KEY });
+    running.push(second);
+    await second.waitFor(posted, 2, 180_000);
+    await second.stop();
+
+    const { blocks, frameCounts, channels, incompleteFrames } = await readL1();
+    try {
+      for (const [key, count] of frameCounts) expect(count, key).toBe(1);
+      // The cut channel's two frames are on L1 but never complete; nothing else is incomplete.
+      expect(frameCounts.has(`${cut}/0`)).toBe(true);
+      expect(frameCounts.has(`${cut}/1`)).toBe(true);
+      expect(frameCounts.has(`${cut}/2`)).toBe(false);
+      expect(channels.some((c) => c.id === cut)).toBe(false);
+      expect(incompleteFrames).toBe(2);
+      expect(channels.some((c) => c.da === "calldata" && c.blocks > 0)).toBe(true);
+      await expectSealedBlocks(blocks);
+      const lastPosted = second.lines.filter(posted).at(-1)!;
+      expect(BigInt(lastPosted.to as string | number)).toBe(BigInt(blocks.length));
+    } catch (e) {
+      console.error(
+        [...first.lines, ...second.lines]
+          .filter((l) => !sent(l))
+          .map((l) => JSON.stringify(l))
+          .join("\n"),
+      );
       throw e;
     }
   }, 600_000);

@@ -265,7 +265,8 @@ export class Batcher {
     const channel = buildChannel(this.pending, span, this.shape);
     const txs = channelTransactions(channel, this.settings);
     const blocks: bigint[] = [];
-    for (const tx of txs) {
+    for (const [i, tx] of txs.entries()) {
+      logger.debug({ channelId: toHex(channel.id), tx: i, txs: txs.length }, "posting channel transaction");
       const receipt = await sender.post(tx);
       blocks.push(receipt.blockNumber);
       this.recent.push({
