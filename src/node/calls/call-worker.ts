@@ -5,6 +5,7 @@
  * thread sends as deltas. One job at a time; a job that overruns its deadline is ended by terminating
  * this thread.
  */
+import { inspect } from "node:util";
 import { parentPort, workerData } from "node:worker_threads";
 import { ReadonlyNodeTable } from "../store/node-table.js";
 import {
@@ -67,8 +68,16 @@ port.on("message", (job: CallJob) => {
     if (error instanceof IntrinsicGasError) {
       reply({ kind: "intrinsic-gas", id: job.id, gas: error.gas, intrinsic: error.intrinsic });
     } else {
-      const e = error instanceof Error ? error : new Error(String(error));
-      reply({ kind: "failed", id: job.id, name: e.name, message: e.message });
+      // Not every library throws Errors: a plain object becomes its readable form, never "[object Object]".
+      if (error instanceof Error)
+        reply({ kind: "failed", id: job.id, name: error.name, message: error.message });
+      else
+        reply({
+          kind: "failed",
+          id: job.id,
+          name: typeof error,
+          message: inspect(error, { breakLength: Infinity }),
+        });
     }
   });
 });

@@ -2,7 +2,7 @@
  * eth_call and eth_estimateGas: run a message on a state root in a block's environment with the
  * execution engine's EVM configuration (same fork rules and precompiles as block building).
  */
-import { createEVM, type EVM } from "@ethereumjs/evm";
+import { createEVM, type EVM, EVMError } from "@ethereumjs/evm";
 import { Address } from "@ethereumjs/util";
 import {
   BlockStateManager,
@@ -148,27 +148,45 @@ export class CallRunner implements MessageRunner {
         for (const k of e.storageKeys)
           journal.addAlwaysWarmSlot(a, `0x${Buffer.from(k).toString("hex")}`, record);
       }
-      const result = await this.evm.runCall({
-        block: {
-          header: {
-            number: env.number,
-            coinbase,
-            timestamp: env.timestamp,
-            difficulty: 0n,
-            prevRandao: env.prevRandao,
-            gasLimit: env.gasLimit,
-            baseFeePerGas: env.baseFee,
-            getBlobGasPrice: () => 1n,
-          },
-        } as Parameters<EVM["runCall"]>[0]["block"],
-        caller: from,
-        origin: from,
-        to,
-        value: msg.value,
-        data: msg.data,
-        gasLimit: msg.gas - intrinsic,
-        gasPrice: msg.gasPrice,
-      });
+      // A creation whose value exceeds the sender's balance throws (a plain EVMError object, not an
+      // Error) where a call returns it as its exceptionError: both are the same failed execution.
+      const result = await this.evm
+        .runCall({
+          block: {
+            header: {
+              number: env.number,
+              coinbase,
+              timestamp: env.timestamp,
+              difficulty: 0n,
+              prevRandao: env.prevRandao,
+              gasLimit: env.gasLimit,
+              baseFeePerGas: env.baseFee,
+              getBlobGasPrice: () => 1n,
+            },
+          } as Parameters<EVM["runCall"]>[0]["block"],
+          caller: from,
+          origin: from,
+          to,
+          value: msg.value,
+          data: msg.data,
+          gasLimit: msg.gas - intrinsic,
+          gasPrice: msg.gasPrice,
+        })
+        .catch(async (thrown: unknown) => {
+          if (!(thrown instanceof EVMError)) throw thrown;
+          // The throw left runCall's own checkpoints open (the creator's nonce bump sits below them):
+          // close them so the revert below restores the state this runner started from.
+          await journal.revert();
+          if (this.evm.common.isActivatedEIP(1153)) this.evm.transientStorage.revert();
+          return {
+            execResult: {
+              exceptionError: thrown,
+              executionGasUsed: 0n,
+              returnValue: new Uint8Array(0),
+              gasRefund: 0n,
+            },
+          };
+        });
       const exec = result.execResult;
       let used = intrinsic + exec.executionGasUsed;
       const refund = exec.gasRefund ?? 0n;
