@@ -65,8 +65,10 @@ export async function startBatcher(
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
     rpcUrls: { default: { http: [config.l1RpcUrl] } },
   });
+  // cacheTime 0: every getBlockNumber asks the node (viem otherwise caches it for its polling interval).
   const l1 = createPublicClient({
     chain,
+    cacheTime: 0,
     transport: http(config.l1RpcUrl, { timeout: 60_000 }),
   }) as PublicClient;
   const account = privateKeyToAccount(config.privateKey);
