@@ -266,11 +266,17 @@ export function readSpec(program: Program): RpcSpec {
 
   const services: ServiceDecl[] = [];
   const serviceState = program.stateMap(Symbol.for("op-enclave-suite.rpc.rpcService"));
+  const serverState = program.stateMap(Symbol.for("op-enclave-suite.rpc.rpcServer"));
   for (const [target, args] of serviceState) {
     if (target.kind !== "Interface") continue;
     const [id, title, version] = args as [string, string, string];
     const methods = [...target.operations.values()].map((op) => methodDecl(op, target));
-    services.push({ id, title, version, ...docOf(program, target), methods });
+    const servers = ((serverState.get(target) ?? []) as [string, string][]).map(([name, url]) => {
+      if (!/^https?:\/\/[^/\s]+/.test(url))
+        throw new SpecError(`${id}: @rpcServer needs an absolute URL, got ${url}`);
+      return { name, url };
+    });
+    services.push({ id, title, version, ...docOf(program, target), servers, methods });
   }
   if (services.length === 0) throw new SpecError("no @rpcService interface found");
 

@@ -100,6 +100,8 @@ export interface ServiceDecl {
   readonly title: string;
   readonly version: string;
   readonly doc?: string;
+  /** Where the service is served (`@rpcServer`), in declaration order. */
+  readonly servers: readonly { readonly name: string; readonly url: string }[];
   readonly methods: readonly MethodDecl[];
 }
 

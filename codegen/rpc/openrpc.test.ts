@@ -150,6 +150,40 @@ describe("generated/openrpc", () => {
     await expect(dereferenceDocument(structuredClone(document))).resolves.toBeDefined();
   });
 
+  it.each([
+    ["node", "http://127.0.0.1:8545"],
+    ["prover", "http://127.0.0.1:7300"],
+  ] as const)("%s.openrpc.json is OpenRPC 1.2.6 with the devnet's server %s", async (id, url) => {
+    const document = (await published(id)) as unknown as Json;
+    // 1.2.6: what @open-rpc/test-coverage's meta-schema and @open-rpc/generator's client types accept.
+    expect(document.openrpc).toBe("1.2.6");
+    // test-coverage needs an absolute URL to call.
+    expect(document.servers).toEqual([{ name: "devnet", url }]);
+  });
+
+  it.each(["node", "prover"] as const)(
+    "%s.openrpc.json: no two schemas share a title, and components are titled by their name",
+    async (id) => {
+      const document = await published(id);
+      const seen = new Map<string, string[]>();
+      const walk = (value: unknown, path: string): void => {
+        if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${path}/${i}`));
+        else if (typeof value === "object" && value !== null) {
+          const title = (value as Json).title;
+          if (typeof title === "string") seen.set(title, [...(seen.get(title) ?? []), path]);
+          for (const [k, v] of Object.entries(value)) walk(v, `${path}/${k}`);
+        }
+      };
+      walk(document, "#");
+      const shared = [...seen].filter(([, paths]) => paths.length > 1);
+      expect(shared).toEqual([]);
+      const schemas = document.components?.schemas as Record<string, Json>;
+      for (const [name, schema] of Object.entries(schemas)) expect(schema.title).toBe(name);
+      // Named union variants are titled after their union (generated types become e.g. BlockNumberOrTagNumber).
+      expect(seen.size).toBeGreaterThan(Object.keys(schemas).length);
+    },
+  );
+
   it("the node document lists exactly the chain node methods", async () => {
     checkMethods(await published("node"), NODE);
   });

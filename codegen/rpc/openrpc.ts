@@ -12,10 +12,15 @@ import {
 } from "./model.js";
 import { InvalidOpenRpcDocumentError, SpecError } from "../errors.js";
 
-/** The document type of @open-rpc/schema-utils-js (OpenRPC 1.3 / 1.4). */
+/** The document type of @open-rpc/schema-utils-js (OpenRPC 1.3 / 1.4; a 1.2.6 document fits it). */
 export type OpenrpcDocument = Parameters<typeof validateOpenRPCDocument>[0];
 
-export const OPENRPC_VERSION = "1.3.2";
+/**
+ * 1.2.6, the newest version third parties' tools accept (@open-rpc/test-coverage's meta-schema stops
+ * there; @open-rpc/generator's TypeScript client types `openrpc` as a 1.2.x literal). Nothing in our
+ * documents needs a later version.
+ */
+export const OPENRPC_VERSION = "1.2.6";
 
 export { InvalidOpenRpcDocumentError };
 
@@ -67,6 +72,15 @@ function scalarSchema(decl: ScalarDecl): JsonSchema {
   }
 }
 
+/**
+ * The title of a named union variant: the union's name then the variant's (`BlockNumberOrTag` +
+ * `number` = `BlockNumberOrTagNumber`). Generators name types after titles, so every title in a
+ * document must be unique; a variant's bare name ("number", "single") recurs across unions.
+ */
+export function variantTitle(union: string, variant: string): string {
+  return union + variant.charAt(0).toUpperCase() + variant.slice(1);
+}
+
 function declSchema(decl: Decl): JsonSchema {
   const base = { title: decl.name, ...(decl.doc === undefined ? {} : { description: decl.doc }) };
   switch (decl.kind) {
@@ -85,7 +99,9 @@ function declSchema(decl: Decl): JsonSchema {
       return {
         ...base,
         anyOf: decl.variants.map((v) =>
-          v.name === undefined ? schemaOf(v.type) : { title: v.name, ...schemaOf(v.type) },
+          v.name === undefined
+            ? schemaOf(v.type)
+            : { title: variantTitle(decl.name, v.name), ...schemaOf(v.type) },
         ),
       };
   }
@@ -123,6 +139,9 @@ export function buildOpenRpcDocument(spec: RpcSpec, service: ServiceDecl): Openr
       version: service.version,
       ...(service.doc === undefined ? {} : { description: service.doc }),
     },
+    ...(service.servers.length === 0
+      ? {}
+      : { servers: service.servers.map((s) => ({ name: s.name, url: s.url })) }),
     methods: service.methods.map((method) => ({
       name: method.name,
       ...(method.doc === undefined ? {} : { description: method.doc }),

@@ -8,11 +8,20 @@ function record(name) {
   };
 }
 
+/** Like record, but each application adds one entry (decorators apply bottom-up: entries are unshifted). */
+function recordEach(name) {
+  return (context, target, ...args) => {
+    const map = context.program.stateMap(key(name));
+    map.set(target, [args, ...(map.get(target) ?? [])]);
+  };
+}
+
 export const $decorators = {
   Rpc: {
     codec: record("codec"),
     expects: record("expects"),
     rpcService: record("rpcService"),
+    rpcServer: recordEach("rpcServer"),
     paramStructure: record("paramStructure"),
     resultName: record("resultName"),
   },
