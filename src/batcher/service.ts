@@ -7,7 +7,6 @@ import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
   type Chain,
-  type Kzg as ViemKzg,
   type PublicClient,
   createPublicClient,
   createWalletClient,
@@ -15,7 +14,7 @@ import {
   http,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { type Kzg, loadKzg } from "../derive/index.js";
+import { type Kzg, loadKzg, viemKzg } from "../derive/index.js";
 import type { Logger } from "../log/index.js";
 import type { MetricsRegistry } from "../metrics/index.js";
 import { Batcher } from "./batcher.js";
@@ -25,13 +24,7 @@ import { L2BlockReader } from "./l2-source.js";
 import { BatcherMetrics } from "./metrics.js";
 import { TxSender } from "./tx-sender.js";
 
-/** viem's Kzg interface over src/derive's kzg-wasm instance. */
-export function viemKzg(kzg: Kzg): ViemKzg {
-  return {
-    blobToKzgCommitment: (blob) => kzg.commitment(blob),
-    computeBlobKzgProof: (blob, commitment) => kzg.proof(blob, commitment),
-  };
-}
+export { viemKzg };
 
 export interface RunningBatcher {
   readonly batcher: Batcher;

@@ -91,8 +91,10 @@ export {
   VERSIONED_HASH_VERSION_KZG,
   blobCommitment,
   loadKzg,
+  type ViemKzgAdapter,
   verifyBlob,
   versionedHash,
+  viemKzg,
 } from "./blob/kzg.js";
 export { InvalidL1TransactionError, decodeL1Transaction } from "./retrieval/l1-transaction.js";
 export { type RetrievalOptions, findBatcherData, retrieveBatcherData } from "./retrieval/retrieval.js";

@@ -175,3 +175,17 @@ export async function verifyBlob(blob: Uint8Array, expectedVersionedHash: Uint8A
 export async function blobCommitment(blob: Uint8Array): Promise<Uint8Array> {
   return (await loadKzg()).commitment(blob);
 }
+
+/** viem's KZG interface (what `sendTransaction({ blobs, kzg })` needs to build EIP-4844 sidecars). */
+export interface ViemKzgAdapter {
+  blobToKzgCommitment(blob: Uint8Array): Uint8Array;
+  computeBlobKzgProof(blob: Uint8Array, commitment: Uint8Array): Uint8Array;
+}
+
+/** Adapts a loaded Kzg to viem's interface: commitments and blob proofs, 48 bytes each. */
+export function viemKzg(kzg: Kzg): ViemKzgAdapter {
+  return {
+    blobToKzgCommitment: (blob) => kzg.commitment(blob),
+    computeBlobKzgProof: (blob, commitment) => kzg.proof(blob, commitment),
+  };
+}
