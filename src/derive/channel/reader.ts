@@ -152,6 +152,7 @@ export function readBatchItems(data: Uint8Array): {
   const batches: Uint8Array[] = [];
   const offsets: number[] = [];
   const n = data.length;
+  const stopped = (stop: ChannelStop) => ({ batches, offsets, stop });
   let pos = 0;
   while (pos < n) {
     const start = pos;
@@ -160,97 +161,68 @@ export function readBatchItems(data: Uint8Array): {
     let size: number;
     if (b < 0x80) {
       // A one-byte string: a type byte with no payload, which no batch decoder accepts (op-node stops there).
-      return {
-        batches,
-        offsets,
-        stop: {
-          reason: "invalid-item",
-          offset: start,
-          end: start + 1,
-          detail: "a one-byte item (no batch payload)",
-        },
-      };
+      return stopped({
+        reason: "invalid-item",
+        offset: start,
+        end: start + 1,
+        detail: "a one-byte item (no batch payload)",
+      });
     } else if (b <= 0xb7) {
       size = b - 0x80;
       payloadStart = pos + 1;
       if (size === 1) {
-        if (payloadStart >= n)
-          return { batches, offsets, stop: { reason: "truncated-item", offset: start, end: start + 2 } };
+        if (payloadStart >= n) return stopped({ reason: "truncated-item", offset: start, end: start + 2 });
         if (data[payloadStart]! < 0x80) {
-          return {
-            batches,
-            offsets,
-            stop: {
-              reason: "invalid-item",
-              offset: start,
-              end: start + 2,
-              detail: "non-canonical single byte",
-            },
-          };
+          return stopped({
+            reason: "invalid-item",
+            offset: start,
+            end: start + 2,
+            detail: "non-canonical single byte",
+          });
         }
       }
     } else if (b <= 0xbf) {
       const lenOfLen = b - 0xb7;
       if (pos + 1 + lenOfLen > n) {
-        return {
-          batches,
-          offsets,
-          stop: { reason: "truncated-item", offset: start, end: start + 1 + lenOfLen },
-        };
+        return stopped({ reason: "truncated-item", offset: start, end: start + 1 + lenOfLen });
       }
       if (data[pos + 1] === 0) {
-        return {
-          batches,
-          offsets,
-          stop: {
-            reason: "invalid-item",
-            offset: start,
-            end: start + 1 + lenOfLen,
-            detail: "leading zero in size",
-          },
-        };
+        return stopped({
+          reason: "invalid-item",
+          offset: start,
+          end: start + 1 + lenOfLen,
+          detail: "leading zero in size",
+        });
       }
       size = 0;
       for (let i = 0; i < lenOfLen; i++) size = size * 256 + data[pos + 1 + i]!;
       if (size < 56) {
-        return {
-          batches,
-          offsets,
-          stop: {
-            reason: "invalid-item",
-            offset: start,
-            end: start + 1 + lenOfLen,
-            detail: "non-canonical size (below 56 in long form)",
-          },
-        };
+        return stopped({
+          reason: "invalid-item",
+          offset: start,
+          end: start + 1 + lenOfLen,
+          detail: "non-canonical size (below 56 in long form)",
+        });
       }
       payloadStart = pos + 1 + lenOfLen;
     } else {
-      return {
-        batches,
-        offsets,
-        stop: {
-          reason: "invalid-item",
-          offset: start,
-          end: start + 1,
-          detail: "a list where a batch string is expected",
-        },
-      };
+      return stopped({
+        reason: "invalid-item",
+        offset: start,
+        end: start + 1,
+        detail: "a list where a batch string is expected",
+      });
     }
     if (size === 0) {
-      return {
-        batches,
-        offsets,
-        stop: {
-          reason: "invalid-item",
-          offset: start,
-          end: start + 1,
-          detail: "empty string (no batch type)",
-        },
-      };
+      return stopped({
+        reason: "invalid-item",
+        offset: start,
+        end: start + 1,
+        detail: "empty string (no batch type)",
+      });
     }
     const end = payloadStart + size;
-    if (end > n) return { batches, offsets, stop: { reason: "truncated-item", offset: start, end } };
+    if (end > n) return stopped({ reason: "truncated-item", offset: start, end });
     batches.push(data.subarray(payloadStart, end));
     offsets.push(payloadStart);
     pos = end;
