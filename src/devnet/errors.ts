@@ -1,7 +1,13 @@
 /** Errors of the devnet launcher: one root, DevnetError, with a kind per case. */
 import { type ErrorDetails, SuiteError } from "../errors/index.js";
 
-export type DevnetErrorKind = "usage" | "child-ready-timeout" | "child-exited" | "child-failed";
+export type DevnetErrorKind =
+  | "usage"
+  | "child-ready-timeout"
+  | "child-exited"
+  | "child-failed"
+  | "rollup-config-invalid"
+  | "rollup-config-mismatch";
 
 /** Root of the devnet launcher's errors. */
 export abstract class DevnetError extends SuiteError<DevnetErrorKind> {
@@ -28,6 +34,22 @@ export class ChildExitedError extends DevnetError {
     message: string,
     kind: "child-ready-timeout" | "child-exited" | "child-failed",
     details?: ErrorDetails,
+    options?: { cause?: unknown },
+  ) {
+    super(message, kind, details, options);
+  }
+}
+
+/**
+ * The devnet's `<data-dir>/rollup.json` cannot be used: unreadable or not a rollup config the devnet wrote
+ * (rollup-config-invalid), or it names an L1 genesis block, contracts, chain ids or an L2 genesis that this L1 or
+ * this code does not have (rollup-config-mismatch; `details.field` names what differs).
+ */
+export class DevnetRollupConfigError extends DevnetError {
+  constructor(
+    message: string,
+    kind: "rollup-config-invalid" | "rollup-config-mismatch",
+    details: ErrorDetails & { path: string },
     options?: { cause?: unknown },
   ) {
     super(message, kind, details, options);
