@@ -103,6 +103,7 @@ export {
   isForkActive,
   parseRollupConfig,
 } from "./rollup-config.js";
+export { type JsonValue, type RollupConfigJson, rollupConfigToJson } from "./rollup-config-json.js";
 export {
   type BuiltInChain,
   type ChainGenesisFacts,
@@ -129,10 +130,17 @@ export {
   DEV_GAS_LIMIT,
   DEV_GENESIS_BASE_FEE,
   DEV_GENESIS_TIME,
+  devL1ChainConfig,
   devRollupConfig,
 } from "./dev-chain/config.js";
 export { DEV_ACCOUNT_BALANCE, DEV_MNEMONIC, type DevAccount, devAccounts } from "./dev-chain/dev-accounts.js";
-export { type Genesis, buildGenesis, genesisAccounts } from "./dev-chain/genesis.js";
+export {
+  type Genesis,
+  type GenesisHeaderOptions,
+  buildGenesis,
+  buildRollupGenesis,
+  genesisAccounts,
+} from "./dev-chain/genesis.js";
 export {
   DEPOSITOR_ACCOUNT,
   DEV_FEE_SCALARS,

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.30;
 
-/// @title L1Block (dev chain, Isthmus)
+/// @title L1Block (dev chain, Isthmus and Jovian)
 /// @notice Holds the L1 attributes of the current L2 block, set by the L1 attributes deposit at the
 ///         start of every block. Storage layout and setter calldata match the OP Stack's L1Block
-///         (Ecotone and Isthmus formats) so that the execution engine, GasPriceOracle and tools read
+///         (Ecotone, Isthmus and Jovian formats) so that the execution engine, GasPriceOracle and tools read
 ///         the same slots as on a real OP chain. Written for this project; the published
 ///         contracts-bedrock artifacts stop at Ecotone.
 contract L1Block {
@@ -24,11 +24,12 @@ contract L1Block {
     uint256 public blobBaseFee; // slot 7
     uint64 public operatorFeeConstant; // slot 8, offset 0
     uint32 public operatorFeeScalar; // slot 8, offset 8
+    uint16 public daFootprintGasScalar; // slot 8, offset 12 (Jovian)
 
     error NotDepositor();
 
     function version() external pure returns (string memory) {
-        return "1.6.0+dev-isthmus";
+        return "1.7.0+dev-jovian";
     }
 
     /// @notice Ecotone format: packed scalars, sequence number, timestamp, number, basefee, blob base
@@ -57,6 +58,27 @@ contract L1Block {
             sstore(hash.slot, calldataload(100))
             sstore(batcherHash.slot, calldataload(132))
             sstore(operatorFeeConstant.slot, shr(160, calldataload(164)))
+        }
+    }
+
+    /// @notice Jovian format: the Isthmus fields followed by daFootprintGasScalar (uint16) (178 bytes of
+    ///         calldata). Slot 8 holds operatorFeeConstant (offset 0), operatorFeeScalar (offset 8) and
+    ///         daFootprintGasScalar (offset 12), where the execution engine reads them.
+    function setL1BlockValuesJovian() external {
+        if (msg.sender != DEPOSITOR_ACCOUNT) revert NotDepositor();
+        assembly {
+            sstore(sequenceNumber.slot, shr(128, calldataload(4)))
+            sstore(number.slot, shr(128, calldataload(20)))
+            sstore(basefee.slot, calldataload(36))
+            sstore(blobBaseFee.slot, calldataload(68))
+            sstore(hash.slot, calldataload(100))
+            sstore(batcherHash.slot, calldataload(132))
+            // calldata 164..178: operatorFeeScalar (4) | operatorFeeConstant (8) | daFootprintGasScalar (2)
+            let w := calldataload(164)
+            let feeScalar := shr(224, w)
+            let feeConstant := and(shr(160, w), 0xffffffffffffffff)
+            let daScalar := and(shr(144, w), 0xffff)
+            sstore(operatorFeeConstant.slot, or(or(feeConstant, shl(64, feeScalar)), shl(96, daScalar)))
         }
     }
 }

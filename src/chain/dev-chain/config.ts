@@ -3,6 +3,7 @@
  * off: the engine supports it, but its L1 attributes format and minimum base fee are not needed
  * here), OP's EIP-1559 defaults, 30M gas per block.
  */
+import type { L1ChainConfig } from "../chains/l1-chains.js";
 import { OpFork, type RollupConfig, forksActiveFrom } from "../rollup-config.js";
 
 export const DEV_GAS_LIMIT = 30_000_000n;
@@ -29,4 +30,13 @@ export function devRollupConfig(chainId: bigint, genesisTime: bigint): RollupCon
     eip1559Denominator: 50n,
     eip1559DenominatorCanyon: 250n,
   };
+}
+
+/**
+ * The blob-fee schedule of a development L1 (the devnet's anvil, `--hardfork prague`): Cancun and Prague from
+ * its genesis, no blob-parameter-only forks. Derivation and the sequencer need it for an L1 chain id that is not
+ * a built-in one (src/chain/chains/l1-chains.ts).
+ */
+export function devL1ChainConfig(chainId: bigint): L1ChainConfig {
+  return { chainId, cancunTime: 0n, pragueTime: 0n, blobSchedule: [] };
 }

@@ -1,7 +1,7 @@
 /**
  * Predeploys of the dev chain's genesis. Bytecode comes from @eth-optimism/contracts-bedrock 0.17.3
- * (Fjord GasPriceOracle, fee vaults, L2ToL1MessagePasser, WETH9), our own L1Block (Isthmus format)
- * and Isthmus GasPriceOracle front (predeploys.artifact.json), and the EIP-4788 / EIP-2935 system
+ * (Fjord GasPriceOracle, fee vaults, L2ToL1MessagePasser, WETH9), our own L1Block (Isthmus and Jovian
+ * formats) and Isthmus/Jovian GasPriceOracle front (predeploys.artifact.json), and the EIP-4788 / EIP-2935 system
  * contracts (bytecode fixed by the EIPs). Implementations sit directly at the predeploy addresses
  * (no proxies: the dev chain has no upgrades).
  */
@@ -124,8 +124,11 @@ function ownCode(name: "L1Block" | "GasPriceOracle"): Uint8Array {
   return fromHex(code);
 }
 
-/** The predeploy accounts; fee vaults pay out to `vaultRecipient` on L2 (10 ETH minimum). */
-export function predeployAccounts(vaultRecipient: Uint8Array): GenesisAccount[] {
+/**
+ * The predeploy accounts; fee vaults pay out to `vaultRecipient` on L2 (10 ETH minimum). `jovian`: the chain
+ * has Jovian at genesis (the GasPriceOracle's isJovian flag, hence its operator fee formula).
+ */
+export function predeployAccounts(vaultRecipient: Uint8Array, jovian = false): GenesisAccount[] {
   const vault = (name: string): Uint8Array =>
     linkImmutables(name, "FeeVault", {
       RECIPIENT: word(vaultRecipient),
@@ -150,9 +153,11 @@ export function predeployAccounts(vaultRecipient: Uint8Array): GenesisAccount[] 
       fromHex(forgeArtifact("L2ToL1MessagePasser").deployedBytecode.object),
     ),
     account(PREDEPLOY.WETH9, fromHex(forgeArtifact("WETH98").deployedBytecode.object)),
-    // GasPriceOracle: our Isthmus front (operator fee) delegating to the published Fjord
-    // implementation; slot 0 packs isEcotone (byte 0) and isFjord (byte 1), both true.
-    account(PREDEPLOY.GasPriceOracle, ownCode("GasPriceOracle"), [[word(0n), Uint8Array.of(0x01, 0x01)]]),
+    // GasPriceOracle: our Isthmus/Jovian front (operator fee) delegating to the published Fjord
+    // implementation; slot 0 packs isEcotone (offset 0), isFjord (1), isIsthmus (2), isJovian (3).
+    account(PREDEPLOY.GasPriceOracle, ownCode("GasPriceOracle"), [
+      [word(0n), jovian ? Uint8Array.of(0x01, 0x01, 0x01, 0x01) : Uint8Array.of(0x01, 0x01, 0x01)],
+    ]),
     account(
       PREDEPLOY.GasPriceOracleFjordImplementation,
       fromHex(forgeArtifact("GasPriceOracle").deployedBytecode.object),
