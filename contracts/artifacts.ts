@@ -8,11 +8,13 @@ import { artifactPath, type ContractArtifact } from "./artifact-format.js";
 export type { ContractArtifact } from "./artifact-format.js";
 
 export const CONTRACT_NAMES = [
+  "AggregateVerifier",
   "DepositPortal",
   "Eip3009Token",
   "Erc1271Wallet",
   "SystemConfig",
   "TEEProverRegistry",
+  "TEEVerifier",
 ] as const;
 export type ContractName = (typeof CONTRACT_NAMES)[number];
 
@@ -22,9 +24,11 @@ export function loadArtifact(contractName: ContractName): ContractArtifact {
 
 /** The ABIs `as const`, for viem's type inference (generated with the artifacts). */
 export {
+  aggregateVerifierAbi,
   depositPortalAbi,
   eip3009TokenAbi,
   erc1271WalletAbi,
   systemConfigAbi,
   teeProverRegistryAbi,
+  teeVerifierAbi,
 } from "./artifacts/abis.js";

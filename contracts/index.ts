@@ -10,6 +10,7 @@ export {
   SOLC_VERSION,
 } from "./artifact-format.js";
 export {
+  aggregateVerifierAbi,
   CONTRACT_NAMES,
   type ContractName,
   depositPortalAbi,
@@ -18,17 +19,21 @@ export {
   loadArtifact,
   systemConfigAbi,
   teeProverRegistryAbi,
+  teeVerifierAbi,
 } from "./artifacts.js";
 export { ContractDeploymentError, deployArtifact, type DeployClients, type Deployment } from "./deploy.js";
 export { ContractsError, type ContractsErrorKind } from "./errors.js";
 export {
   DEVNET_BATCH_INBOX,
   deployL1Contracts,
+  deployProofVerifiers,
   L1_CONTRACTS,
   type L1ContractName,
   type L1DeployOptions,
   type L1Deployment,
   L1DeploymentConflictError,
   l1ContractAddresses,
+  type ProofVerifiersDeployment,
+  type ProofVerifiersOptions,
   type SystemConfigInit,
 } from "./l1-deploy.js";

@@ -13,8 +13,8 @@ import {
   type PublicClient,
   zeroHash,
 } from "viem";
-import { type ContractName, loadArtifact, systemConfigAbi } from "./artifacts.js";
-import { ContractDeploymentError, type DeployClients } from "./deploy.js";
+import { type ContractName, loadArtifact, systemConfigAbi, teeProverRegistryAbi } from "./artifacts.js";
+import { ContractDeploymentError, deployArtifact, type DeployClients } from "./deploy.js";
 import { ContractsError } from "./errors.js";
 
 /** The devnet's batch inbox: an address without code (op-stack convention: 0xff00…00 ‖ chain id). */
@@ -211,4 +211,85 @@ export async function deployL1Contracts(clients: L1Clients, options: L1DeployOpt
     created,
     systemConfigStartBlock,
   };
+}
+
+/** Constructor parameters of the proof verifiers (docs/contracts.md "Deployment"). */
+export interface ProofVerifiersOptions {
+  /** The TEEProverRegistry TEEVerifier reads proposers and signers from. */
+  readonly teeProverRegistry: Address;
+  /** The enclave image proposals must be signed by (keccak256(PCR0); zero for local-mode enclaves). */
+  readonly teeImageHash: Hex;
+  /** The chain's config hash (the journal's configHash). */
+  readonly configHash: Hex;
+  /** L2 blocks per proposal. */
+  readonly blockInterval: bigint;
+  /** L2 blocks per intermediate root; must divide `blockInterval`. */
+  readonly intermediateBlockInterval: bigint;
+  /** The L2 block the first proposal starts from, and its output root. */
+  readonly anchorBlock: bigint;
+  readonly anchorRoot: Hex;
+  /** Accounts added to the registry's proposer list (then the deployer must own the registry). */
+  readonly proposers?: readonly Address[];
+  readonly pollingIntervalMs?: number;
+  readonly timeoutMs?: number;
+}
+
+export interface ProofVerifiersDeployment {
+  readonly teeVerifier: Address;
+  readonly aggregateVerifier: Address;
+}
+
+/**
+ * Deploys a TEEVerifier on `teeProverRegistry` and an AggregateVerifier using it (two creations at the deployer's
+ * next nonces, after the L1 contracts: their addresses do not move), then adds `proposers` to the registry.
+ * Not idempotent: each call creates new contracts. ContractDeploymentError when a creation or a proposer
+ * transaction fails.
+ */
+export async function deployProofVerifiers(
+  clients: DeployClients,
+  options: ProofVerifiersOptions,
+): Promise<ProofVerifiersDeployment> {
+  const waitOptions = {
+    ...(options.pollingIntervalMs === undefined ? {} : { pollingIntervalMs: options.pollingIntervalMs }),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  };
+  const teeVerifier = await deployArtifact(clients, "TEEVerifier", [options.teeProverRegistry], waitOptions);
+  const aggregateVerifier = await deployArtifact(
+    clients,
+    "AggregateVerifier",
+    [
+      teeVerifier.address,
+      options.teeImageHash,
+      options.configHash,
+      options.blockInterval,
+      options.intermediateBlockInterval,
+      options.anchorBlock,
+      options.anchorRoot,
+    ],
+    waitOptions,
+  );
+  for (const proposer of options.proposers ?? []) {
+    const { walletClient, publicClient } = clients;
+    const transactionHash = await walletClient.writeContract({
+      address: options.teeProverRegistry,
+      abi: teeProverRegistryAbi,
+      functionName: "setProposer",
+      args: [proposer, true],
+      account: walletClient.account,
+      chain: walletClient.chain,
+    });
+    const receipt = await publicClient.waitForTransactionReceipt({
+      hash: transactionHash,
+      ...(options.pollingIntervalMs === undefined ? {} : { pollingInterval: options.pollingIntervalMs }),
+      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+    });
+    if (receipt.status !== "success") {
+      throw new ContractDeploymentError(
+        "TEEProverRegistry",
+        transactionHash,
+        `setProposer(${proposer}) reverted`,
+      );
+    }
+  }
+  return { teeVerifier: teeVerifier.address, aggregateVerifier: aggregateVerifier.address };
 }

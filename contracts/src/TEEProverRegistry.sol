@@ -7,7 +7,8 @@ pragma solidity 0.8.30;
 /// active one, so rotating the active image hash retires every signer of the previous image at once.
 /// @dev Attestation documents are verified offchain by the registrar (the owner or a manager), which
 /// then registers the attested signer address with its image hash here. The zero image hash is the
-/// local-mode (no security module) image used in development and tests.
+/// local-mode (no security module) image used in development and tests. Proposers (the L1 accounts allowed to
+/// submit TEE proofs through TEEVerifier) are an owner-managed allowlist, as in Base's registry.
 contract TEEProverRegistry {
     struct SignerRecord {
         bool registered;
@@ -18,12 +19,15 @@ contract TEEProverRegistry {
     bytes32 public activeImageHash;
     mapping(address => bool) public isManager;
     mapping(address => SignerRecord) private _signers;
+    /// @notice Accounts whose TEE proofs TEEVerifier accepts (the proposer element of the signed journal).
+    mapping(address => bool) public isValidProposer;
 
     event OwnershipTransferred(address indexed previousOwner, address indexed newOwner);
     event ManagerUpdated(address indexed manager, bool enabled);
     event ActiveImageHashUpdated(bytes32 indexed previousImageHash, bytes32 indexed newImageHash);
     event SignerRegistered(address indexed signer, bytes32 indexed imageHash);
     event SignerDeregistered(address indexed signer, bytes32 indexed imageHash);
+    event ProposerSet(address indexed proposer, bool isValid);
 
     error NotOwner(address caller);
     error NotRegistrar(address caller);
@@ -65,6 +69,13 @@ contract TEEProverRegistry {
     function setActiveImageHash(bytes32 newImageHash) external onlyOwner {
         emit ActiveImageHashUpdated(activeImageHash, newImageHash);
         activeImageHash = newImageHash;
+    }
+
+    /// @notice Adds (`isValid`) or removes a proposer.
+    function setProposer(address proposer, bool isValid) external onlyOwner {
+        if (proposer == address(0)) revert ZeroAddress();
+        isValidProposer[proposer] = isValid;
+        emit ProposerSet(proposer, isValid);
     }
 
     /// @notice Registers (or re-binds) a signer whose attestation the registrar verified offchain.
