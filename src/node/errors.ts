@@ -12,7 +12,12 @@ export type NodeErrorKind =
   | "call-failed"
   | "intrinsic-gas"
   | "transaction-not-admitted"
-  | "limit-exceeded";
+  | "limit-exceeded"
+  | "genesis-mismatch"
+  | "l1-origin"
+  | "block-production"
+  | "derived-block-mismatch"
+  | "safe-head-inconsistent";
 
 /** Structured fields and the cause of a node error. */
 export interface NodeErrorOptions {

@@ -1,0 +1,28 @@
+/**
+ * The node's derived safe and finalized heads (docs/node.md "Safe and finalized heads"): the tracker, the
+ * store-backed L2 provider derivation reads, and the L1 sources it polls.
+ */
+export {
+  type DerivationRound,
+  type DerivationStatus,
+  type DerivedHeadNumbers,
+  FINALIZED_META_KEY,
+  type SafeHeadListener,
+  SafeHeadTracker,
+  type SafeHeadTrackerOptions,
+  type TrackerError,
+} from "./tracker.js";
+export { StoreL2Provider } from "./store-l2.js";
+export {
+  CachingL1Provider,
+  type L1HeadSource,
+  type L1Heads,
+  RpcL1Heads,
+  type RpcL1Sources,
+  type RpcL1SourcesOptions,
+  VerifyingBlobCache,
+  rpcL1Sources,
+} from "./l1.js";
+export { type ComparableBlock, firstDifference } from "./compare.js";
+export { type BlockDifference, DerivedBlockMismatchError, SafeHeadInconsistencyError } from "./errors.js";
+export type { L2BlockRef } from "../../derive/index.js";
