@@ -1,6 +1,12 @@
 /**
  * The chain node: opens (or initialises) the store under the data directory, runs the sequencer,
  * and answers the questions the JSON-RPC handlers ask (which block a tag means, which state).
+ *
+ * Standalone (no `l1`): the fixed dev genesis, synthetic L1 origins, and `safe` = `finalized` = `latest`
+ * (no L1 can reorg the chain). L1 mode (`l1`, docs/node.md "L1 mode"): the genesis the rollup config
+ * describes (built here and checked against its hash), blocks on real L1 origins (src/node/l1), and `safe`
+ * / `finalized` from the `DerivedHeads` the derivation of the chain back from L1 provides (genesis until
+ * one is set).
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -9,6 +15,10 @@ import type { Common } from "@ethereumjs/common";
 import {
   activeFork,
   buildGenesis,
+  buildRollupGenesis,
+  bytesEqual,
+  devL1ChainConfig,
+  findL1ChainConfig,
   calcOpBaseFee,
   commonFor,
   DEV_GENESIS_TIME,
@@ -21,7 +31,11 @@ import {
   toHex,
   toHexRaw,
 } from "../chain/index.js";
+import { RpcL1Provider } from "../chain-rpc/index.js";
 import type { Logger } from "../log/index.js";
+import { GenesisMismatchError } from "./l1/errors.js";
+import { L1Follower } from "./l1/follower.js";
+import { L1BlockPlanner } from "./l1/planner.js";
 import type { BlockContent } from "./block-content.js";
 import { admitTransaction } from "./admission.js";
 import { type PendingSnapshot, Sequencer } from "./sequencer.js";
@@ -36,10 +50,10 @@ export interface ChainNodeOptions {
   blockTimeMs: number;
   flashblockIntervalMs: number;
   devAccountCount: number;
-  safeDepth: bigint;
   /** Serve receipts (and placed transactions) of pre-confirmed transactions; false: only once sealed. */
   preconfirmedReceipts: boolean;
-  finalizedDepth: bigint;
+  /** L1 mode; absent: standalone. `chainId` and `blockTimeMs` must then be the rollup config's. */
+  l1?: ChainNodeL1Options;
   /** Worker threads for eth_call / eth_estimateGas; 0 runs them on the event loop. */
   callWorkers: number;
   /** Deadline of one EVM execution of a call on a worker, milliseconds. */
@@ -47,6 +61,27 @@ export interface ChainNodeOptions {
   logger: Logger;
   /** Block production failed; default: log only. */
   onFatal?: (err: unknown) => void;
+}
+
+/** The L1 mode's inputs. */
+export interface ChainNodeL1Options {
+  /** The chain's rollup config (op-node's rollup.json, parsed): genesis, addresses, forks, block time. */
+  rollupConfig: RollupConfig;
+  l1RpcUrl: string;
+  l1BeaconUrl: string;
+  /** L1 blocks an L1 origin must be behind the L1 head. */
+  confirmations: number;
+  /** How often the L1 head is polled, milliseconds. */
+  pollIntervalMs: number;
+}
+
+/**
+ * The `safe` and `finalized` heads (block numbers) of an L1-backed chain, from deriving it back from L1
+ * (src/node/safe-head's SafeHeadTracker). The node clamps them to its head.
+ */
+export interface DerivedHeads {
+  safe(): bigint;
+  finalized(): bigint;
 }
 
 /** What a block selector resolved to. */
@@ -61,6 +96,10 @@ export class ChainNode {
   readonly common: Common;
   /** Where eth_call and eth_estimateGas run. */
   readonly calls: CallExecutor;
+  /** L1 mode: the L1 follower the sequencer reads its origins from (undefined standalone). */
+  readonly l1Follower: L1Follower | undefined;
+  private readonly l1Planner: L1BlockPlanner | undefined;
+  private derivedHeads: DerivedHeads | undefined;
   private readonly viewCache = new Map<string, StateView>();
 
   private constructor(
@@ -82,17 +121,39 @@ export class ChainNode {
             logger: options.logger.child({ component: "calls" }),
           })
         : new InThreadCalls();
+    const l1 = options.l1;
+    if (l1 !== undefined) {
+      const l1ChainId = config.l1ChainId ?? 0n;
+      this.l1Follower = new L1Follower({
+        provider: new RpcL1Provider(l1.l1RpcUrl),
+        rollupConfig: config,
+        l1Chain: findL1ChainConfig(l1ChainId) ?? devL1ChainConfig(l1ChainId),
+        confirmations: l1.confirmations,
+        pollIntervalMs: l1.pollIntervalMs,
+        logger: options.logger.child({ component: "l1" }),
+      });
+      this.l1Planner = new L1BlockPlanner({
+        rollupConfig: config,
+        follower: this.l1Follower,
+        logger: options.logger.child({ component: "sequencer" }),
+      });
+    } else {
+      this.l1Follower = undefined;
+      this.l1Planner = undefined;
+    }
     this.sequencer = new Sequencer({
       config,
       store,
       blockTimeMs: options.blockTimeMs,
       flashblockIntervalMs: options.flashblockIntervalMs,
       logger: options.logger,
+      ...(this.l1Planner === undefined ? {} : { l1Planner: this.l1Planner }),
       ...(options.onFatal === undefined ? {} : { onFatal: options.onFatal }),
     });
   }
 
   static async open(options: ChainNodeOptions): Promise<ChainNode> {
+    if (options.l1 !== undefined) return ChainNode.openL1(options, options.l1);
     mkdirSync(options.dataDir, { recursive: true });
     const store = new BlockStore(join(options.dataDir, "chain.sqlite"));
     try {
@@ -103,31 +164,18 @@ export class ChainNode {
         genesisTime = DEV_GENESIS_TIME;
         const config = devRollupConfig(options.chainId, genesisTime);
         const genesis = await buildGenesis(config, genesisAccounts(accounts));
-        store.commitBlock(
-          {
-            header: genesis.header,
-            hash: genesis.hash,
-            transactions: [],
-            transactionHashes: [],
-            receipts: [],
-            details: [],
-          },
-          genesis.nodes,
-        );
-        store.setMeta("chainId", options.chainId.toString());
+        ChainNode.commitGenesis(store, genesis, options);
         store.setMeta("genesisTime", genesisTime.toString());
-        store.setMeta("genesisHash", toHex(genesis.hash));
-        store.setMeta("devAccountCount", String(options.devAccountCount));
-        options.logger.info(
-          { genesisHash: toHex(genesis.hash), dataDir: options.dataDir },
-          "created genesis",
-        );
       } else {
         if (BigInt(storedChainId) !== options.chainId) {
           throw new StoreMismatchError(
             `the data directory ${options.dataDir} holds chain ${storedChainId}, not ${options.chainId}: use another --data-dir`,
           );
         }
+        if (store.getMeta("mode") === "l1")
+          throw new StoreMismatchError(
+            `the data directory ${options.dataDir} holds an L1-backed chain: start it with --l1-rpc and --rollup-config, or use another --data-dir`,
+          );
         genesisTime = BigInt(store.getMeta("genesisTime") ?? "0");
       }
       const storedCount = Number(store.getMeta("devAccountCount") ?? options.devAccountCount);
@@ -144,8 +192,89 @@ export class ChainNode {
     }
   }
 
+  private static commitGenesis(
+    store: BlockStore,
+    genesis: Awaited<ReturnType<typeof buildGenesis>>,
+    options: ChainNodeOptions,
+  ): void {
+    store.commitBlock(
+      {
+        header: genesis.header,
+        hash: genesis.hash,
+        transactions: [],
+        transactionHashes: [],
+        receipts: [],
+        details: [],
+      },
+      genesis.nodes,
+    );
+    store.setMeta("chainId", options.chainId.toString());
+    store.setMeta("genesisHash", toHex(genesis.hash));
+    store.setMeta("devAccountCount", String(options.devAccountCount));
+    options.logger.info({ genesisHash: toHex(genesis.hash), dataDir: options.dataDir }, "created genesis");
+  }
+
+  /**
+   * L1 mode: the genesis is the one the rollup config describes, built here from the dev chain's genesis
+   * builder and checked against `genesis.l2.hash` (GenesisMismatchError); a data directory must hold that chain.
+   */
+  private static async openL1(options: ChainNodeOptions, l1: ChainNodeL1Options): Promise<ChainNode> {
+    const config = l1.rollupConfig;
+    const g = config.genesis;
+    if (
+      g === undefined ||
+      config.depositContractAddress === undefined ||
+      config.l1SystemConfigAddress === undefined
+    )
+      throw new GenesisMismatchError(
+        "the rollup config lacks its genesis, deposit contract or SystemConfig address",
+        {},
+      );
+    if (config.l2ChainId !== options.chainId || config.blockTime * 1000n !== BigInt(options.blockTimeMs))
+      throw new GenesisMismatchError("the chain id or block time differs from the rollup config's", {
+        chainId: options.chainId,
+        blockTimeMs: options.blockTimeMs,
+      });
+    if (g.l2.number !== 0n || g.l2Time !== config.genesisL2Time)
+      throw new GenesisMismatchError("the rollup config's L2 genesis is not block 0 at genesis.l2_time", {
+        number: g.l2.number,
+      });
+    const genesis = await buildRollupGenesis(config, options.devAccountCount);
+    if (!bytesEqual(genesis.hash, g.l2.hash))
+      throw new GenesisMismatchError(
+        `the rollup config's L2 genesis ${toHex(g.l2.hash)} is not the dev chain's genesis ${toHex(genesis.hash)} for its time, system config and ${options.devAccountCount} dev accounts`,
+        { expected: toHex(g.l2.hash), built: toHex(genesis.hash), devAccounts: options.devAccountCount },
+      );
+    mkdirSync(options.dataDir, { recursive: true });
+    const store = new BlockStore(join(options.dataDir, "chain.sqlite"));
+    try {
+      const storedHash = store.getMeta("genesisHash");
+      if (storedHash === undefined) {
+        ChainNode.commitGenesis(store, genesis, options);
+        store.setMeta("genesisTime", config.genesisL2Time.toString());
+        store.setMeta("mode", "l1");
+      } else if (storedHash !== toHex(genesis.hash) || store.getMeta("mode") !== "l1") {
+        throw new StoreMismatchError(
+          `the data directory ${options.dataDir} holds another chain (genesis ${storedHash}) than the rollup config's (${toHex(genesis.hash)}): use another --data-dir`,
+        );
+      }
+      const node = new ChainNode(options, store, config, devAccounts(options.devAccountCount));
+      try {
+        await node.l1Planner!.init();
+      } catch (e) {
+        await node.calls.close();
+        throw e;
+      }
+      return node;
+    } catch (e) {
+      store.close();
+      throw e;
+    }
+  }
+
   start(): void {
     this.restoreJournaledTransactions();
+    this.l1Follower?.start();
     this.sequencer.start();
     if (this.calls instanceof CallPool) this.calls.warmUp();
   }
@@ -178,8 +307,19 @@ export class ChainNode {
     );
   }
 
+  /** L1 mode: where `safe` and `finalized` come from (the derived heads); standalone ignores it. */
+  setDerivedHeads(heads: DerivedHeads | undefined): void {
+    this.derivedHeads = heads;
+  }
+
+  /** True when the chain runs on real L1 origins. */
+  get l1Mode(): boolean {
+    return this.options.l1 !== undefined;
+  }
+
   async close(): Promise<void> {
     await this.sequencer.stop();
+    await this.l1Follower?.stop();
     await this.calls.close();
     this.store.close();
   }
@@ -210,11 +350,14 @@ export class ChainNode {
         return p === undefined ? { kind: "sealed", block: head } : { kind: "pending", pending: p };
       }
       case "safe":
-        return sealed(headNumber > this.options.safeDepth ? headNumber - this.options.safeDepth : 0n);
-      case "finalized":
-        return sealed(
-          headNumber > this.options.finalizedDepth ? headNumber - this.options.finalizedDepth : 0n,
-        );
+      case "finalized": {
+        // Standalone: no L1 can reorg the chain, so every sealed block is final. L1 mode: the derived heads
+        // (genesis until they are set).
+        if (!this.l1Mode) return { kind: "sealed", block: head };
+        const heads = this.derivedHeads;
+        const n = heads === undefined ? 0n : tag === "safe" ? heads.safe() : heads.finalized();
+        return sealed(n < headNumber ? n : headNumber);
+      }
       case "earliest":
         return sealed(0n);
       default:

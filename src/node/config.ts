@@ -14,14 +14,29 @@ export interface NodeConfig {
   blockTimeMs: number;
   flashblockIntervalMs: number;
   devAccounts: number;
-  safeDepth: bigint;
   preconfirmedReceipts: boolean;
-  finalizedDepth: bigint;
   callWorkers: number;
   callTimeoutMs: number;
   logLevel: LogLevel;
   /** Bounds on the cost of one request (docs/node.md, "Limits"). */
   rpcLimits: NodeRpcLimits;
+  /** Set with --l1-rpc and --rollup-config: the chain runs on real L1 origins (docs/node.md "L1 mode"). */
+  l1?: L1ModeConfig;
+  /** Flags given explicitly (by flag or environment), e.g. to refuse a --chain-id the rollup config contradicts. */
+  explicit: ReadonlySet<string>;
+}
+
+/** The L1 mode's flags. */
+export interface L1ModeConfig {
+  rpcUrl: string;
+  /** The beacon API (blobs); anvil serves it on its JSON-RPC port. */
+  beaconUrl: string;
+  /** op-node's rollup.json of the chain (absolute path). */
+  rollupConfigPath: string;
+  /** L1 blocks an L1 origin must be behind the L1 head. */
+  confirmations: number;
+  /** How often the L1 head is polled, milliseconds. */
+  pollIntervalMs: number;
 }
 
 /** Worker threads for calls by default: one core is the sequencer's and the server's; at most 4. */
@@ -73,16 +88,34 @@ export const FLAGS: FlagSpec[] = [
     help: "prefunded accounts of the test mnemonic in a new genesis (1-100)",
   },
   {
-    flag: "--safe-depth",
-    env: "NODE_SAFE_DEPTH",
-    default: "0",
-    help: "`safe` is this many blocks behind `latest`",
+    flag: "--l1-rpc",
+    env: "NODE_L1_RPC",
+    default: "",
+    help: "L1 JSON-RPC URL: run on real L1 origins (needs --rollup-config); unset: standalone, synthetic L1",
   },
   {
-    flag: "--finalized-depth",
-    env: "NODE_FINALIZED_DEPTH",
-    default: "0",
-    help: "`finalized` is this many blocks behind `latest`",
+    flag: "--l1-beacon-url",
+    env: "NODE_L1_BEACON_URL",
+    default: "",
+    help: "L1 beacon API URL (blobs); default: the --l1-rpc URL (anvil serves both)",
+  },
+  {
+    flag: "--rollup-config",
+    env: "NODE_ROLLUP_CONFIG",
+    default: "",
+    help: "op-node rollup.json of the L1-backed chain: chain id, block time and genesis come from it",
+  },
+  {
+    flag: "--l1-confirmations",
+    env: "NODE_L1_CONFIRMATIONS",
+    default: "2",
+    help: "L1 blocks an L1 origin must be behind the L1 head before the sequencer adopts it",
+  },
+  {
+    flag: "--l1-poll-interval-ms",
+    env: "NODE_L1_POLL_INTERVAL_MS",
+    default: "500",
+    help: "how often the L1 head is polled, milliseconds",
   },
   {
     flag: "--preconfirmed-receipts",
@@ -123,13 +156,15 @@ export function usage(): string {
     "Usage: npm run node -- [flags]   (or: npx tsx src/node/main.ts [flags]; `npm start` runs the whole devnet)",
     "",
     "Runs a local OP Stack dev chain: JSON-RPC on HTTP and websocket, a pending view refreshed at",
-    "every flashblock, Base-format flashblocks on the websocket route /ws/flashblocks.",
+    "every flashblock, Base-format flashblocks on the websocket route /ws/flashblocks. Standalone (no",
+    "--l1-rpc) it invents its L1 origins and safe = finalized = latest; with --l1-rpc and --rollup-config",
+    "it sequences on the L1's blocks (deposits, system config) as op-node's sequencer does.",
     "",
     "Flags (each also read from its environment variable; the flag wins):",
   ];
   for (const f of FLAGS)
     lines.push(
-      `  ${`${f.flag} <value>`.padEnd(34)} ${f.help}\n  ${"".padEnd(34)} env ${f.env}, default ${f.default}`,
+      `  ${`${f.flag} <value>`.padEnd(34)} ${f.help}\n  ${"".padEnd(34)} env ${f.env}, default ${f.default === "" ? "unset" : f.default}`,
     );
   lines.push(`  ${"--help".padEnd(34)} print this help`);
   return lines.join("\n");
@@ -151,9 +186,13 @@ function integer(name: string, text: string, min: number, max: number): number {
 /** Parses argv (without node and script) and env. Returns "help" for --help. */
 export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): NodeConfig | "help" {
   const values = new Map<string, string>();
+  const explicit = new Set<string>();
   for (const f of FLAGS) {
     const v = env[f.env];
-    if (v !== undefined && v !== "") values.set(f.flag, v);
+    if (v !== undefined && v !== "") {
+      values.set(f.flag, v);
+      explicit.add(f.flag);
+    }
   }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -165,6 +204,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     const value = inline ?? argv[++i];
     if (value === undefined) throw new ConfigError(`${flag} needs a value`);
     values.set(flag, value);
+    explicit.add(flag);
   }
   const get = (flag: string): string => values.get(flag) ?? FLAGS.find((f) => f.flag === flag)!.default;
   const blockTimeMs = integer("--block-time-ms", get("--block-time-ms"), 50, 3_600_000);
@@ -190,7 +230,31 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   const rpcLimits = Object.fromEntries(
     LIMIT_SPECS.map((l) => [l.field, integer(l.flag, get(l.flag), 1, Number.MAX_SAFE_INTEGER)]),
   ) as unknown as NodeRpcLimits;
+  const l1Rpc = get("--l1-rpc");
+  const rollupConfig = get("--rollup-config");
+  if ((l1Rpc === "") !== (rollupConfig === ""))
+    throw new ConfigError("--l1-rpc and --rollup-config go together (give both, or neither for standalone)");
+  if (l1Rpc === "" && get("--l1-beacon-url") !== "") throw new ConfigError("--l1-beacon-url needs --l1-rpc");
+  for (const [flag, url] of [
+    ["--l1-rpc", l1Rpc],
+    ["--l1-beacon-url", get("--l1-beacon-url")],
+  ] as const) {
+    if (url !== "" && !/^https?:\/\/[^\s]+$/.test(url))
+      throw new ConfigError(`${flag} must be an http(s) URL, got "${url}"`);
+  }
+  const l1: L1ModeConfig | undefined =
+    l1Rpc === ""
+      ? undefined
+      : {
+          rpcUrl: l1Rpc,
+          beaconUrl: get("--l1-beacon-url") === "" ? l1Rpc : get("--l1-beacon-url"),
+          rollupConfigPath: resolve(rollupConfig),
+          confirmations: integer("--l1-confirmations", get("--l1-confirmations"), 0, 1_000),
+          pollIntervalMs: integer("--l1-poll-interval-ms", get("--l1-poll-interval-ms"), 10, 60_000),
+        };
   return {
+    ...(l1 === undefined ? {} : { l1 }),
+    explicit,
     rpcLimits,
     host,
     port: integer("--port", get("--port"), 0, 65_535),
@@ -199,9 +263,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     blockTimeMs,
     flashblockIntervalMs,
     devAccounts: integer("--dev-accounts", get("--dev-accounts"), 1, 100),
-    safeDepth: BigInt(integer("--safe-depth", get("--safe-depth"), 0, 1_000_000)),
     preconfirmedReceipts: boolean("--preconfirmed-receipts", get("--preconfirmed-receipts")),
-    finalizedDepth: BigInt(integer("--finalized-depth", get("--finalized-depth"), 0, 1_000_000)),
     callWorkers: integer("--call-workers", get("--call-workers"), 0, 64),
     callTimeoutMs: integer("--call-timeout-ms", get("--call-timeout-ms"), 10, 600_000),
     logLevel,

@@ -1,8 +1,14 @@
 /**
- * The dev chain's sequencer. For each block: start a BlockBuilder on the head, add the L1
- * attributes deposit, publish snapshot 0 (deposits only); then every `flashblockIntervalMs` add
- * pool transactions in fee order and publish the next snapshot; after `blockTimeMs` seal exactly
- * what the last snapshot showed and commit it to the store in one transaction.
+ * The dev chain's sequencer. For each block: start a BlockBuilder on the head, add the deposits
+ * (the L1 attributes deposit first), publish snapshot 0 (deposits only); then every
+ * `flashblockIntervalMs` add pool transactions in fee order and publish the next snapshot; at the end
+ * of the block time seal exactly what the last snapshot showed and commit it to the store in one
+ * transaction.
+ *
+ * Standalone, the L1 origin is synthetic and a block's timestamp is the wall clock's. In L1 mode
+ * (`l1Planner`, docs/node.md "L1 mode") the planner gives each block its timestamp (parent + block
+ * time), L1 origin, attributes and deposits; the block is built during the block time before its
+ * timestamp and sealed at it, at once when the chain is behind the clock (catching up).
  *
  * A snapshot is the node's pending view (header with a real state root and hash, receipts, a state
  * view over the snapshot's state root) and one flashblocks message.
@@ -28,6 +34,8 @@ import {
 } from "../chain/index.js";
 import type { Logger } from "../log/index.js";
 import { type FlashblockMessage, encodeFlashblock } from "./flashblocks.js";
+import { DepositRejectedError } from "./l1/errors.js";
+import type { BlockPlan, L1BlockPlanner } from "./l1/planner.js";
 import { type PooledTransaction, TxPool } from "./pool.js";
 import type { CallEnvironment } from "./state/call.js";
 import { OverlaySource } from "./state/sources.js";
@@ -40,6 +48,8 @@ export interface SequencerOptions {
   blockTimeMs: number;
   flashblockIntervalMs: number;
   logger: Logger;
+  /** L1 mode: where each block's timestamp, origin, attributes and deposits come from. */
+  l1Planner?: L1BlockPlanner;
   /** Called when block production fails (the process should exit: the node can no longer make blocks). */
   onFatal?: (err: unknown) => void;
 }
@@ -81,6 +91,7 @@ export class Sequencer {
   private pendingSnapshot: PendingSnapshot | undefined;
   private stopped = false;
   private wake: (() => void) | undefined;
+  private interruptWaiters: (() => void)[] = [];
   private loopDone: Promise<void> | undefined;
   private readonly snapshotListeners = new Set<(p: PendingSnapshot) => void>();
   private readonly sealedListeners = new Set<(b: StoredBlock) => void>();
@@ -129,6 +140,7 @@ export class Sequencer {
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake?.();
+    for (const w of this.interruptWaiters.splice(0)) w();
     await this.loopDone?.catch(() => undefined);
   }
 
@@ -148,12 +160,29 @@ export class Sequencer {
     });
   }
 
+  /** Resolves when stop() is called. */
+  private interrupted(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => this.interruptWaiters.push(resolve));
+  }
+
   private async loop(): Promise<void> {
-    const { blockTimeMs, flashblockIntervalMs } = this.opts;
+    const { blockTimeMs, flashblockIntervalMs, l1Planner } = this.opts;
     const ticks = Math.max(1, Math.floor(blockTimeMs / flashblockIntervalMs));
     while (!this.stopped) {
+      if (l1Planner !== undefined) {
+        const plan = await l1Planner.plan(
+          this.headBlock,
+          (ms) => this.sleepUntil(ms),
+          () => this.stopped,
+          () => this.interrupted(),
+        );
+        if (plan === undefined) break;
+        await this.buildPlanned(plan);
+        continue;
+      }
       const t0 = now();
-      const ctx = await this.startBlock();
+      const ctx = await this.startBlock(this.standalonePlan());
       for (let i = 1; i <= ticks && !this.stopped; i++) {
         await this.sleepUntil(t0 + i * flashblockIntervalMs);
         if (this.stopped) break;
@@ -166,6 +195,25 @@ export class Sequencer {
     }
   }
 
+  /**
+   * L1 mode: a flashblock every interval until the block's timestamp, then the seal. A block whose timestamp
+   * has passed (the chain is catching up with the clock) gets one flashblock and is sealed at once; past the
+   * sequencer drift (`noTxPool`) its flashblocks carry no pool transactions.
+   */
+  private async buildPlanned(plan: BlockPlan): Promise<void> {
+    const t0 = now();
+    const ctx = await this.startBlock(plan);
+    for (let i = 1; !this.stopped; i++) {
+      const at = Math.min(t0 + i * this.opts.flashblockIntervalMs, plan.sealAtMs);
+      await this.sleepUntil(at);
+      if (this.stopped) break;
+      if (!plan.noTxPool) await this.addFromPool(ctx);
+      await this.publish(ctx, i);
+      if (at >= plan.sealAtMs) break;
+    }
+    await this.seal(ctx);
+  }
+
   private sequenceInfo(block: StoredBlock): { originNumber: bigint; seq: bigint } | undefined {
     const first = block.transactions[0];
     if (first === undefined || first[0] !== 0x7e) return undefined;
@@ -175,17 +223,17 @@ export class Sequencer {
     return { seq: bytesToBigInt(data.subarray(12, 20)), originNumber: bytesToBigInt(data.subarray(28, 36)) };
   }
 
-  private async startBlock(): Promise<BlockContext> {
-    const { config, store } = this.opts;
+  /** Standalone: the wall clock's timestamp and the synthetic L1 origin (src/chain/dev-chain/l1-info.ts). */
+  private standalonePlan(): BlockPlan {
+    const { config } = this.opts;
     const parent = this.headBlock;
     const nowSeconds = BigInt(Math.floor(Date.now() / 1000));
     const timestamp = nowSeconds > parent.header.timestamp ? nowSeconds : parent.header.timestamp + 1n;
     const origin = syntheticL1Origin(config.genesisL2Time, timestamp);
     const prev = this.sequenceInfo(parent);
     const seq = prev !== undefined && prev.originNumber === origin.number ? prev.seq + 1n : 0n;
-    const builder = await BlockBuilder.start({
-      config,
-      parent: parent.header,
+    return {
+      timestamp,
       attributes: {
         timestamp,
         prevRandao: keccak_256(concatBytes(origin.hash, bigIntToWord(seq))),
@@ -194,10 +242,39 @@ export class Sequencer {
         gasLimit: DEV_GAS_LIMIT,
         eip1559Params: new Uint8Array(8),
       },
+      deposits: [l1InfoDeposit(origin, seq)],
+      noTxPool: false,
+      sealAtMs: Number(timestamp) * 1000,
+      l1Origin: { number: origin.number, hash: origin.hash },
+      sequenceNumber: seq,
+    };
+  }
+
+  private async startBlock(plan: BlockPlan): Promise<BlockContext> {
+    const { config, store } = this.opts;
+    const parent = this.headBlock;
+    const timestamp = plan.timestamp;
+    const builder = await BlockBuilder.start({
+      config,
+      parent: parent.header,
+      attributes: plan.attributes,
       source: store,
     });
-    const deposit = await builder.addTransaction(l1InfoDeposit(origin, seq));
-    if (!deposit.ok) throw new Error(`L1 attributes deposit rejected: ${deposit.error.message}`);
+    const touchedByDeposits: string[] = [];
+    for (let i = 0; i < plan.deposits.length; i++) {
+      const deposit = await builder.addTransaction(plan.deposits[i]!);
+      if (!deposit.ok)
+        throw new DepositRejectedError(
+          `deposit ${i} of block ${parent.header.number + 1n} rejected: ${deposit.error.message}`,
+          { block: parent.header.number + 1n, index: i },
+          deposit.error,
+        );
+      if (i === 0) continue; // the L1 info deposit moves no ether
+      const d = deposit.details;
+      touchedByDeposits.push(toHex(d.from).toLowerCase());
+      if (d.to !== undefined) touchedByDeposits.push(toHex(d.to).toLowerCase());
+      if (d.contractAddress !== undefined) touchedByDeposits.push(toHex(d.contractAddress).toLowerCase());
+    }
     const ctx: BlockContext = {
       builder,
       parent,
@@ -211,6 +288,7 @@ export class Sequencer {
           PREDEPLOY.BaseFeeVault,
           PREDEPLOY.L1FeeVault,
           PREDEPLOY.OperatorFeeVault,
+          ...touchedByDeposits,
         ].map((a) => a.toLowerCase()),
       ),
       view: this.headStateView,

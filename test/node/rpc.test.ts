@@ -75,8 +75,6 @@ beforeAll(async () => {
   node = await startNodeProcess({
     blockTimeMs: 500,
     flashblockIntervalMs: 50,
-    safeDepth: 2,
-    finalizedDepth: 4,
   });
 }, 60_000);
 afterAll(async () => {
@@ -110,7 +108,7 @@ describe("block tags and EIP-1898", () => {
     const hash = await walletClient.sendTransaction({ to: recipient, value: parseEther("1") });
     const receipt = await sealedReceipt(hash);
     const b = BigInt(receipt.blockNumber);
-    // Let safe (2 behind) and finalized (4 behind) pass the block.
+    // A few more blocks (standalone: safe = finalized = latest).
     await waitFor(
       async () => (BigInt(await call<Hex>(node.url, "eth_blockNumber", [])) >= b + 5n ? true : undefined),
       "5 more blocks",
@@ -152,9 +150,9 @@ describe("block tags and EIP-1898", () => {
     const head = BigInt(latest.number);
     const safe = await get("safe");
     const finalized = await get("finalized");
-    expect(BigInt(safe.number)).toBeGreaterThanOrEqual(head - 2n);
-    expect(BigInt(safe.number)).toBeLessThanOrEqual(head);
-    expect(BigInt(finalized.number)).toBeLessThanOrEqual(BigInt(safe.number) - 1n);
+    // Standalone: no L1 can reorg the chain, so safe and finalized are latest (a block may seal in between).
+    expect(BigInt(safe.number)).toBeGreaterThanOrEqual(head);
+    expect(BigInt(finalized.number)).toBeGreaterThanOrEqual(head);
     const earliest = await get("earliest");
     expect(earliest.number).toBe("0x0");
     const pending = await get("pending");

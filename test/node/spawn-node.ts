@@ -19,10 +19,13 @@ export interface StartNodeOptions {
   chainId?: number;
   /** Reuse a data directory (e.g. to restart a node); it is then not removed by stop(). */
   dataDir?: string;
-  safeDepth?: number;
   /** false: receipts only for sealed transactions (default true: pre-confirmed receipts too). */
   preconfirmedReceipts?: boolean;
-  finalizedDepth?: number;
+  /**
+   * L1 mode (--l1-rpc, --rollup-config): chain id and block time come from the rollup config, so --chain-id
+   * and --block-time-ms are passed only when `chainId` / `blockTimeMs` are given.
+   */
+  l1?: { rpcUrl: string; rollupConfigPath: string; confirmations?: number; pollIntervalMs?: number };
   /** Fixed port; default 0 (any free port). */
   port?: number;
   logLevel?: string;
@@ -79,6 +82,7 @@ export async function startNodeProcess(options: StartNodeOptions = {}): Promise<
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "op-node-test-"));
   const chainId = options.chainId ?? 901;
+  const l1 = options.l1;
   const args = [
     "--import",
     "tsx",
@@ -89,16 +93,24 @@ export async function startNodeProcess(options: StartNodeOptions = {}): Promise<
     String(options.port ?? 0),
     "--data-dir",
     dataDir,
-    "--chain-id",
-    String(chainId),
-    "--block-time-ms",
-    String(options.blockTimeMs ?? 2000),
+    ...(l1 !== undefined && options.chainId === undefined ? [] : ["--chain-id", String(chainId)]),
+    ...(l1 !== undefined && options.blockTimeMs === undefined
+      ? []
+      : ["--block-time-ms", String(options.blockTimeMs ?? 2000)]),
     "--flashblock-interval-ms",
     String(options.flashblockIntervalMs ?? 200),
-    "--safe-depth",
-    String(options.safeDepth ?? 0),
-    "--finalized-depth",
-    String(options.finalizedDepth ?? 0),
+    ...(l1 === undefined
+      ? []
+      : [
+          "--l1-rpc",
+          l1.rpcUrl,
+          "--rollup-config",
+          l1.rollupConfigPath,
+          "--l1-confirmations",
+          String(l1.confirmations ?? 0),
+          "--l1-poll-interval-ms",
+          String(l1.pollIntervalMs ?? 200),
+        ]),
     "--preconfirmed-receipts",
     String(options.preconfirmedReceipts ?? true),
     "--log-level",
@@ -119,37 +131,40 @@ export async function startNodeProcess(options: StartNodeOptions = {}): Promise<
   process.once("exit", killOnExit);
   let out = "";
   const accounts: DevKey[] = [];
-  const ready = new Promise<{ url: string; wsUrl: string; flashblocks: string }>((resolve, reject) => {
-    let buffered = "";
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new NodeStartError("node did not become ready in time", out));
-    }, options.startTimeoutMs ?? 30_000);
-    child.stdout!.on("data", (chunk: Buffer) => {
-      const text = chunk.toString("utf8");
-      out += text;
-      buffered += text;
-      let nl: number;
-      while ((nl = buffered.indexOf("\n")) >= 0) {
-        const line = buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-        const acct = /^\s+\(\d+\) (0x[0-9a-fA-F]{40})\s+key (0x[0-9a-f]{64})/.exec(line);
-        if (acct) accounts.push({ address: acct[1] as `0x${string}`, privateKey: acct[2] as `0x${string}` });
-        if (line.startsWith("{") && line.includes('"node ready"')) {
-          clearTimeout(timer);
-          resolve(JSON.parse(line) as { url: string; wsUrl: string; flashblocks: string });
+  const ready = new Promise<{ url: string; wsUrl: string; flashblocks: string; chainId: number }>(
+    (resolve, reject) => {
+      let buffered = "";
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new NodeStartError("node did not become ready in time", out));
+      }, options.startTimeoutMs ?? 30_000);
+      child.stdout!.on("data", (chunk: Buffer) => {
+        const text = chunk.toString("utf8");
+        out += text;
+        buffered += text;
+        let nl: number;
+        while ((nl = buffered.indexOf("\n")) >= 0) {
+          const line = buffered.slice(0, nl);
+          buffered = buffered.slice(nl + 1);
+          const acct = /^\s+\(\d+\) (0x[0-9a-fA-F]{40})\s+key (0x[0-9a-f]{64})/.exec(line);
+          if (acct)
+            accounts.push({ address: acct[1] as `0x${string}`, privateKey: acct[2] as `0x${string}` });
+          if (line.startsWith("{") && line.includes('"node ready"')) {
+            clearTimeout(timer);
+            resolve(JSON.parse(line) as { url: string; wsUrl: string; flashblocks: string; chainId: number });
+          }
         }
-      }
-    });
-    child.stderr!.on("data", (chunk: Buffer) => {
-      out += chunk.toString("utf8");
-    });
-    child.once("exit", (code, signal) => {
-      clearTimeout(timer);
-      reject(new NodeStartError(`node exited before ready (code ${code}, signal ${signal})`, out));
-    });
-  });
-  let info: { url: string; wsUrl: string; flashblocks: string };
+      });
+      child.stderr!.on("data", (chunk: Buffer) => {
+        out += chunk.toString("utf8");
+      });
+      child.once("exit", (code, signal) => {
+        clearTimeout(timer);
+        reject(new NodeStartError(`node exited before ready (code ${code}, signal ${signal})`, out));
+      });
+    },
+  );
+  let info: { url: string; wsUrl: string; flashblocks: string; chainId: number };
   try {
     info = await ready;
   } catch (e) {
@@ -161,7 +176,7 @@ export async function startNodeProcess(options: StartNodeOptions = {}): Promise<
     url: info.url,
     wsUrl: info.wsUrl,
     flashblocksUrl: info.flashblocks,
-    chainId,
+    chainId: info.chainId,
     dataDir,
     accounts,
     process: child,
