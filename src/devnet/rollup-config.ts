@@ -13,16 +13,20 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { type Address, type Hash, getAddress, pad, toHex as viemToHex } from "viem";
+import { type Address, type Hash, hexToBytes } from "viem";
 import { systemConfigAbi } from "../../contracts/index.js";
 import {
   DEV_CHAIN_ID,
   DEV_DEFAULT_ACCOUNT_COUNT,
+  type GenesisSystemConfig,
+  OpFork,
   type RollupConfig,
-  buildGenesis,
-  devAccounts,
-  genesisAccounts,
+  type RollupConfigJson,
+  bigIntToWord,
+  buildRollupGenesis,
+  forksActiveFrom,
   parseRollupConfig,
+  rollupConfigToJson,
   toHex,
 } from "../chain/index.js";
 import { DevnetRollupConfigError } from "./errors.js";
@@ -38,17 +42,13 @@ export const DEVNET_SEQ_WINDOW_SIZE = 3600;
 export const DEVNET_MAX_SEQUENCER_DRIFT = 1800;
 /** Channel timeout (L1 blocks) from Granite on. */
 export const DEVNET_CHANNEL_TIMEOUT = 50;
-/** Pre-Granite channel timeout op-node's format carries next to the Granite one. */
-const PRE_GRANITE_CHANNEL_TIMEOUT = 300;
-/** OP's EIP-1559 defaults (the chain_op_config block). */
-const CHAIN_OP_CONFIG = { eip1559Elasticity: 6, eip1559Denominator: 50, eip1559DenominatorCanyon: 250 };
 
 export interface DevnetRollupOptions {
   /** Directory the file is written to (`<dir>/rollup.json`). */
   readonly dataDir: string;
   /** L2 chain id (default 901). */
   readonly l2ChainId?: bigint;
-  /** L2 block time in seconds (default 2; tests use 1). */
+  /** L2 block time in seconds (default 2; tests use 1). A later start that names another one is refused. */
   readonly blockTime?: number;
   /** Prefunded development accounts in the L2 genesis (default 10, as the node's `--dev-accounts`). */
   readonly devAccountCount?: number;
@@ -56,60 +56,20 @@ export interface DevnetRollupOptions {
   readonly channelTimeout?: number;
 }
 
-/** The genesis system config as the file states it (kona's field names, which src/chain reads, plus op-node's). */
-export interface RollupSystemConfigJson {
-  batcherAddr: Address;
-  overhead: Hash;
-  scalar: Hash;
-  gasLimit: number;
-  eip1559Denominator: number;
-  eip1559Elasticity: number;
-  /** op-node's encoding of the two values above: denominator ‖ elasticity, 4 bytes each. */
-  eip1559Params: `0x${string}`;
-  operatorFeeScalar: number;
-  operatorFeeConstant: number;
-  /** op-node's encoding: scalar in bytes 20-23, constant in bytes 24-31. */
-  operatorFeeParams: Hash;
-  minBaseFee: number;
-  daFootprintGasScalar: number;
-}
-
-/** op-node's rollup.json, as the devnet writes it. */
-export interface RollupConfigJson {
-  genesis: {
-    l1: { hash: Hash; number: number };
-    l2: { hash: Hash; number: number };
-    l2_time: number;
-    system_config: RollupSystemConfigJson;
-  };
-  block_time: number;
-  max_sequencer_drift: number;
-  seq_window_size: number;
-  channel_timeout: number;
-  granite_channel_timeout: number;
-  l1_chain_id: number;
-  l2_chain_id: number;
-  batch_inbox_address: Address;
-  deposit_contract_address: Address;
-  l1_system_config_address: Address;
-  chain_op_config: typeof CHAIN_OP_CONFIG;
-  [forkTime: string]: unknown;
-}
-
 /** The devnet's rollup config, from the file. */
 export interface DevnetRollup {
   /** Absolute path of rollup.json: what `--rollup-config` takes. */
   readonly path: string;
-  /** The file's content. */
+  /** The file's content (op-node's rollup.json object). */
   readonly json: RollupConfigJson;
-  /** The file parsed by src/chain (what the node and the batcher see). */
-  readonly config: RollupConfig;
+  /** The file parsed by src/chain (what the node and the batcher see); `genesis` is always set. */
+  readonly config: RollupConfig & { genesis: NonNullable<RollupConfig["genesis"]> };
   /** True on the start that wrote it. */
   readonly created: boolean;
 }
 
 /** The genesis system config the SystemConfig contract holds at `blockNumber`. */
-async function systemConfigAt(l1: DevnetL1, blockNumber: bigint): Promise<RollupSystemConfigJson> {
+async function systemConfigAt(l1: DevnetL1, blockNumber: bigint): Promise<GenesisSystemConfig> {
   const read = <T>(functionName: string): Promise<T> =>
     l1.anvil.client.readContract({
       address: l1.deployment.systemConfig,
@@ -140,49 +100,25 @@ async function systemConfigAt(l1: DevnetL1, blockNumber: bigint): Promise<Rollup
     read<bigint>("minBaseFee"),
     read<number>("daFootprintGasScalar"),
   ]);
-  const eip1559Params = new Uint8Array(8);
-  new DataView(eip1559Params.buffer).setUint32(0, denominator);
-  new DataView(eip1559Params.buffer).setUint32(4, elasticity);
-  const operatorFeeParams = new Uint8Array(32);
-  new DataView(operatorFeeParams.buffer).setUint32(20, operatorFeeScalar);
-  new DataView(operatorFeeParams.buffer).setBigUint64(24, operatorFeeConstant);
   return {
-    batcherAddr: getAddress(batcher),
-    overhead: pad(viemToHex(overhead), { size: 32 }),
-    scalar: pad(viemToHex(scalar), { size: 32 }),
-    gasLimit: Number(gasLimit),
-    eip1559Denominator: denominator,
-    eip1559Elasticity: elasticity,
-    eip1559Params: toHex(eip1559Params),
-    operatorFeeScalar,
-    operatorFeeConstant: Number(operatorFeeConstant),
-    operatorFeeParams: toHex(operatorFeeParams),
-    minBaseFee: Number(minBaseFee),
-    daFootprintGasScalar: daFootprint,
+    batcherAddress: hexToBytes(batcher),
+    overhead: bigIntToWord(overhead),
+    scalar: bigIntToWord(scalar),
+    gasLimit,
+    eip1559Denominator: BigInt(denominator),
+    eip1559Elasticity: BigInt(elasticity),
+    operatorFeeScalar: BigInt(operatorFeeScalar),
+    operatorFeeConstant,
+    minBaseFee,
+    daFootprintGasScalar: BigInt(daFootprint),
   };
 }
 
-/** The L2 genesis hash of `json` (its l2.hash ignored): the dev chain's genesis over the config's time and id. */
-export async function computeL2GenesisHash(json: RollupConfigJson, devAccountCount: number): Promise<Hash> {
-  const config = parseRollupConfig(json);
-  const genesis = await buildGenesis(config, genesisAccounts(devAccounts(devAccountCount)));
+/** The L2 genesis hash of `config` (its genesis.l2.hash ignored): the dev chain's genesis at the config's time. */
+export async function computeL2GenesisHash(config: RollupConfig, devAccountCount: number): Promise<Hash> {
+  // The node builds and checks its genesis with the same function (src/chain buildRollupGenesis, H1).
+  const genesis = await buildRollupGenesis(config, devAccountCount);
   return toHex(genesis.hash);
-}
-
-/** Every fork field of op-node's format, up to and including Jovian, active from time 0 (genesis). */
-function forkTimes(): Record<string, number> {
-  const forks = [
-    "regolith",
-    "canyon",
-    "delta",
-    "ecotone",
-    "fjord",
-    "granite",
-    "holocene",
-    "isthmus",
-    "jovian",
-  ];
-  return Object.fromEntries(forks.map((fork) => [`${fork}_time`, 0]));
 }
 
 /**
@@ -197,24 +133,25 @@ export async function ensureDevnetRollupConfig(
   const path = join(options.dataDir, ROLLUP_CONFIG_FILE);
   const devAccountCount = options.devAccountCount ?? DEV_DEFAULT_ACCOUNT_COUNT;
   if (existsSync(path)) {
-    const json = readRollupConfigFile(path);
-    await checkRollupConfig(path, json, l1, options, devAccountCount);
-    return { path, json, config: parseRollupConfig(json), created: false };
+    const { json, config } = readRollupConfigFile(path);
+    await checkRollupConfig(path, config, l1, options, devAccountCount);
+    return { path, json, config, created: false };
   }
-  const json = await newRollupConfig(l1, options, devAccountCount);
+  const config = await newRollupConfig(l1, options, devAccountCount);
+  const json = rollupConfigToJson(config);
   mkdirSync(dirname(path), { recursive: true });
   // Written whole or not at all: a crash mid-write leaves no half file to refuse later.
   const partial = `${path}.partial`;
   writeFileSync(partial, `${JSON.stringify(json, null, 2)}\n`);
   renameSync(partial, path);
-  return { path, json, config: parseRollupConfig(json), created: true };
+  return { path, json, config, created: true };
 }
 
 async function newRollupConfig(
   l1: DevnetL1,
   options: DevnetRollupOptions,
   devAccountCount: number,
-): Promise<RollupConfigJson> {
+): Promise<DevnetRollup["config"]> {
   // The L2 genesis's L1 anchor: a block mined now, after the contracts' block (anvil's clock is the wall clock).
   await l1.anvil.mine();
   const anchor = await l1.anvil.client.getBlock({ blockTag: "latest" });
@@ -225,37 +162,39 @@ async function newRollupConfig(
       { path: join(options.dataDir, ROLLUP_CONFIG_FILE), field: "genesis.l1.number" },
     );
   }
-  const systemConfig = await systemConfigAt(l1, anchor.number);
-  const json: RollupConfigJson = {
+  const config: DevnetRollup["config"] = {
+    l2ChainId: options.l2ChainId ?? DEV_CHAIN_ID,
+    blockTime: BigInt(options.blockTime ?? DEVNET_L2_BLOCK_TIME),
+    genesisL2Time: anchor.timestamp,
+    forkTimes: forksActiveFrom(OpFork.Jovian),
+    eip1559Elasticity: 6n,
+    eip1559Denominator: 50n,
+    eip1559DenominatorCanyon: 250n,
+    depositContractAddress: hexToBytes(l1.deployment.depositPortal),
+    l1SystemConfigAddress: hexToBytes(l1.deployment.systemConfig),
+    l1ChainId: BigInt(l1.anvil.chainId),
+    batchInboxAddress: hexToBytes(l1.deployment.batchInbox),
+    seqWindowSize: BigInt(options.seqWindowSize ?? DEVNET_SEQ_WINDOW_SIZE),
+    maxSequencerDrift: BigInt(DEVNET_MAX_SEQUENCER_DRIFT),
+    channelTimeout: BigInt(options.channelTimeout ?? DEVNET_CHANNEL_TIMEOUT),
     genesis: {
-      l1: { hash: anchor.hash, number: Number(anchor.number) },
-      l2: { hash: `0x${"00".repeat(32)}`, number: 0 },
-      l2_time: Number(anchor.timestamp),
-      system_config: systemConfig,
+      l1: { hash: hexToBytes(anchor.hash), number: anchor.number },
+      l2: { hash: new Uint8Array(32), number: 0n },
+      l2Time: anchor.timestamp,
+      systemConfig: await systemConfigAt(l1, anchor.number),
     },
-    block_time: options.blockTime ?? DEVNET_L2_BLOCK_TIME,
-    max_sequencer_drift: DEVNET_MAX_SEQUENCER_DRIFT,
-    seq_window_size: options.seqWindowSize ?? DEVNET_SEQ_WINDOW_SIZE,
-    channel_timeout: PRE_GRANITE_CHANNEL_TIMEOUT,
-    granite_channel_timeout: options.channelTimeout ?? DEVNET_CHANNEL_TIMEOUT,
-    l1_chain_id: l1.anvil.chainId,
-    l2_chain_id: Number(options.l2ChainId ?? DEV_CHAIN_ID),
-    ...forkTimes(),
-    batch_inbox_address: getAddress(l1.deployment.batchInbox),
-    deposit_contract_address: getAddress(l1.deployment.depositPortal),
-    l1_system_config_address: getAddress(l1.deployment.systemConfig),
-    chain_op_config: { ...CHAIN_OP_CONFIG },
   };
-  json.genesis.l2.hash = await computeL2GenesisHash(json, devAccountCount);
-  return json;
+  config.genesis.l2.hash = hexToBytes(await computeL2GenesisHash(config, devAccountCount));
+  return config;
 }
 
-/** Reads and parses a rollup.json the devnet wrote (DevnetRollupConfigError "rollup-config-invalid" otherwise). */
-export function readRollupConfigFile(path: string): RollupConfigJson {
+/** Reads and parses a rollup.json with genesis anchors (DevnetRollupConfigError "rollup-config-invalid" otherwise). */
+export function readRollupConfigFile(path: string): Pick<DevnetRollup, "json" | "config"> {
   let json: RollupConfigJson;
+  let config: RollupConfig;
   try {
     json = JSON.parse(readFileSync(path, "utf8")) as RollupConfigJson;
-    parseRollupConfig(json);
+    config = parseRollupConfig(json);
   } catch (e) {
     throw new DevnetRollupConfigError(
       `${path} is not a readable rollup config: ${e instanceof Error ? e.message : String(e)}`,
@@ -264,58 +203,59 @@ export function readRollupConfigFile(path: string): RollupConfigJson {
       { cause: e },
     );
   }
-  if (typeof json.genesis?.l1?.hash !== "string" || typeof json.genesis.l2?.hash !== "string") {
+  const { genesis } = config;
+  if (genesis === undefined) {
     throw new DevnetRollupConfigError(`${path} has no genesis anchors`, "rollup-config-invalid", {
       path,
       field: "genesis",
     });
   }
-  return json;
+  return { json, config: { ...config, genesis } };
 }
 
 async function checkRollupConfig(
   path: string,
-  json: RollupConfigJson,
+  config: DevnetRollup["config"],
   l1: DevnetL1,
   options: DevnetRollupOptions,
   devAccountCount: number,
 ): Promise<void> {
-  const advice = `it belongs to another devnet: remove the data directory ${options.dataDir} to start afresh`;
+  const advice = `remove the data directory ${options.dataDir} to start afresh`;
   const mismatch = (field: string, expected: unknown, found: unknown): DevnetRollupConfigError =>
     new DevnetRollupConfigError(
-      `${path}: ${field} is ${String(found)}, expected ${String(expected)}; ${advice}`,
+      `${path}: ${field} is ${String(found)}, expected ${String(expected)}; it belongs to another devnet: ${advice}`,
       "rollup-config-mismatch",
       { path, field, expected: String(expected), found: String(found) },
     );
-  const same = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
-  const expectations: [string, string | number, string | number][] = [
-    ["l1_chain_id", l1.anvil.chainId, json.l1_chain_id],
-    ["l2_chain_id", Number(options.l2ChainId ?? DEV_CHAIN_ID), json.l2_chain_id],
-    ["deposit_contract_address", l1.deployment.depositPortal, json.deposit_contract_address],
-    ["l1_system_config_address", l1.deployment.systemConfig, json.l1_system_config_address],
-    ["batch_inbox_address", l1.deployment.batchInbox, json.batch_inbox_address],
+  const hex = (bytes: Uint8Array | undefined): string => (bytes === undefined ? "none" : toHex(bytes));
+  const expectations: [string, string, string][] = [
+    ["l1_chain_id", String(l1.anvil.chainId), String(config.l1ChainId)],
+    ["l2_chain_id", String(options.l2ChainId ?? DEV_CHAIN_ID), String(config.l2ChainId)],
+    ["deposit_contract_address", l1.deployment.depositPortal, hex(config.depositContractAddress)],
+    ["l1_system_config_address", l1.deployment.systemConfig, hex(config.l1SystemConfigAddress)],
+    ["batch_inbox_address", l1.deployment.batchInbox, hex(config.batchInboxAddress)],
   ];
-  if (options.blockTime !== undefined) expectations.push(["block_time", options.blockTime, json.block_time]);
+  if (options.blockTime !== undefined)
+    expectations.push(["block_time", String(options.blockTime), String(config.blockTime)]);
   for (const [field, expected, found] of expectations) {
-    if (!same(String(expected), String(found))) throw mismatch(field, expected, found);
+    if (expected.toLowerCase() !== found.toLowerCase()) throw mismatch(field, expected, found);
   }
-  const block = await l1.anvil.client
-    .getBlock({ blockNumber: BigInt(json.genesis.l1.number) })
-    .catch(() => undefined);
-  if (block === undefined || !same(block.hash, json.genesis.l1.hash)) {
+  const { l1: anchor, l2 } = config.genesis;
+  const block = await l1.anvil.client.getBlock({ blockNumber: anchor.number }).catch(() => undefined);
+  if (block === undefined || block.hash !== toHex(anchor.hash)) {
     throw mismatch(
-      `genesis.l1 (block ${json.genesis.l1.number})`,
-      json.genesis.l1.hash,
+      `genesis.l1 (block ${anchor.number})`,
+      toHex(anchor.hash),
       block === undefined ? "absent from the L1" : block.hash,
     );
   }
-  const l2Hash = await computeL2GenesisHash(json, devAccountCount);
-  if (!same(l2Hash, json.genesis.l2.hash)) {
+  const l2Hash = await computeL2GenesisHash(config, devAccountCount);
+  if (l2Hash !== toHex(l2.hash)) {
     throw new DevnetRollupConfigError(
-      `${path}: genesis.l2.hash is ${json.genesis.l2.hash} but this code's L2 genesis for it is ${l2Hash} ` +
-        `(the predeploys or the development accounts changed); remove the data directory ${options.dataDir} to start afresh`,
+      `${path}: genesis.l2.hash is ${toHex(l2.hash)} but this code's L2 genesis for it is ${l2Hash} ` +
+        `(the predeploys or the development accounts changed); ${advice}`,
       "rollup-config-mismatch",
-      { path, field: "genesis.l2.hash", expected: l2Hash, found: json.genesis.l2.hash },
+      { path, field: "genesis.l2.hash", expected: l2Hash, found: toHex(l2.hash) },
     );
   }
 }

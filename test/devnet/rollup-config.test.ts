@@ -12,6 +12,7 @@ import { l1ContractAddresses } from "../../contracts/index.js";
 import {
   DEV_DEFAULT_ACCOUNT_COUNT,
   OpFork,
+  type RollupConfigJson,
   buildGenesis,
   devAccounts,
   devRollupConfig,
@@ -21,11 +22,7 @@ import {
 } from "../../src/chain/index.js";
 import { DevnetRollupConfigError } from "../../src/devnet/errors.js";
 import { type DevnetL1, startDevnetL1 } from "../../src/devnet/l1/bootstrap.js";
-import {
-  ROLLUP_CONFIG_FILE,
-  type RollupConfigJson,
-  ensureDevnetRollupConfig,
-} from "../../src/devnet/rollup-config.js";
+import { ROLLUP_CONFIG_FILE, ensureDevnetRollupConfig } from "../../src/devnet/rollup-config.js";
 import { devAccount, testSystemConfig } from "../l1/support.js";
 
 const root = mkdtempSync(join(tmpdir(), "devnet-rollup-"));
@@ -73,13 +70,13 @@ describe("the devnet's rollup.json", () => {
     // The genesis L1 block is mined after the contracts' block, now; the L2 starts at its timestamp.
     const anchor = await l1.anvil.client.getBlock({ blockTag: "latest" });
     expect(anchor.number).toBeGreaterThan(l1.deployBlock.number);
-    expect(onDisk.genesis.l1).toEqual({ hash: anchor.hash, number: Number(anchor.number) });
-    expect(onDisk.genesis.l2_time).toBe(Number(anchor.timestamp));
-    expect(BigInt(onDisk.genesis.l2_time)).toBeGreaterThanOrEqual(before);
-
     // What every component sees through src/chain.
     const config = parseRollupConfig(onDisk);
     expect(config).toEqual(first.config);
+    expect(toHex(config.genesis!.l1.hash)).toBe(anchor.hash);
+    expect(config.genesis!.l1.number).toBe(anchor.number);
+    expect(config.genesis!.l2Time).toBe(anchor.timestamp);
+    expect(anchor.timestamp).toBeGreaterThanOrEqual(before);
     const addresses = l1ContractAddresses(devAccount(0).address, 0);
     expect(config.l2ChainId).toBe(901n);
     expect(config.l1ChainId).toBe(900n);
@@ -110,18 +107,17 @@ describe("the devnet's rollup.json", () => {
     expect(sc.eip1559Elasticity).toBe(BigInt(init.eip1559Elasticity));
     expect(sc.operatorFeeScalar).toBe(0n);
     expect(sc.minBaseFee).toBe(0n);
-    expect(onDisk.genesis.system_config.eip1559Params).toBe("0x000000fa00000006");
 
     // The L2 genesis hash recomputes with the dev chain's genesis builder over the config's genesis time.
     const genesis = await buildGenesis(config, genesisAccounts(devAccounts(DEV_DEFAULT_ACCOUNT_COUNT)));
-    expect(toHex(genesis.hash)).toBe(onDisk.genesis.l2.hash);
+    expect(toHex(genesis.hash)).toBe(toHex(config.genesis!.l2.hash));
     expect(genesis.header.timestamp).toBe(anchor.timestamp);
     // It is not the standalone dev chain's genesis (another time), so it cannot be a constant.
     const standalone = await buildGenesis(
       devRollupConfig(901n, 1_767_225_600n),
       genesisAccounts(devAccounts(DEV_DEFAULT_ACCOUNT_COUNT)),
     );
-    expect(toHex(standalone.hash)).not.toBe(onDisk.genesis.l2.hash);
+    expect(toHex(standalone.hash)).not.toBe(toHex(genesis.hash));
 
     // Again on the same L1: nothing is mined or written.
     const head = await l1.anvil.client.getBlockNumber();
@@ -164,22 +160,23 @@ describe("the devnet's rollup.json", () => {
     const dataDir = join(root, "refused");
     const l1 = await startL1();
     const rollup = await ensureDevnetRollupConfig(l1, { dataDir });
+    const { genesis } = rollup.config;
     await stop(l1);
 
     // Another fresh L1 (no state): the anchor's number exists there but with another hash (another time).
     const other = await startL1();
-    await other.anvil.mine(BigInt(rollup.json.genesis.l2_time) + 60n);
+    await other.anvil.mine(genesis.l2Time + 60n);
     const error = await rejection(ensureDevnetRollupConfig(other, { dataDir }));
     expect(error.kind).toBe("rollup-config-mismatch");
-    expect(error.details.field).toBe(`genesis.l1 (block ${rollup.json.genesis.l1.number})`);
-    expect(error.details.expected).toBe(rollup.json.genesis.l1.hash);
+    expect(error.details.field).toBe(`genesis.l1 (block ${genesis.l1.number})`);
+    expect(error.details.expected).toBe(toHex(genesis.l1.hash));
 
     // A file whose genesis L1 block is on this L1 but whose L2 hash is not this code's genesis.
     const anchor = await other.anvil.client.getBlock({ blockTag: "latest" });
     const tampered: RollupConfigJson = {
       ...rollup.json,
       genesis: {
-        ...rollup.json.genesis,
+        ...(rollup.json.genesis as RollupConfigJson),
         l1: { hash: anchor.hash, number: Number(anchor.number) },
         l2: { hash: `0x${"11".repeat(32)}`, number: 0 },
       },
@@ -189,7 +186,7 @@ describe("the devnet's rollup.json", () => {
     expect(hashError.kind).toBe("rollup-config-mismatch");
     expect(hashError.details).toMatchObject({
       field: "genesis.l2.hash",
-      expected: rollup.json.genesis.l2.hash,
+      expected: toHex(genesis.l2.hash),
     });
 
     // Another chain id in the file.
