@@ -3,6 +3,7 @@
  * one deployer account at three consecutive nonces (default 0, 1, 2 on a fresh L1), so their addresses follow from
  * the deployer and the first nonce alone (`l1ContractAddresses`). Idempotent: a contract already at its address
  * (with the committed runtime code) is kept, so a restarted devnet calls this again and gets the same addresses.
+ * The prover's verifiers (TEEVerifier, AggregateVerifier) come after them (`deployProofVerifiers`, docs/contracts.md).
  */
 import {
   type Address,
