@@ -28,6 +28,11 @@ const orNull = (schema: Json): Json => ({ anyOf: [schema, { type: "null" }] });
 const arrayOf = (schema: Json): Json => ({ type: "array", items: schema });
 
 const NODE: Expected = {
+  // The rollup-node methods come first: NodeApi extends OptimismApi (spec/typespec/optimism.tsp).
+  optimism_outputAtBlock: [["blockNumber"], ref("OutputResponse"), [-32602, -32001]],
+  optimism_syncStatus: [[], ref("SyncStatus"), []],
+  optimism_rollupConfig: [[], ref("RollupConfig"), []],
+  optimism_version: [[], { type: "string" }, []],
   eth_getBlockByNumber: [["block", "fullTransactions"], orNull(ref("Block")), [-32602]],
   eth_getBlockByHash: [["blockHash", "fullTransactions"], orNull(ref("Block")), [-32602]],
   eth_getBalance: [["address", "block?"], ref("Quantity"), [-32602, -32001]],

@@ -117,6 +117,10 @@ const unsupported = (): never => {
 };
 
 const nodeHandlers: NodeHandlers = {
+  optimism_outputAtBlock: unsupported,
+  optimism_syncStatus: unsupported,
+  optimism_rollupConfig: unsupported,
+  optimism_version: unsupported,
   eth_getBlockByNumber: ({ block, fullTransactions }) => {
     if (block !== "latest" && block !== BLOCK.number) return null;
     return fullTransactions
@@ -197,7 +201,7 @@ describe("node client and handler table", () => {
   const client = new NodeClient(inProcessTransport(bindNodeHandlers(nodeHandlers)));
 
   it("binds exactly one handler per method", () => {
-    expect([...bindNodeHandlers(nodeHandlers).keys()]).toHaveLength(52);
+    expect([...bindNodeHandlers(nodeHandlers).keys()]).toHaveLength(56);
   });
 
   it("round-trips a block with a deposit transaction and one with hashes", async () => {

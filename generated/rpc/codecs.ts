@@ -258,6 +258,12 @@ export const BlockHashSelectorCodec: wire.Codec<T.BlockHashSelector, T.BlockHash
   { name: "requireCanonical", codec: wire.boolean, optional: true },
 ], "a BlockHashSelector object");
 
+/** Validates, decodes and encodes {@link T.BlockId}. */
+export const BlockIdCodec: wire.Codec<T.BlockId, T.BlockIdJson> = wire.object<T.BlockId, T.BlockIdJson>([
+  { name: "hash", codec: Hash32Codec, optional: false },
+  { name: "number", codec: JsonU64Codec, optional: false },
+], "a BlockId object");
+
 /** Validates, decodes and encodes {@link T.BlockTag}. */
 export const BlockTagCodec: wire.Codec<T.BlockTag, T.BlockTagJson> = wire.union([wire.literal("latest"), wire.literal("pending"), wire.literal("safe"), wire.literal("finalized"), wire.literal("earliest")], "a block tag (latest|pending|safe|finalized|earliest)");
 
@@ -295,6 +301,13 @@ export const CallRequestCodec: wire.Codec<T.CallRequest, T.CallRequestJson> = wi
   { name: "chainId", codec: QuantityCodec, optional: true },
   { name: "authorizationList", codec: wire.array(AuthorizationCodec), optional: true },
 ], "a CallRequest object");
+
+/** Validates, decodes and encodes {@link T.ChainOpConfig}. */
+export const ChainOpConfigCodec: wire.Codec<T.ChainOpConfig, T.ChainOpConfigJson> = wire.object<T.ChainOpConfig, T.ChainOpConfigJson>([
+  { name: "eip1559Elasticity", codec: JsonU64Codec, optional: false },
+  { name: "eip1559Denominator", codec: JsonU64Codec, optional: false },
+  { name: "eip1559DenominatorCanyon", codec: JsonU64Codec, optional: false },
+], "a ChainOpConfig object");
 
 /** Validates, decodes and encodes {@link T.FeeHistory}. */
 export const FeeHistoryCodec: wire.Codec<T.FeeHistory, T.FeeHistoryJson> = wire.object<T.FeeHistory, T.FeeHistoryJson>([
@@ -338,10 +351,67 @@ export const LogCodec: wire.Codec<T.Log, T.LogJson> = wire.object<T.Log, T.LogJs
 /** Validates, decodes and encodes {@link T.FilterChanges}. */
 export const FilterChangesCodec: wire.Codec<T.FilterChanges, T.FilterChangesJson> = wire.union([wire.array(Hash32Codec), wire.array(LogCodec)]);
 
+/** Validates, decodes and encodes {@link T.GenesisSystemConfig}. */
+export const GenesisSystemConfigCodec: wire.Codec<T.GenesisSystemConfig, T.GenesisSystemConfigJson> = wire.object<T.GenesisSystemConfig, T.GenesisSystemConfigJson>([
+  { name: "batcherAddr", codec: AddressCodec, optional: false },
+  { name: "overhead", codec: Hash32Codec, optional: false },
+  { name: "scalar", codec: Hash32Codec, optional: false },
+  { name: "gasLimit", codec: JsonU64Codec, optional: false },
+  { name: "eip1559Denominator", codec: JsonU64Codec, optional: true },
+  { name: "eip1559Elasticity", codec: JsonU64Codec, optional: true },
+  { name: "operatorFeeScalar", codec: JsonU64Codec, optional: true },
+  { name: "operatorFeeConstant", codec: JsonU64Codec, optional: true },
+  { name: "minBaseFee", codec: JsonU64Codec, optional: true },
+  { name: "daFootprintGasScalar", codec: JsonU64Codec, optional: true },
+], "a GenesisSystemConfig object");
+
 /** Validates, decodes and encodes {@link T.HealthzResult}. */
 export const HealthzResultCodec: wire.Codec<T.HealthzResult, T.HealthzResultJson> = wire.object<T.HealthzResult, T.HealthzResultJson>([
   { name: "version", codec: wire.string, optional: false },
 ], "a HealthzResult object");
+
+/** Validates, decodes and encodes {@link T.L1BlockRef}. */
+export const L1BlockRefCodec: wire.Codec<T.L1BlockRef, T.L1BlockRefJson> = wire.object<T.L1BlockRef, T.L1BlockRefJson>([
+  { name: "hash", codec: Hash32Codec, optional: false },
+  { name: "number", codec: JsonU64Codec, optional: false },
+  { name: "parentHash", codec: Hash32Codec, optional: false },
+  { name: "timestamp", codec: JsonU64Codec, optional: false },
+], "a L1BlockRef object");
+
+/** Validates, decodes and encodes {@link T.L2BlockRef}. */
+export const L2BlockRefCodec: wire.Codec<T.L2BlockRef, T.L2BlockRefJson> = wire.object<T.L2BlockRef, T.L2BlockRefJson>([
+  { name: "hash", codec: Hash32Codec, optional: false },
+  { name: "number", codec: JsonU64Codec, optional: false },
+  { name: "parentHash", codec: Hash32Codec, optional: false },
+  { name: "timestamp", codec: JsonU64Codec, optional: false },
+  { name: "l1origin", codec: BlockIdCodec, optional: false },
+  { name: "sequenceNumber", codec: JsonU64Codec, optional: false },
+], "a L2BlockRef object");
+
+/** Validates, decodes and encodes {@link T.SyncStatus}. */
+export const SyncStatusCodec: wire.Codec<T.SyncStatus, T.SyncStatusJson> = wire.object<T.SyncStatus, T.SyncStatusJson>([
+  { name: "current_l1", codec: L1BlockRefCodec, optional: false },
+  { name: "current_l1_finalized", codec: L1BlockRefCodec, optional: false },
+  { name: "head_l1", codec: L1BlockRefCodec, optional: false },
+  { name: "safe_l1", codec: L1BlockRefCodec, optional: false },
+  { name: "finalized_l1", codec: L1BlockRefCodec, optional: false },
+  { name: "unsafe_l2", codec: L2BlockRefCodec, optional: false },
+  { name: "safe_l2", codec: L2BlockRefCodec, optional: false },
+  { name: "finalized_l2", codec: L2BlockRefCodec, optional: false },
+  { name: "pending_safe_l2", codec: L2BlockRefCodec, optional: false },
+  { name: "cross_unsafe_l2", codec: L2BlockRefCodec, optional: false },
+  { name: "local_safe_l2", codec: L2BlockRefCodec, optional: false },
+], "a SyncStatus object");
+
+/** Validates, decodes and encodes {@link T.OutputResponse}. */
+export const OutputResponseCodec: wire.Codec<T.OutputResponse, T.OutputResponseJson> = wire.object<T.OutputResponse, T.OutputResponseJson>([
+  { name: "version", codec: Hash32Codec, optional: false },
+  { name: "outputRoot", codec: Hash32Codec, optional: false },
+  { name: "blockRef", codec: L2BlockRefCodec, optional: false },
+  { name: "withdrawalStorageRoot", codec: Hash32Codec, optional: false },
+  { name: "stateRoot", codec: Hash32Codec, optional: false },
+  { name: "syncStatus", codec: SyncStatusCodec, optional: false },
+], "an OutputResponse object");
 
 /** Validates, decodes and encodes {@link T.ProofRequest}. */
 export const ProofRequestCodec: wire.Codec<T.ProofRequest, T.ProofRequestJson> = wire.object<T.ProofRequest, T.ProofRequestJson>([
@@ -411,6 +481,39 @@ export const ReceiptCodec: wire.Codec<T.Receipt, T.ReceiptJson> = wire.object<T.
   { name: "operatorFeeScalar", codec: QuantityCodec, optional: true },
   { name: "operatorFeeConstant", codec: QuantityCodec, optional: true },
 ], "a Receipt object");
+
+/** Validates, decodes and encodes {@link T.RollupGenesis}. */
+export const RollupGenesisCodec: wire.Codec<T.RollupGenesis, T.RollupGenesisJson> = wire.object<T.RollupGenesis, T.RollupGenesisJson>([
+  { name: "l1", codec: BlockIdCodec, optional: true },
+  { name: "l2", codec: BlockIdCodec, optional: true },
+  { name: "l2_time", codec: JsonU64Codec, optional: false },
+  { name: "system_config", codec: GenesisSystemConfigCodec, optional: true },
+], "a RollupGenesis object");
+
+/** Validates, decodes and encodes {@link T.RollupConfig}. */
+export const RollupConfigCodec: wire.Codec<T.RollupConfig, T.RollupConfigJson> = wire.object<T.RollupConfig, T.RollupConfigJson>([
+  { name: "genesis", codec: RollupGenesisCodec, optional: false },
+  { name: "block_time", codec: JsonU64Codec, optional: false },
+  { name: "max_sequencer_drift", codec: JsonU64Codec, optional: true },
+  { name: "seq_window_size", codec: JsonU64Codec, optional: true },
+  { name: "granite_channel_timeout", codec: JsonU64Codec, optional: true },
+  { name: "l1_chain_id", codec: JsonU64Codec, optional: true },
+  { name: "l2_chain_id", codec: JsonU64Codec, optional: false },
+  { name: "regolith_time", codec: JsonU64Codec, optional: true },
+  { name: "canyon_time", codec: JsonU64Codec, optional: true },
+  { name: "delta_time", codec: JsonU64Codec, optional: true },
+  { name: "ecotone_time", codec: JsonU64Codec, optional: true },
+  { name: "fjord_time", codec: JsonU64Codec, optional: true },
+  { name: "granite_time", codec: JsonU64Codec, optional: true },
+  { name: "holocene_time", codec: JsonU64Codec, optional: true },
+  { name: "isthmus_time", codec: JsonU64Codec, optional: true },
+  { name: "jovian_time", codec: JsonU64Codec, optional: true },
+  { name: "pectra_blob_schedule_time", codec: JsonU64Codec, optional: true },
+  { name: "batch_inbox_address", codec: AddressCodec, optional: true },
+  { name: "deposit_contract_address", codec: AddressCodec, optional: true },
+  { name: "l1_system_config_address", codec: AddressCodec, optional: true },
+  { name: "chain_op_config", codec: ChainOpConfigCodec, optional: false },
+], "a RollupConfig object");
 
 /** Validates, decodes and encodes {@link T.SubscriptionKind}. */
 export const SubscriptionKindCodec: wire.Codec<T.SubscriptionKind, T.SubscriptionKindJson> = wire.union([wire.literal("newHeads"), wire.literal("logs"), wire.literal("newPendingTransactions"), wire.literal("newFlashblocks")]);

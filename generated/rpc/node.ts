@@ -5,6 +5,63 @@ import { callMethod, defineMethod, type RpcTransport } from "./method-runtime.js
 import type * as T from "./types.js";
 import * as wire from "./wire.js";
 
+/** Params of optimism_outputAtBlock, in positional order. */
+export interface OptimismOutputAtBlockParams {
+  /** Block number (op-node's parameter) or tag. */
+  blockNumber: T.BlockNumberOrTag;
+}
+
+/**
+ * Returns the output root of an L2 block with what it commits to: the block's state root, the
+ * L2ToL1MessagePasser's storage root and the block hash, the block's ref (L1 origin and sequence number
+ * from its L1 info deposit) and the node's sync status. `pending` answers for the pre-confirmed block
+ * being built.
+ */
+export const optimism_outputAtBlock = defineMethod<OptimismOutputAtBlockParams, T.OutputResponse>({
+  name: "optimism_outputAtBlock",
+  paramStructure: "by-position",
+  params: [
+    { name: "blockNumber", codec: C.BlockNumberOrTagCodec, required: true },
+  ],
+  result: C.OutputResponseCodec,
+});
+
+/** optimism_syncStatus takes no params. */
+export type OptimismSyncStatusParams = Record<string, never>;
+
+/**
+ * Returns the node's sync status: its L1 view (current, head, safe, finalized) and its L2 heads
+ * (unsafe = latest, safe, finalized, pending safe, and the interop heads, equal to unsafe and safe).
+ */
+export const optimism_syncStatus = defineMethod<OptimismSyncStatusParams, T.SyncStatus>({
+  name: "optimism_syncStatus",
+  paramStructure: "by-position",
+  params: [],
+  result: C.SyncStatusCodec,
+});
+
+/** optimism_rollupConfig takes no params. */
+export type OptimismRollupConfigParams = Record<string, never>;
+
+/** Returns the rollup configuration the node runs, in op-node's rollup.json format. */
+export const optimism_rollupConfig = defineMethod<OptimismRollupConfigParams, T.RollupConfig>({
+  name: "optimism_rollupConfig",
+  paramStructure: "by-position",
+  params: [],
+  result: C.RollupConfigCodec,
+});
+
+/** optimism_version takes no params. */
+export type OptimismVersionParams = Record<string, never>;
+
+/** Returns the rollup node's name and version. */
+export const optimism_version = defineMethod<OptimismVersionParams, string>({
+  name: "optimism_version",
+  paramStructure: "by-position",
+  params: [],
+  result: wire.string,
+});
+
 /** Params of eth_getBlockByNumber, in positional order. */
 export interface EthGetBlockByNumberParams {
   /** Block number or tag. */
@@ -872,10 +929,26 @@ export const txpool_inspect = defineMethod<TxpoolInspectParams, T.TxPoolInspect>
 });
 
 /** Every node method spec, by method name, in spec order. */
-export const nodeMethods = { eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance, eth_chainId, eth_blockNumber, eth_getTransactionCount, eth_sendRawTransaction, eth_getTransactionByHash, eth_getTransactionReceipt, eth_getBlockReceipts, eth_getBlockTransactionCountByNumber, eth_getBlockTransactionCountByHash, eth_getTransactionByBlockNumberAndIndex, eth_getTransactionByBlockHashAndIndex, eth_getUncleCountByBlockNumber, eth_getUncleCountByBlockHash, eth_call, eth_estimateGas, eth_createAccessList, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getCode, eth_getStorageAt, eth_getProof, eth_getLogs, net_version, web3_clientVersion, eth_sendRawTransactionSync, debug_getRawHeader, debug_getRawBlock, debug_getRawReceipts, debug_getRawTransaction, debug_dbGet, eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter, eth_subscribe, eth_unsubscribe, eth_accounts, eth_syncing, eth_blobBaseFee, net_listening, net_peerCount, web3_sha3, txpool_status, txpool_content, txpool_contentFrom, txpool_inspect } as const;
+export const nodeMethods = { optimism_outputAtBlock, optimism_syncStatus, optimism_rollupConfig, optimism_version, eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance, eth_chainId, eth_blockNumber, eth_getTransactionCount, eth_sendRawTransaction, eth_getTransactionByHash, eth_getTransactionReceipt, eth_getBlockReceipts, eth_getBlockTransactionCountByNumber, eth_getBlockTransactionCountByHash, eth_getTransactionByBlockNumberAndIndex, eth_getTransactionByBlockHashAndIndex, eth_getUncleCountByBlockNumber, eth_getUncleCountByBlockHash, eth_call, eth_estimateGas, eth_createAccessList, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getCode, eth_getStorageAt, eth_getProof, eth_getLogs, net_version, web3_clientVersion, eth_sendRawTransactionSync, debug_getRawHeader, debug_getRawBlock, debug_getRawReceipts, debug_getRawTransaction, debug_dbGet, eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter, eth_subscribe, eth_unsubscribe, eth_accounts, eth_syncing, eth_blobBaseFee, net_listening, net_peerCount, web3_sha3, txpool_status, txpool_content, txpool_contentFrom, txpool_inspect } as const;
 
 /** The hand-written handlers of the OP Stack chain node JSON-RPC service: one per method. */
 export interface NodeHandlers {
+  /**
+   * Returns the output root of an L2 block with what it commits to: the block's state root, the
+   * L2ToL1MessagePasser's storage root and the block hash, the block's ref (L1 origin and sequence number
+   * from its L1 info deposit) and the node's sync status. `pending` answers for the pre-confirmed block
+   * being built.
+   */
+  optimism_outputAtBlock: RpcHandler<OptimismOutputAtBlockParams, T.OutputResponse>;
+  /**
+   * Returns the node's sync status: its L1 view (current, head, safe, finalized) and its L2 heads
+   * (unsafe = latest, safe, finalized, pending safe, and the interop heads, equal to unsafe and safe).
+   */
+  optimism_syncStatus: RpcHandler<OptimismSyncStatusParams, T.SyncStatus>;
+  /** Returns the rollup configuration the node runs, in op-node's rollup.json format. */
+  optimism_rollupConfig: RpcHandler<OptimismRollupConfigParams, T.RollupConfig>;
+  /** Returns the rollup node's name and version. */
+  optimism_version: RpcHandler<OptimismVersionParams, string>;
   /**
    * Returns the block with the given number or tag, or null when there is none. `pending` is the
    * pre-confirmed block being built, refreshed about every 200 ms.
@@ -1045,6 +1118,10 @@ export interface NodeHandlers {
 /** Binds the node handlers to their method specs: the table the JSON-RPC server dispatches on. */
 export function bindNodeHandlers(handlers: NodeHandlers): MethodTable {
   const bound = [
+    bindMethod(optimism_outputAtBlock, handlers.optimism_outputAtBlock),
+    bindMethod(optimism_syncStatus, handlers.optimism_syncStatus),
+    bindMethod(optimism_rollupConfig, handlers.optimism_rollupConfig),
+    bindMethod(optimism_version, handlers.optimism_version),
     bindMethod(eth_getBlockByNumber, handlers.eth_getBlockByNumber),
     bindMethod(eth_getBlockByHash, handlers.eth_getBlockByHash),
     bindMethod(eth_getBalance, handlers.eth_getBalance),
@@ -1104,6 +1181,34 @@ export function bindNodeHandlers(handlers: NodeHandlers): MethodTable {
 /** Typed client of the OP Stack chain node JSON-RPC service: encodes params, decodes results. */
 export class NodeClient {
   constructor(private readonly transport: RpcTransport) {}
+
+  /**
+   * Returns the output root of an L2 block with what it commits to: the block's state root, the
+   * L2ToL1MessagePasser's storage root and the block hash, the block's ref (L1 origin and sequence number
+   * from its L1 info deposit) and the node's sync status. `pending` answers for the pre-confirmed block
+   * being built.
+   */
+  optimism_outputAtBlock(blockNumber: T.BlockNumberOrTag): Promise<T.OutputResponse> {
+    return callMethod(this.transport, optimism_outputAtBlock, { blockNumber });
+  }
+
+  /**
+   * Returns the node's sync status: its L1 view (current, head, safe, finalized) and its L2 heads
+   * (unsafe = latest, safe, finalized, pending safe, and the interop heads, equal to unsafe and safe).
+   */
+  optimism_syncStatus(): Promise<T.SyncStatus> {
+    return callMethod(this.transport, optimism_syncStatus, {});
+  }
+
+  /** Returns the rollup configuration the node runs, in op-node's rollup.json format. */
+  optimism_rollupConfig(): Promise<T.RollupConfig> {
+    return callMethod(this.transport, optimism_rollupConfig, {});
+  }
+
+  /** Returns the rollup node's name and version. */
+  optimism_version(): Promise<string> {
+    return callMethod(this.transport, optimism_version, {});
+  }
 
   /**
    * Returns the block with the given number or tag, or null when there is none. `pending` is the

@@ -249,6 +249,18 @@ export interface BlockHashSelectorJson {
   requireCanonical?: boolean;
 }
 
+/** A block by hash and number (op-node's BlockID). */
+export interface BlockId {
+  hash: Hash32;
+  number: JsonU64;
+}
+
+/** Wire form of {@link BlockId}. */
+export interface BlockIdJson {
+  hash: Hash32Json;
+  number: JsonU64Json;
+}
+
 /** A block number (64 bits) or a block tag. */
 export type BlockNumberOrTag = BlockTag | Quantity64;
 
@@ -353,6 +365,20 @@ export interface CallRequestJson {
   accessList?: AccessListEntryJson[];
   chainId?: QuantityJson;
   authorizationList?: AuthorizationJson[];
+}
+
+/** The EIP-1559 parameters before Holocene moves them into the block's extraData. */
+export interface ChainOpConfig {
+  eip1559Elasticity: JsonU64;
+  eip1559Denominator: JsonU64;
+  eip1559DenominatorCanyon: JsonU64;
+}
+
+/** Wire form of {@link ChainOpConfig}. */
+export interface ChainOpConfigJson {
+  eip1559Elasticity: JsonU64Json;
+  eip1559Denominator: JsonU64Json;
+  eip1559DenominatorCanyon: JsonU64Json;
 }
 
 /** Hex encoded bytes of any length. */
@@ -551,6 +577,34 @@ export type FilterTopic = null | Hash32 | Hash32[];
 /** Wire form of {@link FilterTopic}. */
 export type FilterTopicJson = null | Hash32Json | Hash32Json[];
 
+/** The system config at genesis (rollup.json's genesis.system_config). */
+export interface GenesisSystemConfig {
+  batcherAddr: Address;
+  overhead: Hash32;
+  scalar: Hash32;
+  gasLimit: JsonU64;
+  eip1559Denominator?: JsonU64;
+  eip1559Elasticity?: JsonU64;
+  operatorFeeScalar?: JsonU64;
+  operatorFeeConstant?: JsonU64;
+  minBaseFee?: JsonU64;
+  daFootprintGasScalar?: JsonU64;
+}
+
+/** Wire form of {@link GenesisSystemConfig}. */
+export interface GenesisSystemConfigJson {
+  batcherAddr: AddressJson;
+  overhead: Hash32Json;
+  scalar: Hash32Json;
+  gasLimit: JsonU64Json;
+  eip1559Denominator?: JsonU64Json;
+  eip1559Elasticity?: JsonU64Json;
+  operatorFeeScalar?: JsonU64Json;
+  operatorFeeConstant?: JsonU64Json;
+  minBaseFee?: JsonU64Json;
+  daFootprintGasScalar?: JsonU64Json;
+}
+
 /** 32 byte hex value. */
 export type Hash32 = Uint8Array;
 
@@ -573,6 +627,47 @@ export type JsonU64 = bigint;
 
 /** Wire form of {@link JsonU64}. */
 export type JsonU64Json = number;
+
+/** An L1 block as the rollup node refers to it (op-node's L1BlockRef). */
+export interface L1BlockRef {
+  hash: Hash32;
+  number: JsonU64;
+  parentHash: Hash32;
+  timestamp: JsonU64;
+}
+
+/** Wire form of {@link L1BlockRef}. */
+export interface L1BlockRefJson {
+  hash: Hash32Json;
+  number: JsonU64Json;
+  parentHash: Hash32Json;
+  timestamp: JsonU64Json;
+}
+
+/**
+ * An L2 block as the rollup node refers to it (op-node's L2BlockRef): its L1 origin and its position in
+ * the epoch come from the block's L1 info deposit.
+ */
+export interface L2BlockRef {
+  hash: Hash32;
+  number: JsonU64;
+  parentHash: Hash32;
+  timestamp: JsonU64;
+  /** The L1 origin (epoch) the block's L1 info deposit states. */
+  l1origin: BlockId;
+  /** Distance to the first block of the epoch. */
+  sequenceNumber: JsonU64;
+}
+
+/** Wire form of {@link L2BlockRef}. */
+export interface L2BlockRefJson {
+  hash: Hash32Json;
+  number: JsonU64Json;
+  parentHash: Hash32Json;
+  timestamp: JsonU64Json;
+  l1origin: BlockIdJson;
+  sequenceNumber: JsonU64Json;
+}
 
 /** A legacy (type 0x0) transaction. */
 export interface LegacyTransaction {
@@ -651,6 +746,32 @@ export interface LogJson {
   address: AddressJson;
   data: DataJson;
   topics: Hash32Json[];
+}
+
+/** optimism_outputAtBlock's result (op-node's OutputResponse). */
+export interface OutputResponse {
+  /** Output root version: 32 zero bytes (version 0). */
+  version: Hash32;
+  /** keccak256(version ‖ stateRoot ‖ withdrawalStorageRoot ‖ blockHash). */
+  outputRoot: Hash32;
+  /** The block the output root commits to. */
+  blockRef: L2BlockRef;
+  /** Storage root of the L2ToL1MessagePasser (0x4200…0016) in the block's state. */
+  withdrawalStorageRoot: Hash32;
+  /** The block's state root. */
+  stateRoot: Hash32;
+  /** The node's sync status when it answered. */
+  syncStatus: SyncStatus;
+}
+
+/** Wire form of {@link OutputResponse}. */
+export interface OutputResponseJson {
+  version: Hash32Json;
+  outputRoot: Hash32Json;
+  blockRef: L2BlockRefJson;
+  withdrawalStorageRoot: Hash32Json;
+  stateRoot: Hash32Json;
+  syncStatus: SyncStatusJson;
 }
 
 /** Parameters of prover_prove: the range to prove and the claim to check. */
@@ -814,6 +935,79 @@ export interface ReceiptJson {
   operatorFeeConstant?: QuantityJson;
 }
 
+/**
+ * The rollup configuration in op-node's rollup.json format (the fields the node uses; fork times absent
+ * when a fork is not scheduled). Derivation fields and genesis anchors are absent on a standalone node.
+ */
+export interface RollupConfig {
+  genesis: RollupGenesis;
+  block_time: JsonU64;
+  max_sequencer_drift?: JsonU64;
+  seq_window_size?: JsonU64;
+  /** Channel timeout in L1 blocks from Granite on. */
+  granite_channel_timeout?: JsonU64;
+  l1_chain_id?: JsonU64;
+  l2_chain_id: JsonU64;
+  regolith_time?: JsonU64;
+  canyon_time?: JsonU64;
+  delta_time?: JsonU64;
+  ecotone_time?: JsonU64;
+  fjord_time?: JsonU64;
+  granite_time?: JsonU64;
+  holocene_time?: JsonU64;
+  isthmus_time?: JsonU64;
+  jovian_time?: JsonU64;
+  pectra_blob_schedule_time?: JsonU64;
+  batch_inbox_address?: Address;
+  deposit_contract_address?: Address;
+  l1_system_config_address?: Address;
+  chain_op_config: ChainOpConfig;
+}
+
+/** Wire form of {@link RollupConfig}. */
+export interface RollupConfigJson {
+  genesis: RollupGenesisJson;
+  block_time: JsonU64Json;
+  max_sequencer_drift?: JsonU64Json;
+  seq_window_size?: JsonU64Json;
+  granite_channel_timeout?: JsonU64Json;
+  l1_chain_id?: JsonU64Json;
+  l2_chain_id: JsonU64Json;
+  regolith_time?: JsonU64Json;
+  canyon_time?: JsonU64Json;
+  delta_time?: JsonU64Json;
+  ecotone_time?: JsonU64Json;
+  fjord_time?: JsonU64Json;
+  granite_time?: JsonU64Json;
+  holocene_time?: JsonU64Json;
+  isthmus_time?: JsonU64Json;
+  jovian_time?: JsonU64Json;
+  pectra_blob_schedule_time?: JsonU64Json;
+  batch_inbox_address?: AddressJson;
+  deposit_contract_address?: AddressJson;
+  l1_system_config_address?: AddressJson;
+  chain_op_config: ChainOpConfigJson;
+}
+
+/**
+ * rollup.json's genesis: the L1 block derivation starts after, the L2 genesis block, its time and the
+ * system config at genesis. A standalone node (no L1) states only its L2 genesis time.
+ */
+export interface RollupGenesis {
+  l1?: BlockId;
+  l2?: BlockId;
+  l2_time: JsonU64;
+  system_config?: GenesisSystemConfig;
+}
+
+/** Wire form of {@link RollupGenesis}. */
+export interface RollupGenesisJson {
+  l1?: BlockIdJson;
+  l2?: BlockIdJson;
+  l2_time: JsonU64Json;
+  system_config?: GenesisSystemConfigJson;
+}
+
 /** An EIP-7702 (type 0x4) transaction. */
 export interface SetCodeTransaction {
   type: "0x4";
@@ -900,6 +1094,51 @@ export type SubscriptionKind = "newHeads" | "logs" | "newPendingTransactions" | 
 
 /** Wire form of {@link SubscriptionKind}. */
 export type SubscriptionKindJson = "newHeads" | "logs" | "newPendingTransactions" | "newFlashblocks";
+
+/**
+ * The rollup node's view of L1 and L2 (op-node's SyncStatus). With an L1 (`--l1-rpc`), the L2 safe and
+ * finalized heads are derived from it; a standalone node has no L1 that could reorg its chain, so its L1
+ * refs are the synthetic origins its blocks state and safe, finalized and unsafe are all the latest block.
+ */
+export interface SyncStatus {
+  /** The L1 block derivation has read up to. */
+  current_l1: L1BlockRef;
+  /** Deprecated in op-node: equal to finalized_l1. */
+  current_l1_finalized: L1BlockRef;
+  /** The L1 head the node sees. */
+  head_l1: L1BlockRef;
+  /** The L1 safe block. */
+  safe_l1: L1BlockRef;
+  /** The L1 finalized block. */
+  finalized_l1: L1BlockRef;
+  /** The newest sealed L2 block. */
+  unsafe_l2: L2BlockRef;
+  /** The newest L2 block derived from L1. */
+  safe_l2: L2BlockRef;
+  /** The newest L2 block derived from finalized L1 blocks. */
+  finalized_l2: L2BlockRef;
+  /** The newest L2 block derived so far, possibly from an incomplete span batch (here: safe_l2). */
+  pending_safe_l2: L2BlockRef;
+  /** Interop's cross-chain unsafe head; without interop, unsafe_l2. */
+  cross_unsafe_l2: L2BlockRef;
+  /** Interop's local safe head; without interop, safe_l2. */
+  local_safe_l2: L2BlockRef;
+}
+
+/** Wire form of {@link SyncStatus}. */
+export interface SyncStatusJson {
+  current_l1: L1BlockRefJson;
+  current_l1_finalized: L1BlockRefJson;
+  head_l1: L1BlockRefJson;
+  safe_l1: L1BlockRefJson;
+  finalized_l1: L1BlockRefJson;
+  unsafe_l2: L2BlockRefJson;
+  safe_l2: L2BlockRefJson;
+  finalized_l2: L2BlockRefJson;
+  pending_safe_l2: L2BlockRefJson;
+  cross_unsafe_l2: L2BlockRefJson;
+  local_safe_l2: L2BlockRefJson;
+}
 
 /** The TEE proof: the aggregate proposal and the per-block proposals in block order. */
 export interface TeeProofResult {

@@ -17,18 +17,22 @@ import type { FilterRegistry } from "./filter-registry.js";
 import { createInfoHandlers } from "./info-handlers.js";
 import { createLogHandlers } from "./log-handlers.js";
 import { createNotificationHandlers } from "./notification-handlers.js";
+import { createOptimismHandlers } from "./optimism-handlers.js";
 import { createSendHandlers } from "./send-handlers.js";
 import { createStateHandlers } from "./state-handlers.js";
+import { type SyncStatusSource, standaloneSyncStatus } from "./sync-status.js";
 import { DEFAULT_NODE_RPC_LIMITS, type NodeRpcLimits } from "./limits.js";
 import { createTxPoolHandlers } from "./txpool-handlers.js";
 
 /**
- * Every NodeHandlers method over `node`, bounded by `limits`, and the registry of its polling filters (for
+ * Every NodeHandlers method over `node`, bounded by `limits`, the rollup-node methods reading `syncStatus`
+ * (standalone by default; optimism-handlers.ts), and the registry of its polling filters (for
  * metrics).
  */
 export function createNodeHandlers(
   node: ChainNode,
   limits: NodeRpcLimits = DEFAULT_NODE_RPC_LIMITS,
+  syncStatus: SyncStatusSource = standaloneSyncStatus(node),
 ): {
   handlers: NodeHandlers;
   filterRegistry: FilterRegistry;
@@ -47,6 +51,7 @@ export function createNodeHandlers(
     ...filters.handlers,
     ...createDebugHandlers(node),
     ...createTxPoolHandlers(node),
+    ...createOptimismHandlers(node, syncStatus),
   };
   return { handlers, filterRegistry: filters.registry };
 }
