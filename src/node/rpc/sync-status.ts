@@ -32,7 +32,10 @@ export interface SyncStatusSource {
   syncStatus(): SyncStatusRefs | Promise<SyncStatusRefs>;
 }
 
-/** An L2 block's ref and the facts its L1 info deposit states about its L1 origin. */
+/**
+ * An L2 block's ref and the facts its L1 info deposit states about its L1 origin (for a genesis block anchored by
+ * the rollup config, whose `genesis.l1` has no time, the origin's timestamp is 0: unknown).
+ */
 export interface L2BlockFacts {
   readonly ref: L2BlockRef;
   readonly l1Origin: BlockId & { readonly timestamp: bigint };
