@@ -6,7 +6,11 @@
  */
 import { type Hex, concat, encodeFunctionData, keccak256, parseAbi, size, sliceHex, hexToBigInt } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { devRollupConfig, parseRollupConfig } from "../../src/chain/index.js";
+import { NodeClient, SyncStatusCodec, httpTransport } from "../../generated/rpc/index.js";
+import { devRollupConfig, outputRootV0, parseRollupConfig } from "../../src/chain/index.js";
+import type { L1BlockRef, L2BlockRef } from "../../src/derive/index.js";
+import { ROLLUP_NODE_VERSION, syncStatusJson } from "../../src/node/rpc/optimism-handlers.js";
+import type { SyncStatusRefs } from "../../src/node/rpc/sync-status.js";
 import { call, clients, hexNumber, rpc, waitFor } from "./helpers.js";
 import { type NodeProcess, startNodeProcess } from "./spawn-node.js";
 
@@ -279,5 +283,75 @@ describe("optimism_rollupConfig and optimism_version", () => {
   it("names the node as web3_clientVersion does", async () => {
     const version = await call<string>(node.url, "optimism_version", []);
     expect(version).toBe(await call<string>(node.url, "web3_clientVersion", []));
+  });
+});
+
+describe("through the generated client", () => {
+  it("decodes every optimism_* answer with the spec's codecs", async () => {
+    const client = new NodeClient(httpTransport(node.url));
+    const output = await client.optimism_outputAtBlock(1n);
+    expect(output.blockRef.number).toBe(1n);
+    expect(output.version).toEqual(new Uint8Array(32));
+    expect(output.outputRoot).toEqual(
+      outputRootV0(output.stateRoot, output.withdrawalStorageRoot, output.blockRef.hash),
+    );
+    const status = await client.optimism_syncStatus();
+    expect(status.unsafe_l2.number >= 1n).toBe(true);
+    const config = await client.optimism_rollupConfig();
+    expect(config.l2_chain_id).toBe(BigInt(node.chainId));
+    expect(await client.optimism_version()).toBe(ROLLUP_NODE_VERSION);
+  });
+});
+
+describe("syncStatusJson (the SyncStatusSource seam an L1-backed node fills)", () => {
+  const l1 = (n: number): L1BlockRef => ({
+    number: BigInt(n),
+    hash: new Uint8Array(32).fill(n),
+    parentHash: new Uint8Array(32).fill(n - 1),
+    timestamp: BigInt(1000 + 12 * n),
+  });
+  const l2 = (n: number, origin: number): L2BlockRef => ({
+    number: BigInt(n),
+    hash: new Uint8Array(32).fill(100 + n),
+    parentHash: new Uint8Array(32).fill(99 + n),
+    timestamp: BigInt(1000 + 2 * n),
+    l1Origin: { number: BigInt(origin), hash: new Uint8Array(32).fill(origin) },
+    sequenceNumber: BigInt(n % 6),
+  });
+  const refs: SyncStatusRefs = {
+    currentL1: l1(9),
+    headL1: l1(10),
+    safeL1: l1(8),
+    finalizedL1: l1(4),
+    unsafeL2: l2(40, 9),
+    safeL2: l2(30, 7),
+    finalizedL2: l2(12, 3),
+  };
+
+  it("maps each ref to op-node's field, with the deprecated and interop fields as op-node fills them", () => {
+    const status = syncStatusJson(refs);
+    expect(status.current_l1.number).toBe(9n);
+    expect(status.head_l1.number).toBe(10n);
+    expect(status.safe_l1.number).toBe(8n);
+    expect(status.finalized_l1.number).toBe(4n);
+    expect(status.current_l1_finalized).toEqual(status.finalized_l1);
+    expect(status.unsafe_l2.number).toBe(40n);
+    expect(status.unsafe_l2.l1origin).toEqual({ number: 9n, hash: new Uint8Array(32).fill(9) });
+    expect(status.unsafe_l2.sequenceNumber).toBe(4n);
+    expect(status.safe_l2.number).toBe(30n);
+    expect(status.finalized_l2.number).toBe(12n);
+    expect(status.cross_unsafe_l2).toEqual(status.unsafe_l2);
+    expect(status.local_safe_l2).toEqual(status.safe_l2);
+    expect(status.pending_safe_l2).toEqual(status.safe_l2);
+    expect(syncStatusJson({ ...refs, pendingSafeL2: l2(33, 8) }).pending_safe_l2.number).toBe(33n);
+    // What goes on the wire: op-node's JSON numbers and hex hashes.
+    const json = SyncStatusCodec.encode(status) as unknown as SyncStatus;
+    expect(json.head_l1).toEqual({
+      hash: `0x${"0a".repeat(32)}`,
+      number: 10,
+      parentHash: `0x${"09".repeat(32)}`,
+      timestamp: 1120,
+    });
+    expect(json.unsafe_l2.l1origin).toEqual({ hash: `0x${"09".repeat(32)}`, number: 9 });
   });
 });
