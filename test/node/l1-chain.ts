@@ -1,0 +1,157 @@
+/**
+ * An L1-backed chain for node tests: anvil with the L1 contracts (src/devnet/l1), a rollup.json and a node
+ * process in L1 mode (test/node/spawn-node.ts). `startL1Chain` writes the rollup config with the devnet's own
+ * writer (ensureDevnetRollupConfig: genesis L1 block mined now); `writeRollupConfig` anchors it on any L1 block
+ * (the drift test's genesis lies in the past).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Hex, createPublicClient, defineChain, hexToBytes, http } from "viem";
+import {
+  OpFork,
+  type RollupConfig,
+  buildRollupGenesis,
+  forksActiveFrom,
+  rollupConfigToJson,
+} from "../../src/chain/index.js";
+import { encodeEcotoneScalar } from "../../src/derive/index.js";
+import { type DevnetL1, startDevnetL1 } from "../../src/devnet/l1/bootstrap.js";
+import type { AnvilMining } from "../../src/devnet/l1/anvil.js";
+import { ensureDevnetRollupConfig } from "../../src/devnet/rollup-config.js";
+import { testSystemConfig } from "../l1/support.js";
+import { type NodeProcess, startNodeProcess } from "./spawn-node.js";
+
+export interface L1Chain {
+  readonly l1: DevnetL1;
+  readonly rollup: RollupConfig;
+  readonly rollupPath: string;
+  readonly node: NodeProcess;
+  readonly dir: string;
+  /** A viem client of the L2 node. */
+  readonly l2: ReturnType<typeof l2Client>;
+  stop(): Promise<void>;
+}
+
+export interface L1ChainOptions {
+  /** L2 block time, seconds (default 1). */
+  readonly blockTime?: number;
+  /** L1 mining (default: a block every second). */
+  readonly mining?: AnvilMining;
+  /** --l1-confirmations (default 1). */
+  readonly confirmations?: number;
+  /** L1 genesis time (anvil's clock starts there; default the devnet's fixed one). */
+  readonly l1GenesisTimestamp?: bigint;
+  /**
+   * Anchor the L2 genesis on this L1 block instead of mining one now ("deploy": the contracts' block). The L2
+   * genesis time is the block's timestamp.
+   */
+  readonly anchor?: "now" | "deploy";
+  readonly flashblockIntervalMs?: number;
+  readonly logLevel?: string;
+}
+
+export function l2Client(node: NodeProcess) {
+  const chain = defineChain({
+    id: node.chainId,
+    name: "dev L2",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [node.url] } },
+  });
+  return createPublicClient({ chain, transport: http(node.url), pollingInterval: 100 });
+}
+
+/** Writes a rollup.json anchored on L1 block `anchor` (the devnet's values otherwise). */
+export async function writeRollupConfig(
+  l1: DevnetL1,
+  anchor: { number: bigint; hash: Hex; timestamp: bigint },
+  path: string,
+  blockTime: number,
+): Promise<RollupConfig> {
+  const init = testSystemConfig();
+  const config: RollupConfig = {
+    l2ChainId: 901n,
+    blockTime: BigInt(blockTime),
+    genesisL2Time: anchor.timestamp,
+    forkTimes: forksActiveFrom(OpFork.Jovian),
+    eip1559Elasticity: 6n,
+    eip1559Denominator: 50n,
+    eip1559DenominatorCanyon: 250n,
+    depositContractAddress: hexToBytes(l1.deployment.depositPortal),
+    l1SystemConfigAddress: hexToBytes(l1.deployment.systemConfig),
+    l1ChainId: BigInt(l1.anvil.chainId),
+    batchInboxAddress: hexToBytes(l1.deployment.batchInbox),
+    seqWindowSize: 3600n,
+    maxSequencerDrift: 1800n,
+    channelTimeout: 50n,
+    genesis: {
+      l1: { hash: hexToBytes(anchor.hash), number: anchor.number },
+      l2: { hash: new Uint8Array(32), number: 0n },
+      l2Time: anchor.timestamp,
+      systemConfig: {
+        batcherAddress: hexToBytes(init.batcher),
+        overhead: new Uint8Array(32),
+        scalar: encodeEcotoneScalar(init.basefeeScalar, init.blobbasefeeScalar),
+        gasLimit: init.gasLimit,
+        eip1559Denominator: BigInt(init.eip1559Denominator),
+        eip1559Elasticity: BigInt(init.eip1559Elasticity),
+        operatorFeeScalar: BigInt(init.operatorFeeScalar),
+        operatorFeeConstant: init.operatorFeeConstant,
+        minBaseFee: init.minBaseFee,
+        daFootprintGasScalar: BigInt(init.daFootprintGasScalar),
+      },
+    },
+  };
+  config.genesis!.l2.hash = (await buildRollupGenesis(config, 10)).hash;
+  writeFileSync(path, `${JSON.stringify(rollupConfigToJson(config), null, 2)}\n`);
+  return config;
+}
+
+export async function startL1Chain(options: L1ChainOptions = {}): Promise<L1Chain> {
+  const dir = mkdtempSync(join(tmpdir(), "l1-chain-"));
+  const blockTime = options.blockTime ?? 1;
+  const l1 = await startDevnetL1({
+    systemConfig: testSystemConfig(),
+    mining: options.mining ?? { mode: "interval", blockTimeSeconds: 1 },
+    ...(options.l1GenesisTimestamp === undefined ? {} : { genesisTimestamp: options.l1GenesisTimestamp }),
+  });
+  try {
+    let rollup: RollupConfig;
+    let rollupPath: string;
+    if ((options.anchor ?? "now") === "now") {
+      const written = await ensureDevnetRollupConfig(l1, { dataDir: dir, blockTime });
+      rollup = written.config;
+      rollupPath = written.path;
+    } else {
+      rollupPath = join(dir, "rollup.json");
+      rollup = await writeRollupConfig(l1, l1.deployBlock, rollupPath, blockTime);
+    }
+    const node = await startNodeProcess({
+      l1: {
+        rpcUrl: l1.anvil.rpcUrl,
+        rollupConfigPath: rollupPath,
+        confirmations: options.confirmations ?? 1,
+      },
+      flashblockIntervalMs: options.flashblockIntervalMs ?? 100,
+      logLevel: options.logLevel ?? "info",
+      startTimeoutMs: 60_000,
+    });
+    return {
+      l1,
+      rollup,
+      rollupPath,
+      node,
+      dir,
+      l2: l2Client(node),
+      async stop() {
+        await node.stop();
+        await l1.anvil.stop();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    await l1.anvil.stop();
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+}
