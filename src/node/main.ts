@@ -10,6 +10,7 @@ import { exitOnShutdownSignals } from "../rpc/index.js";
 import { ChainNode } from "./chain-node.js";
 import { ConfigError, parseConfig, usage } from "./config.js";
 import { FLASHBLOCKS_PATH, createNodeServer } from "./server.js";
+import { nodeSafeHeadTracker } from "./safe-head/index.js";
 import { DEV_ACCOUNT_BALANCE, type RollupConfig, parseRollupConfig } from "../chain/index.js";
 import type { NodeConfig } from "./config.js";
 
@@ -93,6 +94,16 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     // Without a sequencer the node would serve a frozen chain: exit and let the operator see it.
     onFatal: () => process.exit(1),
   });
+  // L1 mode: safe and finalized are derived back from L1 (docs/node.md "Safe and finalized heads").
+  const tracker =
+    config.l1 === undefined
+      ? undefined
+      : nodeSafeHeadTracker(node, {
+          l1RpcUrl: config.l1.rpcUrl,
+          l1BeaconUrl: config.l1.beaconUrl,
+          pollIntervalMs: config.l1.pollIntervalMs,
+          logger: logger.child({ component: "safe-head" }),
+        });
   const server = createNodeServer(node, {
     host: config.host,
     port: config.port,
@@ -107,6 +118,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     throw e;
   }
   node.start();
+  tracker?.start();
   const hostPart = config.host.includes(":") ? `[${config.host}]` : config.host;
   const url = `http://${hostPart}:${port}`;
   const wsUrl = `ws://${hostPart}:${port}`;
@@ -132,6 +144,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   exitOnShutdownSignals(
     async () => {
       await server.close({ drainMs: 3_000 });
+      await tracker?.stop();
       await node.close();
     },
     { logger },

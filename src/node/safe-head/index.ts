@@ -13,6 +13,7 @@ export {
   type TrackerError,
 } from "./tracker.js";
 export { StoreL2Provider } from "./store-l2.js";
+export { type NodeTrackerOptions, nodeSafeHeadTracker } from "./node.js";
 export {
   CachingL1Provider,
   type L1HeadSource,

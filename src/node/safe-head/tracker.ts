@@ -272,11 +272,15 @@ export class SafeHeadTracker {
       if (this.lastHeadHash === undefined || !bytesEqual(this.lastHeadHash, heads.head.hash)) {
         this.needRound = true;
       }
-      if (this.needRound && this.halted === undefined && this.opts.sealedHead() > this.safeRef.number) {
-        this.needRound = true;
-        const reachedTarget = await this.round(heads.head);
-        // Reached the target: the sealed head may have grown meanwhile, so go again on the next poll.
-        this.needRound = reachedTarget;
+      if (this.needRound && this.halted === undefined) {
+        if (this.opts.sealedHead() > this.safeRef.number) {
+          const reachedTarget = await this.round(heads.head);
+          // Reached the target: the sealed head may have grown meanwhile, so go again on the next poll.
+          this.needRound = reachedTarget;
+        } else {
+          // Everything sealed is safe: there is nothing in this L1 head left to derive.
+          this.currentL1 = heads.head;
+        }
       }
       this.lastHeadHash = heads.head.hash;
       this.finalize(heads.finalized);
