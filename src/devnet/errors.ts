@@ -7,7 +7,8 @@ export type DevnetErrorKind =
   | "child-exited"
   | "child-failed"
   | "rollup-config-invalid"
-  | "rollup-config-mismatch";
+  | "rollup-config-mismatch"
+  | "deposit-not-included";
 
 /** Root of the devnet launcher's errors. */
 export abstract class DevnetError extends SuiteError<DevnetErrorKind> {
@@ -53,5 +54,15 @@ export class DevnetRollupConfigError extends DevnetError {
     options?: { cause?: unknown },
   ) {
     super(message, kind, details, options);
+  }
+}
+
+/** A deposit's L2 transaction did not appear on L2 within the time allowed (`details.l2TxHash`, `details.timeoutMs`). */
+export class DepositNotIncludedError extends DevnetError {
+  constructor(
+    message: string,
+    details: ErrorDetails & { l1TxHash: string; l2TxHash: string; timeoutMs: number },
+  ) {
+    super(message, "deposit-not-included", details);
   }
 }

@@ -1,44 +1,65 @@
 /**
- * The main job (`npm start`): a local OP Stack dev chain node, an EIP-3009 token deployed on it, and
- * the merchant order service relaying for that token, each on its embedded defaults.
+ * The main job (`npm start`): an OP Stack devnet on a real L1 (docs/devnet.md). In order:
  *
- *   chain node        http://127.0.0.1:8545  (websocket on the same port, flashblocks at /ws/flashblocks)
- *   merchant service  http://127.0.0.1:8650
- *   state             .data/node (chain), .data/merchant.db (orders), .data/devnet.json (token address)
+ *   L1 (anvil)        http://127.0.0.1:8546  chain 900, JSON-RPC and the beacon blob API, 12 s slots, state in
+ *                                            .data/l1; the L1 contracts deployed on first start
+ *   rollup config     .data/rollup.json      written once (genesis L1 block, addresses, forks), read by all
+ *   L2 chain node     http://127.0.0.1:8545  chain 901 on real L1 origins, safe/finalized derived from L1, state
+ *                                            in .data/node (websocket on the same port, flashblocks at /ws/flashblocks)
+ *   batcher           http://127.0.0.1:7301/metrics  posts sealed L2 blocks to the batch inbox (blobs)
+ *   token             "Dev USD" on L2, deployed once by account 0 (recorded in .data/devnet.json)
+ *   merchant service  http://127.0.0.1:8650  relays with account 1, orders in .data/merchant.db
  *
- * The token ("Dev USD", 6 decimals) is deployed once by development account 0, which mints 1 000 000
- * DUSD to account 2 (the buyer in the README's walk-through); account 1 is the merchant's relayer and
- * payee. A restart reuses the chain, the token and the orders. SIGINT/SIGTERM stop the merchant service
- * first, then the node (which seals the block in progress), and exit 0.
+ * A restart resumes everything: the same L1 state, the same rollup.json, the same L2 data, the same token and
+ * orders. SIGINT/SIGTERM stop the services in reverse order (merchant, batcher, node, L1) and exit 0. Keys go to
+ * children through the environment, never argv.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { type Address, createPublicClient, getAddress, http } from "viem";
-import { devAccounts } from "../chain/index.js";
+import { type Address, createPublicClient, getAddress, http, toHex } from "viem";
+import { devnetAccount, devnetSystemConfig } from "./accounts.js";
 import { type ServiceChild, jsonLine, runToCompletion, startServiceChild } from "./child.js";
 import { DevnetUsageError } from "./errors.js";
+import { DEVNET_L1_BLOCK_TIME } from "./l1/anvil.js";
+import { startDevnetL1 } from "./l1/bootstrap.js";
+import { ensureDevnetRollupConfig } from "./rollup-config.js";
 
 const USAGE = `Usage: npm start -- [options]
 
-Starts the chain node, deploys the EIP-3009 dev token (first run only) and starts the merchant service.
+Starts the devnet: the L1 (anvil, contracts deployed on first start), the rollup config (written on first start),
+the L2 chain node on that L1, the batcher, the EIP-3009 dev token (deployed on first start) and the merchant service.
 
 Options (each has an environment variable):
-  --data-dir <dir>        DEVNET_DATA_DIR        state directory (default .data)
-  --node-port <port>      DEVNET_NODE_PORT       chain node JSON-RPC port on 127.0.0.1 (default 8545; 0 = any)
-  --merchant-port <port>  DEVNET_MERCHANT_PORT   merchant API port on 127.0.0.1 (default 8650; 0 = any)
-  --block-time-ms <ms>    DEVNET_BLOCK_TIME_MS   time between sealed blocks (default 2000)
-  -h, --help              this text
+  --data-dir <dir>               DEVNET_DATA_DIR               state directory (default .data)
+  --l1-port <port>               DEVNET_L1_PORT                L1 JSON-RPC and beacon API port on 127.0.0.1
+                                                               (default 8546; 0 = any)
+  --node-port <port>             DEVNET_NODE_PORT              L2 node JSON-RPC port on 127.0.0.1 (default 8545; 0 = any)
+  --merchant-port <port>         DEVNET_MERCHANT_PORT          merchant API port on 127.0.0.1 (default 8650; 0 = any)
+  --batcher-metrics-port <port>  DEVNET_BATCHER_METRICS_PORT   batcher /metrics port on 127.0.0.1 (default 7301; 0 = any)
+  --l1-block-time <s>            DEVNET_L1_BLOCK_TIME          L1 slot time, seconds (default 12)
+  --l2-block-time <s>            DEVNET_L2_BLOCK_TIME          L2 block time, seconds, written to rollup.json on the
+                                                               first start (default 2; a later start must agree)
+  --data-availability <mode>     DEVNET_DATA_AVAILABILITY      how the batcher posts: blobs | calldata (default blobs)
+  --max-channel-duration <n>     DEVNET_MAX_CHANNEL_DURATION   L1 blocks a batcher channel stays open (default 1)
+  -h, --help                     this text
 `;
 
 const MINT_UNITS = 1_000_000n * 10n ** 6n;
 const START_TIMEOUT_MS = 120_000;
+const STOP_GRACE_MS = 15_000;
 
 interface DevnetConfig {
   dataDir: string;
+  l1Port: number;
   nodePort: number;
   merchantPort: number;
-  blockTimeMs: number;
+  batcherMetricsPort: number;
+  l1BlockTime: number;
+  /** Undefined: the default on a first start, whatever rollup.json says on later ones. */
+  l2BlockTime: number | undefined;
+  dataAvailability: "blobs" | "calldata";
+  maxChannelDuration: number;
 }
 
 function portValue(text: string, what: string): number {
@@ -48,27 +69,58 @@ function portValue(text: string, what: string): number {
   return port;
 }
 
+function integerValue(text: string, what: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max)
+    throw new DevnetUsageError(`${what} must be an integer from ${min} to ${max}, got ${text}`);
+  return value;
+}
+
 function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): DevnetConfig | "help" {
   const { values } = parseArgs({
     args: [...argv],
     options: {
       "data-dir": { type: "string" },
+      "l1-port": { type: "string" },
       "node-port": { type: "string" },
       "merchant-port": { type: "string" },
-      "block-time-ms": { type: "string" },
+      "batcher-metrics-port": { type: "string" },
+      "l1-block-time": { type: "string" },
+      "l2-block-time": { type: "string" },
+      "data-availability": { type: "string" },
+      "max-channel-duration": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
   });
   if (values.help === true) return "help";
-  const blockTime = Number(values["block-time-ms"] ?? env.DEVNET_BLOCK_TIME_MS ?? "2000");
-  if (!Number.isInteger(blockTime) || blockTime < 100)
-    throw new DevnetUsageError("--block-time-ms must be an integer ≥ 100");
+  const l2BlockTime = values["l2-block-time"] ?? env.DEVNET_L2_BLOCK_TIME;
+  const da = values["data-availability"] ?? env.DEVNET_DATA_AVAILABILITY ?? "blobs";
+  if (da !== "blobs" && da !== "calldata")
+    throw new DevnetUsageError(`--data-availability must be blobs or calldata, got ${da}`);
   return {
     dataDir: resolve(values["data-dir"] ?? env.DEVNET_DATA_DIR ?? ".data"),
+    l1Port: portValue(values["l1-port"] ?? env.DEVNET_L1_PORT ?? "8546", "--l1-port"),
     nodePort: portValue(values["node-port"] ?? env.DEVNET_NODE_PORT ?? "8545", "--node-port"),
     merchantPort: portValue(values["merchant-port"] ?? env.DEVNET_MERCHANT_PORT ?? "8650", "--merchant-port"),
-    blockTimeMs: blockTime,
+    batcherMetricsPort: portValue(
+      values["batcher-metrics-port"] ?? env.DEVNET_BATCHER_METRICS_PORT ?? "7301",
+      "--batcher-metrics-port",
+    ),
+    l1BlockTime: integerValue(
+      values["l1-block-time"] ?? env.DEVNET_L1_BLOCK_TIME ?? String(DEVNET_L1_BLOCK_TIME),
+      "--l1-block-time",
+      1,
+      3600,
+    ),
+    l2BlockTime: l2BlockTime === undefined ? undefined : integerValue(l2BlockTime, "--l2-block-time", 1, 60),
+    dataAvailability: da,
+    maxChannelDuration: integerValue(
+      values["max-channel-duration"] ?? env.DEVNET_MAX_CHANNEL_DURATION ?? "1",
+      "--max-channel-duration",
+      0,
+      1_000_000,
+    ),
   };
 }
 
@@ -100,17 +152,31 @@ async function ensureToken(nodeUrl: string, chainId: number, recordPath: string)
     const code = await client.getCode({ address: recorded.token });
     if (code !== undefined && code !== "0x") return recorded.token;
   }
-  const [deployer, , buyer] = devAccounts(3);
   const output = await runToCompletion(
     "src/merchant/cli.ts",
-    ["deploy-token", "--rpc-url", nodeUrl, "--mint-to", buyer!.address, "--amount", String(MINT_UNITS)],
+    [
+      "deploy-token",
+      "--rpc-url",
+      nodeUrl,
+      "--mint-to",
+      devnetAccount("buyer").address,
+      "--amount",
+      String(MINT_UNITS),
+    ],
     START_TIMEOUT_MS,
     // Keys through the environment, never argv (visible in `ps` to every local user).
-    { MERCHANT_CLI_KEY: deployer!.privateKey },
+    { MERCHANT_CLI_KEY: devnetAccount("deployer").privateKey },
   );
   const token = getAddress((JSON.parse(output) as { token: string }).token);
   writeFileSync(recordPath, `${JSON.stringify({ chainId, token } satisfies DevnetRecord, null, 2)}\n`);
   return token;
+}
+
+/** A running part of the devnet, stopped in reverse order of start. */
+interface Part {
+  readonly name: string;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop(graceMs: number): Promise<void>;
 }
 
 async function main(): Promise<number> {
@@ -126,79 +192,176 @@ async function main(): Promise<number> {
     return 0;
   }
   mkdirSync(config.dataDir, { recursive: true });
-  const children: ServiceChild[] = [];
-  let stopping = false;
-  const stopAll = async (): Promise<void> => {
-    stopping = true;
-    for (const child of [...children].reverse()) await child.stop(15_000);
+  const parts: Part[] = [];
+  let stopped: Promise<void> | undefined;
+  /** Stops every part, newest first; every caller waits for the same stop. */
+  const stopAll = (): Promise<void> => {
+    stopped ??= (async () => {
+      for (let part = parts.pop(); part !== undefined; part = parts.pop()) await part.stop(STOP_GRACE_MS);
+    })();
+    return stopped;
+  };
+  /** Registers a started part; one started while the devnet stops is stopped at once. */
+  const add = async <T extends Part>(part: T): Promise<T> => {
+    if (stopped !== undefined) {
+      await part.stop(STOP_GRACE_MS);
+      await stopped;
+    } else parts.push(part);
+    return part;
   };
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => void stopAll().then(() => process.exit(0)));
   }
+  // The console went away (a closed pipe): stop the children rather than leave them running without a parent.
+  process.stdout.on("error", () => void stopAll().then(() => process.exit(1)));
 
-  const node = startServiceChild(
-    "chain node",
-    "src/node/main.ts",
-    [
-      "--host",
-      "127.0.0.1",
-      "--port",
-      String(config.nodePort),
-      "--data-dir",
-      join(config.dataDir, "node"),
-      "--block-time-ms",
-      String(config.blockTimeMs),
-    ],
-    echoTo("[node]"),
-  );
-  children.push(node);
   try {
+    // 1. The L1 and its contracts. anvil logs every request: its output goes to a file, not the console.
+    const l1Dir = join(config.dataDir, "l1");
+    mkdirSync(l1Dir, { recursive: true });
+    const anvilLog = createWriteStream(join(l1Dir, "anvil.log"), { flags: "a" });
+    const l1 = await startDevnetL1({
+      port: config.l1Port,
+      stateDir: l1Dir,
+      stateIntervalSeconds: config.l1BlockTime,
+      mining: { mode: "interval", blockTimeSeconds: config.l1BlockTime },
+      systemConfig: devnetSystemConfig(),
+      onLine: (line) => anvilLog.write(`${line}\n`),
+    });
+    await add({ name: "L1 (anvil)", exited: l1.anvil.exited, stop: (graceMs) => l1.anvil.stop(graceMs) });
+    process.stdout.write(
+      `[devnet] L1 ${l1.anvil.resumed ? "resumed" : "started"} at ${l1.anvil.rpcUrl} (chain ${l1.anvil.chainId})\n`,
+    );
+
+    // 2. The rollup config, written once.
+    const rollup = await ensureDevnetRollupConfig(l1, {
+      dataDir: config.dataDir,
+      ...(config.l2BlockTime === undefined ? {} : { blockTime: config.l2BlockTime }),
+    });
+    process.stdout.write(
+      `[devnet] rollup config ${rollup.created ? "written to" : "read from"} ${rollup.path} ` +
+        `(L2 genesis ${toHex(rollup.config.genesis.l2.hash)}, L1 block ${rollup.config.genesis.l1.number})\n`,
+    );
+
+    // 3. The L2 node on real L1 origins.
+    const node = await add(
+      startServiceChild(
+        "chain node",
+        "src/node/main.ts",
+        [
+          "--host",
+          "127.0.0.1",
+          "--port",
+          String(config.nodePort),
+          "--data-dir",
+          join(config.dataDir, "node"),
+          "--l1-rpc",
+          l1.anvil.rpcUrl,
+          "--rollup-config",
+          rollup.path,
+        ],
+        echoTo("[node]"),
+      ),
+    );
     const ready = await node.waitForLine((line) => {
       const value = jsonLine(line);
       return value?.msg === "node ready"
         ? { url: String(value.url), chainId: Number(value.chainId) }
         : undefined;
     }, START_TIMEOUT_MS);
-    const token = await ensureToken(ready.url, ready.chainId, join(config.dataDir, "devnet.json"));
-    const [, relayer, buyer] = devAccounts(3);
-    const merchant = startServiceChild(
-      "merchant service",
-      "src/merchant/main.ts",
-      [
-        "--rpc-url",
-        ready.url,
-        "--token",
-        token,
-        "--listen",
-        `127.0.0.1:${config.merchantPort}`,
-        "--sqlite",
-        join(config.dataDir, "merchant.db"),
-      ],
-      echoTo("[merchant]"),
-      { MERCHANT_RELAYER_KEY: relayer!.privateKey },
+
+    // 4. The batcher, signing with SystemConfig's batcher key.
+    const batcherKey = devnetAccount("batcher").privateKey;
+    const batcher: ServiceChild = await add(
+      startServiceChild(
+        "batcher",
+        "src/batcher/main.ts",
+        [
+          "--l1-rpc-url",
+          l1.anvil.rpcUrl,
+          "--l2-rpc-url",
+          ready.url,
+          "--rollup-config",
+          rollup.path,
+          "--data-availability",
+          config.dataAvailability,
+          "--max-channel-duration",
+          String(config.maxChannelDuration),
+          "--l1-start-block",
+          String(rollup.config.genesis.l1.number),
+          "--poll-interval-ms",
+          String(Math.min(1000, config.l1BlockTime * 250)),
+          "--metrics-listen",
+          `127.0.0.1:${config.batcherMetricsPort}`,
+        ],
+        echoTo("[batcher]"),
+        { BATCHER_PRIVATE_KEY: batcherKey },
+      ),
     );
-    children.push(merchant);
+    const batcherMetricsUrl = await batcher.waitForLine((line) => {
+      const value = jsonLine(line);
+      return value?.msg === "batcher started" ? String(value.metricsUrl) : undefined;
+    }, START_TIMEOUT_MS);
+
+    // 5. The token and the merchant service, as before the L1.
+    const token = await ensureToken(ready.url, ready.chainId, join(config.dataDir, "devnet.json"));
+    const relayer = devnetAccount("relayer");
+    const buyer = devnetAccount("buyer");
+    const merchant = await add(
+      startServiceChild(
+        "merchant service",
+        "src/merchant/main.ts",
+        [
+          "--rpc-url",
+          ready.url,
+          "--token",
+          token,
+          "--listen",
+          `127.0.0.1:${config.merchantPort}`,
+          "--sqlite",
+          join(config.dataDir, "merchant.db"),
+        ],
+        echoTo("[merchant]"),
+        { MERCHANT_RELAYER_KEY: relayer.privateKey },
+      ),
+    );
     const merchantPort = await merchant.waitForLine((line) => {
       const value = jsonLine(line);
       return value?.msg === "merchant service listening" ? Number(value.port) : undefined;
     }, START_TIMEOUT_MS);
+    const { deployment } = l1;
     process.stdout.write(
       `${JSON.stringify({
         msg: "devnet ready",
+        l1RpcUrl: l1.anvil.rpcUrl,
+        l1BeaconUrl: l1.anvil.beaconUrl,
+        l1ChainId: l1.anvil.chainId,
+        l2RpcUrl: ready.url,
         nodeUrl: ready.url,
         chainId: ready.chainId,
+        rollupConfig: rollup.path,
+        portal: deployment.depositPortal,
+        systemConfig: deployment.systemConfig,
+        batchInbox: deployment.batchInbox,
+        teeProverRegistry: deployment.teeProverRegistry,
+        batcher: getAddress(devnetAccount("batcher").address),
+        batcherMetricsUrl,
         token,
         merchantUrl: `http://127.0.0.1:${merchantPort}`,
-        relayer: relayer!.address,
-        buyer: buyer!.address,
-        buyerKey: buyer!.privateKey,
+        relayer: getAddress(relayer.address),
+        buyer: getAddress(buyer.address),
+        buyerKey: buyer.privateKey,
       })}\n`,
     );
-    // A service that dies takes the devnet down with it: nothing half-running.
-    const first = await Promise.race(children.map((child) => child.exited.then((exit) => ({ child, exit }))));
-    if (stopping) return 0;
+    // A part that dies takes the devnet down with it: nothing half-running.
+    const first = await Promise.race(parts.map((part) => part.exited.then((exit) => ({ part, exit }))));
+    if (stopped !== undefined) {
+      // A signal stops the devnet: wait until every part is down (the handler exits 0).
+      await stopped;
+      return 0;
+    }
     process.stderr.write(
-      `${first.child.name} exited (code ${first.exit.code}, signal ${first.exit.signal}); stopping\n`,
+      `${first.part.name} exited (code ${first.exit.code}, signal ${first.exit.signal}); stopping\n`,
     );
     await stopAll();
     return 1;

@@ -1,6 +1,6 @@
 /**
- * The main job end to end: `src/devnet/main.ts` as a real process starts the chain node, deploys the
- * dev token and starts the merchant service; a restart on the same data directory reuses the chain,
+ * The main job end to end: `src/devnet/main.ts` as a real process starts the L1, the chain node on it, the
+ * batcher, deploys the dev token and starts the merchant service; a restart on the same data directory reuses the chain,
  * the token and the order store; SIGTERM stops everything with exit code 0.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -25,7 +25,22 @@ async function startDevnet(): Promise<{ child: ServiceChild; ready: DevnetReady 
   const child = startServiceChild(
     "devnet",
     "src/devnet/main.ts",
-    ["--data-dir", dataDir, "--node-port", "0", "--merchant-port", "0", "--block-time-ms", "500"],
+    [
+      "--data-dir",
+      dataDir,
+      "--l1-port",
+      "0",
+      "--node-port",
+      "0",
+      "--merchant-port",
+      "0",
+      "--batcher-metrics-port",
+      "0",
+      "--l1-block-time",
+      "1",
+      "--l2-block-time",
+      "1",
+    ],
     () => {},
   );
   running.push(child);
