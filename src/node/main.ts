@@ -10,7 +10,7 @@ import { exitOnShutdownSignals } from "../rpc/index.js";
 import { ChainNode } from "./chain-node.js";
 import { ConfigError, parseConfig, usage } from "./config.js";
 import { FLASHBLOCKS_PATH, createNodeServer } from "./server.js";
-import { nodeSafeHeadTracker } from "./safe-head/index.js";
+import { derivedSyncStatus, nodeSafeHeadTracker } from "./safe-head/index.js";
 import { DEV_ACCOUNT_BALANCE, type RollupConfig, parseRollupConfig } from "../chain/index.js";
 import type { NodeConfig } from "./config.js";
 
@@ -109,6 +109,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     port: config.port,
     logger,
     limits: config.rpcLimits,
+    ...(tracker === undefined ? {} : { syncStatus: derivedSyncStatus(node, tracker) }),
   });
   let port: number;
   try {

@@ -5,16 +5,24 @@ import { type RpcServer, createRpcServer } from "../rpc/index.js";
 import { bindNodeHandlers } from "../../generated/rpc/index.js";
 import type { ChainNode } from "./chain-node.js";
 import { createNodeHandlers } from "./rpc/handlers.js";
+import type { SyncStatusSource } from "./rpc/sync-status.js";
 import { DEFAULT_NODE_RPC_LIMITS, type NodeRpcLimits, rpcServerLimits } from "./rpc/limits.js";
 
 export const FLASHBLOCKS_PATH = "/ws/flashblocks";
 
 export function createNodeServer(
   node: ChainNode,
-  options: { host: string; port: number; logger: Logger; limits?: NodeRpcLimits },
+  options: {
+    host: string;
+    port: number;
+    logger: Logger;
+    limits?: NodeRpcLimits;
+    syncStatus?: SyncStatusSource;
+  },
 ): RpcServer {
   const limits = options.limits ?? DEFAULT_NODE_RPC_LIMITS;
-  const { handlers, filterRegistry } = createNodeHandlers(node, limits);
+  // optimism_syncStatus: standalone by default; an L1-backed node passes its derived heads' source.
+  const { handlers, filterRegistry } = createNodeHandlers(node, limits, options.syncStatus);
   const methods = bindNodeHandlers(handlers);
   const metrics = new MetricsRegistry({ processMetrics: true });
   const head = metrics.gauge({ name: "node_head_block_number", help: "number of the latest sealed block" });

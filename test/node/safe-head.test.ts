@@ -22,7 +22,11 @@ import { type DevnetL1, startDevnetL1 } from "../../src/devnet/l1/bootstrap.js";
 import { type DevnetRollup, ensureDevnetRollupConfig } from "../../src/devnet/rollup-config.js";
 import { createLogger } from "../../src/log/index.js";
 import { ChainNode } from "../../src/node/chain-node.js";
-import { type SafeHeadTracker, nodeSafeHeadTracker } from "../../src/node/safe-head/index.js";
+import {
+  type SafeHeadTracker,
+  derivedSyncStatus,
+  nodeSafeHeadTracker,
+} from "../../src/node/safe-head/index.js";
 import { createNodeServer } from "../../src/node/server.js";
 import type { RpcServer } from "../../src/rpc/index.js";
 
@@ -166,14 +170,19 @@ beforeAll(async () => {
     callTimeoutMs: 5_000,
     logger,
   });
-  server = createNodeServer(node, { host: "127.0.0.1", port: 0, logger });
-  url = `http://127.0.0.1:${await server.listen()}`;
   tracker = nodeSafeHeadTracker(node, {
     l1RpcUrl: l1.anvil.rpcUrl,
     l1BeaconUrl: l1.anvil.beaconUrl,
     pollIntervalMs: 200,
     logger,
   });
+  server = createNodeServer(node, {
+    host: "127.0.0.1",
+    port: 0,
+    logger,
+    syncStatus: derivedSyncStatus(node, tracker),
+  });
+  url = `http://127.0.0.1:${await server.listen()}`;
   tracker.onChange((heads) => changes.push(heads));
   node.start();
   tracker.start();
@@ -301,6 +310,22 @@ describe("the L1-backed node's derived safe and finalized heads", () => {
     expect(tracker.status.l1Finalized!.number).toBeGreaterThan(0n);
     const finalizedTag = node.resolveTag("finalized");
     expect(finalizedTag?.kind === "sealed" && finalizedTag.block.header.number >= target).toBe(true);
+
+    // optimism_syncStatus reports the derived heads and the L1 the tracker sees.
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "optimism_syncStatus", params: [] }),
+    });
+    const sync = ((await response.json()) as { result: Record<string, { number: number; hash: string }> })
+      .result;
+    expect(BigInt(sync.safe_l2!.number)).toBeGreaterThanOrEqual(target);
+    expect(BigInt(sync.finalized_l2!.number)).toBeGreaterThanOrEqual(target);
+    expect(sync.unsafe_l2!.number).toBeGreaterThanOrEqual(sync.safe_l2!.number);
+    expect(sync.safe_l2!.number).toBeGreaterThanOrEqual(sync.finalized_l2!.number);
+    expect(sync.safe_l2!.hash).toBe(toHex(node.store.blockByNumber(BigInt(sync.safe_l2!.number))!.hash));
+    expect(sync.head_l1!.number).toBeGreaterThanOrEqual(sync.finalized_l1!.number);
+    expect(sync.finalized_l1!.number).toBeGreaterThan(0);
     const round = tracker.status.lastRound!;
     logger.warn(
       {

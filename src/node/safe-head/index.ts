@@ -14,6 +14,7 @@ export {
 } from "./tracker.js";
 export { StoreL2Provider } from "./store-l2.js";
 export { type NodeTrackerOptions, nodeSafeHeadTracker } from "./node.js";
+export { derivedSyncStatus } from "./sync-status.js";
 export {
   CachingL1Provider,
   type L1HeadSource,
