@@ -6,7 +6,17 @@
  * are never newer than the L2 block; a SystemConfig change (gas limit, EIP-1559 parameters, operator fee) takes
  * effect in the first block of the epoch whose origin holds the log.
  */
-import { type Hex, bytesToHex, createWalletClient, hexToBytes, http, parseEther } from "viem";
+import {
+  type Hex,
+  bytesToHex,
+  createWalletClient,
+  hexToBytes,
+  http,
+  pad,
+  parseEther,
+  toFunctionSelector,
+  toHex,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemConfigAbi } from "../../contracts/index.js";
@@ -255,5 +265,35 @@ describe("the sequencer on real L1 origins", () => {
     expect((await infoAt(operatorFrom)).operatorFeeScalar).toBe(7);
     expect((await infoAt(operatorFrom)).operatorFeeConstant).toBe(1_000n);
     expect(devAccount(0).address).toBe(init.owner);
+
+    // The dev chain's L1Block and GasPriceOracle took the Jovian deposits: every L1 info deposit succeeded, and
+    // the predeploys serve the values of the last one (the engine's operator fee formula is Jovian's).
+    for (const n of [1n, head]) {
+      const receipt = await rpc<{ status: Hex }>(node.url, "eth_getTransactionReceipt", [
+        (await l2Block(n)).transactions[0]!.hash,
+      ]);
+      expect(receipt.status, `L1 info deposit of block ${n}`).toBe("0x1");
+    }
+    const at = `0x${head.toString(16)}`;
+    const headInfo = await infoAt(head);
+    const read = async (address: Hex, signature: string, args: Hex = "0x"): Promise<bigint> =>
+      BigInt(
+        await rpc<Hex>(node.url, "eth_call", [
+          { to: address, data: `${toFunctionSelector(signature)}${args.slice(2)}` },
+          at,
+        ]),
+      );
+    const L1_BLOCK = "0x4200000000000000000000000000000000000015";
+    const GPO = "0x420000000000000000000000000000000000000F";
+    expect(await read(L1_BLOCK, "number()")).toBe(headInfo.number);
+    expect(await read(L1_BLOCK, "sequenceNumber()")).toBe(headInfo.sequenceNumber);
+    expect(await read(L1_BLOCK, "operatorFeeScalar()")).toBe(7n);
+    expect(await read(L1_BLOCK, "operatorFeeConstant()")).toBe(1_000n);
+    expect(await read(L1_BLOCK, "daFootprintGasScalar()")).toBe(BigInt(headInfo.daFootprintGasScalar));
+    expect(headInfo.daFootprintGasScalar).toBe(400); // the system config's 0 reads as Jovian's default
+    expect(await read(GPO, "isJovian()")).toBe(1n);
+    expect(await read(GPO, "getOperatorFee(uint256)", pad(toHex(100_000n)))).toBe(
+      100_000n * 7n * 100n + 1_000n,
+    );
   }, 240_000);
 });
