@@ -68,6 +68,7 @@ let l1: DevnetL1;
 let config: RollupConfig;
 let storeA: BlockStore;
 let storeB: BlockStore;
+let genesisOrigin: L1OriginInfo;
 const trackers: SafeHeadTracker[] = [];
 
 /** Resolves when `check` holds, re-checked on every change of the tracker and every 100 ms of L1 polling. */
@@ -165,8 +166,16 @@ function blockData(block: StoredBlock): L2BlockData {
   };
 }
 
-/** Posts blocks `from..to` of store A in one channel with the batcher's encoder; resolves once mined. */
-async function post(from: number, to: number, dataAvailability: "calldata" | "blobs"): Promise<void> {
+/**
+ * Posts blocks `from..to` of store A in one channel with the batcher's encoder; resolves once mined (by this
+ * function when `mine`: anvil in manual mining), with the L1 block of the last transaction.
+ */
+async function post(
+  from: number,
+  to: number,
+  dataAvailability: "calldata" | "blobs",
+  mine = false,
+): Promise<bigint> {
   const settings: BatcherSettings = {
     dataAvailability,
     compression: "zlib",
@@ -194,6 +203,7 @@ async function post(from: number, to: number, dataAvailability: "calldata" | "bl
     chain: l1.anvil.chain,
     transport: http(l1.anvil.rpcUrl),
   });
+  let l1Block = 0n;
   for (const tx of channelTransactions(channel, settings)) {
     const hash =
       tx.kind === "calldata"
@@ -204,9 +214,12 @@ async function post(from: number, to: number, dataAvailability: "calldata" | "bl
             kzg: viemKzg(await loadKzg()),
             maxFeePerBlobGas: parseGwei("30"),
           });
+    if (mine) await l1.anvil.mine();
     const receipt = await l1.anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 100 });
     expect(receipt.status).toBe("success");
+    l1Block = receipt.blockNumber;
   }
+  return l1Block;
 }
 
 function tracker(store: BlockStore, sealed: bigint): SafeHeadTracker {
@@ -240,13 +253,13 @@ beforeAll(async () => {
     ...rollup.config,
     genesis: { ...rollup.config.genesis!, l2: { number: 0n, hash: genesis.hash } },
   };
-  const origin = l1OriginFromHeader(
+  const origin = (genesisOrigin = l1OriginFromHeader(
     (await new RpcL1Provider(l1.anvil.rpcUrl, { pooledBlobTransactionsRoot: true }).headerByHash(
       config.genesis!.l1.hash,
     ))!,
     config,
     devL1ChainConfig(BigInt(l1.anvil.chainId)),
-  );
+  ));
   storeA = new BlockStore(join(dir, "a.sqlite"));
   storeB = new BlockStore(join(dir, "b.sqlite"));
   const genesisBlock = {
@@ -341,6 +354,49 @@ describe("SafeHeadTracker over a real L1", () => {
   }, 180_000);
 });
 
+describe("an L1 reorg under the safe head", () => {
+  it("drops the safe blocks whose batch the reorg removed and derives them again once re-posted", async () => {
+    // Manual mining: the test decides when L1 blocks come, so the batch cannot become final before the reorg.
+    await l1.anvil.setMining({ mode: "manual" });
+    try {
+      let a = storeA.blockByNumber(BigInt(BLOCKS))!;
+      const last = BLOCKS + 4;
+      for (let n = BLOCKS + 1; n <= last; n++)
+        a = await seal(storeA, a, genesisOrigin, [await transfer(5, n - 1, BigInt(n))]);
+      const lostAt = await post(BLOCKS + 1, last, "calldata", true);
+      await l1.anvil.mine();
+      const t = tracker(storeA, BigInt(last));
+      t.start();
+      await until("the safe head to reach the new blocks", () =>
+        t.safe.number === BigInt(last) ? true : undefined,
+      );
+      expect(t.finalized.number).toBe(BigInt(BLOCKS));
+
+      // The reorg replaces the L1 blocks from the batch's on, without it.
+      const depth = (await l1.anvil.client.getBlockNumber()) - lostAt + 1n;
+      await l1.anvil.request("anvil_reorg", [Number(depth), []]);
+      await until("the safe head to drop back", () => (t.safe.number === BigInt(BLOCKS) ? true : undefined));
+      const at = t.status.l1Head!.number;
+      await l1.anvil.mine();
+      await l1.anvil.mine();
+      await until("two more L1 blocks", () => (t.status.l1Head!.number >= at + 2n ? true : undefined));
+      expect(t.safe.number).toBe(BigInt(BLOCKS));
+      expect(t.status.halted).toBeUndefined();
+
+      // The same blocks posted again on the new L1 chain are derived again.
+      await post(BLOCKS + 1, last, "calldata", true);
+      await l1.anvil.mine();
+      await until("the safe head to reach the new blocks again", () =>
+        t.safe.number === BigInt(last) ? true : undefined,
+      );
+      expect(bytesEqual(t.safe.hash, storeA.blockByNumber(BigInt(last))!.hash)).toBe(true);
+      await t.stop();
+    } finally {
+      await l1.anvil.setMining({ mode: "interval", blockTimeSeconds: 1 });
+    }
+  }, 180_000);
+});
+
 describe("the tracker's pieces", () => {
   it("StoreL2Provider serves the sealed blocks up to its limit", async () => {
     let limit = 3n;
@@ -353,7 +409,7 @@ describe("the tracker's pieces", () => {
     expect(await provider.blockByNumber(4n)).toBeUndefined();
     limit = 100n;
     expect((await provider.blockByNumber(4n))?.hash).toEqual(storeA.blockByNumber(4n)!.hash);
-    expect(await provider.blockByNumber(BigInt(BLOCKS + 1))).toBeUndefined();
+    expect(await provider.blockByNumber(storeA.headNumber()! + 1n)).toBeUndefined();
   });
 
   it("firstDifference names the first field that differs", () => {
