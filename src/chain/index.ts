@@ -144,8 +144,10 @@ export {
 export {
   DEPOSITOR_ACCOUNT,
   DEV_FEE_SCALARS,
+  type L1InfoFees,
   type L1Origin,
   decodeL1InfoCalldata,
+  l1InfoFeesOfDeposit,
   l1InfoCalldata,
   l1InfoDeposit,
   l1InfoSourceHash,

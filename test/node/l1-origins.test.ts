@@ -223,6 +223,16 @@ describe("the sequencer on real L1 origins", () => {
       expect(deposits, `block ${n} deposits`).toBe(attributes.depositCount);
       expect(raw.slice(0, deposits)).toEqual(attributes.transactions.map((t) => bytesToHex(t)));
       poolTxs += block.transactions.length - deposits;
+      const userTx = block.transactions[deposits];
+      if (userTx !== undefined) {
+        // Receipts report the L1 fee inputs of the block's own L1 info deposit.
+        const receipt = await rpc<Record<string, Hex>>(node.url, "eth_getTransactionReceipt", [userTx.hash]);
+        expect(BigInt(receipt.l1GasPrice!)).toBe(origin.baseFee);
+        expect(BigInt(receipt.l1BlobBaseFee!)).toBe(origin.blobBaseFee);
+        expect(BigInt(receipt.l1BaseFeeScalar!)).toBe(BigInt(init.basefeeScalar));
+        expect(BigInt(receipt.l1BlobBaseFeeScalar!)).toBe(BigInt(init.blobbasefeeScalar));
+        expect(BigInt(receipt.operatorFeeScalar!)).toBe(BigInt(info.operatorFeeScalar));
+      }
       expect(BigInt(block.gasLimit)).toBe(attributes.gasLimit);
       expect(block.mixHash).toBe(bytesToHex(attributes.prevRandao));
       expect(block.parentBeaconBlockRoot).toBe(bytesToHex(attributes.parentBeaconBlockRoot!));

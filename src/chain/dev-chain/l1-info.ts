@@ -8,7 +8,7 @@
  * (setL1BlockValuesIsthmus), depositor 0xdead…0001, 1M gas, source hash of domain 1.
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { encodeDepositTransaction } from "../deposit-tx.js";
+import { decodeDepositTransaction, encodeDepositTransaction } from "../deposit-tx.js";
 import { bigIntToWord, concatBytes, fromHex } from "../hex.js";
 import { PREDEPLOY } from "./predeploys.js";
 
@@ -98,4 +98,44 @@ export function decodeL1InfoCalldata(data: Uint8Array): { baseFee: bigint; blobB
   const big = (from: number, to: number): bigint =>
     BigInt(`0x${Buffer.from(data.subarray(from, to)).toString("hex")}`);
   return { baseFee: big(36, 68), blobBaseFee: big(68, 100) };
+}
+
+/** The L1 fee inputs an L1 info deposit states (receipts report them). */
+export interface L1InfoFees {
+  baseFee: bigint;
+  blobBaseFee: bigint;
+  baseFeeScalar: bigint;
+  blobBaseFeeScalar: bigint;
+  /** Zero in the Ecotone format. */
+  operatorFeeScalar: bigint;
+  operatorFeeConstant: bigint;
+}
+
+/** Calldata length of each L1 info format by selector: Ecotone, Isthmus, Jovian. */
+const L1_INFO_FORMATS: Record<string, number> = { "440a5e20": 164, "098999be": 176, "3db6be2b": 178 };
+
+/**
+ * The fee inputs of a block's L1 info deposit (its EIP-2718 bytes), in the Ecotone, Isthmus or Jovian format:
+ * the standalone chain's synthetic deposits and the L1-backed chain's alike. Undefined when `deposit` is not one.
+ */
+export function l1InfoFeesOfDeposit(deposit: Uint8Array): L1InfoFees | undefined {
+  if (deposit[0] !== 0x7e) return undefined;
+  let data: Uint8Array;
+  try {
+    data = decodeDepositTransaction(deposit).data;
+  } catch {
+    return undefined;
+  }
+  const length = L1_INFO_FORMATS[Buffer.from(data.subarray(0, 4)).toString("hex")];
+  if (length === undefined || data.length !== length) return undefined;
+  const big = (from: number, to: number): bigint =>
+    BigInt(`0x${Buffer.from(data.subarray(from, to)).toString("hex")}`);
+  return {
+    baseFeeScalar: big(4, 8),
+    blobBaseFeeScalar: big(8, 12),
+    baseFee: big(36, 68),
+    blobBaseFee: big(68, 100),
+    operatorFeeScalar: length > 164 ? big(164, 168) : 0n,
+    operatorFeeConstant: length > 164 ? big(168, 176) : 0n,
+  };
 }

@@ -8,9 +8,8 @@ import {
   type BlockHeader,
   bytesToBigInt,
   type DecodedTransaction,
-  decodeL1InfoCalldata,
+  l1InfoFeesOfDeposit,
   decodeTransaction,
-  DEV_FEE_SCALARS,
   EMPTY_TRIE_ROOT,
   type Receipt,
   type ReceiptDetails,
@@ -235,18 +234,16 @@ export function formatReceipt(content: BlockContent, index: number): T.Receipt {
   } else {
     r.l1Fee = details.l1Fee;
     const first = content.transactions[0];
-    const info =
-      first !== undefined && first[0] === 0x7e
-        ? decodeL1InfoCalldata(first.subarray(first.length - 176))
-        : undefined;
+    // The block's own L1 info deposit (synthetic standalone, the real L1's in L1 mode; any format).
+    const info = first === undefined ? undefined : l1InfoFeesOfDeposit(first);
     if (info !== undefined) {
       r.l1GasPrice = info.baseFee;
       r.l1BlobBaseFee = info.blobBaseFee;
+      r.l1BaseFeeScalar = info.baseFeeScalar;
+      r.l1BlobBaseFeeScalar = info.blobBaseFeeScalar;
+      r.operatorFeeScalar = info.operatorFeeScalar;
+      r.operatorFeeConstant = info.operatorFeeConstant;
     }
-    r.l1BaseFeeScalar = DEV_FEE_SCALARS.baseFeeScalar;
-    r.l1BlobBaseFeeScalar = DEV_FEE_SCALARS.blobBaseFeeScalar;
-    r.operatorFeeScalar = DEV_FEE_SCALARS.operatorFeeScalar;
-    r.operatorFeeConstant = DEV_FEE_SCALARS.operatorFeeConstant;
   }
   return r;
 }
