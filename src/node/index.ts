@@ -3,10 +3,19 @@
  * JSON-RPC server and its command line. Applications start it as a process (`npm run node`, src/devnet);
  * this is its public surface.
  */
-export { type ChainNodeOptions, ChainNode, type ResolvedBlock } from "./chain-node.js";
+export {
+  type ChainNodeL1Options,
+  type ChainNodeOptions,
+  ChainNode,
+  type DerivedHeads,
+  type ResolvedBlock,
+} from "./chain-node.js";
 export type { BlockContent } from "./block-content.js";
 export { type AdmissionContext, admitTransaction } from "./admission.js";
-export { ConfigError, type NodeConfig, parseConfig, usage } from "./config.js";
+export { ConfigError, type L1ModeConfig, type NodeConfig, parseConfig, usage } from "./config.js";
+export { DepositRejectedError, GenesisMismatchError, L1OriginUnavailableError } from "./l1/errors.js";
+export { type FollowedL1Block, L1Follower, type L1FollowerOptions, type NextOrigin } from "./l1/follower.js";
+export { type BlockPlan, L1BlockPlanner, type L1PlannerOptions } from "./l1/planner.js";
 export {
   type AdmissionRefusal,
   NodeError,
@@ -14,7 +23,7 @@ export {
   type NodeErrorOptions,
   TransactionNotAdmittedError,
 } from "./errors.js";
-export { main } from "./main.js";
+export { applyRollupConfig, loadRollupConfig, main } from "./main.js";
 export { FLASHBLOCKS_PATH, createNodeServer } from "./server.js";
 export { StoreMismatchError } from "./store/block-store.js";
 export { CallFailedError, CallWorkerExitedError } from "./calls/call-pool.js";
