@@ -80,6 +80,10 @@ export interface DroppedTransaction {
 const MAX_TXS_PER_TICK = 5_000;
 const MAX_DROPPED_REMEMBERED = 1_000;
 
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}
+
 function now(): number {
   return performance.timeOrigin + performance.now();
 }
@@ -251,6 +255,7 @@ export class Sequencer {
   }
 
   private async startBlock(plan: BlockPlan): Promise<BlockContext> {
+    const started = now();
     const { config, store } = this.opts;
     const parent = this.headBlock;
     const timestamp = plan.timestamp;
@@ -295,6 +300,8 @@ export class Sequencer {
       parentView: this.headStateView,
     };
     await this.publish(ctx, 0);
+    ctx.startMs = now() - started;
+    ctx.planMs = plan.planMs;
     return ctx;
   }
 
@@ -399,6 +406,7 @@ export class Sequencer {
   }
 
   private async seal(ctx: BlockContext): Promise<void> {
+    const sealStarted = now();
     const sealed = await ctx.builder.seal();
     if (
       ctx.lastSnapshot !== undefined &&
@@ -421,7 +429,13 @@ export class Sequencer {
     this.headStateView = new StateView(this.opts.store, stored.header.stateRoot);
     this.pendingSnapshot = undefined;
     this.opts.logger.debug(
-      { number: Number(stored.header.number), txs: stored.transactions.length },
+      {
+        number: Number(stored.header.number),
+        txs: stored.transactions.length,
+        planMs: ctx.planMs === undefined ? undefined : round(ctx.planMs),
+        startMs: ctx.startMs === undefined ? undefined : round(ctx.startMs),
+        sealMs: round(now() - sealStarted),
+      },
       "block sealed",
     );
     for (const l of this.sealedListeners) l(stored);
@@ -442,6 +456,9 @@ interface BlockContext {
   /** State at the last snapshot. */
   view: StateView;
   lastSnapshot?: BlockSnapshot;
+  /** Milliseconds to start the block (builder, deposits, snapshot 0) and, in L1 mode, to plan it. */
+  startMs?: number;
+  planMs?: number | undefined;
   /** State of the parent block. */
   parentView: StateView;
 }

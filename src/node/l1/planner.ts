@@ -34,6 +34,8 @@ export interface BlockPlan {
   readonly noTxPool: boolean;
   /** Wall-clock time (ms since the epoch) the block is sealed at: its timestamp. */
   readonly sealAtMs: number;
+  /** Time spent planning (origin choice, attributes), ms; includes any wait for L1 data. */
+  readonly planMs?: number;
   readonly l1Origin: { readonly number: bigint; readonly hash: Uint8Array };
   readonly sequenceNumber: bigint;
 }
@@ -131,6 +133,7 @@ export class L1BlockPlanner {
     // The block is built during the block time before its timestamp, and sealed at it.
     await sleepUntil(Number(parent.header.timestamp) * 1000);
     if (stopped()) return undefined;
+    const planStart = nowMs();
     const epoch = this.parentEpoch(parent);
     this.checkOrigin(epoch.origin);
     let adopted: { origin: L1OriginInfo; deposits: Uint8Array[]; systemConfig: SystemConfig } | undefined;
@@ -209,6 +212,7 @@ export class L1BlockPlanner {
       deposits: attributes.transactions.slice(0, attributes.depositCount),
       noTxPool: timestamp > origin.timestamp + MAX_SEQUENCER_DRIFT_FJORD,
       sealAtMs: Number(timestamp) * 1000,
+      planMs: nowMs() - planStart,
       l1Origin: attributes.l1Origin,
       sequenceNumber: attributes.sequenceNumber,
     };
