@@ -137,6 +137,9 @@ export class L1BlockPlanner {
     const epoch = this.parentEpoch(parent);
     this.checkOrigin(epoch.origin);
     let adopted: { origin: L1OriginInfo; deposits: Uint8Array[]; systemConfig: SystemConfig } | undefined;
+    // Catching up, an origin L1 already has but the follower is still fetching is worth one poll's wait (so a
+    // chain behind the clock adopts the origins L1 has); past the drift the next origin is required.
+    let waitedForFetch = false;
     for (;;) {
       const pastDrift = timestamp > epoch.origin.timestamp + MAX_SEQUENCER_DRIFT_FJORD;
       const catchingUp = Number(timestamp) * 1000 <= nowMs();
@@ -157,8 +160,10 @@ export class L1BlockPlanner {
         }
         break;
       }
-      if (!pastDrift && (next.kind === "unavailable" || !catchingUp)) break;
-      if (!this.waitingLogged) {
+      if (!pastDrift) {
+        if (next.kind === "unavailable" || !catchingUp || waitedForFetch) break;
+        waitedForFetch = true;
+      } else if (!this.waitingLogged) {
         this.waitingLogged = true;
         logger.warn(
           {
@@ -166,11 +171,9 @@ export class L1BlockPlanner {
             origin: epoch.origin.number,
             originTimestamp: epoch.origin.timestamp,
             l1Head: follower.headNumber,
-            reason: pastDrift ? "past the sequencer drift" : "catching up",
+            reorged: next.kind === "unavailable" && next.reorged,
           },
-          pastDrift
-            ? "the next L2 block needs the next L1 origin (sequencer drift): waiting for L1"
-            : "waiting for the next L1 origin's data",
+          "the next L2 block needs the next L1 origin (sequencer drift): waiting for L1",
         );
       }
       await Promise.race([follower.changed(), interrupted()]);
