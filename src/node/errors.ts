@@ -17,7 +17,8 @@ export type NodeErrorKind =
   | "l1-origin"
   | "block-production"
   | "derived-block-mismatch"
-  | "safe-head-inconsistent";
+  | "safe-head-inconsistent"
+  | "blob-verifier-failed";
 
 /** Structured fields and the cause of a node error. */
 export interface NodeErrorOptions {

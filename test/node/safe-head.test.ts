@@ -108,7 +108,11 @@ async function l1Send(
   send: (w: ReturnType<typeof l1Wallet>) => Promise<Hash>,
 ): Promise<bigint> {
   const hash = await send(l1Wallet(index));
-  const receipt = await l1.anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 100 });
+  const receipt = await l1.anvil.client.waitForTransactionReceipt({
+    hash,
+    pollingInterval: 100,
+    timeout: 120_000,
+  });
   expect(receipt.status).toBe("success");
   return receipt.blockNumber;
 }
@@ -117,7 +121,7 @@ function l1Wallet(index: number) {
   return createWalletClient({
     account: privateKeyToAccount(devAccounts(index + 1)[index]!.privateKey),
     chain: l1.anvil.chain,
-    transport: http(l1.anvil.rpcUrl),
+    transport: http(l1.anvil.rpcUrl, { timeout: 60_000 }),
   });
 }
 
@@ -131,7 +135,7 @@ async function sendTraffic(): Promise<void> {
   const wallet = createWalletClient({
     account: privateKeyToAccount(devAccounts(8)[7]!.privateKey),
     chain,
-    transport: http(url),
+    transport: http(url, { timeout: 60_000 }),
   });
   for (let i = 0; !stopTraffic; i++) {
     await wallet.sendTransaction({

@@ -54,3 +54,10 @@ export class SafeHeadInconsistencyError extends NodeError {
     super(message, "safe-head-inconsistent", { details });
   }
 }
+
+/** The KZG worker thread that checks blobs failed (it could not load KZG, or exited): the blob is not verified. */
+export class BlobVerifierError extends NodeError {
+  constructor(message: string, options: { details?: Record<string, unknown>; cause?: unknown } = {}) {
+    super(message, "blob-verifier-failed", options);
+  }
+}

@@ -16,7 +16,9 @@ export { StoreL2Provider } from "./store-l2.js";
 export { type NodeTrackerOptions, nodeSafeHeadTracker } from "./node.js";
 export { derivedSyncStatus } from "./sync-status.js";
 export {
+  type BlobVerifier,
   CachingL1Provider,
+  inThreadBlobVerifier,
   type L1HeadSource,
   type L1Heads,
   RpcL1Heads,
@@ -26,5 +28,11 @@ export {
   rpcL1Sources,
 } from "./l1.js";
 export { type ComparableBlock, firstDifference } from "./compare.js";
-export { type BlockDifference, DerivedBlockMismatchError, SafeHeadInconsistencyError } from "./errors.js";
+export {
+  type BlockDifference,
+  BlobVerifierError,
+  DerivedBlockMismatchError,
+  SafeHeadInconsistencyError,
+} from "./errors.js";
+export { WorkerBlobVerifier, sharedBlobVerifier } from "./kzg-verifier.js";
 export type { L2BlockRef } from "../../derive/index.js";

@@ -13,6 +13,10 @@ import {
   loadKzg,
 } from "../../derive/index.js";
 import { SafeHeadInconsistencyError } from "./errors.js";
+import { sharedBlobVerifier } from "./kzg-verifier.js";
+
+const workerBlobVerifier: BlobVerifier = (blob, versionedHash) =>
+  sharedBlobVerifier().verify(blob, versionedHash);
 
 /** The L1 blocks the tracker follows. `safe` and `finalized` are absent until the L1 has them. */
 export interface L1Heads {
@@ -135,11 +139,21 @@ export class CachingL1Provider implements L1Provider {
   }
 }
 
+/** Checks a blob against its versioned hash: resolves, or rejects with BlobMismatchError. */
+export type BlobVerifier = (blob: Uint8Array, versionedHash: Uint8Array) => Promise<void>;
+
+/** A BlobVerifier on this thread over src/derive's process-wide Kzg (loaded on the first call). */
+export function inThreadBlobVerifier(kzg: () => Promise<Kzg> = loadKzg): BlobVerifier {
+  return async (blob, versionedHash) => {
+    (await kzg()).verifyBlob(blob, versionedHash);
+  };
+}
+
 /**
  * A BlobProvider that checks every blob against its versioned hash itself (so it says `verified`) and keeps the
  * last `capacity` checked blobs. The KZG setup loads on the first blob only (seconds on a loaded machine; once
- * per process, shared with the EVM's point-evaluation precompile): a node whose batcher posts calldata never
- * pays it.
+ * per process): a node whose batcher posts calldata never pays it. The node passes the KZG worker's verifier
+ * (kzg-verifier.ts) so that neither the load nor the checks run on its event loop.
  */
 export class VerifyingBlobCache implements BlobProvider {
   readonly verified = true;
@@ -147,7 +161,7 @@ export class VerifyingBlobCache implements BlobProvider {
 
   constructor(
     private readonly inner: BlobProvider,
-    private readonly kzg: () => Promise<Kzg> = loadKzg,
+    private readonly verify: BlobVerifier = inThreadBlobVerifier(),
     private readonly capacity = 64,
   ) {}
 
@@ -157,7 +171,7 @@ export class VerifyingBlobCache implements BlobProvider {
     if (hit !== undefined) return hit;
     const blob = await this.inner.blob(block, index, versionedHash);
     if (blob === undefined) return undefined;
-    if (!this.inner.verified) (await this.kzg()).verifyBlob(blob, versionedHash);
+    if (!this.inner.verified) await this.verify(blob, versionedHash);
     this.blobs.set(key, blob);
     if (this.blobs.size > this.capacity) this.blobs.delete(this.blobs.keys().next().value!);
     return blob;
@@ -180,6 +194,8 @@ export interface RpcL1SourcesOptions {
    * since the devnet's L1 is that anvil.
    */
   readonly pooledBlobTransactionsRoot?: boolean;
+  /** How blobs are checked; default the process's KZG worker thread. */
+  readonly verifyBlob?: BlobVerifier;
 }
 
 /** The L1 provider (checked, cached), head source and blob provider (lazy KZG, cached) over one L1 endpoint. */
@@ -190,6 +206,9 @@ export function rpcL1Sources(options: RpcL1SourcesOptions): RpcL1Sources {
   return {
     l1: new CachingL1Provider(rpc),
     heads: new RpcL1Heads(options.l1RpcUrl, rpc),
-    blobs: new VerifyingBlobCache(new BeaconBlobProvider(options.l1BeaconUrl ?? options.l1RpcUrl)),
+    blobs: new VerifyingBlobCache(
+      new BeaconBlobProvider(options.l1BeaconUrl ?? options.l1RpcUrl),
+      options.verifyBlob ?? workerBlobVerifier,
+    ),
   };
 }
