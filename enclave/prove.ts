@@ -13,6 +13,7 @@ import {
   type JournalSigner,
   loadVerifiedPreimages,
   readBootInfo,
+  refusePrecompileKeys,
 } from "../src/proof/index.js";
 import { EnclaveError } from "./errors.js";
 
@@ -49,6 +50,7 @@ export interface ProofProgram {
 }
 
 export async function runProof(program: ProofProgram, preimages: readonly Preimage[]): Promise<ProofResult> {
+  refusePrecompileKeys(preimages);
   const store = loadVerifiedPreimages(preimages);
   const boot = readBootInfo(store);
   const configHash = configHashFor(boot.chainId);

@@ -17,7 +17,8 @@ export type HostErrorKind =
   | "invalid-proof-result"
   | "no-valid-signer"
   | "proof-timeout"
-  | "proof-cancelled";
+  | "proof-cancelled"
+  | "witness-fetch";
 
 /** What a concrete error passes besides its message: structured fields and the underlying error. */
 export type HostErrorOptions = Omit<SuiteErrorOptions<HostErrorKind>, "kind">;

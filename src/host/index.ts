@@ -58,3 +58,17 @@ export {
   ViemSignerRegistry,
   type ViemSignerRegistryOptions,
 } from "./signer-registry.js";
+export {
+  bootInfoOf,
+  type CollectWitnessOptions,
+  collectWitness,
+  rpcWitnessSource,
+  type RpcWitnessSourceOptions,
+  type WitnessSource,
+  type FetchingOracleOptions,
+  FetchingOracle,
+  type FetchStats,
+  WitnessFetchError,
+  type WitnessCollection,
+  type WitnessMetrics,
+} from "./witness/index.js";

@@ -17,6 +17,7 @@ import { EnclaveRefusedError } from "./enclave-client.js";
 import { HostError } from "./errors.js";
 import type { HostMetrics, ProofOutcome } from "./metrics.js";
 import { NoValidSignerError, type EnclaveRouter } from "./router.js";
+import type { WitnessSource } from "./witness/collect.js";
 
 /** docs/protocol.md "Limits": default proof request timeout, 1740 s (about 29 minutes). */
 export const DEFAULT_PROOF_TIMEOUT_MS = 1_740_000;
@@ -27,6 +28,8 @@ export interface ProofServiceOptions {
   readonly proofTimeoutMs: number;
   readonly logger: Logger;
   readonly metrics?: HostMetrics;
+  /** Collects the Prove preimages (src/host/witness); without it only the boot keys are sent. */
+  readonly witness?: WitnessSource;
 }
 
 /** A proof request whose values make no sense (the codecs checked the types). */
@@ -185,6 +188,11 @@ export class ProofService {
   }
 
   private async routeAndProve(request: ProofRequest, signal: AbortSignal): Promise<ProofResult> {
+    // The witness first: a request the program refuses never reaches an enclave.
+    const preimages =
+      this.options.witness === undefined
+        ? bootPreimages(request, this.options.l2ChainId)
+        : await this.options.witness(request, this.options.l2ChainId, signal);
     const route = await this.options.router.select(signal);
     this.options.logger.info(
       {
@@ -194,7 +202,6 @@ export class ProofService {
       },
       "proving",
     );
-    const preimages = bootPreimages(request, this.options.l2ChainId);
     return toRpcResult(await route.enclave.prove(preimages, signal));
   }
 }

@@ -11,7 +11,12 @@ export type ProofErrorKind =
   | "config-encoding"
   | "sampling"
   | "output-root-mismatch"
-  | "listen-address";
+  | "listen-address"
+  | "missing-preimage"
+  | "refused-preimage-key"
+  | "invalid-witness"
+  | "agreed-output"
+  | "range-not-derived";
 
 /** What a concrete error passes besides its message: structured fields and the underlying error. */
 export type ProofErrorOptions = Omit<SuiteErrorOptions<ProofErrorKind>, "kind">;

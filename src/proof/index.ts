@@ -61,3 +61,4 @@ export {
   ListenAddressError,
   parseListenAddress,
 } from "./listen-address.js";
+export * from "./program/index.js";
