@@ -19,6 +19,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import { systemConfigAbi } from "../../contracts/index.js";
 import { OpFork, blobBaseFee, encodeOpExtraData, isForkActive } from "../../src/chain/index.js";
 import { BLOB_FEE_FRACTION_PRAGUE } from "../../src/chain/chains/l1-chains.js";
@@ -28,6 +29,7 @@ import {
   applyConfigUpdates,
   buildPayloadAttributes,
   decodeL1InfoCalldata,
+  decodeL1InfoDeposit,
   deriveUserDeposits,
   systemConfigFromGenesis,
 } from "../../src/derive/index.js";
@@ -306,4 +308,56 @@ describe("the sequencer on real L1 origins", () => {
       100_000n * 7n * 100n + 1_000n,
     );
   }, 240_000);
+
+  it("keeps flashblocks: 100 ms snapshots streamed per block from index 0, the pending block one block time ahead", async () => {
+    const { node } = chain;
+    const ws = new WebSocket(node.flashblocksUrl);
+    const messages: {
+      index: number;
+      payload_id: string;
+      diff: { transactions: Hex[] };
+      metadata: { block_number: number };
+    }[] = [];
+    ws.on("message", (data) => messages.push(JSON.parse(String(data))));
+    await new Promise((resolve, reject) => {
+      ws.once("open", resolve);
+      ws.once("error", reject);
+    });
+    try {
+      await new Promise((r) => setTimeout(r, 4_000));
+    } finally {
+      ws.close();
+    }
+    const byBlock = new Map<number, typeof messages>();
+    for (const m of messages)
+      byBlock.set(m.metadata.block_number, [...(byBlock.get(m.metadata.block_number) ?? []), m]);
+    const numbers = [...byBlock.keys()].sort((a, b) => a - b);
+    const whole = numbers.slice(1, -1); // the first and last blocks may be cut by the window
+    expect(whole.length).toBeGreaterThanOrEqual(2);
+    for (const n of whole) {
+      const ms = byBlock.get(n)!;
+      expect(
+        ms.map((m) => m.index),
+        `block ${n}`,
+      ).toEqual([...ms.keys()]);
+      expect(ms.length, `block ${n} snapshots`).toBeGreaterThanOrEqual(5);
+      expect(new Set(ms.map((m) => m.payload_id)).size).toBe(1);
+      // Snapshot 0 opens with the block's L1 info deposit, the one the sealed block carries.
+      const sealed = await l2Block(BigInt(n));
+      expect(ms[0]!.diff.transactions[0]).toBe(
+        await rpc<Hex>(node.url, "debug_getRawTransaction", [sealed.transactions[0]!.hash]),
+      );
+      expect(decodeL1InfoDeposit(hexToBytes(ms[0]!.diff.transactions[0]!)).number).toBe(
+        decodeL1InfoCalldata(hexToBytes(sealed.transactions[0]!.input)).number,
+      );
+    }
+    const [latest, pending] = await Promise.all([
+      rpc<L2Block>(node.url, "eth_getBlockByNumber", ["latest", false]),
+      rpc<L2Block>(node.url, "eth_getBlockByNumber", ["pending", false]),
+    ]);
+    if (pending.number !== latest.number) {
+      expect(BigInt(pending.number)).toBe(BigInt(latest.number) + 1n);
+      expect(BigInt(pending.timestamp)).toBe(BigInt(latest.timestamp) + chain.rollup.blockTime);
+    }
+  }, 60_000);
 });
