@@ -20,6 +20,7 @@ import { type DevnetL1, startDevnetL1 } from "../../src/devnet/l1/bootstrap.js";
 import type { AnvilMining } from "../../src/devnet/l1/anvil.js";
 import { ensureDevnetRollupConfig } from "../../src/devnet/rollup-config.js";
 import { testSystemConfig } from "../l1/support.js";
+import { waitFor } from "./helpers.js";
 import { type NodeProcess, startNodeProcess } from "./spawn-node.js";
 
 export interface L1Chain {
@@ -153,5 +154,19 @@ export async function startL1Chain(options: L1ChainOptions = {}): Promise<L1Chai
     await l1.anvil.stop();
     rmSync(dir, { recursive: true, force: true });
     throw e;
+  }
+}
+
+/** Polls `probe` every 100 ms until it gives a value; a timeout's error carries the node's last output. */
+export async function waitForChain<T>(
+  chain: L1Chain,
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 90_000,
+): Promise<T> {
+  try {
+    return await waitFor(probe, what, timeoutMs, 100);
+  } catch (e) {
+    throw new Error(`${(e as Error).message}\n${chain.node.output().slice(-3000)}`, { cause: e });
   }
 }

@@ -10,7 +10,7 @@ import { type Hex, createWalletClient, hexToBytes, http, parseEther } from "viem
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeL1InfoCalldata } from "../../src/derive/index.js";
-import { type L1Chain, startL1Chain } from "./l1-chain.js";
+import { type L1Chain, startL1Chain, waitForChain } from "./l1-chain.js";
 
 const BLOCK_TIME = 2n;
 const DRIFT = 1800n;
@@ -49,21 +49,11 @@ async function block(n: bigint): Promise<Block> {
 
 const head = async (): Promise<bigint> => chain.l2.getBlockNumber({ cacheTime: 0 });
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}\n${chain.node.output().slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe("the sequencer drift rule", () => {
   it("stops when the next block would pass its origin by more than 1800 s, and resumes when L1 moves", async () => {
     const lastInDrift = DRIFT / BLOCK_TIME; // the block at genesis + 1800 s, origin = the genesis L1 block
-    const stalledAt = await waitFor(
+    const stalledAt = await waitForChain(
+      chain,
       "the L2 to catch up to the drift bound",
       async () => {
         const n = await head();
@@ -98,7 +88,8 @@ describe("the sequencer drift rule", () => {
     await chain.l1.anvil.request("anvil_setTime", [Number(nextOriginTime)]);
     await chain.l1.anvil.mine(nextOriginTime);
     const adoptedAt = lastInDrift + 100n / BLOCK_TIME;
-    await waitFor(
+    await waitForChain(
+      chain,
       "the L2 to adopt the new L1 origin",
       async () => ((await head()) >= adoptedAt ? true : undefined),
       60_000,

@@ -7,7 +7,7 @@
 import { type Hex, hexToBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeL1InfoCalldata } from "../../src/derive/index.js";
-import { type L1Chain, startL1Chain } from "./l1-chain.js";
+import { type L1Chain, startL1Chain, waitForChain } from "./l1-chain.js";
 
 let chain: L1Chain;
 
@@ -38,21 +38,10 @@ async function headOrigin(): Promise<{ l2: bigint; origin: bigint; hash: Hex }> 
   };
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}\n${chain.node.output().slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 describe("an L1 reorg of the head's origin", () => {
   it("is logged at error, and no later block adopts an L1 block that does not extend its origin", async () => {
     const anvil = chain.l1.anvil;
-    const before = await waitFor("an origin a few blocks past the genesis L1 block", async () => {
+    const before = await waitForChain(chain, "an origin a few blocks past the genesis L1 block", async () => {
       const h = await headOrigin();
       return h.origin >= chain.rollup.genesis!.l1.number + 3n ? h : undefined;
     });
@@ -67,12 +56,12 @@ describe("an L1 reorg of the head's origin", () => {
     const replaced = await anvil.client.getBlock({ blockNumber: before.origin });
     expect(replaced.hash).not.toBe(before.hash);
 
-    await waitFor("the reorg error line", async () =>
+    await waitForChain(chain, "the reorg error line", async () =>
       chain.node.output().includes("the L1 origin of the head is no longer on L1") ? true : undefined,
     );
     // Ten more L2 blocks: none adopts a block of the new L1 chain (none extends the stale origin).
     const from = (await headOrigin()).l2;
-    await waitFor("ten more L2 blocks", async () =>
+    await waitForChain(chain, "ten more L2 blocks", async () =>
       (await headOrigin()).l2 >= from + 10n ? true : undefined,
     );
     const origins = new Set<Hex>();

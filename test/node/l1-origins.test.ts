@@ -34,7 +34,8 @@ import {
   systemConfigFromGenesis,
 } from "../../src/derive/index.js";
 import { blockReceiptLogs, devAccount, testSystemConfig, walletOf } from "../l1/support.js";
-import { type L1Chain, startL1Chain } from "./l1-chain.js";
+import { call } from "./helpers.js";
+import { type L1Chain, startL1Chain, waitForChain } from "./l1-chain.js";
 
 let chain: L1Chain;
 
@@ -59,30 +60,8 @@ interface L2Block {
   transactions: { hash: Hex; type: Hex; input: Hex }[];
 }
 
-async function rpc<T>(url: string, method: string, params: unknown[]): Promise<T> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = (await response.json()) as { result?: T; error?: { message: string } };
-  if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
-
 const l2Block = (n: bigint) =>
-  rpc<L2Block>(chain.node.url, "eth_getBlockByNumber", [`0x${n.toString(16)}`, true]);
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}\n${chain.node.output().slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+  call<L2Block>(chain.node.url, "eth_getBlockByNumber", [`0x${n.toString(16)}`, true]);
 
 /** The L1 origin facts of L1 block `number`, read with viem (not the node's code). */
 async function l1Origin(
@@ -157,11 +136,15 @@ describe("the sequencer on real L1 origins", () => {
     const lastChange = changeBlocks[changeBlocks.length - 1]!;
 
     // Wait until the L2 has moved past an origin after the last change.
-    const head = await waitFor("an L2 block with an origin after the SystemConfig changes", async () => {
-      const latest = await l2Block(BigInt(await rpc<Hex>(node.url, "eth_blockNumber", [])));
-      const info = decodeL1InfoCalldata(hexToBytes(latest.transactions[0]!.input));
-      return info.number > lastChange + 1n ? BigInt(latest.number) : undefined;
-    });
+    const head = await waitForChain(
+      chain,
+      "an L2 block with an origin after the SystemConfig changes",
+      async () => {
+        const latest = await l2Block(BigInt(await call<Hex>(node.url, "eth_blockNumber", [])));
+        const info = decodeL1InfoCalldata(hexToBytes(latest.transactions[0]!.input));
+        return info.number > lastChange + 1n ? BigInt(latest.number) : undefined;
+      },
+    );
     expect(head).toBeGreaterThan(10n);
 
     const rollup = chain.rollup;
@@ -219,7 +202,7 @@ describe("the sequencer on real L1 origins", () => {
         batchTransactions: [],
       });
       const raw = await Promise.all(
-        block.transactions.map((t) => rpc<Hex>(node.url, "debug_getRawTransaction", [t.hash])),
+        block.transactions.map((t) => call<Hex>(node.url, "debug_getRawTransaction", [t.hash])),
       );
       const deposits = block.transactions.filter((t) => t.type === "0x7e").length;
       expect(deposits, `block ${n} deposits`).toBe(attributes.depositCount);
@@ -228,7 +211,7 @@ describe("the sequencer on real L1 origins", () => {
       const userTx = block.transactions[deposits];
       if (userTx !== undefined) {
         // Receipts report the L1 fee inputs of the block's own L1 info deposit.
-        const receipt = await rpc<Record<string, Hex>>(node.url, "eth_getTransactionReceipt", [userTx.hash]);
+        const receipt = await call<Record<string, Hex>>(node.url, "eth_getTransactionReceipt", [userTx.hash]);
         expect(BigInt(receipt.l1GasPrice!)).toBe(origin.baseFee);
         expect(BigInt(receipt.l1BlobBaseFee!)).toBe(origin.blobBaseFee);
         expect(BigInt(receipt.l1BaseFeeScalar!)).toBe(BigInt(init.basefeeScalar));
@@ -281,7 +264,7 @@ describe("the sequencer on real L1 origins", () => {
     // The dev chain's L1Block and GasPriceOracle took the Jovian deposits: every L1 info deposit succeeded, and
     // the predeploys serve the values of the last one (the engine's operator fee formula is Jovian's).
     for (const n of [1n, head]) {
-      const receipt = await rpc<{ status: Hex }>(node.url, "eth_getTransactionReceipt", [
+      const receipt = await call<{ status: Hex }>(node.url, "eth_getTransactionReceipt", [
         (await l2Block(n)).transactions[0]!.hash,
       ]);
       expect(receipt.status, `L1 info deposit of block ${n}`).toBe("0x1");
@@ -290,7 +273,7 @@ describe("the sequencer on real L1 origins", () => {
     const headInfo = await infoAt(head);
     const read = async (address: Hex, signature: string, args: Hex = "0x"): Promise<bigint> =>
       BigInt(
-        await rpc<Hex>(node.url, "eth_call", [
+        await call<Hex>(node.url, "eth_call", [
           { to: address, data: `${toFunctionSelector(signature)}${args.slice(2)}` },
           at,
         ]),
@@ -345,15 +328,15 @@ describe("the sequencer on real L1 origins", () => {
       // Snapshot 0 opens with the block's L1 info deposit, the one the sealed block carries.
       const sealed = await l2Block(BigInt(n));
       expect(ms[0]!.diff.transactions[0]).toBe(
-        await rpc<Hex>(node.url, "debug_getRawTransaction", [sealed.transactions[0]!.hash]),
+        await call<Hex>(node.url, "debug_getRawTransaction", [sealed.transactions[0]!.hash]),
       );
       expect(decodeL1InfoDeposit(hexToBytes(ms[0]!.diff.transactions[0]!)).number).toBe(
         decodeL1InfoCalldata(hexToBytes(sealed.transactions[0]!.input)).number,
       );
     }
     const [latest, pending] = await Promise.all([
-      rpc<L2Block>(node.url, "eth_getBlockByNumber", ["latest", false]),
-      rpc<L2Block>(node.url, "eth_getBlockByNumber", ["pending", false]),
+      call<L2Block>(node.url, "eth_getBlockByNumber", ["latest", false]),
+      call<L2Block>(node.url, "eth_getBlockByNumber", ["pending", false]),
     ]);
     if (pending.number !== latest.number) {
       expect(BigInt(pending.number)).toBe(BigInt(latest.number) + 1n);

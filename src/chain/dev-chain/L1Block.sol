@@ -35,6 +35,11 @@ contract L1Block {
     /// @notice Ecotone format: packed scalars, sequence number, timestamp, number, basefee, blob base
     ///         fee, hash, batcher hash (164 bytes of calldata).
     function setL1BlockValuesEcotone() external {
+        _setEcotoneValues();
+    }
+
+    /// @dev The Ecotone fields every format starts with (calldata bytes 4..164), after the caller check.
+    function _setEcotoneValues() private {
         if (msg.sender != DEPOSITOR_ACCOUNT) revert NotDepositor();
         assembly {
             sstore(sequenceNumber.slot, shr(128, calldataload(4)))
@@ -49,14 +54,8 @@ contract L1Block {
     /// @notice Isthmus format: the Ecotone fields followed by operatorFeeScalar (uint32) and
     ///         operatorFeeConstant (uint64) (176 bytes of calldata).
     function setL1BlockValuesIsthmus() external {
-        if (msg.sender != DEPOSITOR_ACCOUNT) revert NotDepositor();
+        _setEcotoneValues();
         assembly {
-            sstore(sequenceNumber.slot, shr(128, calldataload(4)))
-            sstore(number.slot, shr(128, calldataload(20)))
-            sstore(basefee.slot, calldataload(36))
-            sstore(blobBaseFee.slot, calldataload(68))
-            sstore(hash.slot, calldataload(100))
-            sstore(batcherHash.slot, calldataload(132))
             sstore(operatorFeeConstant.slot, shr(160, calldataload(164)))
         }
     }
@@ -65,14 +64,8 @@ contract L1Block {
     ///         calldata). Slot 8 holds operatorFeeConstant (offset 0), operatorFeeScalar (offset 8) and
     ///         daFootprintGasScalar (offset 12), where the execution engine reads them.
     function setL1BlockValuesJovian() external {
-        if (msg.sender != DEPOSITOR_ACCOUNT) revert NotDepositor();
+        _setEcotoneValues();
         assembly {
-            sstore(sequenceNumber.slot, shr(128, calldataload(4)))
-            sstore(number.slot, shr(128, calldataload(20)))
-            sstore(basefee.slot, calldataload(36))
-            sstore(blobBaseFee.slot, calldataload(68))
-            sstore(hash.slot, calldataload(100))
-            sstore(batcherHash.slot, calldataload(132))
             // calldata 164..178: operatorFeeScalar (4) | operatorFeeConstant (8) | daFootprintGasScalar (2)
             let w := calldataload(164)
             let feeScalar := shr(224, w)
