@@ -1,17 +1,22 @@
 /**
  * The main job end to end: `src/devnet/main.ts` as a real process starts the L1, the chain node on it, the
- * batcher, deploys the dev token and starts the merchant service; a restart on the same data directory reuses the chain,
- * the token and the order store; SIGTERM stops everything with exit code 0.
+ * batcher, deploys the dev token and starts the merchant service; a restart on the same data directory reuses the
+ * chain, the token and the order store; SIGTERM stops everything with exit code 0. On the restarted devnet a deposit
+ * made with `npm run deposit` (viem's OP Stack actions) arrives on L2 and the safe head passes its block.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Address, createPublicClient, http } from "viem";
+import { type Address, createPublicClient, http, parseEther } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
 import { eip3009TokenAbi } from "../../contracts/index.js";
-import { type ServiceChild, jsonLine, startServiceChild } from "../../src/devnet/child.js";
+import { devAccounts } from "../../src/chain/index.js";
+import { type ServiceChild, jsonLine, runToCompletion, startServiceChild } from "../../src/devnet/child.js";
 
 interface DevnetReady {
+  l1RpcUrl: string;
+  l2RpcUrl: string;
+  portal: Address;
   nodeUrl: string;
   token: Address;
   merchantUrl: string;
@@ -47,7 +52,7 @@ async function startDevnet(): Promise<{ child: ServiceChild; ready: DevnetReady 
   const ready = await child.waitForLine((line) => {
     const value = jsonLine(line);
     return value?.msg === "devnet ready" ? (value as unknown as DevnetReady) : undefined;
-  }, 90_000);
+  }, 180_000);
   return { child, ready };
 }
 
@@ -79,5 +84,34 @@ describe("npm start (the devnet)", () => {
     const again = createPublicClient({ transport: http(second.ready.nodeUrl) });
     expect(await again.getBlockNumber()).toBeGreaterThanOrEqual(headBefore);
     expect((await fetch(`${second.ready.merchantUrl}/orders`)).status).toBe(200);
-  }, 180_000);
+
+    // A deposit made on L1 with viem's OP Stack actions (npm run deposit) arrives on L2 with its mint and value,
+    // and the safe head passes its block as the batcher's channels land on L1.
+    const [sender, recipient] = [devAccounts(10)[0]!.address, devAccounts(10)[9]!.address];
+    const [senderBefore, recipientBefore] = await Promise.all(
+      [sender, recipient].map((address) => again.getBalance({ address })),
+    );
+    const output = await runToCompletion(
+      "src/devnet/deposit.ts",
+      [
+        ...["--l1-rpc-url", second.ready.l1RpcUrl, "--l2-rpc-url", second.ready.l2RpcUrl],
+        ...["--portal", second.ready.portal, "--to", recipient, "--mint", "2", "--value", "1.5"],
+        ...["--timeout-s", "150"],
+      ],
+      180_000,
+    );
+    const deposit = JSON.parse(output) as { l2Status: string; l2Block: number; l2TxHash: string };
+    expect(deposit.l2Status).toBe("success");
+    const receipt = await again.getTransactionReceipt({ hash: deposit.l2TxHash as `0x${string}` });
+    expect(receipt.blockNumber).toBe(BigInt(deposit.l2Block));
+    expect(await again.getBalance({ address: recipient })).toBe(recipientBefore! + parseEther("1.5"));
+    expect(await again.getBalance({ address: sender })).toBe(senderBefore! + parseEther("0.5"));
+    const deadline = Date.now() + 180_000;
+    let safe = (await again.getBlock({ blockTag: "safe" })).number;
+    while (safe < receipt.blockNumber && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      safe = (await again.getBlock({ blockTag: "safe" })).number;
+    }
+    expect(safe).toBeGreaterThanOrEqual(receipt.blockNumber);
+  }, 600_000);
 });
