@@ -14,6 +14,7 @@ import {
   OpFork,
   type RollupConfigJson,
   buildGenesis,
+  buildRollupGenesis,
   devAccounts,
   devRollupConfig,
   genesisAccounts,
@@ -109,7 +110,7 @@ describe("the devnet's rollup.json", () => {
     expect(sc.minBaseFee).toBe(0n);
 
     // The L2 genesis hash recomputes with the dev chain's genesis builder over the config's genesis time.
-    const genesis = await buildGenesis(config, genesisAccounts(devAccounts(DEV_DEFAULT_ACCOUNT_COUNT)));
+    const genesis = await buildRollupGenesis(config, DEV_DEFAULT_ACCOUNT_COUNT);
     expect(toHex(genesis.hash)).toBe(toHex(config.genesis!.l2.hash));
     expect(genesis.header.timestamp).toBe(anchor.timestamp);
     // It is not the standalone dev chain's genesis (another time), so it cannot be a constant.
