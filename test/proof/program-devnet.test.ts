@@ -1,0 +1,438 @@
+/**
+ * The proof program against a real devnet made of processes (docs/proof.md "Tests"): anvil with the L1
+ * contracts (src/devnet/l1), the devnet's rollup.json, our node in L1 mode and the batcher posting blob
+ * channels. L2 transfers are sent, batched to L1 and derived safe by the node; then
+ * (a) the program run natively over the host's fetching oracle (src/host/witness) on a range of several blocks
+ *     reproduces the node's output roots (optimism_outputAtBlock);
+ * (b) the recorded witness, loaded as the enclave loads a Prove frame (every hash-keyed value verified), replays
+ *     offline to the same roots, and the enclave's runProof signs journals over them;
+ * (c) a wrong claimed output root is refused and nothing is signed;
+ * (d) a withheld preimage is refused (MissingWitnessError), never read as a default;
+ * (e) a tampered blob element, or a precompile-result key, is refused.
+ */
+import { randomBytes } from "node:crypto";
+import { createWalletClient, defineChain, type Hex, hexToBytes, http, parseGwei } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Preimage } from "../../generated/protocol/index.js";
+import { type BatcherProcess, spawnBatcher } from "../../src/batcher/test/spawn-batcher.js";
+import { devAccounts, toHex } from "../../src/chain/index.js";
+import {
+  collectWitness,
+  EnclaveClient,
+  EnclaveRouter,
+  HealthLatch,
+  ProofService,
+  rpcWitnessSource,
+  type WitnessCollection,
+  type WitnessMetrics,
+} from "../../src/host/index.js";
+import { createLogger } from "../../src/log/index.js";
+import { EnclaveServer } from "../../enclave/server.js";
+import { handleRequest } from "../../enclave/handler.js";
+import { LocalSecurityModule } from "../../enclave/local-security-module.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type BootInfo,
+  BootKey,
+  InvalidWitnessError,
+  isBootPreimageKey,
+  loadVerifiedPreimages,
+  MissingWitnessError,
+  OfflineOracle,
+  OutputRootMismatchError,
+  preimageKeyBytes,
+  ProofError,
+  programExecutor,
+  readBootInfo,
+  RefusedPreimageKeyError,
+  refusePrecompileKeys,
+  runProgram,
+  recoverJournalSigner,
+  perBlockJournals,
+  u64be,
+  bootPreimageKey,
+} from "../../src/proof/index.js";
+import { runProof } from "../../enclave/prove.js";
+import { EnclaveSigner } from "../../enclave/signer.js";
+import { type L1Chain, startL1Chain } from "../node/l1-chain.js";
+
+/** Blocks in the proven range. */
+const RANGE = 4n;
+
+let chain: L1Chain;
+let batcher: BatcherProcess | undefined;
+let boot: BootInfo;
+let agreedHash: Uint8Array;
+let nodeRoots: Uint8Array[];
+let collected: WitnessCollection;
+
+async function call<T>(url: string, method: string, params: unknown[]): Promise<T> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const body = (await response.json()) as { result?: T; error?: { message: string } };
+  if (body.error !== undefined) throw new Error(`${method}: ${body.error.message}`);
+  return body.result as T;
+}
+
+interface Output {
+  outputRoot: Hex;
+  blockRef: { hash: Hex; number: number };
+  syncStatus: { safe_l2: { number: number } };
+}
+
+const output = (n: bigint) => call<Output>(chain.node.url, "optimism_outputAtBlock", [`0x${n.toString(16)}`]);
+
+async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 240_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** The enclave's signer, counting its calls (the enclave signs nothing on a refusal). */
+function countingSigner() {
+  const inner = EnclaveSigner.generate((n) => randomBytes(n));
+  let calls = 0;
+  return {
+    address: inner.address,
+    get calls() {
+      return calls;
+    },
+    signJournal(journal: Uint8Array): Uint8Array {
+      calls++;
+      return inner.signJournal(journal);
+    },
+  };
+}
+
+function withBoot(preimages: readonly Preimage[], index: number, value: Uint8Array): Preimage[] {
+  return preimages.map(([key, v]): Preimage =>
+    isBootPreimageKey(key, index) ? [bootPreimageKey(index), value] : [key, v],
+  );
+}
+
+function replay(preimages: readonly Preimage[]) {
+  refusePrecompileKeys(preimages);
+  const store = loadVerifiedPreimages(preimages);
+  return runProgram({
+    boot: readBootInfo(store),
+    oracle: new OfflineOracle(store),
+    rollupConfig: chain.rollup,
+  });
+}
+
+beforeAll(async () => {
+  chain = await startL1Chain({ blockTime: 1 });
+  const l2 = defineChain({
+    id: chain.node.chainId,
+    name: "L2",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [chain.node.url] } },
+  });
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(devAccounts(8)[7]!.privateKey),
+    chain: l2,
+    transport: http(chain.node.url),
+  });
+  // Transfers in consecutive blocks: the range is proven over them.
+  const included: bigint[] = [];
+  for (let i = 0; i < 6; i++) {
+    const hash = await wallet.sendTransaction({
+      to: devAccounts(10)[9]!.address,
+      value: BigInt(1000 + i),
+      maxFeePerGas: parseGwei("50"),
+      maxPriorityFeePerGas: parseGwei("1"),
+    });
+    const receipt = await chain.l2.waitForTransactionReceipt({ hash, pollingInterval: 100 });
+    included.push(receipt.blockNumber);
+  }
+  const agreed = included[0]! - 1n;
+  const claimed = agreed + RANGE;
+  batcher = spawnBatcher(
+    [
+      "--l1-rpc-url",
+      chain.l1.anvil.rpcUrl,
+      "--l2-rpc-url",
+      chain.node.url,
+      "--rollup-config",
+      chain.rollupPath,
+      "--data-availability",
+      "blobs",
+      "--max-channel-duration",
+      "2",
+      "--poll-interval-ms",
+      "200",
+    ],
+    { BATCHER_PRIVATE_KEY: devAccounts(4)[3]!.privateKey },
+  );
+  // The node's derived safe head passes the claimed block: its batches are on L1.
+  // Generous: on a loaded 2-core machine the node's first blob waits for its KZG setup (a minute or more).
+  let safe = -1;
+  await until(
+    "the safe head to pass the claimed block",
+    async () => {
+      safe = (await output(0n)).syncStatus.safe_l2.number;
+      return safe >= Number(claimed) ? true : undefined;
+    },
+    600_000,
+  ).catch((error: unknown) => {
+    const tail = (text: string) => text.split("\n").slice(-15).join("\n");
+    throw new Error(
+      `${(error as Error).message} (claimed ${claimed}, safe ${safe})\nbatcher:\n${tail(batcher?.output() ?? "")}\nnode:\n${tail(chain.node.output())}`,
+    );
+  });
+  const l1Head = await chain.l1.anvil.client.getBlock({ blockTag: "latest" });
+  const agreedOut = await output(agreed);
+  nodeRoots = [];
+  for (let n = agreed + 1n; n <= claimed; n++) nodeRoots.push(hexToBytes((await output(n)).outputRoot));
+  agreedHash = hexToBytes(agreedOut.blockRef.hash);
+  boot = {
+    l1Head: hexToBytes(l1Head.hash),
+    l1HeadNumber: l1Head.number,
+    agreedOutputRoot: hexToBytes(agreedOut.outputRoot),
+    claimedOutputRoot: nodeRoots[nodeRoots.length - 1]!,
+    claimedL2BlockNumber: claimed,
+    chainId: chain.rollup.l2ChainId,
+    proposer: hexToBytes(devAccounts(3)[2]!.address),
+    intermediateBlockInterval: 2n,
+  };
+  collected = await collectWitness({
+    boot,
+    agreedL2HeadHash: agreedHash,
+    l1RpcUrl: chain.l1.anvil.rpcUrl,
+    l1BeaconUrl: chain.l1.anvil.beaconUrl,
+    l2RpcUrl: chain.node.url,
+    rollupConfig: chain.rollup,
+  });
+}, 1_200_000);
+
+afterAll(async () => {
+  await batcher?.stop().catch(() => undefined);
+  await chain?.stop();
+});
+
+describe("the proof program on the devnet", () => {
+  it("(a) run natively over the fetching oracle, reproduces the node's output roots", () => {
+    const { result, metrics } = collected;
+    expect(result.startBlock).toBe(boot.claimedL2BlockNumber - RANGE);
+    expect(result.outputRoots.map(toHex)).toEqual(nodeRoots.map(toHex));
+    expect(metrics.preimageCount).toBe(collected.preimages.length);
+    expect(metrics.witnessBytes).toBeGreaterThan(0);
+    // The range's batches came in blobs: the witness carries blob elements.
+    expect(collected.preimages.some(([key]) => key.keyType === "Blob")).toBe(true);
+    expect(metrics.fetches["state"] ?? 0).toBeGreaterThan(0);
+    console.log(
+      JSON.stringify({
+        blocks: Number(RANGE),
+        preimages: metrics.preimageCount,
+        witnessBytes: metrics.witnessBytes,
+        fetches: metrics.fetches,
+        fetchMs: Math.round(metrics.fetchMs),
+        totalMs: Math.round(metrics.totalMs),
+        program: metrics.program,
+      }),
+    );
+  });
+
+  it("(b) the recorded witness replays offline to the same roots, and the enclave signs them", async () => {
+    const replayed = await replay(collected.preimages);
+    expect(replayed.outputRoots.map(toHex)).toEqual(nodeRoots.map(toHex));
+    const signer = countingSigner();
+    const executor = programExecutor((id) =>
+      id === chain.rollup.l2ChainId ? { rollupConfig: chain.rollup } : undefined,
+    );
+    const proof = await runProof({ signer, teeImageHash: new Uint8Array(32), executor }, collected.preimages);
+    expect(proof.proposals.map((p) => toHex(p.outputRoot))).toEqual(nodeRoots.map(toHex));
+    const journals = perBlockJournals(
+      { boot, configHash: proof.proposals[0]!.configHash, teeImageHash: new Uint8Array(32) },
+      { startBlock: replayed.startBlock, outputRoots: replayed.outputRoots },
+    );
+    proof.proposals.forEach((p, i) =>
+      expect(toHex(recoverJournalSigner(journals[i]!, p.signature))).toBe(toHex(signer.address)),
+    );
+  });
+
+  it("(c) a wrong claimed output root is refused and nothing is signed", async () => {
+    const wrong = boot.claimedOutputRoot.slice();
+    wrong[31]! ^= 1;
+    const preimages = withBoot(collected.preimages, BootKey.ClaimedOutputRoot, wrong);
+    await expect(replay(preimages)).rejects.toBeInstanceOf(OutputRootMismatchError);
+    const signer = countingSigner();
+    const executor = programExecutor(() => ({ rollupConfig: chain.rollup }));
+    await expect(
+      runProof({ signer, teeImageHash: new Uint8Array(32), executor }, preimages),
+    ).rejects.toBeInstanceOf(OutputRootMismatchError);
+    expect(signer.calls).toBe(0);
+    // The host refuses it the same way before any enclave is involved.
+    await expect(
+      collectWitness({
+        boot: { ...boot, claimedOutputRoot: wrong },
+        agreedL2HeadHash: agreedHash,
+        l1RpcUrl: chain.l1.anvil.rpcUrl,
+        l2RpcUrl: chain.node.url,
+        rollupConfig: chain.rollup,
+      }),
+    ).rejects.toBeInstanceOf(OutputRootMismatchError);
+    // A claim past what the L1 head's data derives is refused (not derivable, or its data is not in the witness).
+    const far = withBoot(
+      collected.preimages,
+      BootKey.ClaimedL2BlockNumber,
+      u64be(boot.claimedL2BlockNumber + 100_000n),
+    );
+    const farError = await replay(far).catch((e: unknown) => e);
+    expect(farError).toBeInstanceOf(ProofError);
+    expect(["range-not-derived", "missing-preimage"]).toContain((farError as ProofError).kind);
+  });
+
+  it("(d) a withheld preimage is refused as missing, never read as a default", async () => {
+    const keyOf = (p: Preimage) => toHex(preimageKeyBytes(p[0]));
+    const without = (drop: (p: Preimage, i: number) => boolean) =>
+      collected.preimages.filter((p, i) => !drop(p, i));
+    const nonBoot = collected.preimages.filter(([key]) => key.keyType !== "Local");
+    // The agreed output's opening, the agreed L2 header, and a sample across the record.
+    const picks = [nonBoot[0]!, nonBoot[1]!];
+    for (let i = 1; i <= 6; i++) picks.push(nonBoot[Math.floor((i * nonBoot.length) / 7)]!);
+    let refused = 0;
+    for (const pick of picks) {
+      const outcome = await replay(without((p) => keyOf(p) === keyOf(pick))).then(
+        (r) => r,
+        (e: unknown) => e,
+      );
+      if (outcome instanceof MissingWitnessError) {
+        expect(outcome.details.key).toContain(keyOf(pick).slice(2));
+        refused++;
+      } else {
+        // A value only read to check it existed (a trie write's lookup) may be dispensable: then the result is
+        // exactly the same, never a different one.
+        expect(outcome).not.toBeInstanceOf(Error);
+        expect((outcome as { outputRoots: Uint8Array[] }).outputRoots.map(toHex)).toEqual(
+          nodeRoots.map(toHex),
+        );
+      }
+    }
+    expect(refused).toBeGreaterThanOrEqual(2);
+  });
+
+  it("(e) a tampered blob element or a precompile-result key is refused", async () => {
+    const index = collected.preimages.findIndex(([key]) => key.keyType === "Blob");
+    expect(index).toBeGreaterThan(-1);
+    const tampered = collected.preimages.map((p, i): Preimage => {
+      if (i !== index) return p;
+      const value = p[1].slice();
+      value[31]! ^= 1;
+      return [p[0], value];
+    });
+    const error = await replay(tampered).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidWitnessError);
+    expect((error as InvalidWitnessError).details.what).toMatch(/^blob /);
+    // Two elements swapped: each is a valid field element, the blob is not the committed one.
+    const blobIndexes = collected.preimages.flatMap(([key], i) => (key.keyType === "Blob" ? [i] : []));
+    const value = (i: number) => toHex(collected.preimages[i]![1]);
+    const i1 = blobIndexes.find((i) => /[1-9a-f]/.test(value(i).slice(2)))!;
+    const i2 = blobIndexes.find((i) => value(i) !== value(i1))!;
+    const swapped = collected.preimages.map((p, i): Preimage => {
+      if (i === i1) return [p[0], collected.preimages[i2]![1]];
+      if (i === i2) return [p[0], collected.preimages[i1]![1]];
+      return p;
+    });
+    expect(i1).toBeDefined();
+    expect(i2).toBeDefined();
+    expect(await replay(swapped).catch((e: unknown) => e)).toBeInstanceOf(InvalidWitnessError);
+    const withPrecompile: Preimage[] = [
+      ...collected.preimages,
+      [{ keyType: "Precompile", data: new Uint8Array(31).fill(7) }, new Uint8Array([1])],
+    ];
+    const signer = countingSigner();
+    await expect(
+      runProof(
+        {
+          signer,
+          teeImageHash: new Uint8Array(32),
+          executor: programExecutor(() => ({ rollupConfig: chain.rollup })),
+        },
+        withPrecompile,
+      ),
+    ).rejects.toBeInstanceOf(RefusedPreimageKeyError);
+    expect(signer.calls).toBe(0);
+  });
+
+  it("(f) ProofService with the witness source and an enclave running the program returns signed proposals", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "proof-enclave-"));
+    const socket = join(dir, "enclave.sock");
+    const signer = countingSigner();
+    const securityModule = await LocalSecurityModule.open();
+    const server = new EnclaveServer({
+      listen: { kind: "unix", path: socket },
+      handle: (request) =>
+        handleRequest(
+          {
+            identity: { publicKey: new Uint8Array(65) },
+            securityModule,
+            program: {
+              signer,
+              teeImageHash: new Uint8Array(32),
+              executor: programExecutor(() => ({ rollupConfig: chain.rollup })),
+            },
+          },
+          request,
+        ),
+    });
+    await server.start();
+    try {
+      const logger = createLogger({ name: "proof-test", level: "warn" });
+      const collectedMetrics: WitnessMetrics[] = [];
+      const service = new ProofService({
+        router: new EnclaveRouter(
+          [new EnclaveClient({ kind: "unix", path: socket })],
+          undefined,
+          new HealthLatch(false),
+          logger,
+        ),
+        l2ChainId: chain.rollup.l2ChainId,
+        proofTimeoutMs: 600_000,
+        logger,
+        witness: rpcWitnessSource({
+          l1RpcUrl: chain.l1.anvil.rpcUrl,
+          l1BeaconUrl: chain.l1.anvil.beaconUrl,
+          l2RpcUrl: chain.node.url,
+          rollupConfig: chain.rollup,
+          onCollected: (m) => collectedMetrics.push(m),
+        }),
+      });
+      const request = {
+        l1_head: boot.l1Head,
+        l1_head_number: boot.l1HeadNumber,
+        agreed_l2_head_hash: agreedHash,
+        agreed_l2_output_root: boot.agreedOutputRoot,
+        claimed_l2_output_root: boot.claimedOutputRoot,
+        claimed_l2_block_number: boot.claimedL2BlockNumber,
+        proposer: boot.proposer,
+        intermediate_block_interval: boot.intermediateBlockInterval,
+      };
+      const result = await service.prove(request, new AbortController().signal);
+      expect(result.Tee.proposals.map((p) => toHex(p.output_root))).toEqual(nodeRoots.map(toHex));
+      expect(toHex(result.Tee.aggregate_proposal.output_root)).toBe(toHex(boot.claimedOutputRoot));
+      expect(signer.calls).toBe(Number(RANGE) + 1);
+      expect(collectedMetrics).toHaveLength(1);
+      // A wrong claim fails at the witness, before the enclave: nothing more is signed.
+      const wrong = boot.claimedOutputRoot.slice();
+      wrong[0]! ^= 1;
+      await expect(
+        service.prove({ ...request, claimed_l2_output_root: wrong }, new AbortController().signal),
+      ).rejects.toBeInstanceOf(OutputRootMismatchError);
+      expect(signer.calls).toBe(Number(RANGE) + 1);
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
