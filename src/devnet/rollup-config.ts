@@ -162,6 +162,19 @@ async function newRollupConfig(
       { path: join(options.dataDir, ROLLUP_CONFIG_FILE), field: "genesis.l1.number" },
     );
   }
+  return devnetRollupConfigAt(l1, anchor, { ...options, devAccountCount });
+}
+
+/**
+ * The devnet's rollup config with its L2 genesis anchored at L1 block `anchor` (genesis time = its timestamp, the
+ * system config SystemConfig holds there, the L2 genesis hash computed). `ensureDevnetRollupConfig` anchors at a
+ * block it mines; tests that need another anchor (e.g. a genesis in the past) call this directly.
+ */
+export async function devnetRollupConfigAt(
+  l1: DevnetL1,
+  anchor: { readonly number: bigint; readonly hash: Hash; readonly timestamp: bigint },
+  options: Omit<DevnetRollupOptions, "dataDir"> = {},
+): Promise<DevnetRollup["config"]> {
   const config: DevnetRollup["config"] = {
     l2ChainId: options.l2ChainId ?? DEV_CHAIN_ID,
     blockTime: BigInt(options.blockTime ?? DEVNET_L2_BLOCK_TIME),
@@ -184,7 +197,11 @@ async function newRollupConfig(
       systemConfig: await systemConfigAt(l1, anchor.number),
     },
   };
-  config.genesis.l2.hash = hexToBytes(await computeL2GenesisHash(config, devAccountCount));
+  const genesisHash = await computeL2GenesisHash(
+    config,
+    options.devAccountCount ?? DEV_DEFAULT_ACCOUNT_COUNT,
+  );
+  config.genesis.l2.hash = hexToBytes(genesisHash);
   return config;
 }
 

@@ -23,7 +23,11 @@ import {
 } from "../../src/chain/index.js";
 import { DevnetRollupConfigError } from "../../src/devnet/errors.js";
 import { type DevnetL1, startDevnetL1 } from "../../src/devnet/l1/bootstrap.js";
-import { ROLLUP_CONFIG_FILE, ensureDevnetRollupConfig } from "../../src/devnet/rollup-config.js";
+import {
+  ROLLUP_CONFIG_FILE,
+  devnetRollupConfigAt,
+  ensureDevnetRollupConfig,
+} from "../../src/devnet/rollup-config.js";
 import { devAccount, testSystemConfig } from "../l1/support.js";
 
 const root = mkdtempSync(join(tmpdir(), "devnet-rollup-"));
@@ -154,6 +158,14 @@ describe("the devnet's rollup.json", () => {
     const error = await rejection(ensureDevnetRollupConfig(l1, { dataDir, blockTime: 2 }));
     expect(error.kind).toBe("rollup-config-mismatch");
     expect(error.details).toMatchObject({ field: "block_time", expected: "2", found: "1" });
+
+    // Anchored at another L1 block (here the contracts' block, in the past), for tests that need it.
+    const past = await devnetRollupConfigAt(l1, l1.deployBlock, { blockTime: 1 });
+    expect(past.genesisL2Time).toBe(l1.deployBlock.timestamp);
+    expect(toHex(past.genesis.l1.hash)).toBe(l1.deployBlock.hash);
+    const pastGenesis = await buildRollupGenesis(past, DEV_DEFAULT_ACCOUNT_COUNT);
+    expect(toHex(past.genesis.l2.hash)).toBe(toHex(pastGenesis.hash));
+    expect(toHex(past.genesis.l2.hash)).not.toBe(toHex(rollup.config.genesis.l2.hash));
     await stop(l1);
   }, 120_000);
 
