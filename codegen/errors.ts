@@ -4,6 +4,7 @@ import { SuiteError, type ErrorDetails } from "../src/errors/index.js";
 export type CodegenErrorKind =
   | "typespec-invalid"
   | "openrpc-invalid"
+  | "examples-invalid"
   | "protocol-spec-invalid"
   | "journal-spec-invalid"
   | "runtime-not-self-contained";
@@ -39,6 +40,13 @@ export class SpecError extends CodegenError {
 export class InvalidOpenRpcDocumentError extends CodegenError {
   constructor(message: string, options: CodegenErrorOptions = {}) {
     super(message, "openrpc-invalid", options.details, options);
+  }
+}
+
+/** A recorded examples file (spec/examples) is malformed or does not fit its methods. */
+export class ExamplesError extends CodegenError {
+  constructor(message: string, options: CodegenErrorOptions = {}) {
+    super(message, "examples-invalid", options.details, options);
   }
 }
 

@@ -289,3 +289,47 @@ describe("composite codecs", () => {
     expect(json.Tee.aggregate_proposal.signature).toMatch(/^0x[0-9a-f]{130}$/);
   });
 });
+
+describe("constraints from the spec (issue 15)", () => {
+  const decode = (codec: Codec<unknown, unknown>, raw: unknown): unknown => codec.decode(raw, "filter");
+
+  it("a filter refuses blockHash together with fromBlock or toBlock; null counts as absent", () => {
+    const blockHash = `0x${"ab".repeat(32)}`;
+    expect(() => decode(C.FilterCodec, { blockHash, fromBlock: "latest" })).toThrow(
+      /filter: expected a Filter object without blockHash and fromBlock together/,
+    );
+    expect(() => decode(C.FilterCodec, { blockHash, toBlock: "0x1" })).toThrow(/blockHash and toBlock/);
+    expect(decode(C.FilterCodec, { blockHash, fromBlock: null })).toEqual({
+      blockHash: new Uint8Array(32).fill(0xab),
+    });
+    expect(decode(C.FilterCodec, { fromBlock: "0x1", toBlock: "latest" })).toEqual({
+      fromBlock: 1n,
+      toBlock: "latest",
+    });
+  });
+
+  it("eth_newFilter's filter refuses any blockHash", () => {
+    expect(() => decode(C.NewFilterCodec, { blockHash: `0x${"00".repeat(32)}` })).toThrow(
+      /filter\.blockHash: expected no blockHash/,
+    );
+    expect(decode(C.NewFilterCodec, { fromBlock: "0x2" })).toEqual({ fromBlock: 2n });
+  });
+
+  it("bounded numbers: percentiles within 0-100, timeouts whole milliseconds within 1-60000", async () => {
+    const { eth_feeHistory, eth_sendRawTransactionSync } = await import("../../generated/rpc/index.js");
+    expect(eth_feeHistory.decodeParams(["0x1", "latest", [0, 50.5, 100]])).toMatchObject({
+      rewardPercentiles: [0, 50.5, 100],
+    });
+    for (const bad of [-0.1, 100.5, "50"]) {
+      expect(() => eth_feeHistory.decodeParams(["0x1", "latest", [bad]])).toThrow(
+        /rewardPercentiles\[0\]: expected a number between 0 and 100/,
+      );
+    }
+    expect(eth_sendRawTransactionSync.decodeParams(["0x00", 1])).toMatchObject({ timeoutMs: 1 });
+    for (const bad of [0, 1.5, 60001]) {
+      expect(() => eth_sendRawTransactionSync.decodeParams(["0x00", bad])).toThrow(
+        /timeoutMs: expected an integer between 1 and 60000/,
+      );
+    }
+  });
+});

@@ -4,6 +4,8 @@ import {
   compile,
   formatDiagnostic,
   getDoc,
+  getMaxValue,
+  getMinValue,
   getOpExamples,
   getPattern,
   getReturnsDoc,
@@ -67,6 +69,27 @@ const STD_SCALARS: Record<string, WireType> = {
   float64: { kind: "number" },
 };
 
+/** TypeSpec's numeric scalars a codec-less scalar may extend: true for the integer ones. */
+const STD_NUMBERS: Record<string, boolean> = {
+  float64: false,
+  float32: false,
+  int32: true,
+  int16: true,
+  int8: true,
+  uint32: true,
+  uint16: true,
+  uint8: true,
+  safeint: true,
+};
+
+/** The TypeSpec built-in scalar a scalar is or extends. */
+function stdBase(scalar: Scalar): Scalar | undefined {
+  for (let s: Scalar | undefined = scalar; s !== undefined; s = s.baseScalar) {
+    if (s.namespace?.name === "TypeSpec") return s;
+  }
+  return undefined;
+}
+
 /** Walks the services of a compiled program into an RpcSpec. */
 export function readSpec(program: Program): RpcSpec {
   const decls = new Map<string, Decl>();
@@ -118,15 +141,30 @@ export function readSpec(program: Program): RpcSpec {
   const scalarRef = (scalar: Scalar, where: string): WireType => {
     const args = decoratorArgs(program, "codec", scalar);
     if (args === undefined) {
-      const std = STD_SCALARS[scalar.name];
-      if (std === undefined || scalar.namespace?.name !== "TypeSpec") {
-        throw new SpecError(`${where}: scalar ${scalar.name} has no @codec`);
+      if (scalar.namespace?.name === "TypeSpec") {
+        const std = STD_SCALARS[scalar.name];
+        if (std === undefined) throw new SpecError(`${where}: scalar ${scalar.name} has no @codec`);
+        return std;
       }
-      return std;
+      // A bounded number (`@minValue(0) @maxValue(100) scalar Percentile extends float64`): inline.
+      const base = stdBase(scalar);
+      const integer = base === undefined ? undefined : STD_NUMBERS[base.name];
+      if (integer === undefined) throw new SpecError(`${where}: scalar ${scalar.name} has no @codec`);
+      const minimum = getMinValue(program, scalar);
+      const maximum = getMaxValue(program, scalar);
+      return {
+        kind: "number",
+        ...(integer ? { integer } : {}),
+        ...(minimum === undefined ? {} : { minimum }),
+        ...(maximum === undefined ? {} : { maximum }),
+      };
     }
     if (!alreadyRead(scalar.name, scalar)) {
       const [kind, options] = args as [ScalarCodec["kind"], Omit<ScalarCodec, "kind"> | undefined];
       const pattern = getPattern(program, scalar);
+      const minimum = getMinValue(program, scalar);
+      if (minimum !== undefined && kind !== "jsonUint")
+        throw new SpecError(`${where}: @minValue is supported on jsonUint scalars only (${scalar.name})`);
       decls.set(scalar.name, {
         kind: "scalar",
         name: scalar.name,
@@ -134,6 +172,7 @@ export function readSpec(program: Program): RpcSpec {
         ...expectsOf(scalar),
         codec: { kind, ...options },
         ...(pattern === undefined ? {} : { pattern }),
+        ...(minimum === undefined ? {} : { minimum }),
       });
     }
     return { kind: "ref", name: scalar.name };
@@ -164,12 +203,23 @@ export function readSpec(program: Program): RpcSpec {
     reading.add(model);
     const properties = propertiesOf(model);
     reading.delete(model);
+    const groups = ((decoratorArgs(program, "notTogether", model) ?? []) as [string[]][]).map(
+      ([names]) => names,
+    );
+    for (const names of groups) {
+      const declared = names.filter((n) => properties.some((p) => p.name === n));
+      if (names.length === 0 || (names.length > 1 && declared.length !== names.length))
+        throw new SpecError(`${model.name}: @notTogether needs declared properties, got ${names.join(", ")}`);
+      if (names.length === 1 && declared.length === 1)
+        throw new SpecError(`${model.name}: @notTogether of one name refuses a property it declares`);
+    }
     decls.set(model.name, {
       kind: "model",
       name: model.name,
       ...docOf(program, model),
       ...expectsOf(model),
       properties,
+      ...(groups.length === 0 ? {} : { notTogether: groups }),
     });
   };
 

@@ -57,7 +57,8 @@ function codecInitializer(spec: RpcSpec, decl: Decl): string {
         (p) =>
           `{ name: ${JSON.stringify(p.name)}, codec: ${codecExpression(p.type)}, optional: ${p.optional} }`,
       );
-      return `wire.object<T.${decl.name}, T.${jsonTypeName(decl.name)}>([\n${fields.join(",\n")},\n], ${expected})`;
+      const groups = decl.notTogether === undefined ? "" : `, ${JSON.stringify(decl.notTogether)}`;
+      return `wire.object<T.${decl.name}, T.${jsonTypeName(decl.name)}>([\n${fields.join(",\n")},\n], ${expected}${groups})`;
     }
     case "union": {
       const discriminant = discriminantOf(spec, decl);
@@ -85,6 +86,8 @@ function scalarInitializer(decl: ScalarDecl, expected: string): string {
     case "uintNumber":
       return `wire.uintNumber(${need(bits, "bits")}, ${expected})`;
     case "jsonUint":
+      // A @minValue is published only: the service checks it with its own message (the prover host's
+      // validateProofRequest), which clients already read.
       return `wire.jsonUint(${need(bits, "bits")}, ${expected})`;
     case "bytes":
       return `wire.hexBytes(${length ?? "undefined"}, ${expected})`;

@@ -10,11 +10,12 @@ import { emitErrors } from "./emit-errors.js";
 import { emitIndex } from "./emit-index.js";
 import { emitService } from "./emit-service.js";
 import { emitTypes } from "./emit-types.js";
+import { mergeRecordedExamples } from "./examples.js";
 import { buildOpenRpcDocuments } from "./openrpc.js";
 import { runtimeFiles } from "./runtime-files.js";
 
 export async function generateRpc(): Promise<GeneratedFile[]> {
-  const spec = readSpec(await compileTypeSpec());
+  const spec = mergeRecordedExamples(readSpec(await compileTypeSpec()));
   const documents = await buildOpenRpcDocuments(spec);
   const openrpc = [...documents].map(([id, document]) => ({
     path: `openrpc/${id}.openrpc.json`,

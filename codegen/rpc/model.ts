@@ -9,7 +9,13 @@ export type WireType =
   | { readonly kind: "ref"; readonly name: string }
   | { readonly kind: "string" }
   | { readonly kind: "boolean" }
-  | { readonly kind: "number" }
+  /** A JSON number; `integer` and the inclusive bounds come from TypeSpec's int scalars, @minValue and @maxValue. */
+  | {
+      readonly kind: "number";
+      readonly integer?: boolean;
+      readonly minimum?: number;
+      readonly maximum?: number;
+    }
   | { readonly kind: "null" }
   | { readonly kind: "literal"; readonly value: string | number | boolean }
   | { readonly kind: "array"; readonly items: WireType }
@@ -38,6 +44,11 @@ export interface ScalarDecl extends DeclBase {
   readonly kind: "scalar";
   readonly codec: ScalarCodec;
   readonly pattern?: string;
+  /**
+   * Inclusive lower bound of a jsonUint scalar, from TypeSpec's @minValue: published in the schema;
+   * the handler enforces it (the codec decodes any non-negative integer).
+   */
+  readonly minimum?: number;
 }
 
 export interface PropertyDecl {
@@ -50,6 +61,11 @@ export interface PropertyDecl {
 export interface ModelDecl extends DeclBase {
   readonly kind: "model";
   readonly properties: readonly PropertyDecl[];
+  /**
+   * Groups of property names never given together (`@notTogether`): a group of one is a property
+   * the object must not have at all. A null value counts as absent, as everywhere in decoding.
+   */
+  readonly notTogether?: readonly (readonly string[])[];
 }
 
 export interface UnionDecl extends DeclBase {

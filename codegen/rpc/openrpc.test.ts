@@ -30,14 +30,14 @@ const arrayOf = (schema: Json): Json => ({ type: "array", items: schema });
 const NODE: Expected = {
   // The rollup-node methods come first: NodeApi extends OptimismApi (spec/typespec/optimism.tsp).
   optimism_outputAtBlock: [["blockNumber"], ref("OutputResponse"), [-32602, -32001]],
-  optimism_syncStatus: [[], ref("SyncStatus"), []],
-  optimism_rollupConfig: [[], ref("RollupConfig"), []],
-  optimism_version: [[], { type: "string" }, []],
+  optimism_syncStatus: [[], ref("SyncStatus"), [-32602]],
+  optimism_rollupConfig: [[], ref("RollupConfig"), [-32602]],
+  optimism_version: [[], { type: "string" }, [-32602]],
   eth_getBlockByNumber: [["block", "fullTransactions"], orNull(ref("Block")), [-32602]],
   eth_getBlockByHash: [["blockHash", "fullTransactions"], orNull(ref("Block")), [-32602]],
   eth_getBalance: [["address", "block?"], ref("Quantity"), [-32602, -32001]],
-  eth_chainId: [[], ref("Quantity"), []],
-  eth_blockNumber: [[], ref("Quantity"), []],
+  eth_chainId: [[], ref("Quantity"), [-32602]],
+  eth_blockNumber: [[], ref("Quantity"), [-32602]],
   eth_getTransactionCount: [["address", "block?"], ref("Quantity"), [-32602, -32001]],
   eth_sendRawTransaction: [["transaction"], ref("Hash32"), [-32602, -32000]],
   eth_getTransactionByHash: [["transactionHash"], orNull(ref("Transaction")), [-32602]],
@@ -56,8 +56,8 @@ const NODE: Expected = {
     ref("AccessListResult"),
     [-32602, -32001, -32000, -32005],
   ],
-  eth_gasPrice: [[], ref("Quantity"), []],
-  eth_maxPriorityFeePerGas: [[], ref("Quantity"), []],
+  eth_gasPrice: [[], ref("Quantity"), [-32602]],
+  eth_maxPriorityFeePerGas: [[], ref("Quantity"), [-32602]],
   eth_feeHistory: [
     ["blockCount", "newestBlock", "rewardPercentiles?"],
     ref("FeeHistory"),
@@ -67,8 +67,8 @@ const NODE: Expected = {
   eth_getStorageAt: [["address", "slot", "block?"], ref("Hash32"), [-32602, -32001]],
   eth_getProof: [["address", "storageKeys", "block?"], ref("AccountProof"), [-32602, -32001, -32005]],
   eth_getLogs: [["filter"], arrayOf(ref("Log")), [-32602, -32001, -32005]],
-  net_version: [[], ref("DecimalUint"), []],
-  web3_clientVersion: [[], { type: "string" }, []],
+  net_version: [[], ref("DecimalUint"), [-32602]],
+  web3_clientVersion: [[], { type: "string" }, [-32602]],
   eth_sendRawTransactionSync: [["transaction", "timeoutMs?"], ref("Receipt"), [-32602, -32000, 4]],
   debug_getRawHeader: [["block"], orNull(ref("Data")), [-32602]],
   debug_getRawBlock: [["block"], orNull(ref("Data")), [-32602]],
@@ -76,30 +76,30 @@ const NODE: Expected = {
   debug_getRawTransaction: [["transactionHash"], orNull(ref("Data")), [-32602]],
   debug_dbGet: [["key"], ref("Data"), [-32602, -32000]],
   eth_newFilter: [["filter"], { type: "string" }, [-32602, -32005]],
-  eth_newBlockFilter: [[], { type: "string" }, [-32005]],
-  eth_newPendingTransactionFilter: [[], { type: "string" }, [-32005]],
-  eth_getFilterChanges: [["filterId"], ref("FilterChanges"), [-32000]],
+  eth_newBlockFilter: [[], { type: "string" }, [-32005, -32602]],
+  eth_newPendingTransactionFilter: [[], { type: "string" }, [-32005, -32602]],
+  eth_getFilterChanges: [["filterId"], ref("FilterChanges"), [-32000, -32602]],
   eth_getFilterLogs: [["filterId"], arrayOf(ref("Log")), [-32000, -32602, -32001, -32005]],
-  eth_uninstallFilter: [["filterId"], { type: "boolean" }, []],
+  eth_uninstallFilter: [["filterId"], { type: "boolean" }, [-32602]],
   eth_subscribe: [["kind", "filter?"], { type: "string" }, [-32602, -32601, -32005]],
-  eth_unsubscribe: [["subscriptionId"], { type: "boolean" }, []],
-  eth_accounts: [[], arrayOf(ref("Address")), []],
-  eth_syncing: [[], { type: "boolean" }, []],
-  eth_blobBaseFee: [[], ref("Quantity"), []],
-  net_listening: [[], { type: "boolean" }, []],
-  net_peerCount: [[], ref("Quantity"), []],
+  eth_unsubscribe: [["subscriptionId"], { type: "boolean" }, [-32602]],
+  eth_accounts: [[], arrayOf(ref("Address")), [-32602]],
+  eth_syncing: [[], { type: "boolean" }, [-32602]],
+  eth_blobBaseFee: [[], ref("Quantity"), [-32602]],
+  net_listening: [[], { type: "boolean" }, [-32602]],
+  net_peerCount: [[], ref("Quantity"), [-32602]],
   web3_sha3: [["data"], ref("Hash32"), [-32602]],
-  txpool_status: [[], ref("TxPoolStatus"), []],
-  txpool_content: [[], ref("TxPoolContent"), []],
+  txpool_status: [[], ref("TxPoolStatus"), [-32602]],
+  txpool_content: [[], ref("TxPoolContent"), [-32602]],
   txpool_contentFrom: [["address"], ref("TxPoolContentFrom"), [-32602]],
-  txpool_inspect: [[], ref("TxPoolInspect"), []],
+  txpool_inspect: [[], ref("TxPoolInspect"), [-32602]],
 };
 
 const PROVER: Expected = {
   prover_prove: [["request"], ref("ProofResult"), [-32602, -32000, -32001]],
-  enclave_signerPublicKey: [[], arrayOf(ref("PublicKeyBytes")), [-32001]],
+  enclave_signerPublicKey: [[], arrayOf(ref("PublicKeyBytes")), [-32001, -32602]],
   enclave_signerAttestation: [["user_data?", "nonce?"], arrayOf(ref("ByteArray")), [-32602, -32001]],
-  healthz: [[], ref("HealthzResult"), [-32001]],
+  healthz: [[], ref("HealthzResult"), [-32001, -32602]],
 };
 
 /** docs/protocol.md "Block object": every field of the table. */
@@ -250,6 +250,34 @@ describe("generated/openrpc", () => {
     expect(prover.PublicKeyBytes).toMatchObject({ type: "array", minItems: 65, maxItems: 65 });
     expect(prover.AttestationInput).toMatchObject({ type: "array", maxItems: 512 });
     expect(Object.keys(prover)).not.toContain("Block");
+  });
+
+  it("param schemas state the server's constraints (issue 15)", async () => {
+    const node = await published("node");
+    const schemas = node.components?.schemas as Record<string, Json>;
+    expect(schemas.Filter?.not).toEqual({
+      anyOf: [{ required: ["blockHash", "fromBlock"] }, { required: ["blockHash", "toBlock"] }],
+    });
+    expect(schemas.NewFilter?.not).toEqual({ required: ["blockHash"] });
+    const param = (method: string, name: string): Json | undefined =>
+      (node.methods as { name: string; params: { name: string; schema: Json }[] }[])
+        .find((m) => m.name === method)
+        ?.params.find((p) => p.name === name)?.schema;
+    expect(param("eth_newFilter", "filter")).toEqual(ref("NewFilter"));
+    expect(param("eth_feeHistory", "rewardPercentiles")).toEqual({
+      type: "array",
+      items: { type: "number", minimum: 0, maximum: 100 },
+    });
+    expect(param("eth_sendRawTransactionSync", "timeoutMs")).toEqual({
+      type: "integer",
+      minimum: 1,
+      maximum: 60000,
+    });
+    const prover = (await published("prover")).components?.schemas as Record<string, Json>;
+    expect(prover.PositiveJsonU64).toMatchObject({ type: "integer", minimum: 1 });
+    const request = prover.ProofRequest?.properties as Record<string, Json>;
+    expect(request.intermediate_block_interval).toMatchObject(ref("PositiveJsonU64"));
+    expect(request.claimed_l2_block_number).toMatchObject(ref("PositiveJsonU64"));
   });
 
   it("every published example goes through the generated codecs unchanged", async () => {

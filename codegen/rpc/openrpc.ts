@@ -41,7 +41,11 @@ export function schemaOf(type: WireType): JsonSchema {
     case "boolean":
       return { type: "boolean" };
     case "number":
-      return { type: "number" };
+      return {
+        type: type.integer === true ? "integer" : "number",
+        ...(type.minimum === undefined ? {} : { minimum: type.minimum }),
+        ...(type.maximum === undefined ? {} : { maximum: type.maximum }),
+      };
     case "null":
       return { type: "null" };
     case "literal":
@@ -59,7 +63,7 @@ function scalarSchema(decl: ScalarDecl): JsonSchema {
   const { codec } = decl;
   switch (codec.kind) {
     case "jsonUint":
-      return { type: "integer", minimum: 0, maximum: MAX_SAFE_INTEGER };
+      return { type: "integer", minimum: decl.minimum ?? 0, maximum: MAX_SAFE_INTEGER };
     case "byteArray":
       return {
         type: "array",
@@ -94,6 +98,7 @@ function declSchema(decl: Decl): JsonSchema {
         properties: Object.fromEntries(
           decl.properties.map((p) => [p.name, withDoc(schemaOf(p.type), p.doc)]),
         ),
+        ...notTogetherSchema(decl.notTogether ?? []),
       };
     case "union":
       return {
@@ -105,6 +110,17 @@ function declSchema(decl: Decl): JsonSchema {
         ),
       };
   }
+}
+
+/**
+ * `@notTogether` groups as JSON Schema: `not: {required: [...]}` for one group, `not: {anyOf: [...]}`
+ * for several. `required` counts a null-valued property as present where the codec counts it absent;
+ * the properties concerned do not admit null, so such an object is outside the schema either way.
+ */
+function notTogetherSchema(groups: readonly (readonly string[])[]): JsonSchema {
+  if (groups.length === 0) return {};
+  const required = groups.map((names) => ({ required: [...names] }));
+  return { not: required.length === 1 ? required[0] : { anyOf: required } };
 }
 
 /** Names of every declaration reachable from the given types, sorted. */

@@ -102,7 +102,13 @@ export function codecExpression(type: WireType, prefix = ""): string {
     case "boolean":
       return "wire.boolean";
     case "number":
-      return "wire.number";
+      return type.integer === undefined && type.minimum === undefined && type.maximum === undefined
+        ? "wire.number"
+        : `wire.boundedNumber(${JSON.stringify({
+            ...(type.integer === undefined ? {} : { integer: type.integer }),
+            ...(type.minimum === undefined ? {} : { minimum: type.minimum }),
+            ...(type.maximum === undefined ? {} : { maximum: type.maximum }),
+          })})`;
     case "null":
       return "wire.nullValue";
     case "literal":

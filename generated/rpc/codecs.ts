@@ -332,7 +332,7 @@ export const FilterCodec: wire.Codec<T.Filter, T.FilterJson> = wire.object<T.Fil
   { name: "blockHash", codec: Hash32Codec, optional: true },
   { name: "address", codec: FilterAddressCodec, optional: true },
   { name: "topics", codec: wire.union([wire.array(FilterTopicCodec), wire.nullValue]), optional: true },
-], "a Filter object");
+], "a Filter object", [["blockHash", "fromBlock"], ["blockHash", "toBlock"]]);
 
 /** Validates, decodes and encodes {@link T.Log}. */
 export const LogCodec: wire.Codec<T.Log, T.LogJson> = wire.object<T.Log, T.LogJson>([
@@ -388,6 +388,14 @@ export const L2BlockRefCodec: wire.Codec<T.L2BlockRef, T.L2BlockRefJson> = wire.
   { name: "sequenceNumber", codec: JsonU64Codec, optional: false },
 ], "a L2BlockRef object");
 
+/** Validates, decodes and encodes {@link T.NewFilter}. */
+export const NewFilterCodec: wire.Codec<T.NewFilter, T.NewFilterJson> = wire.object<T.NewFilter, T.NewFilterJson>([
+  { name: "fromBlock", codec: BlockNumberOrTagCodec, optional: true },
+  { name: "toBlock", codec: BlockNumberOrTagCodec, optional: true },
+  { name: "address", codec: FilterAddressCodec, optional: true },
+  { name: "topics", codec: wire.union([wire.array(FilterTopicCodec), wire.nullValue]), optional: true },
+], "a NewFilter object", [["blockHash"]]);
+
 /** Validates, decodes and encodes {@link T.SyncStatus}. */
 export const SyncStatusCodec: wire.Codec<T.SyncStatus, T.SyncStatusJson> = wire.object<T.SyncStatus, T.SyncStatusJson>([
   { name: "current_l1", codec: L1BlockRefCodec, optional: false },
@@ -413,6 +421,9 @@ export const OutputResponseCodec: wire.Codec<T.OutputResponse, T.OutputResponseJ
   { name: "syncStatus", codec: SyncStatusCodec, optional: false },
 ], "an OutputResponse object");
 
+/** Validates, decodes and encodes {@link T.PositiveJsonU64}. */
+export const PositiveJsonU64Codec: wire.Codec<T.PositiveJsonU64, T.PositiveJsonU64Json> = wire.jsonUint(64, "a non-negative JSON integer");
+
 /** Validates, decodes and encodes {@link T.ProofRequest}. */
 export const ProofRequestCodec: wire.Codec<T.ProofRequest, T.ProofRequestJson> = wire.object<T.ProofRequest, T.ProofRequestJson>([
   { name: "l1_head", codec: Hash32Codec, optional: false },
@@ -420,9 +431,9 @@ export const ProofRequestCodec: wire.Codec<T.ProofRequest, T.ProofRequestJson> =
   { name: "agreed_l2_head_hash", codec: Hash32Codec, optional: false },
   { name: "agreed_l2_output_root", codec: Hash32Codec, optional: false },
   { name: "claimed_l2_output_root", codec: Hash32Codec, optional: false },
-  { name: "claimed_l2_block_number", codec: JsonU64Codec, optional: false },
+  { name: "claimed_l2_block_number", codec: PositiveJsonU64Codec, optional: false },
   { name: "proposer", codec: AddressCodec, optional: false },
-  { name: "intermediate_block_interval", codec: JsonU64Codec, optional: false },
+  { name: "intermediate_block_interval", codec: PositiveJsonU64Codec, optional: false },
   { name: "image_hash", codec: Hash32Codec, optional: true },
 ], "a ProofRequest object");
 

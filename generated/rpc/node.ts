@@ -431,7 +431,7 @@ export interface EthFeeHistoryParams {
   blockCount: T.BlockCount;
   /** Newest block of the range. */
   newestBlock: T.BlockNumberOrTag;
-  /** Increasing percentiles (0-100) of priority fees to sample per block. */
+  /** Percentiles (0-100) of priority fees to sample per block, in increasing order (a decreasing pair is InvalidParams). */
   rewardPercentiles?: number[];
 }
 
@@ -445,7 +445,7 @@ export const eth_feeHistory = defineMethod<EthFeeHistoryParams, T.FeeHistory>({
   params: [
     { name: "blockCount", codec: C.BlockCountCodec, required: true },
     { name: "newestBlock", codec: C.BlockNumberOrTagCodec, required: true },
-    { name: "rewardPercentiles", codec: wire.array(wire.number), required: false },
+    { name: "rewardPercentiles", codec: wire.array(wire.boundedNumber({ "minimum": 0, "maximum": 100 })), required: false },
   ],
   result: C.FeeHistoryCodec,
 });
@@ -522,7 +522,10 @@ export interface EthGetLogsParams {
   filter: T.Filter;
 }
 
-/** Returns the logs matching a filter; `toBlock: pending` includes pre-confirmed logs. */
+/**
+ * Returns the logs matching a filter; `toBlock: pending` includes pre-confirmed logs. A range whose
+ * fromBlock resolves after its toBlock is InvalidParams.
+ */
 export const eth_getLogs = defineMethod<EthGetLogsParams, T.Log[]>({
   name: "eth_getLogs",
   paramStructure: "by-position",
@@ -558,7 +561,7 @@ export const web3_clientVersion = defineMethod<Web3ClientVersionParams, string>(
 export interface EthSendRawTransactionSyncParams {
   /** The raw transaction. */
   transaction: T.Data;
-  /** How long to wait, in milliseconds (default 6000, at most 60000). */
+  /** How long to wait, in whole milliseconds (default 6000, 1 to 60000). */
   timeoutMs?: number;
 }
 
@@ -568,7 +571,7 @@ export const eth_sendRawTransactionSync = defineMethod<EthSendRawTransactionSync
   paramStructure: "by-position",
   params: [
     { name: "transaction", codec: C.DataCodec, required: true },
-    { name: "timeoutMs", codec: wire.number, required: false },
+    { name: "timeoutMs", codec: wire.boundedNumber({ "integer": true, "minimum": 1, "maximum": 60000 }), required: false },
   ],
   result: C.ReceiptCodec,
 });
@@ -669,7 +672,7 @@ export const debug_dbGet = defineMethod<DebugDbGetParams, T.Data>({
 /** Params of eth_newFilter, in positional order. */
 export interface EthNewFilterParams {
   /** Address, topics and an optional block number range (no blockHash). */
-  filter: T.Filter;
+  filter: T.NewFilter;
 }
 
 /**
@@ -681,7 +684,7 @@ export const eth_newFilter = defineMethod<EthNewFilterParams, string>({
   name: "eth_newFilter",
   paramStructure: "by-position",
   params: [
-    { name: "filter", codec: C.FilterCodec, required: true },
+    { name: "filter", codec: C.NewFilterCodec, required: true },
   ],
   result: wire.string,
 });
@@ -773,7 +776,7 @@ export interface EthSubscribeParams {
  * one Log per notification, `newPendingTransactions` the hash of each transaction accepted into the
  * pool, `newFlashblocks` the flashblocks wire message of each pre-confirmation
  * snapshot (payload_id, index, base, diff, metadata: see docs/node.md). Over HTTP it fails
- * (-32601). Only `logs` takes a filter. A connection holding the node's limit of subscriptions, or a
+ * (-32601). Only `logs` takes a filter (a filter with another kind is InvalidParams). A connection holding the node's limit of subscriptions, or a
  * filter listing more addresses or topic alternatives than its limits, is LimitExceeded.
  */
 export const eth_subscribe = defineMethod<EthSubscribeParams, string>({
@@ -1025,7 +1028,10 @@ export interface NodeHandlers {
    * (EIP-1186). `pending` proves against the snapshot's state root.
    */
   eth_getProof: RpcHandler<EthGetProofParams, T.AccountProof>;
-  /** Returns the logs matching a filter; `toBlock: pending` includes pre-confirmed logs. */
+  /**
+   * Returns the logs matching a filter; `toBlock: pending` includes pre-confirmed logs. A range whose
+   * fromBlock resolves after its toBlock is InvalidParams.
+   */
   eth_getLogs: RpcHandler<EthGetLogsParams, T.Log[]>;
   /** Returns the network id (the chain id) as a decimal string. */
   net_version: RpcHandler<NetVersionParams, T.DecimalUint>;
@@ -1081,7 +1087,7 @@ export interface NodeHandlers {
    * one Log per notification, `newPendingTransactions` the hash of each transaction accepted into the
    * pool, `newFlashblocks` the flashblocks wire message of each pre-confirmation
    * snapshot (payload_id, index, base, diff, metadata: see docs/node.md). Over HTTP it fails
-   * (-32601). Only `logs` takes a filter. A connection holding the node's limit of subscriptions, or a
+   * (-32601). Only `logs` takes a filter (a filter with another kind is InvalidParams). A connection holding the node's limit of subscriptions, or a
    * filter listing more addresses or topic alternatives than its limits, is LimitExceeded.
    */
   eth_subscribe: RpcHandler<EthSubscribeParams, string>;
@@ -1361,7 +1367,10 @@ export class NodeClient {
     return callMethod(this.transport, eth_getProof, { address, storageKeys, block });
   }
 
-  /** Returns the logs matching a filter; `toBlock: pending` includes pre-confirmed logs. */
+  /**
+   * Returns the logs matching a filter; `toBlock: pending` includes pre-confirmed logs. A range whose
+   * fromBlock resolves after its toBlock is InvalidParams.
+   */
   eth_getLogs(filter: T.Filter): Promise<T.Log[]> {
     return callMethod(this.transport, eth_getLogs, { filter });
   }
@@ -1424,7 +1433,7 @@ export class NodeClient {
    * the address and topics (and a numeric fromBlock/toBlock, if given). A filter not polled for
    * 5 minutes is removed, as in geth.
    */
-  eth_newFilter(filter: T.Filter): Promise<string> {
+  eth_newFilter(filter: T.NewFilter): Promise<string> {
     return callMethod(this.transport, eth_newFilter, { filter });
   }
 
@@ -1462,7 +1471,7 @@ export class NodeClient {
    * one Log per notification, `newPendingTransactions` the hash of each transaction accepted into the
    * pool, `newFlashblocks` the flashblocks wire message of each pre-confirmation
    * snapshot (payload_id, index, base, diff, metadata: see docs/node.md). Over HTTP it fails
-   * (-32601). Only `logs` takes a filter. A connection holding the node's limit of subscriptions, or a
+   * (-32601). Only `logs` takes a filter (a filter with another kind is InvalidParams). A connection holding the node's limit of subscriptions, or a
    * filter listing more addresses or topic alternatives than its limits, is LimitExceeded.
    */
   eth_subscribe(kind: T.SubscriptionKind, filter?: T.Filter): Promise<string> {

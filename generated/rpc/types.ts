@@ -336,10 +336,14 @@ export interface CallRequest {
   /** Recipient, null or absent for a contract creation. */
   to?: Address | null;
   from?: Address;
+  /** Gas limit of the call; at most 50,000,000 (the node's call gas cap: above it, InvalidParams). */
   gas?: Quantity;
   value?: Quantity;
   input?: Data;
-  /** Legacy alias of input; when both are given they must be equal. */
+  /**
+   * Legacy alias of input; when both are given they must be equal (different values are InvalidParams,
+   * a rule JSON Schema cannot state).
+   */
   data?: Data;
   gasPrice?: Quantity;
   maxPriorityFeePerGas?: Quantity;
@@ -537,7 +541,10 @@ export interface FeeHistoryJson {
   reward?: QuantityJson[][];
 }
 
-/** A log filter: a block range (fromBlock/toBlock, default latest) or a single blockHash. */
+/**
+ * A log filter: a block range (fromBlock/toBlock, default latest) or a single blockHash, never both. A
+ * range whose fromBlock is after its toBlock is InvalidParams.
+ */
 export interface Filter {
   fromBlock?: BlockNumberOrTag;
   toBlock?: BlockNumberOrTag;
@@ -748,6 +755,26 @@ export interface LogJson {
   topics: Hash32Json[];
 }
 
+/**
+ * eth_newFilter's filter: address, topics and an optional block number range; no blockHash (a polling
+ * filter follows new blocks). A fromBlock after the toBlock, both numbers or `earliest` (block 0), is
+ * InvalidParams.
+ */
+export interface NewFilter {
+  fromBlock?: BlockNumberOrTag;
+  toBlock?: BlockNumberOrTag;
+  address?: FilterAddress;
+  topics?: FilterTopic[] | null;
+}
+
+/** Wire form of {@link NewFilter}. */
+export interface NewFilterJson {
+  fromBlock?: BlockNumberOrTagJson;
+  toBlock?: BlockNumberOrTagJson;
+  address?: FilterAddressJson;
+  topics?: FilterTopicJson[] | null;
+}
+
 /** optimism_outputAtBlock's result (op-node's OutputResponse). */
 export interface OutputResponse {
   /** Output root version: 32 zero bytes (version 0). */
@@ -774,6 +801,15 @@ export interface OutputResponseJson {
   syncStatus: SyncStatusJson;
 }
 
+/**
+ * A JSON integer of at least 1 and at most 2^53 - 1 (a block number or stride that cannot be 0). The
+ * codec decodes any non-negative integer; the service refuses 0 with InvalidParams and its own message.
+ */
+export type PositiveJsonU64 = bigint;
+
+/** Wire form of {@link PositiveJsonU64}. */
+export type PositiveJsonU64Json = number;
+
 /** Parameters of prover_prove: the range to prove and the claim to check. */
 export interface ProofRequest {
   /** L1 head block hash anchoring the derivation window. */
@@ -786,12 +822,12 @@ export interface ProofRequest {
   agreed_l2_output_root: Hash32;
   /** Output root claimed at the target; signed only if re-execution reproduces it. */
   claimed_l2_output_root: Hash32;
-  /** Target (last) L2 block number of the range. */
-  claimed_l2_block_number: JsonU64;
+  /** Target (last) L2 block number of the range (at least 1: genesis has no proof). */
+  claimed_l2_block_number: PositiveJsonU64;
   /** L1 address that will submit the proof (committed into the journal). */
   proposer: Address;
-  /** Sampling stride of the aggregate proposal's intermediate roots (not 0). */
-  intermediate_block_interval: JsonU64;
+  /** Sampling stride of the aggregate proposal's intermediate roots (at least 1). */
+  intermediate_block_interval: PositiveJsonU64;
   /** keccak256(PCR0) the caller expects; informational only. */
   image_hash?: Hash32;
 }
@@ -803,9 +839,9 @@ export interface ProofRequestJson {
   agreed_l2_head_hash: Hash32Json;
   agreed_l2_output_root: Hash32Json;
   claimed_l2_output_root: Hash32Json;
-  claimed_l2_block_number: JsonU64Json;
+  claimed_l2_block_number: PositiveJsonU64Json;
   proposer: AddressJson;
-  intermediate_block_interval: JsonU64Json;
+  intermediate_block_interval: PositiveJsonU64Json;
   image_hash?: Hash32Json;
 }
 

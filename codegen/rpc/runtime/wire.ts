@@ -312,6 +312,43 @@ export const number: Codec<number, number> = {
   is: (value): value is number => typeof value === "number" && Number.isFinite(value),
 };
 
+/** A JSON number with inclusive bounds, optionally an integer (TypeSpec's int scalars, @minValue, @maxValue). */
+export function boundedNumber(bounds: {
+  integer?: boolean;
+  minimum?: number;
+  maximum?: number;
+}): Codec<number, number> {
+  const { integer = false, minimum, maximum } = bounds;
+  const kind = integer ? "an integer" : "a number";
+  const expected =
+    minimum !== undefined && maximum !== undefined
+      ? `${kind} between ${minimum} and ${maximum}`
+      : minimum !== undefined
+        ? `${kind} of at least ${minimum}`
+        : maximum !== undefined
+          ? `${kind} of at most ${maximum}`
+          : kind;
+  const fits = (value: unknown): value is number =>
+    typeof value === "number" &&
+    Number.isFinite(value) &&
+    (!integer || Number.isInteger(value)) &&
+    (minimum === undefined || value >= minimum) &&
+    (maximum === undefined || value <= maximum);
+  return {
+    expected,
+    jsonType: "number",
+    decode(raw, path) {
+      if (!fits(raw)) throw new WireError(path, expected, raw);
+      return raw;
+    },
+    encode(value) {
+      if (!fits(value)) throw new RangeError(`${value} is not ${expected}`);
+      return value;
+    },
+    is: fits,
+  };
+}
+
 export const nullValue: Codec<null, null> = {
   expected: "null",
   jsonType: "null",
@@ -478,13 +515,32 @@ export interface Field {
 /**
  * A JSON object with the given fields. Unknown fields are ignored. An optional field may be absent
  * or null (null counts as absent unless the field's type admits null); encoding omits undefined.
+ * `notTogether` lists groups of field names never given together (non-null); a group of one names
+ * a field the object must not have.
  */
-export function object<V, J>(fields: readonly Field[], expected: string): Codec<V, J> {
+export function object<V, J>(
+  fields: readonly Field[],
+  expected: string,
+  notTogether: readonly (readonly string[])[] = [],
+): Codec<V, J> {
   return {
     expected,
     jsonType: "object",
     decode(raw, path) {
       if (!isPlainObject(raw)) throw new WireError(path, expected, raw);
+      for (const names of notTogether) {
+        if (
+          names.every((name) => Object.hasOwn(raw, name) && raw[name] !== null && raw[name] !== undefined)
+        ) {
+          throw new WireError(
+            names.length === 1 ? `${path}.${names[0]}` : path,
+            names.length === 1
+              ? `no ${names[0]} (not accepted here)`
+              : `${expected} without ${names.slice(0, -1).join(", ")} and ${names[names.length - 1]} together`,
+            Object.fromEntries(names.map((name) => [name, raw[name]])),
+          );
+        }
+      }
       const out: Record<string, unknown> = {};
       for (const field of fields) {
         const value = Object.hasOwn(raw, field.name) ? raw[field.name] : undefined;

@@ -24,5 +24,6 @@ export const $decorators = {
     rpcServer: recordEach("rpcServer"),
     paramStructure: record("paramStructure"),
     resultName: record("resultName"),
+    notTogether: recordEach("notTogether"),
   },
 };
