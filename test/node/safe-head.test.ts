@@ -5,7 +5,8 @@
  * the heads is seen), the batcher as a process posting calldata channels, then a second one posting blobs.
  * Meanwhile L2 transfers, two deposits through the portal, and SystemConfig changes (gas limit, EIP-1559
  * parameters, operator fee). Over more than 60 L2 blocks the safe head reaches the sealed head (it advances only
- * on blocks whose derived hash equals the sealed one) and finalized follows anvil's finalized block.
+ * on blocks whose derived hash equals the sealed one) and finalized follows anvil's finalized block. Then the node
+ * and its batcher restart: the new tracker starts from the persisted finalized head and reaches the sealed head again.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -138,24 +139,21 @@ async function sendTraffic(): Promise<void> {
     transport: http(url, { timeout: 60_000 }),
   });
   for (let i = 0; !stopTraffic; i++) {
-    await wallet.sendTransaction({
-      to: devAccounts(10)[9]!.address,
-      value: BigInt(i + 1),
-      maxFeePerGas: parseGwei("50"),
-      maxPriorityFeePerGas: parseGwei("1"),
-    });
+    // While the node restarts (second test) sends fail: the traffic goes on once it is back.
+    await wallet
+      .sendTransaction({
+        to: devAccounts(10)[9]!.address,
+        value: BigInt(i + 1),
+        maxFeePerGas: parseGwei("50"),
+        maxPriorityFeePerGas: parseGwei("1"),
+      })
+      .catch(() => undefined);
     await new Promise((r) => setTimeout(r, 400));
   }
 }
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "safe-head-e2e-"));
-  l1 = await startDevnetL1({
-    systemConfig: devnetSystemConfig(),
-    mining: { mode: "interval", blockTimeSeconds: 2 },
-    slotsInAnEpoch: 2,
-  });
-  rollup = await ensureDevnetRollupConfig(l1, { dataDir: dir, blockTime: 1 });
+/** Opens the node (its data directory kept across calls), its tracker and its server (on any free port). */
+async function startL2(): Promise<void> {
   node = await ChainNode.open({
     dataDir: join(dir, "node"),
     chainId: rollup.config.l2ChainId,
@@ -190,6 +188,23 @@ beforeAll(async () => {
   tracker.onChange((heads) => changes.push(heads));
   node.start();
   tracker.start();
+}
+
+async function stopL2(): Promise<void> {
+  await tracker.stop();
+  await server.close({ drainMs: 0 });
+  await node.close();
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "safe-head-e2e-"));
+  l1 = await startDevnetL1({
+    systemConfig: devnetSystemConfig(),
+    mining: { mode: "interval", blockTimeSeconds: 2 },
+    slotsInAnEpoch: 2,
+  });
+  rollup = await ensureDevnetRollupConfig(l1, { dataDir: dir, blockTime: 1 });
+  await startL2();
   traffic = sendTraffic();
 }, 180_000);
 
@@ -197,9 +212,7 @@ afterAll(async () => {
   stopTraffic = true;
   await traffic?.catch(() => undefined);
   for (const b of batchers) await b.stop().catch(() => undefined);
-  await tracker?.stop();
-  await server?.close({ drainMs: 0 });
-  await node?.close();
+  if (node !== undefined) await stopL2();
   await l1?.anvil.stop();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -343,5 +356,29 @@ describe("the L1-backed node's derived safe and finalized heads", () => {
       },
       "last derivation round",
     );
+  }, 420_000);
+
+  it("after a restart starts from the persisted finalized head and reaches the sealed head again", async () => {
+    // The batcher goes down with the node and is started again on its new URL (it resumes from what L1 holds).
+    for (const b of batchers) await b.stop();
+    await stopL2();
+    const before = { safe: tracker.safe.number, finalized: tracker.finalized.number };
+    expect(before.finalized).toBeGreaterThan(0n);
+    await startL2();
+    const blobs = startBatcher("blobs");
+    // The new tracker starts where the old one had finalized (a restart derives from there).
+    expect(tracker.finalized.number).toBe(before.finalized);
+    expect(tracker.safe.number).toBe(before.finalized);
+    const restartedAt = node.head.header.number;
+    const target = await until("ten blocks after the restart", () =>
+      node.head.header.number >= restartedAt + 10n ? node.head.header.number : undefined,
+    );
+    await blobs.waitFor((l) => posted(l) && BigInt(l.to as number) >= target, 1, 240_000);
+    await until("the safe head to reach the sealed head after the restart", () =>
+      tracker.safe.number >= target ? true : undefined,
+    );
+    expect(tracker.status.halted).toBeUndefined();
+    expect(toHex(tracker.safe.hash)).toBe(toHex(node.store.blockByNumber(tracker.safe.number)!.hash));
+    await until("finalized to follow", () => (tracker.finalized.number >= target ? true : undefined));
   }, 420_000);
 });
