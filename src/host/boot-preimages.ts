@@ -9,10 +9,11 @@
  */
 import type { Preimage } from "../../generated/protocol/index.js";
 import type { ProofRequest } from "../../generated/rpc/index.js";
-import { bootInfoPreimages } from "../proof/index.js";
+import { type BootInfo, bootInfoPreimages } from "../proof/index.js";
 
-export function bootPreimages(request: ProofRequest, l2ChainId: bigint): Preimage[] {
-  return bootInfoPreimages({
+/** The boot information of a proof request for chain `l2ChainId`. */
+export function bootInfoOf(request: ProofRequest, l2ChainId: bigint): BootInfo {
+  return {
     l1Head: request.l1_head,
     l1HeadNumber: request.l1_head_number,
     agreedOutputRoot: request.agreed_l2_output_root,
@@ -21,5 +22,9 @@ export function bootPreimages(request: ProofRequest, l2ChainId: bigint): Preimag
     chainId: l2ChainId,
     proposer: request.proposer,
     intermediateBlockInterval: request.intermediate_block_interval,
-  });
+  };
+}
+
+export function bootPreimages(request: ProofRequest, l2ChainId: bigint): Preimage[] {
+  return bootInfoPreimages(bootInfoOf(request, l2ChainId));
 }

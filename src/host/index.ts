@@ -32,7 +32,7 @@ export {
 } from "./enclave-client.js";
 export { callEnclave, type EnclaveCallOptions } from "./transport/enclave-call.js";
 export { EnclaveCallAbortedError, EnclaveTransportError, VsockUnavailableError } from "./transport/errors.js";
-export { bootPreimages } from "./boot-preimages.js";
+export { bootInfoOf, bootPreimages } from "./boot-preimages.js";
 export {
   DEFAULT_PROOF_TIMEOUT_MS,
   InvalidProofRequestError,
@@ -59,7 +59,6 @@ export {
   type ViemSignerRegistryOptions,
 } from "./signer-registry.js";
 export {
-  bootInfoOf,
   type CollectWitnessOptions,
   collectWitness,
   rpcWitnessSource,

@@ -5,7 +5,7 @@
 import type { L1ChainConfig, RollupConfig } from "../../chain/index.js";
 import type { Preimage } from "../../../generated/protocol/index.js";
 import type { ProofRequest } from "../../../generated/rpc/index.js";
-import type { BootInfo } from "../../proof/index.js";
+import { bootInfoOf } from "../boot-preimages.js";
 import { type ProgramResult, type ProgramTimings, runProgram } from "../../proof/index.js";
 import { FetchingOracle, type FetchingOracleOptions } from "./oracle.js";
 
@@ -56,20 +56,6 @@ export async function collectWitness(options: CollectWitnessOptions): Promise<Wi
       program: result.timings,
       totalMs: performance.now() - t0,
     },
-  };
-}
-
-/** The boot information of a proof request for chain `l2ChainId`. */
-export function bootInfoOf(request: ProofRequest, l2ChainId: bigint): BootInfo {
-  return {
-    l1Head: request.l1_head,
-    l1HeadNumber: request.l1_head_number,
-    agreedOutputRoot: request.agreed_l2_output_root,
-    claimedOutputRoot: request.claimed_l2_output_root,
-    claimedL2BlockNumber: request.claimed_l2_block_number,
-    chainId: l2ChainId,
-    proposer: request.proposer,
-    intermediateBlockInterval: request.intermediate_block_interval,
   };
 }
 

@@ -1,6 +1,5 @@
 /** Witness collection: the proof program over an oracle that fetches, checks and records (docs/proof.md). */
 export {
-  bootInfoOf,
   type CollectWitnessOptions,
   rpcWitnessSource,
   type RpcWitnessSourceOptions,
