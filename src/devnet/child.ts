@@ -14,6 +14,8 @@ export { ChildExitedError };
 export interface ServiceChild {
   readonly name: string;
   readonly process: ChildProcess;
+  /** Its process id (undefined when the spawn failed). */
+  readonly pid: number | undefined;
   /** Resolves with the first output line `accept` returns a value for; rejects if the child exits first. */
   waitForLine<T>(accept: (line: string) => T | undefined, timeoutMs: number): Promise<T>;
   /** Resolves when the child has exited. */
@@ -53,6 +55,7 @@ export function startServiceChild(
   return {
     name,
     process: child,
+    pid: child.pid,
     exited,
     waitForLine<T>(accept: (line: string) => T | undefined, timeoutMs: number): Promise<T> {
       return new Promise<T>((resolve, reject) => {

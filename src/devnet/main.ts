@@ -22,6 +22,7 @@ import { devnetAccount, devnetSystemConfig } from "./accounts.js";
 import { type ServiceChild, jsonLine, runToCompletion, startServiceChild } from "./child.js";
 import { DevnetUsageError } from "./errors.js";
 import { DEVNET_L1_BLOCK_TIME } from "./l1/anvil.js";
+import { forgetChildren, recordChildren, stopLeftovers } from "./leftovers.js";
 import { startDevnetL1 } from "./l1/bootstrap.js";
 import { ensureDevnetRollupConfig } from "./rollup-config.js";
 
@@ -175,6 +176,7 @@ async function ensureToken(nodeUrl: string, chainId: number, recordPath: string)
 /** A running part of the devnet, stopped in reverse order of start. */
 interface Part {
   readonly name: string;
+  readonly pid: number | undefined;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stop(graceMs: number): Promise<void>;
 }
@@ -198,6 +200,7 @@ async function main(): Promise<number> {
   const stopAll = (): Promise<void> => {
     stopped ??= (async () => {
       for (let part = parts.pop(); part !== undefined; part = parts.pop()) await part.stop(STOP_GRACE_MS);
+      forgetChildren(config.dataDir);
     })();
     return stopped;
   };
@@ -206,7 +209,13 @@ async function main(): Promise<number> {
     if (stopped !== undefined) {
       await part.stop(STOP_GRACE_MS);
       await stopped;
-    } else parts.push(part);
+    } else {
+      parts.push(part);
+      recordChildren(
+        config.dataDir,
+        parts.flatMap((p) => (p.pid === undefined ? [] : [p.pid])),
+      );
+    }
     return part;
   };
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -216,6 +225,13 @@ async function main(): Promise<number> {
   process.stdout.on("error", () => void stopAll().then(() => process.exit(1)));
 
   try {
+    // 0. What a devnet killed on this data directory left running (docs/devnet.md "Restarts").
+    const leftovers = await stopLeftovers(config.dataDir);
+    if (leftovers.length > 0)
+      process.stdout.write(
+        `[devnet] stopped ${leftovers.length} processes a killed devnet left: ${leftovers.join(", ")}\n`,
+      );
+
     // 1. The L1 and its contracts. anvil logs every request: its output goes to a file, not the console.
     const l1Dir = join(config.dataDir, "l1");
     mkdirSync(l1Dir, { recursive: true });
@@ -228,7 +244,12 @@ async function main(): Promise<number> {
       systemConfig: devnetSystemConfig(),
       onLine: (line) => anvilLog.write(`${line}\n`),
     });
-    await add({ name: "L1 (anvil)", exited: l1.anvil.exited, stop: (graceMs) => l1.anvil.stop(graceMs) });
+    await add({
+      name: "L1 (anvil)",
+      pid: l1.anvil.process.pid,
+      exited: l1.anvil.exited,
+      stop: (graceMs) => l1.anvil.stop(graceMs),
+    });
     process.stdout.write(
       `[devnet] L1 ${l1.anvil.resumed ? "resumed" : "started"} at ${l1.anvil.rpcUrl} (chain ${l1.anvil.chainId})\n`,
     );

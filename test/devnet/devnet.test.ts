@@ -2,9 +2,10 @@
  * The main job end to end: `src/devnet/main.ts` as a real process starts the L1, the chain node on it, the
  * batcher, deploys the dev token and starts the merchant service; a restart on the same data directory reuses the
  * chain, the token and the order store; SIGTERM stops everything with exit code 0. On the restarted devnet a deposit
- * made with `npm run deposit` (viem's OP Stack actions) arrives on L2 and the safe head passes its block.
+ * made with `npm run deposit` (viem's OP Stack actions) arrives on L2 and the safe head passes its block; after a
+ * kill -9 of the devnet, the next start stops the children it left and resumes.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Address, createPublicClient, http, parseEther } from "viem";
@@ -113,5 +114,26 @@ describe("npm start (the devnet)", () => {
       safe = (await again.getBlock({ blockTag: "safe" })).number;
     }
     expect(safe).toBeGreaterThanOrEqual(receipt.blockNumber);
-  }, 600_000);
+
+    // kill -9 of the devnet itself leaves its children running; the next start stops them first and resumes.
+    const { pids } = JSON.parse(readFileSync(join(dataDir, "devnet.pids"), "utf8")) as { pids: number[] };
+    expect(pids).toHaveLength(4);
+    const runsHere = (pid: number): boolean => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(dataDir);
+      } catch {
+        return false;
+      }
+    };
+    second.child.process.kill("SIGKILL");
+    await second.child.exited;
+    expect(pids.filter(runsHere)).toEqual(pids);
+    const headBeforeKill = await again.getBlockNumber();
+    const third = await startDevnet();
+    expect(pids.filter(runsHere)).toEqual([]);
+    expect(third.ready.token).toBe(first.ready.token);
+    const resumed = createPublicClient({ transport: http(third.ready.nodeUrl) });
+    expect(await resumed.getBlockNumber()).toBeGreaterThanOrEqual(headBeforeKill);
+    expect(await resumed.getBalance({ address: recipient })).toBe(recipientBefore! + parseEther("1.5"));
+  }, 900_000);
 });
