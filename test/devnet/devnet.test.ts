@@ -58,7 +58,7 @@ async function startDevnet(): Promise<{ child: ServiceChild; ready: DevnetReady 
 }
 
 afterAll(async () => {
-  for (const child of running) await child.stop(10_000);
+  for (const child of running) await child.stop(90_000);
   rmSync(dataDir, { recursive: true, force: true });
 });
 
