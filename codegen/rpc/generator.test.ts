@@ -78,6 +78,57 @@ describe("reading the TypeSpec", () => {
   });
 });
 
+describe("constraints", () => {
+  it("reads @notTogether groups and bounded numbers", async () => {
+    const spec = await readSource(
+      [
+        `@minValue(0) @maxValue(100) scalar Pct extends float64;`,
+        `@minValue(1) scalar Ms extends int32;`,
+        `@notTogether(#["a", "b"]) @notTogether(#["gone"]) model M { a?: Q; b?: Q; p?: Pct; }`,
+        `@rpcService("t", "Test", "1") interface Api { t_x(m: M, ms?: Ms): Q; }`,
+      ].join("\n"),
+    );
+    const model = spec.decls.find((d) => d.name === "M");
+    expect(model).toMatchObject({ kind: "model", notTogether: [["a", "b"], ["gone"]] });
+    expect(model?.kind === "model" && model.properties.find((p) => p.name === "p")?.type).toEqual({
+      kind: "number",
+      minimum: 0,
+      maximum: 100,
+    });
+    expect(spec.services[0]?.methods[0]?.params[1]?.type).toEqual({
+      kind: "number",
+      integer: true,
+      minimum: 1,
+    });
+    const document = buildOpenRpcDocument(spec, spec.services[0]!);
+    expect((document.components?.schemas as Record<string, { not?: unknown }>).M?.not).toEqual({
+      anyOf: [{ required: ["a", "b"] }, { required: ["gone"] }],
+    });
+    await expect(validateOpenRpc(document)).resolves.toBeUndefined();
+  });
+
+  it("fails on @notTogether naming undeclared properties, or refusing a declared one", async () => {
+    await expect(
+      readSource(
+        `@notTogether(#["a", "zz"]) model M { a?: Q; }\n@rpcService("t", "Test", "1") interface Api { t_x(m: M): Q; }`,
+      ),
+    ).rejects.toThrow("@notTogether needs declared properties");
+    await expect(
+      readSource(
+        `@notTogether(#["a"]) model M { a?: Q; }\n@rpcService("t", "Test", "1") interface Api { t_x(m: M): Q; }`,
+      ),
+    ).rejects.toThrow("refuses a property it declares");
+  });
+
+  it("fails on a bound on a codec scalar other than jsonUint", async () => {
+    await expect(
+      readSource(
+        `@codec("bytes") @pattern("^0x([0-9a-f][0-9a-f])*$") @minValue(1) scalar D extends string;\n@rpcService("t", "Test", "1") interface Api { t_x(d: D): Q; }`,
+      ),
+    ).rejects.toThrow(SpecError);
+  });
+});
+
 describe("type names", () => {
   it("fails when two types share a name", async () => {
     await expect(
