@@ -59,7 +59,9 @@ export class KeyNotFoundError extends RpcError {
 
 /**
  * A request exceeds one of the server's limits (a log range or result count, fee history percentiles,
- * proof keys, subscriptions, response bytes, ...): the message names the limit and the flag that sets it. (code -32005)
+ * proof keys, subscriptions, ...): the message names the limit and the flag that sets it. Every method
+ * lists it: any call is refused with it when the server is busy (its limit of requests in flight) or
+ * when its response, or its batch's responses, exceed the response byte limits. (code -32005)
  */
 export class LimitExceededError extends RpcError {
   static readonly CODE = -32005;
