@@ -11,7 +11,8 @@
  * (e) a tampered blob element, or a precompile-result key, is refused.
  */
 import { randomBytes } from "node:crypto";
-import { createWalletClient, defineChain, type Hex, hexToBytes, http, parseGwei } from "viem";
+import { createWalletClient, defineChain, type Hex, hexToBytes, http, parseEther, parseGwei } from "viem";
+import { depositPortalAbi, systemConfigAbi } from "../../contracts/index.js";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Preimage } from "../../generated/protocol/index.js";
@@ -59,8 +60,12 @@ import { runProof } from "../../enclave/prove.js";
 import { EnclaveSigner } from "../../enclave/signer.js";
 import { type L1Chain, startL1Chain } from "../node/l1-chain.js";
 
-/** Blocks in the proven range. */
-const RANGE = 4n;
+const NEW_GAS_LIMIT = 45_000_000n;
+
+/** Blocks in the proven range (from the agreed block's transfer to one after the deposit). */
+let range: bigint;
+/** The L2 block of the range holding the user deposit. */
+let depositInRange: bigint;
 
 let chain: L1Chain;
 let batcher: BatcherProcess | undefined;
@@ -143,20 +148,63 @@ beforeAll(async () => {
     chain: l2,
     transport: http(chain.node.url),
   });
-  // Transfers in consecutive blocks: the range is proven over them.
-  const included: bigint[] = [];
-  for (let i = 0; i < 6; i++) {
+  const transfer = async (i: number): Promise<bigint> => {
     const hash = await wallet.sendTransaction({
       to: devAccounts(10)[9]!.address,
       value: BigInt(1000 + i),
       maxFeePerGas: parseGwei("50"),
       maxPriorityFeePerGas: parseGwei("1"),
     });
-    const receipt = await chain.l2.waitForTransactionReceipt({ hash, pollingInterval: 100 });
-    included.push(receipt.blockNumber);
+    return (await chain.l2.waitForTransactionReceipt({ hash, pollingInterval: 100 })).blockNumber;
+  };
+  const agreed = (await transfer(0)) - 1n;
+  // On L1: a deposit through the portal and a gas limit change. The L2 block that adopts their L1 block as its
+  // origin starts an epoch with the user deposit and the new gas limit; the range is proven across it.
+  const l1Wallet = (index: number) =>
+    createWalletClient({
+      account: privateKeyToAccount(devAccounts(index + 1)[index]!.privateKey),
+      chain: chain.l1.anvil.chain,
+      transport: http(chain.l1.anvil.rpcUrl),
+    });
+  const l1Sent = [
+    await l1Wallet(6).writeContract({
+      address: chain.l1.deployment.depositPortal,
+      abi: depositPortalAbi,
+      functionName: "depositTransaction",
+      args: [devAccounts(7)[6]!.address, parseEther("0.5"), 100_000n, false, "0x"],
+      value: parseEther("1"),
+    }),
+    await l1Wallet(0).writeContract({
+      address: chain.l1.deployment.systemConfig,
+      abi: systemConfigAbi,
+      functionName: "setGasLimit",
+      args: [NEW_GAS_LIMIT],
+    }),
+  ];
+  for (const hash of l1Sent) {
+    const receipt = await chain.l1.anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 100 });
+    expect(receipt.status).toBe("success");
   }
-  const agreed = included[0]! - 1n;
-  const claimed = agreed + RANGE;
+  // Transfers go on until the user deposit is in an L2 block; one more after it ends the range.
+  let depositBlock: bigint | undefined;
+  let scanned = agreed + 1n;
+  for (let i = 1; depositBlock === undefined; i++) {
+    const last = await transfer(i);
+    for (; scanned <= last && depositBlock === undefined; scanned++) {
+      const block = await call<{ transactions: { type: Hex }[] } | null>(
+        chain.node.url,
+        "eth_getBlockByNumber",
+        [`0x${scanned.toString(16)}`, true],
+      );
+      // A pre-confirmed receipt can name the block being built: scan sealed blocks only.
+      if (block === null) break;
+      if (block.transactions.filter((tx) => tx.type === "0x7e").length >= 2) depositBlock = scanned;
+    }
+    if (i > 120) throw new Error("the deposit never reached L2");
+  }
+  const claimed = await transfer(1000);
+  range = claimed - agreed;
+  depositInRange = depositBlock;
   batcher = spawnBatcher(
     [
       "--l1-rpc-url",
@@ -221,10 +269,24 @@ afterAll(async () => {
 });
 
 describe("the proof program on the devnet", () => {
-  it("(a) run natively over the fetching oracle, reproduces the node's output roots", () => {
+  it("(a) run natively over the fetching oracle, reproduces the node's output roots", async () => {
     const { result, metrics } = collected;
-    expect(result.startBlock).toBe(boot.claimedL2BlockNumber - RANGE);
+    expect(result.startBlock).toBe(boot.claimedL2BlockNumber - range);
     expect(result.outputRoots.map(toHex)).toEqual(nodeRoots.map(toHex));
+    // The range crosses the epoch that brought the deposit and the gas limit change.
+    const gasLimit = async (n: bigint) =>
+      BigInt(
+        (
+          await call<{ gasLimit: Hex }>(chain.node.url, "eth_getBlockByNumber", [
+            `0x${n.toString(16)}`,
+            false,
+          ])
+        ).gasLimit,
+      );
+    expect(depositInRange).toBeGreaterThan(result.startBlock);
+    expect(depositInRange).toBeLessThanOrEqual(boot.claimedL2BlockNumber);
+    expect(await gasLimit(result.startBlock)).not.toBe(NEW_GAS_LIMIT);
+    expect(await gasLimit(boot.claimedL2BlockNumber)).toBe(NEW_GAS_LIMIT);
     expect(metrics.preimageCount).toBe(collected.preimages.length);
     expect(metrics.witnessBytes).toBeGreaterThan(0);
     // The range's batches came in blobs: the witness carries blob elements.
@@ -232,7 +294,7 @@ describe("the proof program on the devnet", () => {
     expect(metrics.fetches["state"] ?? 0).toBeGreaterThan(0);
     console.log(
       JSON.stringify({
-        blocks: Number(RANGE),
+        blocks: Number(range),
         preimages: metrics.preimageCount,
         witnessBytes: metrics.witnessBytes,
         fetches: metrics.fetches,
@@ -421,7 +483,7 @@ describe("the proof program on the devnet", () => {
       const result = await service.prove(request, new AbortController().signal);
       expect(result.Tee.proposals.map((p) => toHex(p.output_root))).toEqual(nodeRoots.map(toHex));
       expect(toHex(result.Tee.aggregate_proposal.output_root)).toBe(toHex(boot.claimedOutputRoot));
-      expect(signer.calls).toBe(Number(RANGE) + 1);
+      expect(signer.calls).toBe(Number(range) + 1);
       expect(collectedMetrics).toHaveLength(1);
       // A wrong claim fails at the witness, before the enclave: nothing more is signed.
       const wrong = boot.claimedOutputRoot.slice();
@@ -429,7 +491,7 @@ describe("the proof program on the devnet", () => {
       await expect(
         service.prove({ ...request, claimed_l2_output_root: wrong }, new AbortController().signal),
       ).rejects.toBeInstanceOf(OutputRootMismatchError);
-      expect(signer.calls).toBe(Number(RANGE) + 1);
+      expect(signer.calls).toBe(Number(range) + 1);
     } finally {
       await server.close();
       rmSync(dir, { recursive: true, force: true });
