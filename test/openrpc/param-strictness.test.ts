@@ -4,10 +4,10 @@
  *
  * - Params generated FROM the param schemas (schema-arbitrary.ts) are sent as they are: every answer
  *   must be a result valid per the method's result schema, or an error whose code the method lists,
- *   and -32602 (which every method with params lists) only where the document says why in words
+ *   and -32602 (which every method lists) only where the document says why in words
  *   (DOCUMENTED_REFUSALS: rules JSON Schema cannot state, such as two fields being equal).
- * - The same params mutated (a param or a field replaced by any JSON value, a required field or param
- *   dropped, an extra param): whenever the server refuses them with -32602, the mutated params must be
+ * - The same params mutated (a param, a field or a nested value replaced by any JSON value, a field or
+ *   param dropped, an extra param): whenever the server refuses them with -32602, they must be
  *   outside the document (more params than listed, or a param invalid per its schema, checked as
  *   @open-rpc/schema-utils-js's MethodCallValidator checks it) or match a documented refusal.
  *
@@ -206,10 +206,35 @@ function paramsArbitrary(method: Method): fc.Arbitrary<unknown[]> {
     .map(([req, count, opt]) => [...req, ...opt.slice(0, count)]);
 }
 
+/** Replaces a value at least two levels down (picked by `at`) in place; false when there is none. */
+function replaceNested(root: unknown, at: number, value: unknown): boolean {
+  let container: unknown = root;
+  let replaced = false;
+  for (let depth = 0, seed = at; depth < 4; depth++, seed = Math.floor(seed / 7) + depth) {
+    const keys = Array.isArray(container)
+      ? container.map((_, k) => k)
+      : isObject(container)
+        ? Object.keys(container)
+        : [];
+    if (keys.length === 0) break;
+    const key = keys[seed % keys.length]!;
+    const child = (container as Record<string | number, unknown>)[key];
+    const deeper =
+      (Array.isArray(child) && child.length > 0) || (isObject(child) && Object.keys(child).length > 0);
+    if (!deeper || seed % 3 === 0) {
+      (container as Record<string | number, unknown>)[key] = value;
+      replaced = true;
+      break;
+    }
+    container = child;
+  }
+  return replaced;
+}
+
 /** Params changed in one place: what clients send by mistake. */
 function mutated(method: Method): fc.Arbitrary<unknown[]> {
   return fc
-    .tuple(paramsArbitrary(method), fc.nat(), anyJson, fc.nat(4), fc.string({ maxLength: 12 }))
+    .tuple(paramsArbitrary(method), fc.nat(), anyJson, fc.nat(5), fc.string({ maxLength: 12 }))
     .map(([params, at, value, how, key]) => {
       const out = structuredClone(params);
       const i = out.length === 0 ? 0 : at % out.length;
@@ -232,6 +257,9 @@ function mutated(method: Method): fc.Arbitrary<unknown[]> {
           break;
         case 3: // drop the last param
           out.pop();
+          break;
+        case 4: // replace a value nested deeper (a filter's fromBlock, a topic, a list entry)
+          if (!replaceNested(target, at, value)) out[i] = value;
           break;
         default: // one more param
           out.push(value);
