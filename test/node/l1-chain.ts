@@ -7,18 +7,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Hex, createPublicClient, defineChain, hexToBytes, http } from "viem";
-import {
-  OpFork,
-  type RollupConfig,
-  buildRollupGenesis,
-  forksActiveFrom,
-  rollupConfigToJson,
-} from "../../src/chain/index.js";
-import { encodeEcotoneScalar } from "../../src/derive/index.js";
+import { type Hex, createPublicClient, defineChain, http } from "viem";
+import { type RollupConfig, rollupConfigToJson } from "../../src/chain/index.js";
 import { type DevnetL1, startDevnetL1 } from "../../src/devnet/l1/bootstrap.js";
 import type { AnvilMining } from "../../src/devnet/l1/anvil.js";
-import { ensureDevnetRollupConfig } from "../../src/devnet/rollup-config.js";
+import { devnetRollupConfigAt, ensureDevnetRollupConfig } from "../../src/devnet/rollup-config.js";
 import { testSystemConfig } from "../l1/support.js";
 import { waitFor } from "./helpers.js";
 import { type NodeProcess, startNodeProcess } from "./spawn-node.js";
@@ -62,48 +55,14 @@ export function l2Client(node: NodeProcess) {
   return createPublicClient({ chain, transport: http(node.url), pollingInterval: 100 });
 }
 
-/** Writes a rollup.json anchored on L1 block `anchor` (the devnet's values otherwise). */
+/** Writes a rollup.json anchored on L1 block `anchor` (the devnet's values otherwise, src/devnet's devnetRollupConfigAt). */
 export async function writeRollupConfig(
   l1: DevnetL1,
   anchor: { number: bigint; hash: Hex; timestamp: bigint },
   path: string,
   blockTime: number,
 ): Promise<RollupConfig> {
-  const init = testSystemConfig();
-  const config: RollupConfig = {
-    l2ChainId: 901n,
-    blockTime: BigInt(blockTime),
-    genesisL2Time: anchor.timestamp,
-    forkTimes: forksActiveFrom(OpFork.Jovian),
-    eip1559Elasticity: 6n,
-    eip1559Denominator: 50n,
-    eip1559DenominatorCanyon: 250n,
-    depositContractAddress: hexToBytes(l1.deployment.depositPortal),
-    l1SystemConfigAddress: hexToBytes(l1.deployment.systemConfig),
-    l1ChainId: BigInt(l1.anvil.chainId),
-    batchInboxAddress: hexToBytes(l1.deployment.batchInbox),
-    seqWindowSize: 3600n,
-    maxSequencerDrift: 1800n,
-    channelTimeout: 50n,
-    genesis: {
-      l1: { hash: hexToBytes(anchor.hash), number: anchor.number },
-      l2: { hash: new Uint8Array(32), number: 0n },
-      l2Time: anchor.timestamp,
-      systemConfig: {
-        batcherAddress: hexToBytes(init.batcher),
-        overhead: new Uint8Array(32),
-        scalar: encodeEcotoneScalar(init.basefeeScalar, init.blobbasefeeScalar),
-        gasLimit: init.gasLimit,
-        eip1559Denominator: BigInt(init.eip1559Denominator),
-        eip1559Elasticity: BigInt(init.eip1559Elasticity),
-        operatorFeeScalar: BigInt(init.operatorFeeScalar),
-        operatorFeeConstant: init.operatorFeeConstant,
-        minBaseFee: init.minBaseFee,
-        daFootprintGasScalar: BigInt(init.daFootprintGasScalar),
-      },
-    },
-  };
-  config.genesis!.l2.hash = (await buildRollupGenesis(config, 10)).hash;
+  const config = await devnetRollupConfigAt(l1, anchor, { blockTime });
   writeFileSync(path, `${JSON.stringify(rollupConfigToJson(config), null, 2)}\n`);
   return config;
 }
