@@ -183,7 +183,7 @@ export class TxSender {
         );
     } catch (e) {
       this.o.logger.warn(
-        { err: e, hash: signed.hash, nonce },
+        { err: briefError(e), hash: signed.hash, nonce },
         "sending the batcher transaction failed; still watching it",
       );
     }
@@ -265,4 +265,18 @@ export class TxSender {
       metrics.l1BlobGasSpentWei.inc(Number(receipt.blobGasUsed * (receipt.blobGasPrice ?? 0n)));
     }
   }
+}
+
+/** Longest error text a log line carries: viem's messages repeat the request, a blob transaction's raw bytes included (1.3 MB). */
+const MAX_LOGGED_ERROR_CHARS = 500;
+
+/** An error as one short log field: its name and viem's short message (or the message cut to a bound), never the request. */
+export function briefError(e: unknown): { name: string; message: string } {
+  if (!(e instanceof Error)) return { name: typeof e, message: String(e).slice(0, MAX_LOGGED_ERROR_CHARS) };
+  const short = (e as { shortMessage?: unknown }).shortMessage;
+  const details = (e as { details?: unknown }).details;
+  let message = typeof short === "string" ? short : e.message;
+  if (typeof details === "string" && details !== "" && !message.includes(details))
+    message = `${message}: ${details}`;
+  return { name: e.name, message: message.slice(0, MAX_LOGGED_ERROR_CHARS) };
 }
