@@ -26,9 +26,12 @@ import {
   ProofService,
   rpcWitnessSource,
   type WitnessCollection,
+  WitnessFetchError,
   type WitnessMetrics,
 } from "../../src/host/index.js";
 import { createLogger } from "../../src/log/index.js";
+import { DataMismatchError } from "../../src/chain-rpc/index.js";
+import { startTamperProxy } from "../../src/chain-rpc/proxy.test-support.js";
 import { EnclaveServer } from "../../enclave/server.js";
 import { handleRequest } from "../../enclave/handler.js";
 import { LocalSecurityModule } from "../../enclave/local-security-module.js";
@@ -497,4 +500,71 @@ describe("the proof program on the devnet", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("(g) the host checks every fetched value: tampered answers from the L2 node, the L1 and the beacon API are refused", async () => {
+    const l2 = await startTamperProxy(chain.node.url);
+    const l1 = await startTamperProxy(chain.l1.anvil.rpcUrl);
+    const flip = (hex: string, at: number) =>
+      `${hex.slice(0, at)}${hex[at] === "0" ? "1" : "0"}${hex.slice(at + 1)}`;
+    const collect = (agreedL2HeadHash = agreedHash) =>
+      collectWitness({
+        boot,
+        agreedL2HeadHash,
+        l1RpcUrl: l1.url,
+        l2RpcUrl: l2.url,
+        rollupConfig: chain.rollup,
+      }).catch((e: unknown) => e);
+    try {
+      // The agreed head: its raw header altered in transit.
+      l2.rpc = async (request, forward) => {
+        const answer = await forward(request);
+        if (request.method !== "debug_getRawHeader") return answer;
+        return { ...answer, result: flip(answer.result as string, 40) };
+      };
+      expect(await collect()).toBeInstanceOf(WitnessFetchError);
+      // A head whose output root is not the agreed one: refused before any enclave could be asked.
+      l2.rpc = (request, forward) => forward(request);
+      const other = hexToBytes((await output(boot.claimedL2BlockNumber)).blockRef.hash);
+      const wrongHead = await collect(other);
+      expect(wrongHead).toBeInstanceOf(WitnessFetchError);
+      expect((wrongHead as WitnessFetchError).details.hint).toMatch(/^starting-l2-output/);
+      // L1 receipts that do not have the header's root.
+      l1.rpc = async (request, forward) => {
+        const answer = await forward(request);
+        const receipts = answer.result as { cumulativeGasUsed: Hex }[] | null;
+        if (request.method !== "eth_getBlockReceipts" || receipts === null || receipts.length === 0)
+          return answer;
+        const first = {
+          ...receipts[0]!,
+          cumulativeGasUsed: `0x${(BigInt(receipts[0]!.cumulativeGasUsed) + 1n).toString(16)}`,
+        };
+        return { ...answer, result: [first, ...receipts.slice(1)] };
+      };
+      expect(await collect()).toBeInstanceOf(DataMismatchError);
+      // A blob changed in one field element by the beacon API.
+      l1.rpc = (request, forward) => forward(request);
+      l1.get = async (path, forward) => {
+        const answer = await forward(path);
+        if (!path.startsWith("/eth/v1/beacon/blobs/") || answer.status !== 200) return answer;
+        const body = JSON.parse(answer.body) as { data: string[] };
+        return { ...answer, body: JSON.stringify({ ...body, data: [flip(body.data[0]!, 2 + 64 * 5 + 10)] }) };
+      };
+      const blobError = await collect();
+      expect(blobError).toBeInstanceOf(WitnessFetchError);
+      expect((blobError as WitnessFetchError).details.hint).toMatch(/^l1-blob/);
+      // A state node from debug_dbGet that does not hash to its key.
+      l1.get = (path, forward) => forward(path);
+      l2.rpc = async (request, forward) => {
+        const answer = await forward(request);
+        if (request.method !== "debug_dbGet" || typeof answer.result !== "string") return answer;
+        return { ...answer, result: flip(answer.result, 10) };
+      };
+      const stateError = await collect();
+      expect(stateError).toBeInstanceOf(WitnessFetchError);
+      expect((stateError as WitnessFetchError).details.hint).toBe("state");
+    } finally {
+      await l2.close();
+      await l1.close();
+    }
+  }, 600_000);
 });

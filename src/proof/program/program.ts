@@ -34,9 +34,9 @@ import {
   toHex,
   toHexRaw,
 } from "../../chain/index.js";
-import { type DerivedBlock, type DroppedInputError, derive } from "../../derive/index.js";
+import { type DerivedBlock, DeriveError, type DroppedInputError, derive } from "../../derive/index.js";
 import { type BootInfo, InvalidBootInfoError } from "../boot-info.js";
-import { ProofError } from "../errors.js";
+import { SuiteError } from "../../errors/index.js";
 import { type ExecutedRange, checkClaim } from "../proposals.js";
 import {
   AgreedOutputMismatchError,
@@ -163,13 +163,15 @@ class Overlay implements PreimageSource {
 
 /**
  * Derivation wraps what its providers throw (a blob provider's failure becomes a DataMissingError, say); the
- * program's own refusal inside (MissingWitnessError, InvalidWitnessError) is what the caller must see.
+ * providers are the program's own, so their error is what the caller must see: the program's refusal
+ * (MissingWitnessError, InvalidWitnessError) or, on the host, the fetching oracle's (a value that did not check).
  */
 async function nextStep<T>(step: Promise<T>): Promise<T> {
   try {
     return await step;
   } catch (error) {
-    for (let e: unknown = error; e instanceof Error; e = e.cause) if (e instanceof ProofError) throw e;
+    for (let e: unknown = error; e instanceof Error; e = e.cause)
+      if (e instanceof SuiteError && !(e instanceof DeriveError)) throw e;
     throw error;
   }
 }

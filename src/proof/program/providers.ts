@@ -46,33 +46,45 @@ export class OracleL1Provider implements L1Provider {
   }
 
   async transactionsByHash(blockHash: Uint8Array): Promise<readonly Uint8Array[]> {
-    const id = toHexRaw(blockHash);
-    const known = this.transactions.get(id);
-    if (known !== undefined) return known;
-    const header = await this.headerByHash(blockHash);
-    const what = `L1 transactions of ${toHex(blockHash)}`;
-    await this.oracle.hint({ type: "l1-transactions", hash: blockHash });
-    const leaves = await readWithFetch(this.oracle, what, () =>
-      readOrderedTrie(this.oracle, header.transactionsRoot, what),
+    return this.blockItems(
+      this.transactions,
+      blockHash,
+      "l1-transactions",
+      (header) => header.transactionsRoot,
+      canonicalTransaction,
     );
-    const txs = leaves.map((leaf) => canonicalTransaction(leaf, what));
-    this.transactions.set(id, txs);
-    return txs;
   }
 
   async receiptsByHash(blockHash: Uint8Array): Promise<readonly Receipt[]> {
+    return this.blockItems(
+      this.receipts,
+      blockHash,
+      "l1-receipts",
+      (header) => header.receiptsRoot,
+      decodeReceipt,
+    );
+  }
+
+  /** The items of one of a block's index-keyed tries, announced, read, decoded and kept. */
+  private async blockItems<T>(
+    cache: Map<string, readonly T[]>,
+    blockHash: Uint8Array,
+    type: "l1-transactions" | "l1-receipts",
+    rootOf: (header: BlockHeader) => Uint8Array,
+    decode: (leaf: Uint8Array, what: string) => T,
+  ): Promise<readonly T[]> {
     const id = toHexRaw(blockHash);
-    const known = this.receipts.get(id);
+    const known = cache.get(id);
     if (known !== undefined) return known;
     const header = await this.headerByHash(blockHash);
-    const what = `L1 receipts of ${toHex(blockHash)}`;
-    await this.oracle.hint({ type: "l1-receipts", hash: blockHash });
+    const what = `${type} of ${toHex(blockHash)}`;
+    await this.oracle.hint({ type, hash: blockHash });
     const leaves = await readWithFetch(this.oracle, what, () =>
-      readOrderedTrie(this.oracle, header.receiptsRoot, what),
+      readOrderedTrie(this.oracle, rootOf(header), what),
     );
-    const receipts = leaves.map((leaf) => decodeReceipt(leaf, what));
-    this.receipts.set(id, receipts);
-    return receipts;
+    const items = leaves.map((leaf) => decode(leaf, what));
+    cache.set(id, items);
+    return items;
   }
 }
 
