@@ -139,12 +139,28 @@ describe("the devnet's secrets", () => {
     "never appear on the command line of any process it starts (ps shows them to every local user)",
     async () => {
       const dataDir = mkdtempSync(join(tmpdir(), "devnet-argv-"));
-      const keys = devAccounts(3).map((a) => a.privateKey.slice(2).toLowerCase());
+      // Accounts 0-3: the deployer, the merchant's relayer, the buyer and the batcher.
+      const keys = devAccounts(4).map((a) => a.privateKey.slice(2).toLowerCase());
       const seen = new Set<string>();
       const child = startServiceChild(
         "devnet",
         "src/devnet/main.ts",
-        ["--data-dir", dataDir, "--node-port", "0", "--merchant-port", "0", "--block-time-ms", "500"],
+        [
+          "--data-dir",
+          dataDir,
+          "--node-port",
+          "0",
+          "--merchant-port",
+          "0",
+          "--l1-port",
+          "0",
+          "--batcher-metrics-port",
+          "0",
+          "--l1-block-time",
+          "1",
+          "--l2-block-time",
+          "1",
+        ],
         () => {},
       );
       // Sample every process below the devnet while it starts (the token deployer runs only briefly).
@@ -164,8 +180,9 @@ describe("the devnet's secrets", () => {
         rmSync(dataDir, { recursive: true, force: true });
       }
       const lines = [...seen];
-      // The node, the token deployer and the merchant service were all seen.
+      // The node, the batcher, the token deployer and the merchant service were all seen.
       expect(lines.some((l) => l.includes("src/node/main.ts"))).toBe(true);
+      expect(lines.some((l) => l.includes("src/batcher/main.ts"))).toBe(true);
       expect(lines.some((l) => l.includes("src/merchant/main.ts"))).toBe(true);
       expect(lines.some((l) => l.includes("src/merchant/cli.ts deploy-token"))).toBe(true);
       for (const line of lines) for (const key of keys) expect(line.toLowerCase()).not.toContain(key);
