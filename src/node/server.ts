@@ -22,8 +22,9 @@ export function createNodeServer(
 ): RpcServer {
   const limits = options.limits ?? DEFAULT_NODE_RPC_LIMITS;
   // optimism_syncStatus: standalone by default; an L1-backed node passes its derived heads' source.
-  const { handlers, filterRegistry } = createNodeHandlers(node, limits, options.syncStatus);
-  const methods = bindNodeHandlers(handlers);
+  const { handlers, filterRegistry, offloaded } = createNodeHandlers(node, limits, options.syncStatus);
+  const methods = new Map(bindNodeHandlers(handlers));
+  for (const method of offloaded) methods.set(method.name, method); // docs/node.md "Block production under load"
   const metrics = new MetricsRegistry({ processMetrics: true });
   const head = metrics.gauge({ name: "node_head_block_number", help: "number of the latest sealed block" });
   const snapshots = metrics.counter({

@@ -69,10 +69,19 @@ function invalid(id: RpcId, message: string): RpcInvalid {
   return { kind: "invalid", id, error: new InvalidRequestError(message) };
 }
 
+/**
+ * A method's result already serialized as JSON text (e.g. on a worker thread): written into the response
+ * as it is, never parsed or re-encoded on the event loop. The producer guarantees it is valid JSON.
+ */
+export class RawJsonResult {
+  constructor(readonly json: string) {}
+}
+
 /** Serializes a success response. Throws only when `result` is not JSON-serializable. */
 export function successResponse(id: RpcId, result: unknown): string {
   // JSON.stringify drops undefined members: a handler returning nothing answers null.
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(result ?? null) ?? "null"}}`;
+  const text = result instanceof RawJsonResult ? result.json : (JSON.stringify(result ?? null) ?? "null");
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${text}}`;
 }
 
 /** Serializes an error response. Falls back to dropping `data` if it is not serializable. */

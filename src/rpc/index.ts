@@ -10,6 +10,7 @@ export type {
 export { type BatchBudget, DEFAULT_RPC_LIMITS, type RpcLimits } from "./limits.js";
 export { type BodyHandlers, readBody } from "./http-body.js";
 export { exitOnShutdownSignals } from "./shutdown.js";
+export { RawJsonResult } from "./envelope.js";
 export * from "./errors.js";
 export * from "./method.js";
 export * from "./server-errors.js";

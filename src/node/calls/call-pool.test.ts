@@ -1,18 +1,21 @@
 /**
  * CallPool with real worker threads over a real chain store (a dev genesis in a temporary directory):
  * results equal the in-thread executor's, deadlines end the execution and a new worker takes over, a
- * full queue is refused, and closing fails what is still waiting.
+ * full queue is refused, and closing fails what is still waiting. eth_getProof's JSON text from a worker
+ * is the typed result's encoding, byte for byte.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ExecutionFailedError, LimitExceededError } from "../../../generated/rpc/errors.js";
+import { eth_getProof } from "../../../generated/rpc/index.js";
 import { createLogger } from "../../log/logger.js";
 import { ChainNode } from "../chain-node.js";
 import { type CallMessage, IntrinsicGasError } from "../state/call.js";
 import { CallPool } from "./call-pool.js";
-import { type CallContext, InThreadCalls } from "./executor.js";
+import { StateView } from "../state/state-view.js";
+import { type CallContext, InThreadCalls, type ReadContext } from "./executor.js";
 
 /** Creation code that loops until less than 256 gas is left, then stops: it burns the gas it is given. */
 const BURNER = Uint8Array.from(Buffer.from("5b6101005a1160005700", "hex"));
@@ -64,7 +67,50 @@ afterAll(async () => {
 const pool = (options: { timeoutMs?: number; maxQueued?: number } = {}) =>
   new CallPool({ dbPath: node.store.path, workers: 1, timeoutMs: 30_000, logger, ...options });
 
+/** The GasPriceOracle: slot 0 holds its fork flags at genesis. */
+const ORACLE = Uint8Array.from(Buffer.from("420000000000000000000000000000000000000f", "hex"));
+const word = (n: number) => {
+  const w = new Uint8Array(32);
+  w[31] = n & 0xff;
+  w[30] = n >> 8;
+  return w;
+};
+
 describe("CallPool", () => {
+  it("answers eth_getProof as the JSON the typed result encodes to, and refuses it when the queue is full", async () => {
+    const calls = pool({ maxQueued: 1 });
+    try {
+      const read: ReadContext = { stateRoot: latest.env.stateRoot, source: node.store, overlay: undefined };
+      // The oracle's slot 0 holds a value at genesis; the others and the absent account prove absence.
+      const slots = Array.from({ length: 300 }, (_, i) => word(i));
+      const nobody = new Uint8Array(20).fill(0xab);
+      for (const [address, keys] of [
+        [ORACLE, slots],
+        [ORACLE, []],
+        [nobody, slots.slice(0, 3)],
+      ] as const) {
+        const typed = new StateView(node.store, read.stateRoot).proof(address, keys);
+        const expected = JSON.stringify(eth_getProof.encodeResult(typed));
+        expect(await calls.proofJson(read, address, keys)).toBe(expected);
+        expect(await new InThreadCalls().proofJson(read, address, keys)).toBe(expected);
+      }
+      const parsed = JSON.parse(await calls.proofJson(read, ORACLE, slots.slice(0, 2))) as {
+        storageProof: { value: string; proof: string[] }[];
+      };
+      expect(parsed.storageProof[0]!.proof.length).toBeGreaterThan(0);
+      expect(parsed.storageProof[0]!.value).not.toBe("0x0");
+
+      const running = calls.call(latest, message());
+      const queued = calls.proofJson(read, ORACLE, slots);
+      const refused = calls.proofJson(read, ORACLE, slots);
+      await expect(refused).rejects.toThrow(LimitExceededError);
+      expect((await running).success).toBe(true);
+      expect(JSON.parse(await queued)).toMatchObject({ storageProof: { length: 300 } });
+    } finally {
+      await calls.close();
+    }
+  });
+
   it("returns what the in-thread executor returns: calls, estimates, reverts, intrinsic gas", async () => {
     const calls = pool();
     const inThread = new InThreadCalls();

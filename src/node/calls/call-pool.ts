@@ -1,8 +1,11 @@
 /**
- * eth_call / eth_estimateGas off the node's event loop: a pool of worker threads (call-worker.ts),
- * started on demand up to a limit, each running one job at a time. The main thread resolves the block
- * and its environment; a worker reads the state from the node's SQLite file, plus the nodes the block
- * being built has written so far (sent as deltas: each worker keeps the overlay of one block).
+ * eth_call / eth_estimateGas / eth_createAccessList and heavy reads (eth_getProof) off the node's event
+ * loop, so that the sequencer's snapshots and seals keep their cadence whatever the RPC side serves
+ * (docs/node.md "Block production under load"): a pool of worker threads (call-worker.ts), started on
+ * demand up to a limit, each running one job at a time. The main thread resolves the block and its
+ * environment; a worker reads the state from the node's SQLite file, plus the nodes the block being
+ * built has written so far (sent as deltas: each worker keeps the overlay of one block). A read job
+ * answers the JSON text of its result, serialized in the worker.
  *
  * Every EVM execution has a deadline (geth's RPC EVM timeout): a job that overruns it is ended by
  * terminating its worker, and the caller gets -32000 `execution aborted (timeout = …)`. Jobs beyond the
@@ -18,7 +21,7 @@ import {
   IntrinsicGasError,
 } from "../state/call.js";
 import { NodeError, type NodeErrorOptions } from "../errors.js";
-import type { CallContext, CallExecutor, PendingOverlay } from "./executor.js";
+import type { CallContext, CallExecutor, PendingOverlay, ReadContext } from "./executor.js";
 import type {
   AccessListResult,
   CallJob,
@@ -45,7 +48,8 @@ export interface CallPoolOptions {
 type JobInput =
   | { kind: "call"; env: CallEnvironment; msg: CallMessage }
   | { kind: "estimate"; env: CallEnvironment; msg: CallMessage; cap: bigint }
-  | { kind: "access-list"; env: CallEnvironment; msg: CallMessage };
+  | { kind: "access-list"; env: CallEnvironment; msg: CallMessage }
+  | { kind: "proof"; stateRoot: Uint8Array; address: Uint8Array; storageKeys: Uint8Array[] };
 
 interface Job {
   readonly id: number;
@@ -124,6 +128,21 @@ export class CallPool implements CallExecutor {
   accessList(context: CallContext, msg: CallMessage, signal?: AbortSignal): Promise<AccessListResult> {
     const input: JobInput = { kind: "access-list", env: context.env, msg };
     return this.submit(input, context.overlay, signal) as Promise<AccessListResult>;
+  }
+
+  proofJson(
+    context: ReadContext,
+    address: Uint8Array,
+    storageKeys: readonly Uint8Array[],
+    signal?: AbortSignal,
+  ): Promise<string> {
+    const input: JobInput = {
+      kind: "proof",
+      stateRoot: context.stateRoot,
+      address,
+      storageKeys: [...storageKeys],
+    };
+    return this.submit(input, context.overlay, signal) as Promise<string>;
   }
 
   /** Starts a worker ahead of the first call (its start-up loads the EVM). */
@@ -252,6 +271,9 @@ export class CallPool implements CallExecutor {
       case "estimate-result":
       case "access-list-result":
         job.resolve(reply.result);
+        break;
+      case "json-result":
+        job.resolve(reply.json);
         break;
       case "intrinsic-gas":
         job.reject(new IntrinsicGasError(reply.gas, reply.intrinsic));

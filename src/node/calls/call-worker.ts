@@ -1,6 +1,6 @@
 /**
- * A call worker thread: runs eth_call, eth_estimateGas and eth_createAccessList jobs off the node's
- * event loop. It reads sealed state from the node's SQLite file (read-only; WAL readers never block
+ * A call worker thread: runs eth_call, eth_estimateGas and eth_createAccessList jobs, and eth_getProof
+ * reads (answered as JSON text), off the node's event loop. It reads sealed state from the node's SQLite file (read-only; WAL readers never block
  * the sequencer's writer) and pending state from the overlay of the block being built, which the main
  * thread sends as deltas. One job at a time; a job that overruns its deadline is ended by terminating
  * this thread.
@@ -17,6 +17,7 @@ import {
 } from "../state/call.js";
 import { type HashSource, OverlaySource } from "../state/sources.js";
 import type { CallJob, CallWorkerData, OverlayDelta, WorkerReply } from "./protocol.js";
+import { proofJson } from "./reads.js";
 
 const port = parentPort;
 if (port === null) throw new Error("call-worker.ts runs as a worker thread only");
@@ -42,6 +43,14 @@ function sourceFor(delta: OverlayDelta | undefined): HashSource {
 const reply = (message: WorkerReply): void => port.postMessage(message);
 
 async function runJob(job: CallJob): Promise<void> {
+  if (job.kind === "proof") {
+    const source = sourceFor(job.overlay);
+    // The deadline also bounds a read (its work is bounded by the key limits; this is a safety net).
+    reply({ kind: "run-started", id: job.id });
+    const json = proofJson(source, job.stateRoot, job.address, job.storageKeys);
+    reply({ kind: "json-result", id: job.id, json });
+    return;
+  }
   const runner = await CallRunner.create(sourceFor(job.overlay), job.env);
   // The main thread's deadline counts per EVM execution (an estimate runs several).
   const counted: MessageRunner = {

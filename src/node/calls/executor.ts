@@ -1,6 +1,7 @@
 /**
- * How the node runs eth_call, eth_estimateGas and eth_createAccessList: on worker threads (CallPool, the default) or on the
- * event loop (InThreadCalls, `--call-workers 0`). Both run the same CallRunner and estimateGas.
+ * How the node runs eth_call, eth_estimateGas and eth_createAccessList, and heavy reads (eth_getProof): on
+ * worker threads (CallPool, the default) or on the event loop (InThreadCalls, `--call-workers 0`). Both
+ * run the same CallRunner and estimateGas, and the same read functions (reads.ts).
  */
 import {
   type CallEnvironment,
@@ -12,6 +13,7 @@ import {
 } from "../state/call.js";
 import type { HashSource } from "../state/sources.js";
 import type { AccessListResult, EstimateResult } from "./protocol.js";
+import { proofJson } from "./reads.js";
 
 /** The nodes written by a block being built: an append-only, content-addressed map. */
 export interface PendingOverlay {
@@ -32,6 +34,15 @@ export interface CallContext {
   readonly overlay: PendingOverlay | undefined;
 }
 
+/** The state a read runs on: a state root, where an in-thread read finds its nodes, and a snapshot's overlay. */
+export interface ReadContext {
+  readonly stateRoot: Uint8Array;
+  /** The store, overlaid with `overlay` for a pending snapshot (in-thread reads). */
+  readonly source: HashSource;
+  /** For a pending snapshot: the block being built's nodes (a worker reads the store itself). */
+  readonly overlay: PendingOverlay | undefined;
+}
+
 export interface CallExecutor {
   call(context: CallContext, msg: CallMessage, signal?: AbortSignal): Promise<CallOutcome>;
   estimate(
@@ -41,6 +52,13 @@ export interface CallExecutor {
     signal?: AbortSignal,
   ): Promise<EstimateResult>;
   accessList(context: CallContext, msg: CallMessage, signal?: AbortSignal): Promise<AccessListResult>;
+  /** eth_getProof's JSON-RPC result as JSON text (reads.ts `proofJson`). */
+  proofJson(
+    context: ReadContext,
+    address: Uint8Array,
+    storageKeys: readonly Uint8Array[],
+    signal?: AbortSignal,
+  ): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -56,6 +74,13 @@ export class InThreadCalls implements CallExecutor {
 
   async accessList(context: CallContext, msg: CallMessage): Promise<AccessListResult> {
     return createAccessList(await CallRunner.create(context.source, context.env), msg);
+  }
+  async proofJson(
+    context: ReadContext,
+    address: Uint8Array,
+    storageKeys: readonly Uint8Array[],
+  ): Promise<string> {
+    return proofJson(context.source, context.stateRoot, address, storageKeys);
   }
 
   async close(): Promise<void> {}

@@ -1,5 +1,5 @@
 /**
- * Messages between the node's main thread and its call workers (structured clone: bigints and
+ * Messages between the node's main thread and its call workers (EVM executions and heavy reads) (structured clone: bigints and
  * Uint8Arrays travel as they are). One job at a time per worker; every job carries its own id.
  */
 import type { AccessListEntry, CallEnvironment, CallMessage, CallOutcome } from "../state/call.js";
@@ -38,7 +38,21 @@ export type CallJob =
       env: CallEnvironment;
       overlay: OverlayDelta | undefined;
       msg: CallMessage;
-    };
+    }
+  | ProofJob;
+
+/**
+ * eth_getProof at one state root (a sealed block's, or a snapshot's with its overlay): the worker
+ * builds the proofs and serializes the JSON-RPC result itself, so the main thread only forwards text.
+ */
+export interface ProofJob {
+  kind: "proof";
+  id: number;
+  stateRoot: Uint8Array;
+  overlay: OverlayDelta | undefined;
+  address: Uint8Array;
+  storageKeys: Uint8Array[];
+}
 
 export type EstimateResult = { gas: bigint } | { failure: CallOutcome };
 
@@ -56,6 +70,8 @@ export type WorkerReply =
   | { kind: "call-result"; id: number; outcome: CallOutcome }
   | { kind: "estimate-result"; id: number; result: EstimateResult }
   | { kind: "access-list-result"; id: number; result: AccessListResult }
+  /** A read job's JSON-RPC `result`, already serialized (the main thread writes it into the response as is). */
+  | { kind: "json-result"; id: number; json: string }
   | { kind: "intrinsic-gas"; id: number; gas: bigint; intrinsic: bigint }
   /** Anything else the job threw (the same name and message the in-thread run would throw). */
   | { kind: "failed"; id: number; name: string; message: string };

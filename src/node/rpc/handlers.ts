@@ -7,6 +7,7 @@
  * The groups share their helpers through shared.ts and errors.ts and never import one another.
  */
 import type { NodeHandlers } from "../../../generated/rpc/index.js";
+import type { BoundMethod } from "../../rpc/index.js";
 import type { ChainNode } from "../chain-node.js";
 import { createBlockHandlers } from "./block-handlers.js";
 import { createCallHandlers } from "./call-handlers.js";
@@ -19,15 +20,16 @@ import { createLogHandlers } from "./log-handlers.js";
 import { createNotificationHandlers } from "./notification-handlers.js";
 import { createOptimismHandlers } from "./optimism-handlers.js";
 import { createSendHandlers } from "./send-handlers.js";
-import { createStateHandlers } from "./state-handlers.js";
+import { createOffloadedStateMethods, createStateHandlers } from "./state-handlers.js";
 import { type SyncStatusSource, standaloneSyncStatus } from "./sync-status.js";
 import { DEFAULT_NODE_RPC_LIMITS, type NodeRpcLimits } from "./limits.js";
 import { createTxPoolHandlers } from "./txpool-handlers.js";
 
 /**
  * Every NodeHandlers method over `node`, bounded by `limits`, the rollup-node methods reading `syncStatus`
- * (standalone by default; optimism-handlers.ts), and the registry of its polling filters (for
- * metrics).
+ * (standalone by default; optimism-handlers.ts), the registry of its polling filters (for
+ * metrics), and the methods the server binds in place of their typed handler because their work and
+ * serialization run off the event loop (`offloaded`: eth_getProof).
  */
 export function createNodeHandlers(
   node: ChainNode,
@@ -36,6 +38,7 @@ export function createNodeHandlers(
 ): {
   handlers: NodeHandlers;
   filterRegistry: FilterRegistry;
+  offloaded: BoundMethod[];
 } {
   const logs = createLogHandlers(node, limits);
   const filters = createFilterHandlers(node, logs.eth_getLogs, limits);
@@ -53,5 +56,5 @@ export function createNodeHandlers(
     ...createTxPoolHandlers(node),
     ...createOptimismHandlers(node, syncStatus),
   };
-  return { handlers, filterRegistry: filters.registry };
+  return { handlers, filterRegistry: filters.registry, offloaded: createOffloadedStateMethods(node, limits) };
 }

@@ -1,11 +1,19 @@
 /**
  * Account state at any block (pending = the latest flashblock snapshot's state): balances, nonces (the
  * `pending` nonce counts the sender's pooled transactions), code, storage and EIP-1186 proofs.
+ *
+ * eth_getProof (up to 1024 keys a call, 10 000 a batch) is the heaviest read within the limits: the
+ * server serves it from `createOffloadedStateMethods`, which resolves the block on the event loop and
+ * has a call worker build the proofs and serialize the result (docs/node.md "Block production under
+ * load"). The typed `eth_getProof` handler below computes the same answer on the calling thread.
  */
-import type { NodeHandlers } from "../../../generated/rpc/index.js";
+import { eth_getProof as ethGetProofSpec, type NodeHandlers } from "../../../generated/rpc/index.js";
 import { toHexRaw } from "../../chain/index.js";
-import type { ChainNode } from "../chain-node.js";
+import type { BoundMethod } from "../../rpc/index.js";
+import type { ReadContext } from "../calls/executor.js";
+import type { ChainNode, ResolvedBlock } from "../chain-node.js";
 import { DEFAULT_NODE_RPC_LIMITS, type NodeRpcLimits, enforceLimit } from "./limits.js";
+import { bindRawMethod } from "./raw-methods.js";
 import { resolveSelector, tagSnapshot } from "./shared.js";
 
 export type StateHandlers = Pick<
@@ -52,4 +60,31 @@ export function createStateHandlers(
       return node.stateOf(r).proof(address, storageKeys);
     },
   };
+}
+
+/**
+ * The state methods the server runs off the event loop: eth_getProof on the node's call executor (a
+ * worker thread by default), answered as the JSON text the worker serialized, byte for byte what the
+ * typed handler's result encodes to.
+ */
+export function createOffloadedStateMethods(
+  node: ChainNode,
+  limits: NodeRpcLimits = DEFAULT_NODE_RPC_LIMITS,
+): BoundMethod[] {
+  return [
+    bindRawMethod(ethGetProofSpec, async ({ address, storageKeys, block }, ctx) => {
+      enforceLimit(limits, "proofMaxKeys", storageKeys.length, "storage keys of one eth_getProof");
+      const r = resolveSelector(node, block);
+      tagSnapshot(ctx, r);
+      return node.calls.proofJson(readContext(node, r), address, storageKeys, ctx.signal);
+    }),
+  ];
+}
+
+/** Where a read at `r` finds its state: a sealed block's root in the store, or a snapshot's with its overlay. */
+function readContext(node: ChainNode, r: ResolvedBlock): ReadContext {
+  if (r.kind === "sealed")
+    return { stateRoot: r.block.header.stateRoot, source: node.store, overlay: undefined };
+  const { env, source, overlay } = node.callContext(r);
+  return { stateRoot: env.stateRoot, source, overlay };
 }
