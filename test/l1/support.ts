@@ -32,7 +32,8 @@ export function walletOf(anvil: Anvil, index: number): WalletClient<Transport, C
   return createWalletClient({
     account: devAccount(index),
     chain: anvil.chain,
-    transport: http(anvil.rpcUrl),
+    // anvil checks each blob's KZG proof on submission: on a loaded machine that can outlast viem's 10 s default.
+    transport: http(anvil.rpcUrl, { timeout: 60_000 }),
   });
 }
 

@@ -286,7 +286,12 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
     const port = await Promise.race([ready, exitedEarly, spawnFailed, timedOut]);
     const rpcUrl = `http://127.0.0.1:${port}`;
     const chain = devnetL1Chain(chainId, rpcUrl);
-    const client = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 50 });
+    // 60 s per request, not viem's 10 s: anvil checks blob proofs and writes state dumps inline, slow on a loaded machine.
+    const client = createPublicClient({
+      chain,
+      transport: http(rpcUrl, { timeout: 60_000 }),
+      pollingInterval: 50,
+    });
     const request = <T>(method: string, params: readonly unknown[] = []): Promise<T> =>
       client.request({ method, params } as never) as Promise<T>;
     const anvil: Anvil = {
