@@ -1,4 +1,7 @@
 /** A real enclave process in local mode over a Unix socket. */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
 import { bytesToHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +14,12 @@ import {
   type Response,
 } from "../generated/protocol/index.js";
 import { verifyAttestationDocument } from "../src/attestation/index.js";
-import { signerAddressOf as addressOfPublicKey } from "../src/proof/index.js";
+import { findBuiltInChain, rollupConfigToJson } from "../src/chain/index.js";
+import {
+  computeConfigHash,
+  configHashFor,
+  signerAddressOf as addressOfPublicKey,
+} from "../src/proof/index.js";
 import { type RunningEnclave, startEnclave } from "./test/enclave-process.js";
 import { bootPreimages, honestWitness, keccakPreimage, sha256Preimage, text } from "./test/fixtures.js";
 import { callEnclave, enclaveClient, exchangeRawBytes } from "./test/transport.js";
@@ -199,8 +207,10 @@ describe("enclave process (local mode, Unix socket)", () => {
       );
     });
 
-    it("a complete request stops at the missing derivation stage", async () => {
-      expect(await prove([...bootPreimages(), ...honestWitness()])).toMatch(/derivation stage not available/);
+    it("a complete request without a witness is refused by the program: the agreed output root is missing", async () => {
+      expect(await prove([...bootPreimages(), ...honestWitness()])).toMatch(
+        /^MissingWitnessError: missing preimage keccak256:0x02.* \(agreed output root\): the proof is refused$/,
+      );
     });
 
     it("a large Prove request (over 28 KiB) is read across many chunks", async () => {
@@ -209,5 +219,46 @@ describe("enclave process (local mode, Unix socket)", () => {
         /^UnsupportedChain: chain id 7/,
       );
     });
+  });
+});
+
+describe("enclave process with a development rollup config (--rollup-config, local mode only)", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "enclave-rollup-"));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("computes the config's hash at start, logs it as a development config and proves that chain", async () => {
+    // A chain 901 whose genesis is not the standalone dev chain's (Base's facts under id 901).
+    const config = { ...findBuiltInChain(8453n)!.rollupConfig, l2ChainId: 901n };
+    const path = join(dir, "rollup.json");
+    await writeFile(path, JSON.stringify(rollupConfigToJson(config)));
+    const dev = await startEnclave(["--rollup-config", path]);
+    try {
+      const warning = dev.logs.find(
+        (line) => line.level === "warn" && /DEVELOPMENT rollup config/.test(String(line.msg)),
+      );
+      const expected = computeConfigHash({ ...findBuiltInChain(8453n)!.genesisFacts, chainId: 901n });
+      expect(warning).toMatchObject({ path, chainId: "901", configHash: bytesToHex(expected) });
+      expect(bytesToHex(expected)).not.toBe(bytesToHex(configHashFor(901n)));
+      const response = await callEnclave(dev.address, {
+        kind: "Prove",
+        preimages: [...bootPreimages({ chainId: 901n }), ...honestWitness()],
+      });
+      expect(response.kind).toBe("Error");
+      if (response.kind === "Error")
+        expect(response.message).toMatch(/^MissingWitnessError: .*agreed output root/);
+    } finally {
+      await dev.stop();
+    }
+  });
+
+  it("refuses to start on a file that is not a rollup config", async () => {
+    const path = join(dir, "not-rollup.json");
+    await writeFile(path, JSON.stringify({ hello: "world" }));
+    await expect(startEnclave(["--rollup-config", path])).rejects.toThrow(/rollup/i);
   });
 });

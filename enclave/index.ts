@@ -14,7 +14,10 @@ export {
   type RequestHandlerDeps,
 } from "./handler.js";
 export {
-  derivationNotBuilt,
+  type DevelopmentChain,
+  developmentChain,
+  type EnclaveChains,
+  enclaveChains,
   type ProofProgram,
   type RangeExecutor,
   runProof,

@@ -4,8 +4,14 @@ import { describe, expect, it } from "vitest";
 import type { Response } from "../generated/protocol/index.js";
 import { handleRequest, type RequestHandlerDeps } from "./handler.js";
 import { LocalSecurityModule } from "./local-security-module.js";
-import { preimageKeyBytes } from "../src/proof/index.js";
-import { derivationNotBuilt } from "./prove.js";
+import { findBuiltInChain } from "../src/chain/index.js";
+import {
+  computeConfigHash,
+  configHashFor,
+  preimageKeyBytes,
+  UnsupportedChainError,
+} from "../src/proof/index.js";
+import { developmentChain, enclaveChains } from "./prove.js";
 import { EnclaveSigner } from "./signer.js";
 import { bootPreimages, honestWitness, keccakPreimage, sha256Preimage, text } from "./test/fixtures.js";
 
@@ -21,7 +27,7 @@ function deps(): RequestHandlerDeps & { signed: Uint8Array[] } {
     program: {
       signer: { signJournal: (journal) => (signed.push(journal), signer.signJournal(journal)) },
       teeImageHash: new Uint8Array(32),
-      executor: derivationNotBuilt,
+      executor: enclaveChains().executor,
     },
   };
 }
@@ -69,9 +75,10 @@ describe("Prove refusals sign nothing", () => {
     );
   });
 
-  it("the dev chain (901) is in the table: its Prove passes the config hash and reaches derivation", async () => {
+  it("the dev chain (901) is in the table: its Prove passes the config hash and reaches the program", async () => {
+    // The program's prologue opens the agreed output root first; the fixture carries no preimage for it.
     expect(await prove([...bootPreimages({ chainId: 901n }), ...honestWitness()])).toMatch(
-      /^StageUnavailableError: derivation stage not available/,
+      /^MissingWitnessError: missing preimage keccak256:0x02a0a0.* \(agreed output root\): the proof is refused$/,
     );
   });
 
@@ -86,10 +93,49 @@ describe("Prove refusals sign nothing", () => {
     expect(await prove(bootPreimages({ interval: 0n }))).toMatch(/interval must be at least 1/);
   });
 
-  it("a valid request reaches the derivation stage, which names itself as missing", async () => {
+  it("a well-formed request without a witness reaches the program, which refuses the missing preimage", async () => {
     expect(await prove([...bootPreimages(), ...honestWitness()])).toMatch(
-      /^StageUnavailableError: derivation stage not available: .* nothing was signed$/,
+      /^MissingWitnessError: missing preimage keccak256:0x02.* \(agreed output root\): the proof is refused$/,
     );
+  });
+});
+
+describe("the enclave's chains", () => {
+  const base = findBuiltInChain(8453n)!.rollupConfig;
+
+  it("built in: the table's config hash and the built-in rollup config; unknown chains are refused", () => {
+    const chains = enclaveChains();
+    expect(chains.configHash(8453n)).toEqual(configHashFor(8453n));
+    expect(chains.lookup(8453n)?.rollupConfig).toBe(base);
+    expect(chains.lookup(901n)?.rollupConfig.l2ChainId).toBe(901n);
+    expect(chains.lookup(42n)).toBeUndefined();
+    expect(() => chains.configHash(42n)).toThrow(UnsupportedChainError);
+  });
+
+  it("a development config replaces its chain id's row, config hash computed from its genesis", () => {
+    // A chain 901 whose genesis differs from the standalone dev chain's (here: Base's genesis facts).
+    const development = developmentChain({ ...base, l2ChainId: 901n });
+    expect(development.configHash).toEqual(
+      computeConfigHash({ ...findBuiltInChain(8453n)!.genesisFacts, chainId: 901n }),
+    );
+    expect(development.configHash).not.toEqual(configHashFor(901n));
+    const chains = enclaveChains(development);
+    expect(chains.configHash(901n)).toEqual(development.configHash);
+    expect(chains.lookup(901n)?.rollupConfig).toBe(development.rollupConfig);
+    expect(chains.configHash(8453n)).toEqual(configHashFor(8453n));
+    expect(chains.lookup(42n)).toBeUndefined();
+  });
+
+  it("a Prove for the development chain runs the program with its config (refused here: no witness)", async () => {
+    const development = developmentChain({ ...base, l2ChainId: 901n });
+    const chains = enclaveChains(development);
+    const d = deps();
+    const response = await handleRequest(
+      { ...d, program: { ...d.program, executor: chains.executor, configHash: chains.configHash } },
+      { kind: "Prove", preimages: [...bootPreimages({ chainId: 901n }), ...honestWitness()] },
+    );
+    expect(errorOf(response)).toMatch(/^MissingWitnessError: .*agreed output root/);
+    expect(d.signed).toHaveLength(0);
   });
 });
 

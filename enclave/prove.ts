@@ -4,16 +4,28 @@
  * unknown chains), derive and execute the range, check the claim, then sign the journals.
  */
 import type { Preimage, ProofResult } from "../generated/protocol/index.js";
-import type { PreimageSource } from "../src/chain/index.js";
+import {
+  DEV_CHAIN_ID,
+  DEV_GENESIS_TIME,
+  devRollupConfig,
+  findBuiltInChain,
+  genesisFactsOf,
+  type PreimageSource,
+  type RollupConfig,
+} from "../src/chain/index.js";
 import {
   type BootInfo,
   buildProofResult,
+  type ChainConfigLookup,
+  computeConfigHash,
   configHashFor,
   type ExecutedRange,
   type JournalSigner,
   loadVerifiedPreimages,
+  programExecutor,
   readBootInfo,
   refusePrecompileKeys,
+  supportedChainIds,
 } from "../src/proof/index.js";
 import { EnclaveError } from "./errors.js";
 
@@ -30,30 +42,66 @@ export class StageUnavailableError extends EnclaveError<"stage-unavailable"> {
   }
 }
 
-/**
- * The derivation stage arrives with the derivation issue: until then a Prove that gets this far is
- * refused with an error naming the missing stage, and nothing is signed.
- */
-export const derivationNotBuilt: RangeExecutor = {
-  async execute(boot) {
-    throw new StageUnavailableError(
-      `derivation stage not available: re-deriving L2 blocks ${boot.claimedL2BlockNumber} and earlier from L1 data is not built into this enclave yet; nothing was signed`,
-      { stage: "derivation" },
-    );
-  },
-};
-
 export interface ProofProgram {
   readonly signer: JournalSigner;
   readonly teeImageHash: Uint8Array;
   readonly executor: RangeExecutor;
+  /** The config hash of a chain id (default: the hardcoded table, `configHashFor`). */
+  readonly configHash?: (chainId: bigint) => Uint8Array;
+}
+
+/** A rollup config given to a local-mode enclave at start (docs/decisions.md "Development rollup config"). */
+export interface DevelopmentChain {
+  readonly rollupConfig: RollupConfig;
+  /** Its config hash, computed at start from the config's genesis facts. */
+  readonly configHash: Uint8Array;
+}
+
+/** The enclave's chains: the hardcoded config-hash table plus, in local mode only, one development config. */
+export interface EnclaveChains {
+  readonly configHash: (chainId: bigint) => Uint8Array;
+  readonly lookup: ChainConfigLookup;
+  readonly executor: RangeExecutor;
+}
+
+/** The rollup config of a built-in chain: the registry's, or the standalone dev chain's (fixed genesis). */
+function builtInRollupConfig(chainId: bigint): RollupConfig | undefined {
+  if (!supportedChainIds().includes(chainId)) return undefined;
+  if (chainId === DEV_CHAIN_ID) return devRollupConfig(DEV_CHAIN_ID, DEV_GENESIS_TIME);
+  return findBuiltInChain(chainId)?.rollupConfig;
+}
+
+/** The config hash of a rollup config that carries its genesis and contract addresses. */
+export function developmentChain(rollupConfig: RollupConfig): DevelopmentChain {
+  return { rollupConfig, configHash: computeConfigHash(genesisFactsOf(rollupConfig)) };
+}
+
+/**
+ * The chains this enclave proves: the built-in ones, and a development chain (local mode) that replaces the
+ * built-in row of its chain id, config hash included.
+ */
+export function enclaveChains(development?: DevelopmentChain): EnclaveChains {
+  const devId = development?.rollupConfig.l2ChainId;
+  const lookup: ChainConfigLookup = (chainId) => {
+    if (development !== undefined && chainId === devId) return { rollupConfig: development.rollupConfig };
+    const rollupConfig = builtInRollupConfig(chainId);
+    return rollupConfig === undefined ? undefined : { rollupConfig };
+  };
+  return {
+    configHash: (chainId) =>
+      development !== undefined && chainId === devId
+        ? development.configHash.slice()
+        : configHashFor(chainId),
+    lookup,
+    executor: programExecutor(lookup),
+  };
 }
 
 export async function runProof(program: ProofProgram, preimages: readonly Preimage[]): Promise<ProofResult> {
   refusePrecompileKeys(preimages);
   const store = loadVerifiedPreimages(preimages);
   const boot = readBootInfo(store);
-  const configHash = configHashFor(boot.chainId);
+  const configHash = (program.configHash ?? configHashFor)(boot.chainId);
   const range = await program.executor.execute(boot, store);
   return buildProofResult({ boot, configHash, teeImageHash: program.teeImageHash }, range, program.signer);
 }

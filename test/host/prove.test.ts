@@ -1,6 +1,7 @@
 /**
  * prover_prove through the real host process: request validation, the enclave's own refusal coming back
- * as -32000 (the derivation stage is not built yet, so no proof can be produced), the proof request
+ * as -32000 (without witness flags the host sends the boot keys only, so the enclave's proof program refuses
+ * the missing agreed output root and nothing is signed), the proof request
  * timeout against a peer that never answers, and draining an in-flight request on SIGTERM.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -32,13 +33,17 @@ describe("prover_prove with one local enclave and no registry", () => {
     const call = hostClient(host.url);
     const positional = await rpcFailure(call("prover_prove", [proofRequest()]));
     expect(positional.code).toBe(-32000);
-    expect(positional.message).toMatch(/^StageUnavailableError: derivation stage not available/);
-    expect(positional.message).toContain(`L2 blocks ${PROOF_BLOCK}`);
+    // The program opens the agreed output root first: its preimage key is the root with type byte 2.
+    expect(positional.message).toBe(
+      `MissingWitnessError: missing preimage keccak256:0x02${"33".repeat(31)} (agreed output root): the proof is refused`,
+    );
     const named = await rpcFailure(
-      call("prover_prove", { request: proofRequest({ claimed_l2_block_number: 77 }) }),
+      call("prover_prove", {
+        request: proofRequest({ claimed_l2_block_number: 77, agreed_l2_output_root: `0x${"77".repeat(32)}` }),
+      }),
     );
     expect(named.code).toBe(-32000);
-    expect(named.message).toContain("L2 blocks 77");
+    expect(named.message).toContain(`keccak256:0x02${"77".repeat(31)} (agreed output root)`);
     // The enclave logs after it has written the response, so its line can reach us after the host's answer.
     await vi.waitFor(
       () =>

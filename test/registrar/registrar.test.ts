@@ -147,7 +147,7 @@ describe("registrar against a real host, enclaves and registry", () => {
     // Routed to a registered enclave: the refusal now comes from the enclave, not from the registry check.
     const failure = await rpcFailure(call("prover_prove", [proofRequest()]));
     expect(failure.code).toBe(-32000);
-    expect(failure.message).toMatch(/derivation stage not available/);
+    expect(failure.message).toMatch(/^MissingWitnessError: missing preimage .* \(agreed output root\)/);
     expect((await fetch(`${host.url}/healthz`)).status).toBe(200);
   });
 
