@@ -96,5 +96,6 @@ export function errorResponse(id: RpcId, error: RpcError): string {
 
 /** Serializes a server-pushed notification (subscriptions). */
 export function notificationMessage(method: string, subscription: string, result: unknown): string {
-  return `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":{"subscription":${JSON.stringify(subscription)},"result":${JSON.stringify(result ?? null) ?? "null"}}}`;
+  const text = result instanceof RawJsonResult ? result.json : (JSON.stringify(result ?? null) ?? "null");
+  return `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":{"subscription":${JSON.stringify(subscription)},"result":${text}}}`;
 }

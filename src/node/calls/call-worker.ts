@@ -5,6 +5,8 @@
  * thread sends as deltas. One job at a time; a job that overruns its deadline is ended by terminating
  * this thread.
  */
+import { readlinkSync } from "node:fs";
+import { setPriority } from "node:os";
 import { inspect } from "node:util";
 import { parentPort, workerData } from "node:worker_threads";
 import { ReadonlyNodeTable } from "../store/node-table.js";
@@ -18,6 +20,22 @@ import {
 import { type HashSource, OverlaySource } from "../state/sources.js";
 import type { CallJob, CallWorkerData, OverlayDelta, WorkerReply } from "./protocol.js";
 import { proofJson } from "./reads.js";
+
+/**
+ * Nice value of a call worker thread: when the cores are busy, the node's main thread (the sequencer's
+ * snapshots and seals) is scheduled ahead of calls and reads (docs/node.md "Block production under load").
+ */
+export const CALL_WORKER_NICE = 5;
+
+/** Lowers this thread's priority (Linux: setpriority on the thread id); elsewhere it keeps the process's. */
+function lowerPriority(): void {
+  try {
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").at(-1));
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, CALL_WORKER_NICE);
+  } catch {
+    // No /proc/thread-self (not Linux) or not permitted: the worker runs at the process's priority.
+  }
+}
 
 const port = parentPort;
 if (port === null) throw new Error("call-worker.ts runs as a worker thread only");
@@ -90,4 +108,5 @@ port.on("message", (job: CallJob) => {
     }
   });
 });
+lowerPriority();
 reply({ kind: "ready" });

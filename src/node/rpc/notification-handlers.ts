@@ -4,8 +4,10 @@
  * pool accepts transactions and snapshots are taken.
  */
 import { BlockCodec, LogCodec, type NodeHandlers } from "../../../generated/rpc/index.js";
-import { InvalidParamsError, RpcError } from "../../rpc/index.js";
+import { InvalidParamsError, RawJsonResult, RpcError } from "../../rpc/index.js";
 import type { ChainNode } from "../chain-node.js";
+import type { PendingSnapshot } from "../sequencer.js";
+import type { StoredBlock } from "../store/block-store.js";
 import { formatBlock } from "./format.js";
 import { DEFAULT_NODE_RPC_LIMITS, type NodeRpcLimits, enforceFilterLimits } from "./limits.js";
 import { filterAddresses, logsOf } from "./shared.js";
@@ -27,6 +29,14 @@ export function createNotificationHandlers(
   limits: NodeRpcLimits = DEFAULT_NODE_RPC_LIMITS,
 ): NotificationHandlers {
   const seq = node.sequencer;
+  // A sealed block or snapshot is serialized once for all the subscriptions it is pushed to (a fan-out
+  // to hundreds of subscriptions runs inside the sequencer's loop: docs/node.md "Block production under load").
+  const headJson = lastOnly((b: StoredBlock) =>
+    JSON.stringify(
+      BlockCodec.encode(formatBlock(node.content({ kind: "sealed", block: b }), false, node.common)),
+    ),
+  );
+  const snapshotJson = lastOnly((p: PendingSnapshot) => JSON.stringify(p.message));
   return {
     eth_subscribe: ({ kind, filter }, ctx) => {
       const host = ctx.subscriptions;
@@ -38,9 +48,7 @@ export function createNotificationHandlers(
       const subscription = host.open(() => stop());
       if (kind === "newHeads") {
         stop = seq.onSealed((b) => {
-          subscription.push(
-            BlockCodec.encode(formatBlock(node.content({ kind: "sealed", block: b }), false, node.common)),
-          );
+          subscription.push(new RawJsonResult(headJson(b)));
         });
       } else if (kind === "logs") {
         const addresses = filterAddresses(filter?.address);
@@ -55,11 +63,20 @@ export function createNotificationHandlers(
         });
       } else {
         stop = seq.onSnapshot((p) => {
-          subscription.push(p.message);
+          subscription.push(new RawJsonResult(snapshotJson(p)));
         });
       }
       return subscription.id;
     },
     eth_unsubscribe: ({ subscriptionId }, ctx) => ctx.subscriptions?.cancel(subscriptionId) ?? false,
+  };
+}
+
+/** `f` remembering its last argument's answer (each sealed block or snapshot is pushed to every subscription in turn). */
+function lastOnly<K extends object>(f: (key: K) => string): (key: K) => string {
+  let last: { key: K; value: string } | undefined;
+  return (key) => {
+    if (last?.key !== key) last = { key, value: f(key) };
+    return last.value;
   };
 }
