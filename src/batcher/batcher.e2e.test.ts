@@ -308,12 +308,14 @@ describe("batcher on anvil and the L2 node", () => {
 
   it("a channel of several transactions cut by kill -9 is abandoned whole; its blocks land once in a new channel", async () => {
     // Tiny calldata transactions: 3 frames of ~450 bytes per channel, one transaction each.
-    // Three confirmations: frame 2 cannot follow frame 1 within the ~3 s before the kill lands.
-    const small = [
+    const small = (confirmations: number): string[] => [
       ...batcherArgs("calldata"),
-      ...["--max-l1-tx-size-bytes", "500", "--target-num-frames", "3", "--num-confirmations", "3"],
+      ...["--max-l1-tx-size-bytes", "500", "--target-num-frames", "3"],
+      ...["--num-confirmations", String(confirmations)],
     ];
-    const first = spawnBatcher(small, { BATCHER_PRIVATE_KEY: BATCHER_KEY });
+    // The first batcher waits 10 confirmations (10 one-second L1 blocks) before the next frame: frame 2 cannot follow
+    // frame 1 in the time the kill takes to land, even on a loaded machine (3 were not always enough).
+    const first = spawnBatcher(small(10), { BATCHER_PRIVATE_KEY: BATCHER_KEY });
     running.push(first);
     const second_tx = (l: LogLine): boolean =>
       l.msg === "posting channel transaction" && l.tx === 1 && l.txs === 3;
@@ -323,7 +325,7 @@ describe("batcher on anvil and the L2 node", () => {
     await first.kill();
     const cut = first.lines.filter(second_tx).at(-1)!.channelId as string;
 
-    const second = spawnBatcher(small, { BATCHER_PRIVATE_KEY: BATCHER_KEY });
+    const second = spawnBatcher(small(3), { BATCHER_PRIVATE_KEY: BATCHER_KEY });
     running.push(second);
     await second.waitFor(posted, 2, 180_000);
     await second.stop();

@@ -18,6 +18,7 @@ import {
   keccak256,
   parseTransaction,
   serializeTransaction,
+  TransactionReceiptNotFoundError,
 } from "viem";
 import type { Logger } from "../log/index.js";
 import { TransactionFailedError } from "./errors.js";
@@ -189,12 +190,20 @@ export class TxSender {
     }
   }
 
-  private async receipt(hash: Hex): Promise<TransactionReceipt | undefined> {
-    try {
-      return await this.o.publicClient.getTransactionReceipt({ hash });
-    } catch {
-      return undefined;
+  /**
+   * The receipt of the first of `hashes` L1 has included; undefined when L1 says none is included, "unknown" when a
+   * query failed (a timeout on a loaded L1 is not an answer).
+   */
+  private async findReceipt(hashes: readonly Hex[]): Promise<TransactionReceipt | undefined | "unknown"> {
+    let unknown = false;
+    for (const hash of hashes) {
+      try {
+        return await this.o.publicClient.getTransactionReceipt({ hash });
+      } catch (e) {
+        if (!(e instanceof TransactionReceiptNotFoundError)) unknown = true;
+      }
     }
+    return unknown ? "unknown" : undefined;
   }
 
   /** Sends `candidate` and returns its receipt once confirmed. TransactionFailedError when it cannot be posted. */
@@ -213,11 +222,9 @@ export class TxSender {
     for (;;) {
       await sleep(this.o.pollIntervalMs, signal);
       const head = await l1.getBlockNumber();
-      let included: TransactionReceipt | undefined;
-      for (const h of hashes) {
-        included = await this.receipt(h);
-        if (included !== undefined) break;
-      }
+      const found = await this.findReceipt(hashes);
+      if (found === "unknown") continue; // ask again at the next poll
+      const included = found;
       if (included !== undefined) {
         seenIncluded = true;
         if (head < included.blockNumber + BigInt(this.o.confirmations) - 1n) continue;
@@ -236,7 +243,9 @@ export class TxSender {
       }
       const mined = await l1.getTransactionCount({ address: this.address, blockTag: "latest" });
       if (mined > nonce) {
-        // The nonce is used, by none of our hashes: a transaction sent before a restart took it.
+        // The count was read after the receipts: one of our hashes may have been included in between. Only if L1
+        // still has none of them did another transaction (one sent before a restart) take the nonce.
+        if ((await this.findReceipt(hashes)) !== undefined) continue;
         throw new TransactionFailedError("the batcher's nonce was used by another transaction", {
           nonce,
           hashes,
