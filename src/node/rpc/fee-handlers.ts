@@ -18,6 +18,11 @@ export type FeeHandlers = Pick<
   "eth_gasPrice" | "eth_maxPriorityFeePerGas" | "eth_feeHistory" | "eth_blobBaseFee"
 >;
 
+/** eth_feeHistory reads this many blocks between two turns of the event loop. */
+const YIELD_EVERY_BLOCKS = 32n;
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 function percentile(sorted: { tip: bigint; gas: bigint }[], total: bigint, p: number): bigint {
   if (sorted.length === 0) return 0n;
   const threshold = (BigInt(Math.round(p * 100)) * total) / 10_000n;
@@ -37,7 +42,7 @@ export function createFeeHandlers(
   return {
     eth_gasPrice: () => node.nextBaseFee() + SUGGESTED_TIP,
     eth_maxPriorityFeePerGas: () => SUGGESTED_TIP,
-    eth_feeHistory({ blockCount, newestBlock, rewardPercentiles }) {
+    async eth_feeHistory({ blockCount, newestBlock, rewardPercentiles }) {
       if (blockCount === 0n) return { oldestBlock: 0n, baseFeePerGas: [], gasUsedRatio: [] };
       const percentiles = rewardPercentiles ?? [];
       // Checked before anything else: the work and the response grow with blocks × percentiles.
@@ -60,10 +65,18 @@ export function createFeeHandlers(
       // As geth does, a count over the limit is cut to it (clients ask for "as many as you have").
       const count = blockCount > maxBlocks ? maxBlocks : blockCount;
       const oldest = newestNumber + 1n > count ? newestNumber + 1n - count : 0n;
+      // The base fee after the newest block, read now: the loop below yields, and the chain moves meanwhile.
+      const nextBaseFee =
+        newest.kind === "pending" || newestNumber === node.head.header.number
+          ? node.nextBaseFee()
+          : (node.store.blockByNumber(newestNumber + 1n)?.header.baseFeePerGas ?? 0n);
       const baseFeePerGas: bigint[] = [];
       const gasUsedRatio: number[] = [];
       const reward: bigint[][] = [];
       for (let n = oldest; n <= newestNumber; n++) {
+        // Up to 1024 block reads: the event loop gets a turn every YIELD_EVERY_BLOCKS blocks, so the
+        // sequencer's snapshots do not wait for a whole batch of these (docs/node.md "Block production under load").
+        if (n > oldest && (n - oldest) % YIELD_EVERY_BLOCKS === 0n) await yieldToEventLoop();
         const r = n === newestNumber ? newest : node.resolveTag(n);
         if (r === undefined) break;
         const c = node.content(r);
@@ -81,11 +94,7 @@ export function createFeeHandlers(
           reward.push(percentiles.map((p) => percentile(tips, total, p)));
         }
       }
-      baseFeePerGas.push(
-        newest.kind === "pending" || newestNumber === node.head.header.number
-          ? node.nextBaseFee()
-          : (node.store.blockByNumber(newestNumber + 1n)?.header.baseFeePerGas ?? 0n),
-      );
+      baseFeePerGas.push(nextBaseFee);
       const out: T.FeeHistory = { oldestBlock: oldest, baseFeePerGas, gasUsedRatio };
       if (rewardPercentiles !== undefined) out.reward = reward;
       return out;
