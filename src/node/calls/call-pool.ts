@@ -49,7 +49,7 @@ type JobInput =
   | { kind: "call"; env: CallEnvironment; msg: CallMessage }
   | { kind: "estimate"; env: CallEnvironment; msg: CallMessage; cap: bigint }
   | { kind: "access-list"; env: CallEnvironment; msg: CallMessage }
-  | { kind: "proof"; stateRoot: Uint8Array; address: Uint8Array; storageKeys: Uint8Array[] };
+  | { kind: "proof"; stateRoot: Uint8Array; address: Uint8Array; storageKeys: Uint8Array };
 
 interface Job {
   readonly id: number;
@@ -83,6 +83,16 @@ export class CallFailedError extends NodeError {
   constructor(name: string, message: string) {
     super(message, "call-failed", { details: { name } });
   }
+}
+
+/** 32-byte words end to end. */
+function packWords(words: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(words.length * 32);
+  for (const [i, w] of words.entries()) {
+    if (w.length !== 32) throw new RangeError(`a storage key is 32 bytes, got ${w.length}`);
+    out.set(w, i * 32);
+  }
+  return out;
 }
 
 /** The overlay's entries from position `from` of its write order on: O(new entries). */
@@ -140,7 +150,7 @@ export class CallPool implements CallExecutor {
       kind: "proof",
       stateRoot: context.stateRoot,
       address,
-      storageKeys: [...storageKeys],
+      storageKeys: packWords(storageKeys),
     };
     return this.submit(input, context.overlay, signal) as Promise<string>;
   }

@@ -65,7 +65,10 @@ async function runJob(job: CallJob): Promise<void> {
     const source = sourceFor(job.overlay);
     // The deadline also bounds a read (its work is bounded by the key limits; this is a safety net).
     reply({ kind: "run-started", id: job.id });
-    const json = proofJson(source, job.stateRoot, job.address, job.storageKeys);
+    const keys = Array.from({ length: job.storageKeys.length / 32 }, (_, i) =>
+      job.storageKeys.subarray(i * 32, i * 32 + 32),
+    );
+    const json = proofJson(source, job.stateRoot, job.address, keys);
     reply({ kind: "json-result", id: job.id, json });
     return;
   }

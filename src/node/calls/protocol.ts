@@ -51,7 +51,8 @@ export interface ProofJob {
   stateRoot: Uint8Array;
   overlay: OverlayDelta | undefined;
   address: Uint8Array;
-  storageKeys: Uint8Array[];
+  /** The 32-byte storage keys end to end (one buffer clones far faster than a thousand small ones). */
+  storageKeys: Uint8Array;
 }
 
 export type EstimateResult = { gas: bigint } | { failure: CallOutcome };
