@@ -4,8 +4,10 @@
  * are the enclave's hardcoded config-hash table), several enclaves without a registry, and malformed
  * values.
  */
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { type Address, getAddress, isAddress } from "viem";
+import { parseRollupConfig, type RollupConfig } from "../chain/index.js";
 import { type LogLevel, parseLogLevel, UnknownLogLevelError } from "../log/index.js";
 import { BUILT_IN_CHAINS, supportedChainIds } from "../proof/index.js";
 import { type EnclaveAddress, EnclaveAddressError, parseEnclaveAddresses } from "./enclave-address.js";
@@ -19,9 +21,15 @@ export interface ListenEndpoint {
 
 export interface HostConfig {
   readonly l1RpcUrl: string;
+  /** Default: the L1 RPC URL (anvil serves its beacon routes on the same port). */
   readonly l1BeaconUrl: string;
   readonly l2RpcUrl: string;
   readonly l2ChainId: bigint;
+  /**
+   * The chain's rollup config (--rollup-config): with it the host collects each proof's witness from the L1,
+   * beacon and L2 endpoints (src/host/witness); without it only the boot keys are sent, so the enclave refuses.
+   */
+  readonly rollupConfig: RollupConfig | undefined;
   readonly listen: ListenEndpoint;
   readonly enclaves: readonly EnclaveAddress[];
   readonly proofTimeoutMs: number;
@@ -66,13 +74,19 @@ export const HOST_FLAGS: readonly FlagSpec[] = [
     flag: "l1-beacon-url",
     env: "PROVER_L1_BEACON_URL",
     value: "URL",
-    help: "L1 beacon API (blob sidecars; witness collection)",
+    help: "L1 beacon API (blob sidecars; witness collection; default the L1 RPC URL)",
   },
   {
     flag: "l2-rpc-url",
     env: "PROVER_L2_RPC_URL",
     value: "URL",
     help: "L2 execution JSON-RPC (witness collection)",
+  },
+  {
+    flag: "rollup-config",
+    env: "PROVER_ROLLUP_CONFIG",
+    value: "FILE",
+    help: "the chain's rollup.json: enables witness collection (without it only the boot keys are sent)",
   },
   {
     flag: "l2-chain-id",
@@ -171,6 +185,25 @@ function parseChainId(text: string | undefined): bigint {
     );
   }
   return chainId;
+}
+
+function readRollupConfig(path: string, l2ChainId: bigint): RollupConfig {
+  let config: RollupConfig;
+  try {
+    config = parseRollupConfig(JSON.parse(readFileSync(path, "utf8")));
+  } catch (error) {
+    throw new HostConfigError(
+      `--rollup-config: ${path} is not a readable rollup config: ${(error as Error).message}`,
+      { flag: "rollup-config" },
+      { cause: error },
+    );
+  }
+  if (config.l2ChainId !== l2ChainId)
+    throw new HostConfigError(
+      `--rollup-config: ${path} is chain ${config.l2ChainId}, not --l2-chain-id ${l2ChainId}`,
+      { flag: "rollup-config" },
+    );
+  return config;
 }
 
 function parseListen(text: string): ListenEndpoint {
@@ -280,14 +313,25 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
     timeoutText === undefined ? DEFAULT_PROOF_TIMEOUT_MS : parseSeconds("proof-request-timeout", timeoutText);
   const drainText = text("shutdown-drain");
   const processMetricsEnv = env.PROVER_PROCESS_METRICS;
+  const l1RpcUrl = requireUrl("l1-rpc-url", text("l1-rpc-url"));
+  const beaconText = text("l1-beacon-url");
+  const l1BeaconUrl =
+    beaconText === undefined || beaconText.length === 0 ? l1RpcUrl : requireUrl("l1-beacon-url", beaconText);
+  const l2RpcUrl = requireUrl("l2-rpc-url", text("l2-rpc-url"));
+  const l2ChainId = parseChainId(text("l2-chain-id"));
+  const rollupPath = text("rollup-config");
 
   return {
     kind: "run",
     config: {
-      l1RpcUrl: requireUrl("l1-rpc-url", text("l1-rpc-url")),
-      l1BeaconUrl: requireUrl("l1-beacon-url", text("l1-beacon-url")),
-      l2RpcUrl: requireUrl("l2-rpc-url", text("l2-rpc-url")),
-      l2ChainId: parseChainId(text("l2-chain-id")),
+      l1RpcUrl,
+      l1BeaconUrl,
+      l2RpcUrl,
+      l2ChainId,
+      rollupConfig:
+        rollupPath === undefined || rollupPath.length === 0
+          ? undefined
+          : readRollupConfig(rollupPath, l2ChainId),
       listen: parseListen(text("listen") ?? DEFAULT_LISTEN),
       enclaves,
       proofTimeoutMs,

@@ -17,6 +17,7 @@ import { EnclaveRouter } from "./router.js";
 import { type SignerRegistry, ViemSignerRegistry } from "./signer-registry.js";
 import { ensureVsockAvailable } from "./transport/vsock.js";
 import { packageVersion } from "./version.js";
+import { rpcWitnessSource, type WitnessMetrics } from "./witness/index.js";
 
 export interface ProverHostDeps {
   readonly logger: Logger;
@@ -46,9 +47,30 @@ export function createProverHost(config: HostConfig, deps: ProverHostDeps): Prov
       : new ViemSignerRegistry({ l1RpcUrl: config.l1RpcUrl, registryAddress: config.registryAddress });
   const health = new HealthLatch(registry !== undefined, metrics);
   const router = new EnclaveRouter(enclaves, registry, health, logger);
+  // With a rollup config the host runs the program natively over the endpoints to collect each witness.
+  const witness =
+    config.rollupConfig === undefined
+      ? undefined
+      : rpcWitnessSource({
+          l1RpcUrl: config.l1RpcUrl,
+          l1BeaconUrl: config.l1BeaconUrl,
+          l2RpcUrl: config.l2RpcUrl,
+          rollupConfig: config.rollupConfig,
+          onCollected: (collected: WitnessMetrics) =>
+            logger.info(
+              {
+                preimages: collected.preimageCount,
+                witnessBytes: collected.witnessBytes,
+                fetchMs: Math.round(collected.fetchMs),
+                totalMs: Math.round(collected.totalMs),
+              },
+              "witness collected",
+            ),
+        });
   const proofs = new ProofService({
     router,
     l2ChainId: config.l2ChainId,
+    ...(witness === undefined ? {} : { witness }),
     proofTimeoutMs: config.proofTimeoutMs,
     logger,
     metrics,
@@ -82,6 +104,8 @@ export function createProverHost(config: HostConfig, deps: ProverHostDeps): Prov
           host: config.listen.host,
           port,
           l2ChainId: config.l2ChainId.toString(),
+          witness:
+            witness === undefined ? "boot keys only" : "collected from the L1, beacon and L2 endpoints",
           enclaves: enclaves.map((enclave) => enclave.name),
           registry: registry?.description ?? null,
           proofTimeoutSeconds: config.proofTimeoutMs / 1000,

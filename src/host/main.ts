@@ -1,9 +1,9 @@
 /**
  * The prover host process.
  *
- *   tsx src/host/main.ts --l1-rpc-url URL --l1-beacon-url URL --l2-rpc-url URL --l2-chain-id 84532 \
+ *   tsx src/host/main.ts --l1-rpc-url URL [--l1-beacon-url URL] --l2-rpc-url URL --l2-chain-id 84532 \
  *     --vsock-cid /tmp/enclave-0.sock [--vsock-cid ... --tee-prover-registry-address 0x...] \
- *     [--listen 127.0.0.1:7300] [--proof-request-timeout 1740] [--log-level info]
+ *     [--rollup-config rollup.json] [--listen 127.0.0.1:7300] [--proof-request-timeout 1740] [--log-level info]
  *
  * `--help` lists every flag and its environment twin. Start-up refusals (unknown chain, several enclaves
  * without a registry, a vsock address in a build without vsock support, a bad flag) print one line to

@@ -8,9 +8,19 @@ import type { Counter, Gauge, Histogram, MetricsRegistry } from "../metrics/inde
 /** How one enclave exchange ended. */
 export type EnclaveCallOutcome = "ok" | "enclave_error" | "transport_error" | "aborted";
 
-/** How one prover_prove call ended. */
+/**
+ * How one prover_prove call ended. `witness_error`: witness collection failed (the program refused the request,
+ * or an endpoint's answer did not check or could not be fetched) before any enclave was contacted.
+ */
 export type ProofOutcome =
-  "ok" | "invalid_request" | "no_valid_signer" | "enclave_error" | "transport_error" | "timeout" | "aborted";
+  | "ok"
+  | "invalid_request"
+  | "no_valid_signer"
+  | "enclave_error"
+  | "witness_error"
+  | "transport_error"
+  | "timeout"
+  | "aborted";
 
 export class HostMetrics {
   /** Exchanges with enclaves, by enclave address, request kind and outcome. */

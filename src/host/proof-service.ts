@@ -138,6 +138,7 @@ export class ProofService {
     metrics?.inFlightProofs.inc();
     const deadline = new AbortController();
     let timedOut = false;
+    const progress: { stage: "validate" | "witness" | "enclave" } = { stage: "validate" };
     const timer = setTimeout(() => {
       timedOut = true;
       deadline.abort();
@@ -154,7 +155,7 @@ export class ProofService {
           "proof request names an image hash (informational; routing uses onchain signer validity)",
         );
       }
-      const result = await this.routeAndProve(request, deadline.signal);
+      const result = await this.routeAndProve(request, deadline.signal, progress);
       outcome = "ok";
       return result;
     } catch (error) {
@@ -168,11 +169,17 @@ export class ProofService {
         outcome = "aborted";
         throw new ProofCancelledError(block, { cause: error });
       }
-      outcome = failureOutcome(error);
+      outcome = progress.stage === "witness" ? "witness_error" : failureOutcome(error);
       if (error instanceof EnclaveRefusedError) {
         this.options.logger.info(
           { enclave: error.enclave, block: block.toString(), reason: error.enclaveMessage },
           "enclave refused the proof",
+        );
+      } else if (outcome === "witness_error") {
+        const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        this.options.logger.info(
+          { block: block.toString(), reason: message },
+          "witness collection refused the proof",
         );
       } else if (outcome === "transport_error") {
         const message = error instanceof Error ? error.message : String(error);
@@ -187,12 +194,18 @@ export class ProofService {
     }
   }
 
-  private async routeAndProve(request: ProofRequest, signal: AbortSignal): Promise<ProofResult> {
+  private async routeAndProve(
+    request: ProofRequest,
+    signal: AbortSignal,
+    progress: { stage: "validate" | "witness" | "enclave" },
+  ): Promise<ProofResult> {
+    progress.stage = "witness";
     // The witness first: a request the program refuses never reaches an enclave.
     const preimages =
       this.options.witness === undefined
         ? bootPreimages(request, this.options.l2ChainId)
         : await this.options.witness(request, this.options.l2ChainId, signal);
+    progress.stage = "enclave";
     const route = await this.options.router.select(signal);
     this.options.logger.info(
       {

@@ -1,5 +1,9 @@
 /** The host's flags, environment twins and enclave address syntax. */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { findBuiltInChain, rollupConfigToJson } from "../../src/chain/index.js";
 import {
   EnclaveAddressError,
   HostConfigError,
@@ -112,6 +116,40 @@ describe("host command line", () => {
     for (const [argv, message] of cases) {
       expect(() => run(argv), argv.join(" ")).toThrow(HostConfigError);
       expect(() => run(argv), argv.join(" ")).toThrow(message);
+    }
+  });
+
+  it("--rollup-config (PROVER_ROLLUP_CONFIG) enables witness collection; the beacon URL defaults to the L1 RPC", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "host-rollup-"));
+    try {
+      const base = findBuiltInChain(8453n)!.rollupConfig;
+      const path = join(dir, "rollup.json");
+      await writeFile(path, JSON.stringify(rollupConfigToJson(base)));
+      expect(run([...BASE, "--vsock-cid", "/a"]).rollupConfig).toBeUndefined();
+      const config = run([...BASE, "--vsock-cid", "/a", "--rollup-config", path]);
+      expect(config.rollupConfig?.l2ChainId).toBe(8453n);
+      expect(config.rollupConfig?.genesis?.l2.hash).toEqual(base.genesis!.l2.hash);
+      expect(
+        run([...BASE, "--vsock-cid", "/a"], { PROVER_ROLLUP_CONFIG: path }).rollupConfig?.l2ChainId,
+      ).toBe(8453n);
+      const noBeacon = run([...BASE.slice(0, 2), ...BASE.slice(4), "--vsock-cid", "/a"]);
+      expect(noBeacon.l1BeaconUrl).toBe("http://127.0.0.1:8545");
+      // A config of another chain than --l2-chain-id, and a file that is not a rollup config, are refused.
+      const other = join(dir, "other.json");
+      await writeFile(other, JSON.stringify(rollupConfigToJson({ ...base, l2ChainId: 10n })));
+      expect(() => run([...BASE, "--vsock-cid", "/a", "--rollup-config", other])).toThrow(
+        /--rollup-config: .* is chain 10, not --l2-chain-id 8453/,
+      );
+      const junk = join(dir, "junk.json");
+      await writeFile(junk, "{}");
+      for (const bad of [junk, join(dir, "absent.json")]) {
+        expect(() => run([...BASE, "--vsock-cid", "/a", "--rollup-config", bad])).toThrow(HostConfigError);
+        expect(() => run([...BASE, "--vsock-cid", "/a", "--rollup-config", bad])).toThrow(
+          /--rollup-config: .* is not a readable rollup config/,
+        );
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

@@ -4,7 +4,11 @@
  * the missing agreed output root and nothing is signed), the proof request
  * timeout against a peer that never answers, and draining an in-flight request on SIGTERM.
  */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { findBuiltInChain, rollupConfigToJson } from "../../src/chain/index.js";
 import { type RunningEnclave, startEnclave } from "../../enclave/test/enclave-process.js";
 import { hostClient, rpcFailure } from "./host-client.js";
 import { type SocketPeer, startSilentPeer, startSlowLink } from "./peers.js";
@@ -88,6 +92,48 @@ describe("prover_prove with one local enclave and no registry", () => {
     );
     expect(metrics).toMatch(/prover_in_flight_proofs\{[^}]*\} 0/);
     expect(metrics).toMatch(/jsonrpc_requests_total\{[^}]*method="prover_prove"[^}]*outcome="error"/);
+  });
+});
+
+describe("prover_prove with witness collection (--rollup-config) and unreachable endpoints", () => {
+  let enclave: RunningEnclave;
+  let host: RunningHost;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "host-witness-"));
+    const path = join(dir, "rollup.json");
+    await writeFile(path, JSON.stringify(rollupConfigToJson(findBuiltInChain(84532n)!.rollupConfig)));
+    enclave = await startEnclave();
+    host = await startHost(hostArgs({ enclaves: [unixPath(enclave)], extra: ["--rollup-config", path] }));
+  });
+  afterAll(async () => {
+    await host?.stop();
+    await enclave?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("fails at the witness before any enclave is contacted, counted as witness_error", async () => {
+    const start = host.logs.find((line) => line.msg === "prover host listening");
+    expect(start?.witness).toBe("collected from the L1, beacon and L2 endpoints");
+    const failure = await rpcFailure(hostClient(host.url)("prover_prove", [proofRequest()]));
+    expect(failure.code).toBe(-32000);
+    // The first fetch is the agreed L2 head's header from the (closed) L2 endpoint.
+    expect(failure.message).toMatch(/debug_getRawHeader: request failed/);
+    expect(enclave.logs.filter((line) => line.msg === "request served" && line.request === "Prove")).toEqual(
+      [],
+    );
+    const metrics = await (await fetch(`${host.url}/metrics`)).text();
+    expect(metrics).toMatch(/prover_proof_duration_seconds_count\{[^}]*outcome="witness_error"[^}]*\} 1/);
+    expect(metrics).not.toMatch(/outcome="transport_error"/);
+    await vi.waitFor(
+      () =>
+        expect(host.logs.find((line) => line.msg === "witness collection refused the proof")?.reason).toMatch(
+          /debug_getRawHeader/,
+        ),
+      { timeout: 5000, interval: 20 },
+    );
+    expect(metrics).toMatch(/prover_in_flight_proofs\{[^}]*\} 0/);
   });
 });
 
