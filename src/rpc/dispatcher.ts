@@ -169,6 +169,7 @@ export class RpcDispatcher {
     let total = 0;
     let exceeded: RpcError | undefined;
     let next = 0;
+    const batchConcurrency = this.limits.batchConcurrency;
     const settle = (index: number, response: string | undefined): void => {
       if (response === undefined) return;
       if (exceeded === undefined) {
@@ -198,6 +199,9 @@ export class RpcDispatcher {
           settle(index, envelope.kind === "notification" ? undefined : errorResponse(envelope.id, refusal));
           continue;
         }
+        // Past the first wave, each call waits for a turn of the event loop: a long batch of synchronous
+        // methods must not hold timers (the node's sequencer) for its whole length.
+        if (index >= batchConcurrency) await new Promise<void>((resolve) => setImmediate(resolve));
         settle(index, await this.dispatchOne(item, env));
       }
     };
