@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { eth_getBlockByNumber, prover_prove } from "../../generated/rpc/index.js";
 import { devAccounts } from "../../src/chain/index.js";
 import { jsonLine, startServiceChild } from "../../src/devnet/child.js";
+import { stopLeftovers } from "../../src/devnet/leftovers.js";
 import { proofRequest } from "../host/proof-request.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -176,7 +177,10 @@ describe("the devnet's secrets", () => {
         sample();
       } finally {
         clearInterval(timer);
-        await child.stop(15_000);
+        // The devnet stops its parts in turn (the node seals, anvil writes its state): give it time, then make sure
+        // nothing it started outlives the test (a devnet killed at the deadline would orphan them).
+        await child.stop(60_000);
+        await stopLeftovers(dataDir, 5_000);
         rmSync(dataDir, { recursive: true, force: true });
       }
       const lines = [...seen];
