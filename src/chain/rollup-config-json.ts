@@ -10,6 +10,7 @@ import {
   type GenesisSystemConfig,
   InvalidRollupConfigError,
   OpFork,
+  OPTIONAL_GENESIS_SYSTEM_CONFIG_FIELDS,
   type RollupConfig,
 } from "./rollup-config.js";
 
@@ -42,15 +43,7 @@ function systemConfigJson(sc: GenesisSystemConfig): RollupConfigJson {
     scalar: bytes(sc.scalar, 32, "genesis.system_config.scalar"),
     gasLimit: num(sc.gasLimit, "genesis.system_config.gasLimit"),
   };
-  const optional = [
-    "eip1559Denominator",
-    "eip1559Elasticity",
-    "operatorFeeScalar",
-    "operatorFeeConstant",
-    "minBaseFee",
-    "daFootprintGasScalar",
-  ] as const;
-  for (const key of optional) {
+  for (const key of OPTIONAL_GENESIS_SYSTEM_CONFIG_FIELDS) {
     const v = sc[key];
     if (v !== undefined) out[key] = num(v, `genesis.system_config.${key}`);
   }

@@ -80,6 +80,19 @@ export interface GenesisSystemConfig {
   daFootprintGasScalar?: bigint;
 }
 
+/**
+ * The genesis system config's optional integer fields, named as they are both in the TypeScript type and in the
+ * rollup.json `genesis.system_config` object (kona's split form).
+ */
+export const OPTIONAL_GENESIS_SYSTEM_CONFIG_FIELDS = [
+  "eip1559Denominator",
+  "eip1559Elasticity",
+  "operatorFeeScalar",
+  "operatorFeeConstant",
+  "minBaseFee",
+  "daFootprintGasScalar",
+] as const satisfies readonly (keyof GenesisSystemConfig)[];
+
 export interface RollupGenesis {
   l1: { hash: Uint8Array; number: bigint };
   l2: { hash: Uint8Array; number: bigint };
@@ -137,17 +150,9 @@ export function parseRollupGenesis(value: unknown): RollupGenesis | undefined {
     scalar: requiredWord(sc.scalar, "genesis.system_config.scalar"),
     gasLimit: requiredInt(sc.gasLimit, "genesis.system_config.gasLimit"),
   };
-  const optional: [keyof GenesisSystemConfig, string][] = [
-    ["eip1559Denominator", "eip1559Denominator"],
-    ["eip1559Elasticity", "eip1559Elasticity"],
-    ["operatorFeeScalar", "operatorFeeScalar"],
-    ["operatorFeeConstant", "operatorFeeConstant"],
-    ["minBaseFee", "minBaseFee"],
-    ["daFootprintGasScalar", "daFootprintGasScalar"],
-  ];
-  for (const [key, field] of optional) {
-    const v = optionalTime(sc[field], `genesis.system_config.${field}`);
-    if (v !== undefined) (systemConfig as unknown as Record<string, bigint>)[key] = v;
+  for (const key of OPTIONAL_GENESIS_SYSTEM_CONFIG_FIELDS) {
+    const v = optionalTime(sc[key], `genesis.system_config.${key}`);
+    if (v !== undefined) systemConfig[key] = v;
   }
   return {
     l1: {

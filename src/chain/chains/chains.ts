@@ -9,6 +9,7 @@ import {
   FORK_TIME_FIELDS,
   InvalidRollupConfigError,
   OpFork,
+  OPTIONAL_GENESIS_SYSTEM_CONFIG_FIELDS,
   type GenesisSystemConfig,
   type RollupConfig,
 } from "../rollup-config.js";
@@ -74,15 +75,7 @@ function genesisSystemConfig(data: SuperchainChainData): GenesisSystemConfig {
     scalar: fromHex(str("scalar")),
     gasLimit: num("gasLimit") ?? 0n,
   };
-  const optional = [
-    "eip1559Denominator",
-    "eip1559Elasticity",
-    "operatorFeeScalar",
-    "operatorFeeConstant",
-    "minBaseFee",
-    "daFootprintGasScalar",
-  ] as const;
-  for (const key of optional) {
+  for (const key of OPTIONAL_GENESIS_SYSTEM_CONFIG_FIELDS) {
     const v = num(key);
     if (v !== undefined) out[key] = v;
   }
