@@ -11,7 +11,8 @@ export type ConformanceErrorKind =
   | "usage"
   | "enclave-connection"
   | "json-rpc-envelope"
-  | "witness-file";
+  | "witness-file"
+  | "recording";
 
 /** What a concrete error passes besides its message: structured fields and the underlying error. */
 export type ConformanceErrorOptions = Omit<SuiteErrorOptions<ConformanceErrorKind>, "kind">;

@@ -10,9 +10,11 @@
  * checks also compare against a successful control.
  */
 import { readFile } from "node:fs/promises";
+import { gunzipSync } from "node:zlib";
 import type { Preimage, PreimageKey } from "../generated/protocol/index.js";
 import {
   bootInfoPreimages,
+  BootKey,
   bootPreimageKey,
   isBootPreimageKey,
   keccak256PreimageKey,
@@ -99,15 +101,15 @@ function hexToBytes(hex: unknown, what: string): Uint8Array {
 }
 
 /**
- * Reads a witness file: `{"preimages":[{"key":"0x<32-byte key>","value":"0x..."}, ...]}`, each key in its
- * 32-byte form (type byte, then 31 data bytes).
+ * Parses witness JSON: `{"preimages":[{"key":"0x<32-byte key>","value":"0x..."}, ...]}`, each key in its
+ * 32-byte form (type byte, then 31 data bytes). `path` names the source in errors.
  */
-export async function loadWitnessFile(path: string): Promise<Preimage[]> {
+export function parseWitnessJson(text: string, path: string): Preimage[] {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await readFile(path, "utf8")) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch (error) {
-    throw new WitnessFileError(`cannot read witness ${path}: ${(error as Error).message}`, { path });
+    throw new WitnessFileError(`cannot parse witness ${path}: ${(error as Error).message}`, { path });
   }
   const entries = (parsed as { preimages?: unknown } | null)?.preimages;
   if (!Array.isArray(entries)) throw new WitnessFileError(`${path}: expected {"preimages":[...]}`, { path });
@@ -121,6 +123,78 @@ export async function loadWitnessFile(path: string): Promise<Preimage[]> {
       throw new WitnessFileError(`${where} has an unknown type byte`, { entry: where });
     return [preimageKey, hexToBytes(value, `preimages[${i}].value`)];
   });
+}
+
+/** The witness JSON of `preimages` (the format `parseWitnessJson` reads). */
+export function witnessJson(preimages: readonly Preimage[]): string {
+  return JSON.stringify({
+    preimages: preimages.map(([key, value]) => ({
+      key: keyToHex(key),
+      value: `0x${Buffer.from(value).toString("hex")}`,
+    })),
+  });
+}
+
+/** Reads a witness file in the `parseWitnessJson` format, gzip'd or not (told apart by the gzip magic bytes). */
+export async function loadWitnessFile(path: string): Promise<Preimage[]> {
+  let text: string;
+  try {
+    const bytes = await readFile(path);
+    text = (bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes).toString("utf8");
+  } catch (error) {
+    throw new WitnessFileError(`cannot read witness ${path}: ${(error as Error).message}`, { path });
+  }
+  return parseWitnessJson(text, path);
+}
+
+/** The keccak256 key naming a 32-byte hash (the key of the value that hashes to it). */
+export function keccakKeyOfHash(hash: Uint8Array): PreimageKey {
+  return { data: hash.slice(1), keyType: "Keccak256" };
+}
+
+const sameKey = (a: PreimageKey, b: PreimageKey): boolean =>
+  a.keyType === b.keyType && a.data.every((x, i) => x === b.data[i]);
+
+/** The value under `key` in `witness`, if any. */
+export function valueOf(witness: readonly Preimage[], key: PreimageKey): Uint8Array | undefined {
+  return witness.find(([k]) => sameKey(k, key))?.[1];
+}
+
+/** `witness` without the preimage under `key`. */
+export function withoutKey(witness: readonly Preimage[], key: PreimageKey): Preimage[] {
+  return witness.filter(([k]) => !sameKey(k, key));
+}
+
+/** The L1 head's header key (keccak256 of the header names it), when the witness holds it. */
+export function l1HeadHeaderKey(witness: readonly Preimage[]): PreimageKey | undefined {
+  const l1Head = bootValue(witness, BootKey.L1Head);
+  if (l1Head?.length !== 32) return undefined;
+  const key = keccakKeyOfHash(l1Head);
+  return valueOf(witness, key) === undefined ? undefined : key;
+}
+
+/**
+ * The key of the agreed L2 block's state trie root node: the agreed output root opens to
+ * version ‖ state root ‖ message-passer storage root ‖ block hash (docs/protocol.md "Output root"), and the
+ * root node is read by any state access of the first block executed.
+ */
+export function agreedStateRootKey(witness: readonly Preimage[]): PreimageKey | undefined {
+  const agreed = bootValue(witness, BootKey.AgreedOutputRoot);
+  if (agreed?.length !== 32) return undefined;
+  const opening = valueOf(witness, keccakKeyOfHash(agreed));
+  if (opening?.length !== 128) return undefined;
+  const key = keccakKeyOfHash(opening.slice(32, 64));
+  return valueOf(witness, key) === undefined ? undefined : key;
+}
+
+/** The first blob field element of the witness (blob keys are not content-addressed: the KZG commitment covers them). */
+export function firstBlobElement(witness: readonly Preimage[]): Preimage | undefined {
+  return witness.find(([key]) => key.keyType === "Blob");
+}
+
+/** `witness` with the value under `key` replaced. */
+export function withValue(witness: readonly Preimage[], key: PreimageKey, value: Uint8Array): Preimage[] {
+  return witness.map((p): Preimage => (sameKey(p[0], key) ? [p[0], value] : p));
 }
 
 export function keyToHex(key: PreimageKey): string {
