@@ -16,7 +16,8 @@ export type ProofErrorKind =
   | "refused-preimage-key"
   | "invalid-witness"
   | "agreed-output"
-  | "range-not-derived";
+  | "range-not-derived"
+  | "proposal-encoding";
 
 /** What a concrete error passes besides its message: structured fields and the underlying error. */
 export type ProofErrorOptions = Omit<SuiteErrorOptions<ProofErrorKind>, "kind">;

@@ -62,3 +62,4 @@ export {
   parseListenAddress,
 } from "./listen-address.js";
 export * from "./program/index.js";
+export * from "./aggregate-verifier.js";
