@@ -116,6 +116,7 @@ export class ChainNode {
       options.callWorkers > 0
         ? new CallPool({
             dbPath: store.path,
+            chainId: config.l2ChainId,
             workers: options.callWorkers,
             timeoutMs: options.callTimeoutMs,
             logger: options.logger.child({ component: "calls" }),

@@ -65,7 +65,7 @@ afterAll(async () => {
 });
 
 const pool = (options: { timeoutMs?: number; maxQueued?: number } = {}) =>
-  new CallPool({ dbPath: node.store.path, workers: 1, timeoutMs: 30_000, logger, ...options });
+  new CallPool({ dbPath: node.store.path, chainId: 901n, workers: 1, timeoutMs: 30_000, logger, ...options });
 
 /** The GasPriceOracle: slot 0 holds its fork flags at genesis. */
 const ORACLE = Uint8Array.from(Buffer.from("420000000000000000000000000000000000000f", "hex"));

@@ -21,7 +21,9 @@ import {
   IntrinsicGasError,
 } from "../state/call.js";
 import { NodeError, type NodeErrorOptions } from "../errors.js";
-import type { CallContext, CallExecutor, PendingOverlay, ReadContext } from "./executor.js";
+import { NodeLimitExceededError } from "../rpc/limits.js";
+import type { BlockRead } from "./block-reads.js";
+import type { BlockReadContext, CallContext, CallExecutor, PendingOverlay, ReadContext } from "./executor.js";
 import type {
   AccessListResult,
   CallJob,
@@ -36,6 +38,8 @@ const ENTRY = new URL("./call-worker-entry.mjs", import.meta.url);
 export interface CallPoolOptions {
   /** The node's SQLite file. */
   readonly dbPath: string;
+  /** The L2 chain id (workers decode full blocks' transactions with its Common). */
+  readonly chainId: bigint;
   /** Most worker threads (at least 1). */
   readonly workers: number;
   /** Deadline of one EVM execution, milliseconds. */
@@ -49,7 +53,8 @@ type JobInput =
   | { kind: "call"; env: CallEnvironment; msg: CallMessage }
   | { kind: "estimate"; env: CallEnvironment; msg: CallMessage; cap: bigint }
   | { kind: "access-list"; env: CallEnvironment; msg: CallMessage }
-  | { kind: "proof"; stateRoot: Uint8Array; address: Uint8Array; storageKeys: Uint8Array };
+  | { kind: "proof"; stateRoot: Uint8Array; address: Uint8Array; storageKeys: Uint8Array }
+  | { kind: "block-read"; read: BlockRead };
 
 interface Job {
   readonly id: number;
@@ -155,6 +160,11 @@ export class CallPool implements CallExecutor {
     return this.submit(input, context.overlay, signal) as Promise<string>;
   }
 
+  /** Runs on a worker, which reads the blocks itself: `_context` is for the in-thread executor. */
+  blockReadJson(read: BlockRead, _context: BlockReadContext, signal?: AbortSignal): Promise<string> {
+    return this.submit({ kind: "block-read", read }, undefined, signal) as Promise<string>;
+  }
+
   /** Starts a worker ahead of the first call (its start-up loads the EVM). */
   warmUp(): void {
     if (this.slots.length === 0 && !this.closed) this.spawn();
@@ -221,7 +231,7 @@ export class CallPool implements CallExecutor {
   }
 
   private spawn(): Slot {
-    const workerData: CallWorkerData = { dbPath: this.options.dbPath };
+    const workerData: CallWorkerData = { dbPath: this.options.dbPath, chainId: this.options.chainId };
     const worker = new Worker(ENTRY, { workerData, name: "call-worker" });
     let markReady: () => void = () => {};
     const slot: Slot = {
@@ -257,7 +267,7 @@ export class CallPool implements CallExecutor {
       delta = { blockId: overlay.blockId, from, entries: entriesFrom(overlay, from) };
       slot.overlay = { blockId: overlay.blockId, sent: from + delta.entries.length };
     }
-    const message: CallJob = { ...job.input, id: job.id, overlay: delta };
+    const message = { ...job.input, id: job.id, overlay: delta } as CallJob;
     void slot.ready.then(() => {
       if (slot.job === job && !slot.retired) slot.worker.postMessage(message);
     });
@@ -284,6 +294,9 @@ export class CallPool implements CallExecutor {
         break;
       case "json-result":
         job.resolve(reply.json);
+        break;
+      case "limit-exceeded":
+        job.reject(new NodeLimitExceededError(reply.limit, reply.max, reply.requested, reply.what));
         break;
       case "intrinsic-gas":
         job.reject(new IntrinsicGasError(reply.gas, reply.intrinsic));

@@ -1,6 +1,6 @@
 /**
- * A call worker thread: runs eth_call, eth_estimateGas and eth_createAccessList jobs, and eth_getProof
- * reads (answered as JSON text), off the node's event loop. It reads sealed state from the node's SQLite file (read-only; WAL readers never block
+ * A call worker thread: runs eth_call, eth_estimateGas and eth_createAccessList jobs, eth_getProof reads
+ * and block reads (full blocks, receipts, logs, fee history: answered as JSON text), off the node's event loop. It reads sealed state from the node's SQLite file (read-only; WAL readers never block
  * the sequencer's writer) and pending state from the overlay of the block being built, which the main
  * thread sends as deltas. One job at a time; a job that overruns its deadline is ended by terminating
  * this thread.
@@ -9,7 +9,9 @@ import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { inspect } from "node:util";
 import { parentPort, workerData } from "node:worker_threads";
-import { ReadonlyNodeTable } from "../store/node-table.js";
+import { commonFor, OpFork } from "../../chain/index.js";
+import { NodeLimitExceededError } from "../rpc/limits.js";
+import { ReadonlyBlockStore } from "../store/block-store.js";
 import {
   CallRunner,
   createAccessList,
@@ -19,6 +21,7 @@ import {
 } from "../state/call.js";
 import { type HashSource, OverlaySource } from "../state/sources.js";
 import type { CallJob, CallWorkerData, OverlayDelta, WorkerReply } from "./protocol.js";
+import { blockReadJson } from "./block-reads.js";
 import { proofJson } from "./reads.js";
 
 /**
@@ -39,8 +42,9 @@ function lowerPriority(): void {
 
 const port = parentPort;
 if (port === null) throw new Error("call-worker.ts runs as a worker thread only");
-const { dbPath } = workerData as CallWorkerData;
-const store = new ReadonlyNodeTable(dbPath);
+const { dbPath, chainId } = workerData as CallWorkerData;
+const store = new ReadonlyBlockStore(dbPath);
+const common = commonFor(chainId, OpFork.Isthmus);
 
 /** The nodes of the block being built that this worker has received, by unprefixed hex keccak256. */
 let overlay: { blockId: string; nodes: Map<string, Uint8Array> } | undefined;
@@ -61,6 +65,11 @@ function sourceFor(delta: OverlayDelta | undefined): HashSource {
 const reply = (message: WorkerReply): void => port.postMessage(message);
 
 async function runJob(job: CallJob): Promise<void> {
+  if (job.kind === "block-read") {
+    // No deadline: the work is bounded by the limits the main thread checked (ranges, block counts).
+    reply({ kind: "json-result", id: job.id, json: blockReadJson(job.read, store, common) });
+    return;
+  }
   if (job.kind === "proof") {
     const source = sourceFor(job.overlay);
     // The deadline also bounds a read (its work is bounded by the key limits; this is a safety net).
@@ -95,7 +104,16 @@ async function runJob(job: CallJob): Promise<void> {
 
 port.on("message", (job: CallJob) => {
   runJob(job).catch((error: unknown) => {
-    if (error instanceof IntrinsicGasError) {
+    if (error instanceof NodeLimitExceededError) {
+      reply({
+        kind: "limit-exceeded",
+        id: job.id,
+        limit: error.limit,
+        max: error.max,
+        requested: error.requested,
+        what: error.what,
+      });
+    } else if (error instanceof IntrinsicGasError) {
       reply({ kind: "intrinsic-gas", id: job.id, gas: error.gas, intrinsic: error.intrinsic });
     } else {
       // Not every library throws Errors: a plain object becomes its readable form, never "[object Object]".

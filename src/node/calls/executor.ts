@@ -1,5 +1,6 @@
 /**
- * How the node runs eth_call, eth_estimateGas and eth_createAccessList, and heavy reads (eth_getProof): on
+ * How the node runs eth_call, eth_estimateGas and eth_createAccessList, and heavy reads (eth_getProof, full
+ * blocks, receipts, log ranges, fee history): on
  * worker threads (CallPool, the default) or on the event loop (InThreadCalls, `--call-workers 0`). Both
  * run the same CallRunner and estimateGas, and the same read functions (reads.ts).
  */
@@ -11,7 +12,10 @@ import {
   createAccessList,
   estimateGas,
 } from "../state/call.js";
+import type { Common } from "@ethereumjs/common";
 import type { HashSource } from "../state/sources.js";
+import type { BlockSource } from "../store/block-store.js";
+import { type BlockRead, blockReadJson } from "./block-reads.js";
 import type { AccessListResult, EstimateResult } from "./protocol.js";
 import { proofJson } from "./reads.js";
 
@@ -43,6 +47,12 @@ export interface ReadContext {
   readonly overlay: PendingOverlay | undefined;
 }
 
+/** Where an in-thread block read finds its blocks and decodes their transactions (a worker has its own). */
+export interface BlockReadContext {
+  readonly blocks: BlockSource;
+  readonly common: Common;
+}
+
 export interface CallExecutor {
   call(context: CallContext, msg: CallMessage, signal?: AbortSignal): Promise<CallOutcome>;
   estimate(
@@ -59,6 +69,11 @@ export interface CallExecutor {
     storageKeys: readonly Uint8Array[],
     signal?: AbortSignal,
   ): Promise<string>;
+  /**
+   * A block read's JSON-RPC result as JSON text (block-reads.ts `blockReadJson`); a NodeLimitExceededError
+   * when a log range counts more than its limit.
+   */
+  blockReadJson(read: BlockRead, context: BlockReadContext, signal?: AbortSignal): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -81,6 +96,10 @@ export class InThreadCalls implements CallExecutor {
     storageKeys: readonly Uint8Array[],
   ): Promise<string> {
     return proofJson(context.source, context.stateRoot, address, storageKeys);
+  }
+
+  async blockReadJson(read: BlockRead, context: BlockReadContext): Promise<string> {
+    return blockReadJson(read, context.blocks, context.common);
   }
 
   async close(): Promise<void> {}

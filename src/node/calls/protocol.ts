@@ -3,11 +3,15 @@
  * Uint8Arrays travel as they are). One job at a time per worker; every job carries its own id.
  */
 import type { AccessListEntry, CallEnvironment, CallMessage, CallOutcome } from "../state/call.js";
+import type { NodeRpcLimits } from "../rpc/limits.js";
+import type { BlockRead } from "./block-reads.js";
 
 /** Passed as `workerData`: what a worker needs to open the chain store read-only. */
 export interface CallWorkerData {
   /** The node's SQLite file (WAL mode: readers do not block the sequencer's writer). */
   dbPath: string;
+  /** The L2 chain id (transactions of full blocks are decoded with its Common). */
+  chainId: bigint;
 }
 
 /**
@@ -39,7 +43,9 @@ export type CallJob =
       overlay: OverlayDelta | undefined;
       msg: CallMessage;
     }
-  | ProofJob;
+  | ProofJob
+  /** A block read (block-reads.ts) over sealed blocks, answered as JSON text. */
+  | { kind: "block-read"; id: number; overlay: undefined; read: BlockRead };
 
 /**
  * eth_getProof at one state root (a sealed block's, or a snapshot's with its overlay): the worker
@@ -74,5 +80,14 @@ export type WorkerReply =
   /** A read job's JSON-RPC `result`, already serialized (the main thread writes it into the response as is). */
   | { kind: "json-result"; id: number; json: string }
   | { kind: "intrinsic-gas"; id: number; gas: bigint; intrinsic: bigint }
+  /** A read counted more than a limit allows (the main thread rebuilds the NodeLimitExceededError). */
+  | {
+      kind: "limit-exceeded";
+      id: number;
+      limit: keyof NodeRpcLimits;
+      max: number;
+      requested: number;
+      what: string;
+    }
   /** Anything else the job threw (the same name and message the in-thread run would throw). */
   | { kind: "failed"; id: number; name: string; message: string };

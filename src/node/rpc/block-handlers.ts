@@ -2,12 +2,21 @@
  * Blocks, their transactions and receipts at every tag (pending = the latest flashblock snapshot, never
  * null), by number or hash; transactions and receipts by hash (sealed, pre-confirmed or pooled).
  */
-import type { NodeHandlers } from "../../../generated/rpc/index.js";
+import {
+  eth_getBlockByHash,
+  eth_getBlockByNumber,
+  eth_getBlockReceipts,
+  type NodeHandlers,
+} from "../../../generated/rpc/index.js";
 import type * as T from "../../../generated/rpc/index.js";
 import { decodeTransaction, toHexRaw } from "../../chain/index.js";
+import type { BoundMethod, RequestContext } from "../../rpc/index.js";
 import type { BlockContent } from "../block-content.js";
+import { fullBlockJson, receiptsJson } from "../calls/block-reads.js";
+import type { PendingSnapshot } from "../sequencer.js";
 import type { ChainNode, ResolvedBlock } from "../chain-node.js";
 import { formatBlock, formatReceipt, formatTransaction } from "./format.js";
+import { bindRawMethod } from "./raw-methods.js";
 import { findSelected, findTransaction, tagSnapshot } from "./shared.js";
 
 export type BlockHandlers = Pick<
@@ -109,4 +118,56 @@ export function createBlockHandlers(node: ChainNode): BlockHandlers {
     eth_getUncleCountByBlockNumber: ({ block }) => (node.resolveTag(block) === undefined ? null : 0n),
     eth_getUncleCountByBlockHash: ({ blockHash }) => (node.blockByHash(blockHash) === undefined ? null : 0n),
   };
+}
+
+/**
+ * Full blocks and block receipts as the server binds them (docs/node.md "Block production under load"):
+ * the block is resolved on the event loop; a sealed block's answer is formatted and serialized where calls
+ * run (a worker by default, which reads the block from the store); a pending block's is made here, once
+ * per snapshot and method (one block, at most the gas limit of transactions). Hash-only blocks stay typed.
+ * Every answer is byte for byte the typed handler's.
+ */
+export function createOffloadedBlockMethods(node: ChainNode): BoundMethod[] {
+  const context = { blocks: node.store, common: node.common };
+  const pendingJson = (key: string, r: ResolvedBlock & { kind: "pending" }, make: () => string): string => {
+    const memo = pendingMemo.get(key);
+    if (memo?.snapshot === r.pending) return memo.json;
+    const json = make();
+    pendingMemo.set(key, { snapshot: r.pending, json });
+    return json;
+  };
+  const pendingMemo = new Map<string, { snapshot: PendingSnapshot; json: string }>();
+  const block = async (
+    method: "eth_getBlockByNumber" | "eth_getBlockByHash",
+    r: ResolvedBlock | undefined,
+    full: boolean,
+    ctx: RequestContext,
+  ): Promise<string> => {
+    const spec = method === "eth_getBlockByNumber" ? eth_getBlockByNumber : eth_getBlockByHash;
+    if (r === undefined) return JSON.stringify(spec.encodeResult(null));
+    tagSnapshot(ctx, r);
+    if (!full) return JSON.stringify(spec.encodeResult(formatBlock(node.content(r), false, node.common)));
+    if (r.kind === "pending")
+      return pendingJson(method, r, () => fullBlockJson(method, node.content(r), node.common));
+    return node.calls.blockReadJson({ method, number: r.block.header.number }, context, ctx.signal);
+  };
+  return [
+    bindRawMethod(eth_getBlockByNumber, ({ block: tag, fullTransactions }, ctx) =>
+      block("eth_getBlockByNumber", node.resolveTag(tag), fullTransactions, ctx),
+    ),
+    bindRawMethod(eth_getBlockByHash, ({ blockHash, fullTransactions }, ctx) =>
+      block("eth_getBlockByHash", node.blockByHash(blockHash), fullTransactions, ctx),
+    ),
+    bindRawMethod(eth_getBlockReceipts, async ({ block: selector }, ctx) => {
+      const r = findSelected(node, selector);
+      // Without pre-confirmed receipts, a transaction of the block being built has none yet.
+      if (r === undefined || (r.kind === "pending" && !node.options.preconfirmedReceipts))
+        return JSON.stringify(eth_getBlockReceipts.encodeResult(null));
+      tagSnapshot(ctx, r);
+      if (r.kind === "pending")
+        return pendingJson("eth_getBlockReceipts", r, () => receiptsJson(node.content(r)));
+      const read = { method: "eth_getBlockReceipts", number: r.block.header.number } as const;
+      return node.calls.blockReadJson(read, context, ctx.signal);
+    }),
+  ];
 }

@@ -9,14 +9,14 @@
 import type { NodeHandlers } from "../../../generated/rpc/index.js";
 import type { BoundMethod } from "../../rpc/index.js";
 import type { ChainNode } from "../chain-node.js";
-import { createBlockHandlers } from "./block-handlers.js";
+import { createBlockHandlers, createOffloadedBlockMethods } from "./block-handlers.js";
 import { createCallHandlers } from "./call-handlers.js";
 import { createDebugHandlers } from "./debug-handlers.js";
-import { createFeeHandlers } from "./fee-handlers.js";
+import { createFeeHandlers, createOffloadedFeeMethods } from "./fee-handlers.js";
 import { createFilterHandlers } from "./filter-handlers.js";
 import type { FilterRegistry } from "./filter-registry.js";
 import { createInfoHandlers } from "./info-handlers.js";
-import { createLogHandlers } from "./log-handlers.js";
+import { createLogHandlers, createOffloadedLogMethods } from "./log-handlers.js";
 import { createNotificationHandlers } from "./notification-handlers.js";
 import { createOptimismHandlers } from "./optimism-handlers.js";
 import { createSendHandlers } from "./send-handlers.js";
@@ -29,7 +29,8 @@ import { createTxPoolHandlers } from "./txpool-handlers.js";
  * Every NodeHandlers method over `node`, bounded by `limits`, the rollup-node methods reading `syncStatus`
  * (standalone by default; optimism-handlers.ts), the registry of its polling filters (for
  * metrics), and the methods the server binds in place of their typed handler because their work and
- * serialization run off the event loop (`offloaded`: eth_getProof).
+ * serialization run off the event loop (`offloaded`: eth_getProof, full blocks, block receipts, eth_getLogs,
+ * eth_feeHistory).
  */
 export function createNodeHandlers(
   node: ChainNode,
@@ -56,5 +57,11 @@ export function createNodeHandlers(
     ...createTxPoolHandlers(node),
     ...createOptimismHandlers(node, syncStatus),
   };
-  return { handlers, filterRegistry: filters.registry, offloaded: createOffloadedStateMethods(node, limits) };
+  const offloaded = [
+    ...createOffloadedStateMethods(node, limits),
+    ...createOffloadedBlockMethods(node),
+    ...createOffloadedLogMethods(node, limits),
+    ...createOffloadedFeeMethods(node, limits),
+  ];
+  return { handlers, filterRegistry: filters.registry, offloaded };
 }

@@ -155,6 +155,8 @@ export class NodeLimitExceededError extends NodeError {
   readonly limit: keyof NodeRpcLimits;
   readonly max: number;
   readonly requested: number;
+  /** What was counted, as the message names it. */
+  readonly what: string;
 
   constructor(limit: keyof NodeRpcLimits, max: number, requested: number, what: string) {
     const details: ErrorDetails = { limit: limitFlag(limit), max, requested };
@@ -166,6 +168,7 @@ export class NodeLimitExceededError extends NodeError {
     this.limit = limit;
     this.max = max;
     this.requested = requested;
+    this.what = what;
   }
 }
 

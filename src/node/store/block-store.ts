@@ -107,6 +107,29 @@ export function blockSize(headerRlp: Uint8Array, transactions: readonly Uint8Arr
   return BigInt(listHeaderLength(payload) + payload);
 }
 
+/** A row of the blocks table as a StoredBlock. */
+function decodeBlockRow(row: { hash: Uint8Array; header: Uint8Array; body: Uint8Array }): StoredBlock {
+  const [txs, receipts, details] = RLP.decode(row.body) as unknown as [
+    Uint8Array[],
+    Uint8Array[][],
+    Uint8Array[][],
+  ];
+  return {
+    header: decodeHeader(row.header),
+    hash: new Uint8Array(row.hash),
+    transactions: txs,
+    transactionHashes: txs.map((t) => keccak_256(t)),
+    receipts: receipts.map((r) => decodeStoredReceipt(r)),
+    details: details.map(decodeDetails),
+    size: blockSize(row.header, txs),
+  };
+}
+
+/** Where sealed blocks are read by number: the node's store, or a read-only connection to it. */
+export interface BlockSource {
+  blockByNumber(number: bigint): StoredBlock | undefined;
+}
+
 /** Opens (creating if needed) the store's database: WAL, synchronous NORMAL, the schema. */
 function openStore(path: string): Database.Database {
   const db = new Database(path);
@@ -118,7 +141,7 @@ function openStore(path: string): Database.Database {
   return db;
 }
 
-export class BlockStore extends NodeTable {
+export class BlockStore extends NodeTable implements BlockSource {
   private readonly putNodeStmt: Database.Statement<[Uint8Array, Uint8Array]>;
   private readonly getBlockStmt: Database.Statement<
     [number],
@@ -225,21 +248,7 @@ export class BlockStore extends NodeTable {
     if (cached !== undefined) return cached;
     const row = this.getBlockStmt.get(n);
     if (row === undefined) return undefined;
-    const header = decodeHeader(row.header);
-    const [txs, receipts, details] = RLP.decode(row.body) as unknown as [
-      Uint8Array[],
-      Uint8Array[][],
-      Uint8Array[][],
-    ];
-    const block: StoredBlock = {
-      header,
-      hash: new Uint8Array(row.hash),
-      transactions: txs,
-      transactionHashes: txs.map((t) => keccak_256(t)),
-      receipts: receipts.map((r) => decodeStoredReceipt(r)),
-      details: details.map(decodeDetails),
-      size: blockSize(row.header, txs),
-    };
+    const block = decodeBlockRow(row);
     this.remember(n, block);
     return block;
   }
@@ -252,5 +261,40 @@ export class BlockStore extends NodeTable {
   transactionLocation(hash: Uint8Array): { number: bigint; index: number } | undefined {
     const row = this.getTxStmt.get(hash);
     return row === undefined ? undefined : { number: BigInt(row.number), index: row.idx };
+  }
+}
+
+/**
+ * A read-only connection to the store's nodes and sealed blocks, for threads other than the sequencer's
+ * (the call workers): WAL mode, so a reader sees every block committed before its read and never blocks
+ * the writer. Sealed blocks never change, so the last few decoded are kept.
+ */
+export class ReadonlyBlockStore extends NodeTable implements BlockSource {
+  private readonly getBlockStmt: Database.Statement<
+    [number],
+    { hash: Uint8Array; header: Uint8Array; body: Uint8Array }
+  >;
+  private readonly cache = new Map<number, StoredBlock>();
+  private static readonly CACHE_BLOCKS = 64;
+
+  constructor(path: string) {
+    super(new Database(path, { readonly: true, fileMustExist: true }));
+    this.getBlockStmt = this.db.prepare("SELECT hash, header, body FROM blocks WHERE number = ?");
+  }
+
+  blockByNumber(number: bigint): StoredBlock | undefined {
+    if (number < 0n || number > BigInt(Number.MAX_SAFE_INTEGER)) return undefined;
+    const n = Number(number);
+    const cached = this.cache.get(n);
+    if (cached !== undefined) return cached;
+    const row = this.getBlockStmt.get(n);
+    if (row === undefined) return undefined;
+    const block = decodeBlockRow(row);
+    this.cache.set(n, block);
+    if (this.cache.size > ReadonlyBlockStore.CACHE_BLOCKS) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+    return block;
   }
 }
