@@ -1,6 +1,6 @@
 /**
  * Wires a batcher from its configuration: viem clients for L1 (the batcher key signs locally; blob transactions get
- * their KZG commitments and proofs from src/derive's kzg-wasm instance through a small adapter to viem's `Kzg`),
+ * their KZG commitments and proofs from src/derive's process-wide Kzg through a small adapter to viem's `Kzg`),
  * the L2 reader, the L1 re-reader, the transaction sender, and an optional /metrics HTTP listener.
  */
 import { type Server, createServer } from "node:http";
@@ -136,7 +136,7 @@ export async function startBatcher(
     },
     "batcher started",
   );
-  // Loading KZG takes seconds (tens on a loaded machine): start it now so the first blob post does not wait.
+  // Loading KZG parses the trusted setup (~0.1 s of CPU): start it now so the first blob post does not wait.
   if (config.settings.dataAvailability === "blobs")
     kzg().catch((e: unknown) => logger.warn({ err: e }, "KZG failed to load; retried at the first blob"));
   const done = batcher.run();

@@ -13,7 +13,7 @@ import {
   getActivePrecompiles,
 } from "@ethereumjs/evm";
 import type { KZG } from "@ethereumjs/util";
-import { loadKzgWasm } from "./kzg.js";
+import { loadEthKzg } from "./kzg.js";
 import { keccak256 } from "./keccak.js";
 import { OpFork } from "./rollup-config.js";
 
@@ -66,9 +66,13 @@ function limited(inner: PrecompileFunc, maxInput: number): PrecompileFunc {
   return (input) => (input.data.length > maxInput ? failAllGas(input) : inner(input));
 }
 
-/** The KZG backend (the process-wide kzg-wasm instance), loaded on first use of the point-evaluation precompile. */
+/**
+ * The KZG backend (src/chain/kzg.ts's process-wide instance), loaded on first use of the point-evaluation
+ * precompile. The precompile calls only `verifyProof`; @ethereumjs/util's `KZG` also lists PeerDAS methods that
+ * no EVM path reaches.
+ */
 async function loadKzg(): Promise<KZG> {
-  return (await loadKzgWasm()) as unknown as KZG;
+  return (await loadEthKzg()) as unknown as KZG;
 }
 
 function lazyKzg(inner: PrecompileFunc): PrecompileFunc {

@@ -162,4 +162,4 @@ export {
   predeployAccounts,
 } from "./dev-chain/predeploys.js";
 export { initKeccak, keccak256 } from "./keccak.js";
-export { type KzgWasm, loadKzgWasm } from "./kzg.js";
+export { type EthKzg, loadEthKzg } from "./kzg.js";

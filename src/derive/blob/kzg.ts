@@ -1,18 +1,18 @@
 /**
- * KZG checks for blobs (EIP-4844), on `kzg-wasm` (c-kzg-4844 compiled to WebAssembly, with the mainnet trusted
- * setup). Blob field elements are not content-addressed: a provider that cannot vouch for its data (the enclave's
+ * KZG checks for blobs (EIP-4844), on src/chain's process-wide KZG backend (micro-eth-signer's KZG with the
+ * mainnet trusted setup; docs/decisions.md "KZG backend"). Blob field elements are not content-addressed: a provider that cannot vouch for its data (the enclave's
  * preimage oracle, an untrusted beacon API) may hand over any 131072 bytes under a versioned hash. `verifyBlob`
  * recomputes the blob's commitment and requires `0x01 ‖ sha256(commitment)[1:]` to equal the versioned hash the L1
  * transaction committed to.
  *
- * Loading compiles the WebAssembly module and parses the trusted setup: seconds, so it happens once per process,
- * lazily, on the first `loadKzg()`; every later call shares the same instance.
+ * Loading parses the trusted setup (~0.1 s), once per process, lazily, on the first `loadKzg()`; every later call
+ * shares the same instance. A commitment or proof over a full blob costs ~1.4 s of CPU, a proof check ~0.1 s.
  *
  * A mismatch throws BlobMismatchError, a DeriveError of kind "critical": the data is not "missing" (the provider did
  * answer) and it must never be read as an invalid blob to skip ("dropped"), because then a provider could steer
  * derivation by swapping a batcher's blob for garbage. Any caller treats it as fail-closed: derivation stops.
  */
-import { type KzgWasm, bytesEqual, loadKzgWasm, toHex as hex } from "../../chain/index.js";
+import { type EthKzg, bytesEqual, loadEthKzg, toHex as hex } from "../../chain/index.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { CriticalDeriveError } from "../errors.js";
 import { BLOB_SIZE } from "./codec.js";
@@ -33,7 +33,7 @@ export class BlobMismatchError extends CriticalDeriveError {
 function unhex(text: string, expectedLength: number): Uint8Array {
   const body = text.startsWith("0x") ? text.slice(2) : text;
   if (body.length !== expectedLength * 2 || !/^[0-9a-fA-F]*$/.test(body)) {
-    throw new CriticalDeriveError("blob", "kzg-wasm returned a malformed value", {
+    throw new CriticalDeriveError("blob", "the KZG backend returned a malformed value", {
       value: text.slice(0, 120),
     });
   }
@@ -41,7 +41,7 @@ function unhex(text: string, expectedLength: number): Uint8Array {
 }
 
 function checkBlobSize(blob: Uint8Array): void {
-  // kzg-wasm does not check the size itself (a short blob yields a commitment to whatever follows in memory).
+  // Checked here, before any hex conversion, so that every backend refuses a wrong size the same way.
   if (blob.length !== BLOB_SIZE) {
     throw new BlobMismatchError(`blob has ${blob.length} bytes, expected ${BLOB_SIZE}`, {
       size: blob.length,
@@ -66,11 +66,11 @@ export function versionedHash(commitment: Uint8Array): Uint8Array {
 
 /** KZG operations on blobs; obtain the process-wide instance with `loadKzg()`. */
 export class Kzg {
-  readonly #wasm: KzgWasm;
+  readonly #backend: EthKzg;
 
   /** @internal use loadKzg() */
-  constructor(wasm: KzgWasm) {
-    this.#wasm = wasm;
+  constructor(backend: EthKzg) {
+    this.#backend = backend;
   }
 
   /**
@@ -81,7 +81,7 @@ export class Kzg {
     checkBlobSize(blob);
     let result: string;
     try {
-      result = this.#wasm.blobToKZGCommitment(hex(blob));
+      result = this.#backend.blobToKzgCommitment(hex(blob));
     } catch (e) {
       throw new BlobMismatchError(
         "blob is not a valid KZG polynomial (a field element is not canonical)",
@@ -99,7 +99,7 @@ export class Kzg {
     checkBlobSize(blob);
     let result: string;
     try {
-      result = this.#wasm.computeBlobKZGProof(hex(blob), hex(commitment));
+      result = this.#backend.computeBlobProof(hex(blob), hex(commitment));
     } catch (e) {
       throw new BlobMismatchError(
         "cannot compute a KZG proof for this blob and commitment",
@@ -141,7 +141,7 @@ export class Kzg {
       return false;
     }
     try {
-      return this.#wasm.verifyBlobKZGProof(hex(blob), hex(commitment), hex(proof));
+      return this.#backend.verifyBlobProof(hex(blob), hex(commitment), hex(proof));
     } catch {
       return false;
     }
@@ -149,12 +149,12 @@ export class Kzg {
 }
 
 /**
- * The process-wide Kzg, over src/chain's kzg-wasm instance (shared with the EVM's point-evaluation precompile, so
- * a process that derives and executes loads the trusted setup once). Takes seconds on the first call.
+ * The process-wide Kzg, over src/chain's KZG backend (shared with the EVM's point-evaluation precompile, so a
+ * process that derives and executes loads the trusted setup once).
  */
 export function loadKzg(): Promise<Kzg> {
   if (loading === undefined) {
-    const attempt = loadKzgWasm().then((wasm) => new Kzg(wasm));
+    const attempt = loadEthKzg().then((backend) => new Kzg(backend));
     loading = attempt;
     // A failed load is not kept: the next call tries again.
     attempt.catch(() => {

@@ -1,13 +1,13 @@
 /**
  * viem's KZG interface (what `sendTransaction({ blobs, kzg })` needs to build EIP-4844 sidecars) over the
- * project's kzg-wasm instance (src/derive's `loadKzg`: c-kzg-4844 in WebAssembly with the mainnet trusted setup).
+ * project's process-wide Kzg (src/derive's `loadKzg`: micro-eth-signer's KZG with the mainnet trusted setup).
  */
 import type { Kzg as ViemKzg } from "viem";
 import { loadKzg, viemKzg } from "../../derive/index.js";
 
 export { viemKzg };
 
-/** Loads the process-wide Kzg (seconds, once) and adapts it to viem's interface. */
+/** Loads the process-wide Kzg (once) and adapts it to viem's interface. */
 export async function loadViemKzg(): Promise<ViemKzg> {
   return viemKzg(await loadKzg());
 }
