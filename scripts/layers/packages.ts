@@ -77,6 +77,8 @@ export const PACKAGES: readonly PackageDeclaration[] = [
   service("src/batcher", "posts L2 batches to L1"),
   service("src/merchant", "the merchant order service"),
   service("src/registrar", "registers attested enclave signers onchain"),
+  service("src/proposer", "proves L2 output ranges through the host and proposes them to AggregateVerifier"),
+  service("src/challenger", "checks AggregateVerifier proposals against the node and nullifies wrong ones"),
   application("src/devnet", "`npm start`: node, token and merchant service together"),
   application("conformance", "black-box conformance suite for prover implementations"),
   application("bench", "benchmarks"),

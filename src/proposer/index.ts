@@ -1,0 +1,19 @@
+/**
+ * The proposer: proves L2 output ranges through the prover host and proposes them to AggregateVerifier
+ * (docs/proposer.md). The process is src/proposer/main.ts.
+ */
+export {
+  type ProposerConfig,
+  type ProposerCommandLine,
+  parseProposerCommandLine,
+  PROPOSER_USAGE,
+} from "./config.js";
+export {
+  L1HeadReorgedError,
+  ParentMismatchError,
+  ProposerConfigError,
+  ProposerError,
+  type ProposerErrorKind,
+  ProposeRevertedError,
+} from "./errors.js";
+export { briefError, type LandedProposal, type RunningProposer, startProposer } from "./proposer.js";
