@@ -18,7 +18,8 @@
  * are printed with PASS / MISS; a miss does not fail the process: this is a measurement. With ~40
  * intervals per burst, p99 is (nearly) the max.
  *
- * Env: BENCH_SECONDS (default 8), BENCH_CLIENTS (default 4).
+ * Env: BENCH_SECONDS (default 8), BENCH_CLIENTS (default 4), BENCH_ONLY (comma-separated words: only the
+ * bursts whose name contains one of them, e.g. `BENCH_ONLY=subscriptions,fee`; the idle baseline always runs).
  */
 import { readFileSync } from "node:fs";
 import os from "node:os";
@@ -31,6 +32,10 @@ import { startNodeProcess } from "../test/node/spawn-node.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 4);
+const ONLY = (process.env.BENCH_ONLY ?? "")
+  .split(",")
+  .map((w) => w.trim())
+  .filter((w) => w !== "");
 const ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 const TARGET_P99 = 250;
 const TARGET_MAX = 400;
@@ -302,7 +307,10 @@ async function main(): Promise<void> {
           .join(" ")}`,
     );
     const rows: Row[] = [];
-    for (const [name, burst] of bursts) {
+    const chosen = bursts.filter(
+      ([name], i) => i === 0 || ONLY.length === 0 || ONLY.some((w) => name.includes(w)),
+    );
+    for (const [name, burst] of chosen) {
       head = ctx.head();
       const pool = new Pool(ctx.origin, {
         connections: CLIENTS,

@@ -10,7 +10,7 @@ import type { PendingSnapshot } from "../sequencer.js";
 import type { StoredBlock } from "../store/block-store.js";
 import { formatBlock } from "./format.js";
 import { DEFAULT_NODE_RPC_LIMITS, type NodeRpcLimits, enforceFilterLimits } from "./limits.js";
-import { filterAddresses, logsOf } from "./shared.js";
+import { filterAddresses, logsOf, matchesFilter } from "./shared.js";
 
 /**
  * eth_subscribe over HTTP (error SubscriptionsNeedWebsocket of spec/typespec/errors.tsp, -32601: a standard code, so the
@@ -37,6 +37,16 @@ export function createNotificationHandlers(
     ),
   );
   const snapshotJson = lastOnly((p: PendingSnapshot) => JSON.stringify(p.message));
+  // A sealed block's logs, formatted and serialized once for every `logs` subscription (each filters them).
+  const blockLogs = lastOnly((b: StoredBlock) =>
+    logsOf(node.content({ kind: "sealed", block: b }), undefined, undefined).map((log) => ({
+      log,
+      json: new RawJsonResult(JSON.stringify(LogCodec.encode(log))),
+    })),
+  );
+  const fanout = new Fanout((error) =>
+    node.options.logger.warn({ err: error }, "a subscription push failed"),
+  );
   return {
     eth_subscribe: ({ kind, filter }, ctx) => {
       const host = ctx.subscriptions;
@@ -48,28 +58,76 @@ export function createNotificationHandlers(
       const subscription = host.open(() => stop());
       if (kind === "newHeads") {
         stop = seq.onSealed((b) => {
-          subscription.push(new RawJsonResult(headJson(b)));
+          fanout.add(() => subscription.push(new RawJsonResult(headJson(b))));
         });
       } else if (kind === "logs") {
         const addresses = filterAddresses(filter?.address);
         stop = seq.onSealed((b) => {
-          for (const log of logsOf(node.content({ kind: "sealed", block: b }), addresses, filter?.topics)) {
-            subscription.push(LogCodec.encode(log));
-          }
+          fanout.add(() => {
+            for (const { log, json } of blockLogs(b))
+              if (matchesFilter(log, addresses, filter?.topics)) subscription.push(json);
+          });
         });
       } else if (kind === "newPendingTransactions") {
         stop = seq.pool.onAdded((tx) => {
-          subscription.push(`0x${tx.hashHex}`);
+          const hash = `0x${tx.hashHex}`;
+          fanout.add(() => subscription.push(hash));
         });
       } else {
         stop = seq.onSnapshot((p) => {
-          subscription.push(new RawJsonResult(snapshotJson(p)));
+          fanout.add(() => subscription.push(new RawJsonResult(snapshotJson(p))));
         });
       }
       return subscription.id;
     },
     eth_unsubscribe: ({ subscriptionId }, ctx) => ctx.subscriptions?.cancel(subscriptionId) ?? false,
   };
+}
+
+/** Most milliseconds one turn of the event loop spends pushing notifications. */
+const FANOUT_SLICE_MS = 4;
+
+/**
+ * Pushes to subscriptions outside the sequencer's step, in slices of at most FANOUT_SLICE_MS between
+ * turns of the event loop (docs/node.md "Block production under load"): thousands of subscriptions (each
+ * push is a websocket frame) no longer hold the sequencer's timers. Pushes run in the order they were
+ * added, so each subscription sees its blocks and snapshots in order.
+ */
+class Fanout {
+  private queue: (() => void)[] = [];
+  private next = 0;
+  private scheduled = false;
+
+  constructor(private readonly onError: (error: unknown) => void) {}
+
+  add(push: () => void): void {
+    this.queue.push(push);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.drain());
+    }
+  }
+
+  private drain(): void {
+    const until = performance.now() + FANOUT_SLICE_MS;
+    let n = 0;
+    while (this.next < this.queue.length) {
+      // One push is a frame or a few: read the clock every 16 of them.
+      if (++n % 16 === 0 && performance.now() > until) break;
+      try {
+        this.queue[this.next++]!();
+      } catch (error) {
+        this.onError(error);
+      }
+    }
+    if (this.next < this.queue.length) {
+      setImmediate(() => this.drain());
+      return;
+    }
+    this.queue = [];
+    this.next = 0;
+    this.scheduled = false;
+  }
 }
 
 /** `f` remembering its last argument's answer (each sealed block or snapshot is pushed to every subscription in turn). */
