@@ -22,6 +22,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startBatcher } from "../../test/node/l1-chain.js";
 import { type NodeProcess, startNodeProcess } from "../../test/node/spawn-node.js";
 import {
   ChannelAssembler,
@@ -36,7 +37,7 @@ import {
   spanBatchBlocks,
 } from "../derive/index.js";
 import { type Anvil, startAnvil } from "../devnet/l1/anvil.js";
-import { type BatcherProcess, type LogLine, spawnBatcher } from "./test/spawn-batcher.js";
+import type { BatcherProcess, LogLine } from "./test/spawn-batcher.js";
 
 // Anvil's development account 1 (public test mnemonic): the batcher key of this test.
 const BATCHER_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
@@ -80,27 +81,25 @@ async function sendTraffic(): Promise<void> {
   }
 }
 
-function batcherArgs(da: "calldata" | "blobs"): string[] {
-  return [
-    "--l1-rpc-url",
-    anvil.rpcUrl,
-    "--l2-rpc-url",
-    node.url,
-    "--batch-inbox",
-    INBOX,
-    "--l2-block-time",
-    String(L2_BLOCK_TIME),
-    "--data-availability",
-    da,
-    "--max-channel-duration",
-    "2",
-    "--poll-interval-ms",
-    "200",
-    "--resubmission-timeout",
-    "10",
-    "--log-level",
-    "debug",
-  ];
+/** The batcher for this file's anvil and node (no rollup.json: the inbox and block time are flags). */
+function batcher(
+  da: "calldata" | "blobs",
+  extraArgs: readonly string[] = [],
+  privateKey: Hex | null = BATCHER_KEY,
+): BatcherProcess {
+  const b = startBatcher({
+    l1RpcUrl: anvil.rpcUrl,
+    l2RpcUrl: node.url,
+    dataAvailability: da,
+    privateKey,
+    extraArgs: [
+      ...["--batch-inbox", INBOX, "--l2-block-time", String(L2_BLOCK_TIME)],
+      ...["--resubmission-timeout", "10", "--log-level", "debug"],
+      ...extraArgs,
+    ],
+  });
+  running.push(b);
+  return b;
 }
 
 const posted = (l: LogLine): boolean => l.msg === "channel posted";
@@ -235,8 +234,7 @@ async function expectSealedBlocks(blocks: readonly SpanBatchBlock[]): Promise<nu
 describe("batcher on anvil and the L2 node", () => {
   it("posts calldata, survives kill -9, posts blobs, and L1 holds every sealed block exactly once", async () => {
     // Phase 1: calldata. Killed right after it sends the transaction of its third channel.
-    const first = spawnBatcher(batcherArgs("calldata"), { BATCHER_PRIVATE_KEY: BATCHER_KEY });
-    running.push(first);
+    const first = batcher("calldata");
     await first.waitFor(posted, 2);
     await first.waitFor(sent, 3);
     await first.kill();
@@ -244,11 +242,7 @@ describe("batcher on anvil and the L2 node", () => {
     // Phase 2: blobs, from a key file. It must resume exactly after what L1 holds.
     const keyFile = join(dir, "batcher.key");
     writeFileSync(keyFile, `${BATCHER_KEY}\n`, { mode: 0o600 });
-    const second = spawnBatcher(
-      [...batcherArgs("blobs"), "--private-key-file", keyFile, "--metrics-listen", "127.0.0.1:0"],
-      {},
-    );
-    running.push(second);
+    const second = batcher("blobs", ["--private-key-file", keyFile, "--metrics-listen", "127.0.0.1:0"], null);
     const started = await second.waitFor((l) => l.msg === "batcher started");
     const resumed = await second.waitFor((l) => l.msg === "resuming after L2 block");
     const firstBlob = await second.waitFor(posted, 1, 180_000);
@@ -308,15 +302,14 @@ describe("batcher on anvil and the L2 node", () => {
 
   it("a channel of several transactions cut by kill -9 is abandoned whole; its blocks land once in a new channel", async () => {
     // Tiny calldata transactions: 3 frames of ~450 bytes per channel, one transaction each.
-    const small = (confirmations: number): string[] => [
-      ...batcherArgs("calldata"),
-      ...["--max-l1-tx-size-bytes", "500", "--target-num-frames", "3"],
-      ...["--num-confirmations", String(confirmations)],
-    ];
+    const small = (confirmations: number): BatcherProcess =>
+      batcher("calldata", [
+        ...["--max-l1-tx-size-bytes", "500", "--target-num-frames", "3"],
+        ...["--num-confirmations", String(confirmations)],
+      ]);
     // The first batcher waits 10 confirmations (10 one-second L1 blocks) before the next frame: frame 2 cannot follow
     // frame 1 in the time the kill takes to land, even on a loaded machine (3 were not always enough).
-    const first = spawnBatcher(small(10), { BATCHER_PRIVATE_KEY: BATCHER_KEY });
-    running.push(first);
+    const first = small(10);
     const second_tx = (l: LogLine): boolean =>
       l.msg === "posting channel transaction" && l.tx === 1 && l.txs === 3;
     await first.waitFor(second_tx);
@@ -325,8 +318,7 @@ describe("batcher on anvil and the L2 node", () => {
     await first.kill();
     const cut = first.lines.filter(second_tx).at(-1)!.channelId as string;
 
-    const second = spawnBatcher(small(3), { BATCHER_PRIVATE_KEY: BATCHER_KEY });
-    running.push(second);
+    const second = small(3);
     await second.waitFor(posted, 2, 180_000);
     await second.stop();
 

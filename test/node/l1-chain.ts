@@ -2,14 +2,17 @@
  * An L1-backed chain for node tests: anvil with the L1 contracts (src/devnet/l1), a rollup.json and a node
  * process in L1 mode (test/node/spawn-node.ts). `startL1Chain` writes the rollup config with the devnet's own
  * writer (ensureDevnetRollupConfig: genesis L1 block mined now); `writeRollupConfig` anchors it on any L1 block
- * (the drift test's genesis lies in the past).
+ * (the drift test's genesis lies in the past). `startBatcher` runs the batcher process with the arguments every
+ * end-to-end test shares (`startChainBatcher` on an L1Chain).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Hex, createPublicClient, defineChain, http } from "viem";
+import { type BatcherProcess, spawnBatcher } from "../../src/batcher/test/spawn-batcher.js";
 import { type RollupConfig, rollupConfigToJson } from "../../src/chain/index.js";
 import { type DevnetL1, startDevnetL1 } from "../../src/devnet/l1/bootstrap.js";
+import { devnetAccount } from "../../src/devnet/accounts.js";
 import type { AnvilMining } from "../../src/devnet/l1/anvil.js";
 import { devnetRollupConfigAt, ensureDevnetRollupConfig } from "../../src/devnet/rollup-config.js";
 import { testSystemConfig } from "../l1/support.js";
@@ -128,4 +131,52 @@ export async function waitForChain<T>(
   } catch (e) {
     throw new Error(`${(e as Error).message}\n${chain.node.output().slice(-3000)}`, { cause: e });
   }
+}
+
+export interface BatcherOptions {
+  readonly l1RpcUrl: string;
+  readonly l2RpcUrl: string;
+  /** --rollup-config (inbox, L2 block time and chain come from it); omit to pass them in `extraArgs`. */
+  readonly rollupConfigPath?: string;
+  /** --data-availability (default blobs, the devnet's). */
+  readonly dataAvailability?: "blobs" | "calldata";
+  /** --max-channel-duration in L1 blocks (default 2: a channel closes within about two seconds on 1 s L1 blocks). */
+  readonly maxChannelDuration?: number;
+  /** --poll-interval-ms (default 200). */
+  readonly pollIntervalMs?: number;
+  /** Any further arguments (a later flag wins over the defaults above). */
+  readonly extraArgs?: readonly string[];
+  /** The batcher key (default the devnet's batcher account, 3), passed as BATCHER_PRIVATE_KEY; null passes none. */
+  readonly privateKey?: Hex | null;
+}
+
+/** The batcher's command line for `options`. */
+export function batcherArgs(options: BatcherOptions): string[] {
+  return [
+    ...["--l1-rpc-url", options.l1RpcUrl, "--l2-rpc-url", options.l2RpcUrl],
+    ...(options.rollupConfigPath === undefined ? [] : ["--rollup-config", options.rollupConfigPath]),
+    ...["--data-availability", options.dataAvailability ?? "blobs"],
+    ...["--max-channel-duration", String(options.maxChannelDuration ?? 2)],
+    ...["--poll-interval-ms", String(options.pollIntervalMs ?? 200)],
+    ...(options.extraArgs ?? []),
+  ];
+}
+
+/** Runs the batcher process (src/batcher/test/spawn-batcher.ts) with the shared arguments. */
+export function startBatcher(options: BatcherOptions): BatcherProcess {
+  const key = options.privateKey === undefined ? devnetAccount("batcher").privateKey : options.privateKey;
+  return spawnBatcher(batcherArgs(options), key === null ? {} : { BATCHER_PRIVATE_KEY: key });
+}
+
+/** The batcher for `chain`'s node, L1 and rollup.json (posting blobs unless told otherwise). */
+export function startChainBatcher(
+  chain: L1Chain,
+  options: Omit<BatcherOptions, "l1RpcUrl" | "l2RpcUrl" | "rollupConfigPath"> = {},
+): BatcherProcess {
+  return startBatcher({
+    ...options,
+    l1RpcUrl: chain.l1.anvil.rpcUrl,
+    l2RpcUrl: chain.node.url,
+    rollupConfigPath: chain.rollupPath,
+  });
 }

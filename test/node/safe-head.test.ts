@@ -1,10 +1,10 @@
 /**
  * The L1-backed node derives its own safe and finalized heads (issue 12 item 5; docs/node.md "Safe and finalized
- * heads"): anvil with the devnet's contracts (2 s blocks, 2-slot epochs so `finalized` moves quickly), the devnet's
+ * heads"): anvil with the devnet's contracts (1 s blocks, 2-slot epochs so `finalized` moves quickly), the devnet's
  * rollup.json (1 s L2 blocks), our node in L1 mode with its SafeHeadTracker (in this process, so every change of
  * the heads is seen), the batcher as a process posting calldata channels, then a second one posting blobs.
  * Meanwhile L2 transfers, two deposits through the portal, and SystemConfig changes (gas limit, EIP-1559
- * parameters, operator fee). Over more than 60 L2 blocks the safe head reaches the sealed head (it advances only
+ * parameters, operator fee). Over more than 40 L2 blocks the safe head reaches the sealed head (it advances only
  * on blocks whose derived hash equals the sealed one) and finalized follows anvil's finalized block. Then the node
  * and its batcher restart: the new tracker starts from the persisted finalized head and reaches the sealed head again.
  */
@@ -15,10 +15,10 @@ import { type Hash, createWalletClient, defineChain, http, parseEther, parseGwei
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { depositPortalAbi, systemConfigAbi } from "../../contracts/index.js";
-import { type BatcherProcess, type LogLine, spawnBatcher } from "../../src/batcher/test/spawn-batcher.js";
+import type { BatcherProcess, LogLine } from "../../src/batcher/test/spawn-batcher.js";
 import { decodeOpExtraData, devAccounts, toHex } from "../../src/chain/index.js";
 import { decodeL1InfoDeposit, type L2BlockRef } from "../../src/derive/index.js";
-import { devnetAccount, devnetSystemConfig } from "../../src/devnet/accounts.js";
+import { devnetSystemConfig } from "../../src/devnet/accounts.js";
 import { type DevnetL1, startDevnetL1 } from "../../src/devnet/l1/bootstrap.js";
 import { type DevnetRollup, ensureDevnetRollupConfig } from "../../src/devnet/rollup-config.js";
 import { createLogger } from "../../src/log/index.js";
@@ -30,8 +30,11 @@ import {
 } from "../../src/node/safe-head/index.js";
 import { createNodeServer } from "../../src/node/server.js";
 import type { RpcServer } from "../../src/rpc/index.js";
+import { startBatcher as spawnChainBatcher } from "./l1-chain.js";
 
-const MIN_BLOCKS = 60n;
+// Enough for two calldata channels, the blob batcher's first channels and five L1 changes to be adopted (on 1 s L1
+// blocks all of them land within the first 20 or so L2 blocks), and for several L1 epochs to finalize.
+const MIN_BLOCKS = 40n;
 const NEW_GAS_LIMIT = 45_000_000n;
 const NEW_EIP1559 = { denominator: 100n, elasticity: 4n };
 const NEW_OPERATOR_FEE = { scalar: 1_000, constant: 50n };
@@ -81,23 +84,12 @@ function status(): unknown {
 }
 
 function startBatcher(da: "calldata" | "blobs"): BatcherProcess {
-  const b = spawnBatcher(
-    [
-      "--l1-rpc-url",
-      l1.anvil.rpcUrl,
-      "--l2-rpc-url",
-      url,
-      "--rollup-config",
-      rollup.path,
-      "--data-availability",
-      da,
-      "--max-channel-duration",
-      "2",
-      "--poll-interval-ms",
-      "200",
-    ],
-    { BATCHER_PRIVATE_KEY: devnetAccount("batcher").privateKey },
-  );
+  const b = spawnChainBatcher({
+    l1RpcUrl: l1.anvil.rpcUrl,
+    l2RpcUrl: url,
+    rollupConfigPath: rollup.path,
+    dataAvailability: da,
+  });
   batchers.push(b);
   return b;
 }
@@ -200,7 +192,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "safe-head-e2e-"));
   l1 = await startDevnetL1({
     systemConfig: devnetSystemConfig(),
-    mining: { mode: "interval", blockTimeSeconds: 2 },
+    mining: { mode: "interval", blockTimeSeconds: 1 },
     slotsInAnEpoch: 2,
   });
   rollup = await ensureDevnetRollupConfig(l1, { dataDir: dir, blockTime: 1 });
@@ -218,7 +210,7 @@ afterAll(async () => {
 });
 
 describe("the L1-backed node's derived safe and finalized heads", () => {
-  it("reach the sealed head over 60+ blocks with transfers, deposits, calldata and blob channels and SystemConfig changes", async () => {
+  it("reach the sealed head over 40+ blocks with transfers, deposits, calldata and blob channels and SystemConfig changes", async () => {
     const portal = l1.deployment.depositPortal;
     const systemConfig = l1.deployment.systemConfig;
     const depositor = devAccounts(7)[6]!.address;
@@ -273,8 +265,8 @@ describe("the L1-backed node's derived safe and finalized heads", () => {
       }),
     );
 
-    // The sealed head the safe head must reach: past 60 blocks and past the block that adopted the last change.
-    const target = await until("60 L2 blocks including every L1 change", () => {
+    // The sealed head the safe head must reach: past MIN_BLOCKS blocks and past the block that adopted the last change.
+    const target = await until(`${MIN_BLOCKS} L2 blocks including every L1 change`, () => {
       const head = node.head;
       if (head.header.number < MIN_BLOCKS) return undefined;
       const origin = decodeL1InfoDeposit(head.transactions[0]!).number;
