@@ -18,6 +18,7 @@ import { isDeepStrictEqual } from "node:util";
 import * as prettier from "prettier";
 import { type Hex, keccak256, type TransactionSerializableEIP1559 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { BEACON_ROOTS_CODE } from "../../src/chain/index.js";
 import { SuiteError } from "../../src/errors/index.js";
 import { hostArgs, startHost } from "../../test/host/spawn-host.js";
 import { type NodeProcess, startNodeProcess } from "../../test/node/spawn-node.js";
@@ -73,8 +74,8 @@ function examples(ctx: Context): Example[] {
     { method: "eth_getBalance", name: "a dev account at genesis", params: [dev0, "0x0"] },
     {
       method: "eth_getBalance",
-      name: "a dev account at genesis by hash (EIP-1898)",
-      params: [dev1, { blockHash: ctx.genesisHash }],
+      name: "a dev account at genesis by an EIP-1898 block object",
+      params: [dev1, { blockNumber: "0x0" }],
     },
     { method: "eth_chainId", name: "the dev chain", params: [] },
     { method: "eth_getTransactionCount", name: "a dev account at genesis", params: [dev0, "earliest"] },
@@ -105,14 +106,18 @@ function examples(ctx: Context): Example[] {
     { method: "eth_getCode", name: "the EIP-4788 beacon roots contract", params: [BEACON_ROOTS, "0x0"] },
     { method: "eth_getStorageAt", name: "L1Block slot 0 at genesis", params: [L1_BLOCK, "0x0", "0x0"] },
     { method: "eth_getProof", name: "a dev account at genesis", params: [dev0, [], "0x0"] },
-    { method: "eth_getLogs", name: "genesis has no logs", params: [{ blockHash: ctx.genesisHash }] },
+    { method: "eth_getLogs", name: "genesis has no logs", params: [{ fromBlock: "0x0", toBlock: "0x0" }] },
     { method: "net_version", name: "the dev chain", params: [] },
     { method: "web3_clientVersion", name: "this node", params: [] },
     { method: "debug_getRawHeader", name: "genesis", params: ["0x0"] },
     { method: "debug_getRawBlock", name: "genesis", params: ["0x0"] },
     { method: "debug_getRawReceipts", name: "genesis", params: ["0x0"] },
     { method: "debug_getRawTransaction", name: "the transaction sent above", params: [ctx.transactionHash] },
-    { method: "debug_dbGet", name: "the genesis header by its hash", params: [ctx.genesisHash] },
+    {
+      method: "debug_dbGet",
+      name: "the beacon roots contract's code by its code hash",
+      params: [`0x63${keccak256(BEACON_ROOTS_CODE as Hex).slice(2)}`],
+    },
     { method: "eth_uninstallFilter", name: "no such filter", params: ["0x1"] },
     { method: "eth_unsubscribe", name: "no such subscription", params: ["0x1"] },
     { method: "eth_accounts", name: "the node signs for no account", params: [] },

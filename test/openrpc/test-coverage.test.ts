@@ -7,73 +7,12 @@
  * result must match its result schema, and every refusal must be an error the method documents (the
  * faker rule counts any error as a failure, since it has no notion of documented errors).
  */
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { isDeepStrictEqual } from "node:util";
-import { dereferenceDocument } from "@open-rpc/schema-utils-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEnclave, startEnclave } from "../../enclave/test/enclave-process.js";
 import { hostArgs, type RunningHost, startHost } from "../host/spawn-host.js";
 import { type NodeProcess, startNodeProcess } from "../node/spawn-node.js";
-
-interface Call {
-  methodName: string;
-  params: unknown[];
-  valid?: boolean;
-  reason?: string;
-  error?: { code: number; message: string };
-  result?: unknown;
-  expectedResult?: unknown;
-  title: string;
-}
-interface Document {
-  servers: { name: string; url: string }[];
-  methods: { name: string; errors: { $ref: string }[]; examples?: unknown[] }[];
-  components: { errors: Record<string, { code: number }> };
-}
-type Rule = object;
-
-const require = createRequire(import.meta.url);
-const coverage = (
-  require("@open-rpc/test-coverage") as {
-    default: (options: {
-      openrpcDocument: unknown;
-      reporters: string[];
-      rules: Rule[];
-      transport: "http";
-    }) => Promise<Call[]>;
-  }
-).default;
-const ExamplesRule = (
-  require("@open-rpc/test-coverage/build/rules/examples-rule") as { default: new () => Rule }
-).default;
-const JsonSchemaFakerRule = (
-  require("@open-rpc/test-coverage/build/rules/json-schema-faker-rule") as { default: new () => Rule }
-).default;
-
-function published(id: "node" | "prover", url: string): Document {
-  const document = JSON.parse(
-    readFileSync(new URL(`../../generated/openrpc/${id}.openrpc.json`, import.meta.url), "utf8"),
-  ) as Document;
-  document.servers[0]!.url = url;
-  return document;
-}
-
-/** Calls that failed for another reason than an error the method documents. */
-function undocumentedFailures(document: Document, calls: Call[]): string[] {
-  const documented = new Map(
-    document.methods.map((m) => [
-      m.name,
-      new Set(m.errors.map((e) => document.components.errors[e.$ref.split("/").pop() ?? ""]?.code)),
-    ]),
-  );
-  return calls
-    .filter((c) => c.valid !== true)
-    .filter((c) => c.error === undefined || documented.get(c.methodName)?.has(c.error.code) !== true)
-    .map(
-      (c) => `${c.methodName}(${JSON.stringify(c.params)}): ${JSON.stringify(c.error) ?? c.reason ?? "?"}`,
-    );
-}
+import { published, runCoverage, undocumentedFailures } from "./coverage-support.js";
 
 let node: NodeProcess;
 let enclave: RunningEnclave;
@@ -96,13 +35,7 @@ describe("@open-rpc/test-coverage on the published documents", () => {
     it(`${id}: every example matches, every other call is served per schema or refused as documented`, async () => {
       const document = published(id, id === "node" ? node.url : host.url);
       // The default rules: examples for methods that have them, json-schema-faker params for the rest.
-      const calls = await coverage({
-        // Dereferenced first, as the CLI does (the faker resolves no $ref).
-        openrpcDocument: await dereferenceDocument(structuredClone(document) as never),
-        reporters: ["empty"],
-        rules: [new ExamplesRule(), new JsonSchemaFakerRule()],
-        transport: "http",
-      });
+      const calls = await runCoverage(document);
       expect(new Set(calls.map((c) => c.methodName)).size).toBe(document.methods.length);
       const examples = calls.filter((c) => c.title.includes("from examples"));
       expect(examples.length).toBe(document.methods.reduce((n, m) => n + (m.examples?.length ?? 0), 0));
