@@ -21,12 +21,13 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BatcherProcess, type LogLine, spawnBatcher } from "../../src/batcher/test/spawn-batcher.js";
+import type { BatcherProcess, LogLine } from "../../src/batcher/test/spawn-batcher.js";
 import { devAccounts } from "../../src/chain/index.js";
 import { decodeL1InfoCalldata } from "../../src/derive/index.js";
 import { devnetAccount, devnetSystemConfig } from "../../src/devnet/accounts.js";
 import { type DevnetL1, startDevnetL1 } from "../../src/devnet/l1/bootstrap.js";
 import { type DevnetRollup, ensureDevnetRollupConfig } from "../../src/devnet/rollup-config.js";
+import { startBatcher as spawnChainBatcher } from "../node/l1-chain.js";
 import { type NodeProcess, startNodeProcess } from "../node/spawn-node.js";
 import { readPostedBatches } from "./l1-batches.js";
 
@@ -51,27 +52,25 @@ function startNode(): Promise<NodeProcess> {
   });
 }
 
-function startBatcher(maxChannelDuration: number, extra: readonly string[]): BatcherProcess {
-  const batcher = spawnBatcher(
-    [
-      "--l1-rpc-url",
-      l1.anvil.rpcUrl,
-      "--l2-rpc-url",
-      node!.url,
-      "--rollup-config",
-      rollup.path,
+function startBatcher(
+  maxChannelDuration: number,
+  dataAvailability: "calldata" | "blobs",
+  extra: readonly string[] = [],
+): BatcherProcess {
+  const batcher = spawnChainBatcher({
+    l1RpcUrl: l1.anvil.rpcUrl,
+    l2RpcUrl: node!.url,
+    rollupConfigPath: rollup.path,
+    dataAvailability,
+    maxChannelDuration,
+    extraArgs: [
       "--l1-start-block",
       String(rollup.config.genesis.l1.number),
-      "--max-channel-duration",
-      String(maxChannelDuration),
-      "--poll-interval-ms",
-      "200",
       "--log-level",
       "debug",
       ...extra,
     ],
-    { BATCHER_PRIVATE_KEY: devnetAccount("batcher").privateKey },
-  );
+  });
   batchers.push(batcher);
   return batcher;
 }
@@ -142,9 +141,7 @@ describe("the devnet after kill -9 of the batcher mid-channel and of the node", 
     // Phase 1: small calldata frames, three per channel (closed when full), four L1 confirmations before the next
     // frame: a channel spans many L1 blocks. The batcher is killed as it starts on frame 1 of a channel: frame 0 is on L1, frame 1
     // may be in the pool, frame 2 can never be sent (it waits for frame 1's confirmations).
-    const first = startBatcher(30, [
-      "--data-availability",
-      "calldata",
+    const first = startBatcher(30, "calldata", [
       "--max-l1-tx-size-bytes",
       "1000",
       "--target-num-frames",
@@ -171,7 +168,7 @@ describe("the devnet after kill -9 of the batcher mid-channel and of the node", 
     for (let n = 0n; n < BigInt(sealedHashes.length); n++) {
       expect((await l2Block(node.url, n)).hash, `L2 block ${n}`).toBe(sealedHashes[Number(n)]);
     }
-    const restarted = startBatcher(2, ["--data-availability", "blobs"]);
+    const restarted = startBatcher(2, "blobs");
     const resumed = await restarted.waitFor((l) => l.msg === "resuming after L2 block", 1, 240_000);
     await restarted.waitFor(posted, 2, 240_000);
     stopTraffic = true;
