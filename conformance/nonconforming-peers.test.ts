@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CheckResult, CheckStatus } from "./check.js";
 import { type CarelessEnclave, startCarelessEnclave } from "./peers/careless-enclave.js";
 import { type CarelessRpcServer, startCarelessRpcServer } from "./peers/careless-rpc.js";
+import { startFailOpenEnclave } from "./peers/fail-open-enclave.js";
+import { recordedWitness } from "./fixture.js";
 import { runConformance } from "./suite.js";
 
 const repoRoot = fileURLToPath(new URL("../", import.meta.url));
@@ -50,6 +52,11 @@ describe("conformance suite against non-conforming peers", () => {
       "enclave.missing-boot-key",
       "enclave.wrong-claimed-root",
       "enclave.journal-image-hash",
+      "enclave.withheld-preimage.l1-header",
+      "enclave.withheld-preimage.l2-state-node",
+      "enclave.withheld-preimage.blob",
+      "enclave.tampered-blob-element",
+      "enclave.precompile-key",
     ]) {
       expect(statusOf(results, id), id).toBe("FAIL");
     }
@@ -64,6 +71,46 @@ describe("conformance suite against non-conforming peers", () => {
     expect(statusOf(results, "enclave.attestation-binds-key")).toBe("PASS");
     expect(statusOf(results, "enclave.hostile-frame.garbage")).toBe("PASS");
   });
+
+  it("fails the withheld-preimage, blob and wrong-claim checks against an enclave that signs the claim when its program refuses", async () => {
+    const failOpen = await startFailOpenEnclave(recordedWitness().rollupConfig, { failOpen: true });
+    try {
+      const results = await runConformance({ enclave: failOpen.address });
+      const caught = [
+        "enclave.withheld-preimage.l1-header",
+        "enclave.withheld-preimage.l2-state-node",
+        "enclave.withheld-preimage.blob",
+        "enclave.tampered-blob-element",
+        "enclave.wrong-claimed-root",
+      ];
+      for (const id of caught) {
+        expect(statusOf(results, id), id).toBe("FAIL");
+        expect(results.find((r) => r.id === id)?.detail, id).toMatch(/was signed/);
+      }
+      // The refusals that happen before the program runs still pass: each new check is caught by its own defect.
+      const others = results.filter((r) => !caught.includes(r.id));
+      expect(others.filter((r) => r.status !== "PASS")).toEqual([]);
+    } finally {
+      await failOpen.close();
+    }
+  }, 120_000);
+
+  it("fails only the precompile check against an enclave that drops precompile-result keys instead of refusing", async () => {
+    const lenient = await startFailOpenEnclave(recordedWitness().rollupConfig, {
+      acceptsPrecompileKeys: true,
+    });
+    try {
+      const results = await runConformance({ enclave: lenient.address });
+      expect(results.filter((r) => r.status !== "PASS").map((r) => [r.id, r.status])).toEqual([
+        ["enclave.precompile-key", "FAIL"],
+      ]);
+      expect(results.find((r) => r.id === "enclave.precompile-key")?.detail).toMatch(
+        /a request with a precompile-result key was signed/,
+      );
+    } finally {
+      await lenient.close();
+    }
+  }, 120_000);
 
   it("fails the node checks for a null pending number/hash, a zero balance on a missing block and absent validation", async () => {
     const results = await runConformance({ node: rpc.url });

@@ -1,95 +1,45 @@
 /**
- * The proof-dependent checks decide when the enclave can prove. Our enclave's derivation stage is not
- * built yet, so this test runs the enclave's real server, request handlers, security module (local mode)
- * and proof program (content verification, boot info, config hash, claim check, journals, signing) with
- * a stand-in for the missing stage only: an executor that replays a fixed chain of output roots
- * (root(n) = keccak256(agreed root ‖ n)) over the last three blocks of the claim. With a witness file whose
- * claimed root is that replay's, every enclave check must PASS and none SKIP; the same witness on the
- * careless enclave must still FAIL the proof checks.
+ * `--witness <file>`: a witness given by the operator replaces the recorded one as the control. The recorded
+ * devnet witness, written out as a plain (not gzip'd) witness file and read back through the CLI's reader, is
+ * given to this repository's enclave parts run in-process (server, handlers, local security module, the proof
+ * program with the fixture's rollup.json as the development chain; peers/fail-open-enclave.ts with no careless
+ * behaviour): every enclave check PASSes, none SKIPs, and the careless enclave still FAILs with the same witness.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { keccak_256 } from "@noble/hashes/sha3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  EnclaveServer,
-  EnclaveSigner,
-  handleRequest,
-  LocalSecurityModule,
-  type RangeExecutor,
-} from "../enclave/index.js";
 import type { Preimage } from "../generated/protocol/index.js";
-import { teeImageHashOf } from "../src/attestation/index.js";
-import { BootKey, u64be } from "../src/proof/index.js";
+import { recordedWitness } from "./fixture.js";
 import { type CarelessEnclave, startCarelessEnclave } from "./peers/careless-enclave.js";
+import { type FailOpenEnclave, startFailOpenEnclave } from "./peers/fail-open-enclave.js";
 import { runConformance } from "./suite.js";
-import { bootValue, keyToHex, loadWitnessFile, syntheticWitness, withBootValue } from "./witness.js";
+import { loadWitnessFile, witnessJson } from "./witness.js";
 
-const RANGE = 3n;
-
-function replayedRoot(agreed: Uint8Array, block: bigint): Uint8Array {
-  return keccak_256(new Uint8Array([...agreed, ...u64be(block)]));
-}
-
-/** Stand-in for the derivation stage (not built yet): a fixed, deterministic chain of output roots. */
-const replayExecutor: RangeExecutor = {
-  async execute(boot) {
-    const startBlock = boot.claimedL2BlockNumber - RANGE;
-    const outputRoots = Array.from({ length: Number(RANGE) }, (_, i) =>
-      replayedRoot(boot.agreedOutputRoot, startBlock + BigInt(i) + 1n),
-    );
-    return { startBlock, outputRoots };
-  },
-};
-
-function provableWitness(): Preimage[] {
-  const base = syntheticWitness();
-  const agreed = bootValue(base, BootKey.AgreedOutputRoot) as Uint8Array;
-  const claimedBlock = new DataView(
-    (bootValue(base, BootKey.ClaimedL2BlockNumber) as Uint8Array).buffer,
-  ).getBigUint64(0, false);
-  return withBootValue(base, BootKey.ClaimedOutputRoot, replayedRoot(agreed, claimedBlock));
-}
-
-describe("proof-dependent checks with a witness the enclave can prove", () => {
+describe("proof-dependent checks with a given witness file the enclave can prove", () => {
   let dir: string;
-  let server: EnclaveServer;
+  let enclave: FailOpenEnclave;
   let careless: CarelessEnclave;
   let witness: Preimage[];
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "conformance-witness-"));
-    const securityModule = await LocalSecurityModule.open();
-    const signer = EnclaveSigner.generate((n) => securityModule.randomBytes(n));
-    const deps = {
-      identity: { publicKey: signer.publicKey },
-      securityModule,
-      program: { signer, teeImageHash: teeImageHashOf(securityModule.pcr0()), executor: replayExecutor },
-    };
-    server = new EnclaveServer({
-      listen: { kind: "unix", path: join(dir, "enclave.sock") },
-      handle: (r) => handleRequest(deps, r),
-    });
-    await server.start();
+    const recorded = recordedWitness();
+    enclave = await startFailOpenEnclave(recorded.rollupConfig);
     careless = await startCarelessEnclave();
     const file = join(dir, "witness.json");
-    const entries = provableWitness().map(([key, value]) => ({
-      key: keyToHex(key),
-      value: `0x${Buffer.from(value).toString("hex")}`,
-    }));
-    await writeFile(file, JSON.stringify({ preimages: entries }));
+    await writeFile(file, witnessJson(recorded.preimages));
     witness = await loadWitnessFile(file);
   });
 
   afterAll(async () => {
-    await server?.close();
+    await enclave?.close();
     await careless?.close();
     await rm(dir, { recursive: true, force: true });
   });
 
   it("passes every enclave check, the wrong-root and journal checks included", async () => {
-    const results = await runConformance({ enclave: server.address }, { witness });
+    const results = await runConformance({ enclave: enclave.address }, { witness });
     expect(results.filter((r) => r.status !== "PASS")).toEqual([]);
     expect(results.find((r) => r.id === "enclave.wrong-claimed-root")?.detail).toMatch(
       /OutputRootMismatchError.*while the correct root was proved/,
@@ -100,7 +50,7 @@ describe("proof-dependent checks with a witness the enclave can prove", () => {
     expect(results.find((r) => r.id === "enclave.content-verification.keccak256")?.detail).toMatch(
       /the unmodified request was proved/,
     );
-  });
+  }, 120_000);
 
   it("still fails the careless enclave with the same witness", async () => {
     const results = await runConformance(
@@ -111,5 +61,5 @@ describe("proof-dependent checks with a witness the enclave can prove", () => {
     expect(status("enclave.wrong-claimed-root")).toBe("FAIL");
     expect(status("enclave.journal-image-hash")).toBe("FAIL");
     expect(status("enclave.content-verification.sha256")).toBe("FAIL");
-  });
+  }, 120_000);
 });

@@ -8,17 +8,20 @@ import { parseListenAddress } from "../src/proof/index.js";
 import { formatResult, formatSummary } from "./check.js";
 import { ConformanceError } from "./errors.js";
 import { allCheckIds, type ConformanceTargets, runConformance } from "./suite.js";
-import { loadWitnessFile } from "./witness.js";
+import { loadWitnessFile, syntheticWitness } from "./witness.js";
 
 const USAGE = `usage: npm run conformance -- [--host <url>] [--enclave <unix path|127.0.0.1:port>] [--node <url>]
-       [--witness <file.json>] [--expect-no-valid-signer] [--host-enclaves <n>] [--only <check id prefix>]... [--check-timeout-ms <ms>] [--response-timeout-ms <ms>]
+       [--witness <file.json[.gz]>|synthetic] [--expect-no-valid-signer] [--host-enclaves <n>] [--only <check id prefix>]... [--check-timeout-ms <ms>] [--response-timeout-ms <ms>]
 
   --host      a prover host's JSON-RPC URL (e.g. http://127.0.0.1:7300)
   --enclave   an enclave speaking the framed bincode protocol: a Unix socket path or 127.0.0.1:<port>
               (vsock is never opened by this suite)
   --node      a chain node's JSON-RPC URL (e.g. http://127.0.0.1:8545)
-  --witness   {"preimages":[{"key":"0x<32 bytes>","value":"0x…"}]}: a Prove witness the enclave can prove;
-              enables the checks that need a signed proof
+  --witness   the control Prove witness: a file {"preimages":[{"key":"0x<32 bytes>","value":"0x…"}]}
+              (gzip'd or not) the enclave can prove, or "synthetic" (one nobody can prove: the
+              proof-dependent checks SKIP). Default: the recorded devnet witness
+              (conformance/fixtures/devnet-witness.json.gz; give the enclave conformance/fixtures/
+              devnet-rollup.json as its development chain, e.g. --rollup-config)
   --host-enclaves
               the number of enclaves behind --host: the key check then requires exactly that many
   --only      run only checks whose id starts with this prefix (repeatable)
@@ -86,9 +89,15 @@ async function main(argv: string[]): Promise<number> {
   }
   const unmatched = (values.only ?? []).filter((prefix) => !allCheckIds.some((id) => id.startsWith(prefix)));
   if (unmatched.length > 0) throw new UsageError(`--only ${unmatched.join(", ")} matches no check`);
-  const witness = values.witness === undefined ? undefined : await loadWitnessFile(values.witness);
+  const witness =
+    values.witness === undefined
+      ? undefined
+      : values.witness === "synthetic"
+        ? syntheticWitness()
+        : await loadWitnessFile(values.witness);
   const results = await runConformance(targets, {
-    witness,
+    ...(witness === undefined ? {} : { witness }),
+    ...(values.witness === "synthetic" ? { witnessSource: "synthetic" } : {}),
     only: values.only,
     expectNoValidSigner: values["expect-no-valid-signer"] === true,
     hostEnclaves: positiveInt(values["host-enclaves"], "--host-enclaves"),

@@ -1,6 +1,7 @@
 /**
  * The conformance suite: the checks that apply to the targets given, run in order, one result each.
- * Black-box: it takes only addresses (and optionally a witness the enclave can prove).
+ * Black-box: it takes only addresses (and optionally a witness the enclave can prove; by default the recorded
+ * devnet witness of conformance/fixtures).
  */
 import type { Preimage } from "../generated/protocol/index.js";
 import type { ListenAddress } from "../src/proof/index.js";
@@ -8,7 +9,7 @@ import { type Check, type CheckResult, runCheck, type TargetKind } from "./check
 import { type EnclaveContext, enclaveChecks } from "./checks/enclave.js";
 import { type HostContext, hostChecks } from "./checks/host.js";
 import { type NodeContext, nodeChecks } from "./checks/node.js";
-import { syntheticWitness } from "./witness.js";
+import { recordedWitness } from "./fixture.js";
 
 export interface ConformanceTargets {
   /** A prover host's JSON-RPC URL. */
@@ -20,8 +21,14 @@ export interface ConformanceTargets {
 }
 
 export interface ConformanceOptions {
-  /** A witness the enclave can prove; without it a synthetic one (which no prover can prove) is used. */
+  /**
+   * The control witness. Default: the recorded devnet witness (conformance/fixtures, chain 901: the enclave under
+   * test must be given the fixture's rollup.json as its development chain). `syntheticWitness()` is one no
+   * prover can prove (the proof-dependent checks then SKIP).
+   */
   readonly witness?: readonly Preimage[];
+  /** How the control witness is named in details; default "recorded devnet", or "given" with `witness`. */
+  readonly witnessSource?: string;
   /** Per-check time limit; default 60 000 ms. */
   readonly checkTimeoutMs?: number;
   /** Time limit for one enclave response; default 30 000 ms. */
@@ -59,8 +66,8 @@ export async function runConformance(
   if (targets.enclave !== undefined) {
     const context: EnclaveContext = {
       address: targets.enclave,
-      witness: options.witness ?? syntheticWitness(),
-      witnessSource: options.witness === undefined ? "synthetic" : "given",
+      witness: options.witness ?? recordedWitness().preimages,
+      witnessSource: options.witnessSource ?? (options.witness === undefined ? "recorded devnet" : "given"),
       responseTimeoutMs: options.responseTimeoutMs ?? 30_000,
       proofs: [],
     };

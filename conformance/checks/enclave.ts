@@ -12,17 +12,34 @@ import {
   type ProofResult,
   type Response,
 } from "../../generated/protocol/index.js";
-import { BootKey, type ListenAddress, signerAddressOf, u64be } from "../../src/proof/index.js";
+import {
+  BootKey,
+  type ListenAddress,
+  preimageKeyBytes,
+  signerAddressOf,
+  u64be,
+} from "../../src/proof/index.js";
 import { readAttestation } from "../attestation.js";
 import { type Check, CheckFailed, CheckSkipped, expectThat } from "../check.js";
 import { exchange, RawEnclaveConnection } from "../enclave-connection.js";
 import { imageHashFromPcrs, journalProblems } from "../journal-check.js";
-import { UNKNOWN_CHAIN_ID, withBootValue, withoutBootKey, withTamperedPreimage } from "../witness.js";
+import {
+  agreedStateRootKey,
+  firstBlobElement,
+  l1HeadHeaderKey,
+  UNKNOWN_CHAIN_ID,
+  withBootValue,
+  withoutBootKey,
+  withoutKey,
+  withTamperedPreimage,
+  withValue,
+} from "../witness.js";
 
 export interface EnclaveContext {
   readonly address: ListenAddress;
   /** The control witness: a file the implementation can prove, or the synthetic one. */
   readonly witness: readonly Preimage[];
+  /** Where the control comes from ("recorded devnet", "synthetic", "given"): named in SKIP details. */
   readonly witnessSource: string;
   /** How long to wait for one response (a Prove may take a while with a real witness). */
   readonly responseTimeoutMs: number;
@@ -98,6 +115,27 @@ async function expectRefused(
   }
   return `refused ("${response.message}"); unmodified request: ${describe(control)}`;
 }
+
+/**
+ * A refusal check that needs a part of a real witness (an L1 header, a blob, a state node): SKIP when the
+ * control witness has none (the synthetic one), else the modified witness must be refused attributably.
+ */
+async function expectRefusedIfPresent<T>(
+  context: EnclaveContext,
+  part: T | undefined,
+  what: string,
+  defect: (part: T) => { defect: string; witness: Preimage[] },
+): Promise<string> {
+  if (part === undefined) {
+    throw new CheckSkipped(
+      `the ${context.witnessSource} witness holds no ${what} (run with the recorded witness or a --witness collected from a chain)`,
+    );
+  }
+  const modified = defect(part);
+  return expectRefused(context, modified.defect, modified.witness);
+}
+
+const keyHex = (key: Preimage[0]): string => hex(preimageKeyBytes(key));
 
 /** Sends `bytes` on one connection, then requires that a fresh connection is still answered with the same key. */
 async function survivesHostileBytes(
@@ -307,6 +345,74 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
         "no claimed output root boot key",
         withoutBootKey(context.witness, BootKey.ClaimedOutputRoot),
       ),
+  },
+  {
+    id: "enclave.withheld-preimage.l1-header",
+    covers:
+      "fail closed: a withheld preimage (the L1 head's header) refuses the proof, never read as a default; nothing signed",
+    run: (context) =>
+      expectRefusedIfPresent(context, l1HeadHeaderKey(context.witness), "L1 head header", (key) => ({
+        defect: `the L1 head header (${keyHex(key)}) withheld`,
+        witness: withoutKey(context.witness, key),
+      })),
+  },
+  {
+    id: "enclave.withheld-preimage.l2-state-node",
+    covers:
+      "fail closed: a withheld preimage (the agreed L2 state trie's root node) refuses the proof; nothing signed",
+    run: (context) =>
+      expectRefusedIfPresent(
+        context,
+        agreedStateRootKey(context.witness),
+        "agreed L2 state root node",
+        (key) => ({
+          defect: `the agreed state root node (${keyHex(key)}) withheld`,
+          witness: withoutKey(context.witness, key),
+        }),
+      ),
+  },
+  {
+    id: "enclave.withheld-preimage.blob",
+    covers: "fail closed: a withheld blob field element refuses the proof; nothing signed",
+    run: (context) =>
+      expectRefusedIfPresent(context, firstBlobElement(context.witness), "blob field element", ([key]) => ({
+        defect: `a blob field element (${keyHex(key)}) withheld`,
+        witness: withoutKey(context.witness, key),
+      })),
+  },
+  {
+    id: "enclave.tampered-blob-element",
+    covers:
+      "blob data verified by KZG on use: one field element changed (still a valid field element) is refused; nothing signed",
+    run: (context) =>
+      expectRefusedIfPresent(
+        context,
+        firstBlobElement(context.witness),
+        "blob field element",
+        ([key, value]) => {
+          const tampered = value.slice();
+          tampered[31] = (tampered[31] ?? 0) ^ 1;
+          return {
+            defect: `a tampered blob field element (${keyHex(key)})`,
+            witness: withValue(context.witness, key, tampered),
+          };
+        },
+      ),
+  },
+  {
+    id: "enclave.precompile-key",
+    covers: "precompile-result keys are refused (the program computes precompiles itself); nothing signed",
+    run: (context) =>
+      expectRefused(context, "a precompile-result key", [
+        ...context.witness,
+        [
+          {
+            keyType: "Precompile",
+            data: keccak_256(new TextEncoder().encode("conformance: precompile")).slice(1),
+          },
+          new Uint8Array([1]),
+        ],
+      ]),
   },
   {
     id: "enclave.wrong-claimed-root",
