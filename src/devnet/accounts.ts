@@ -18,6 +18,10 @@ export const DEVNET_ROLES = {
   batcher: 3,
   /** SystemConfig's unsafe block signer (no p2p here: recorded only). */
   unsafeBlockSigner: 4,
+  /** Submits TEE proposals to the AggregateVerifier (on TEEProverRegistry's proposer list). */
+  proposer: 5,
+  /** Nullifies wrong proposals (also on the proposer list: AggregateVerifier.nullify requires it). */
+  challenger: 6,
 } as const;
 
 /** The development account playing `role`. */

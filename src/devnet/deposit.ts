@@ -21,6 +21,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { depositTransaction, getL2TransactionHashes } from "viem/op-stack";
 import { l1ContractAddresses } from "../../contracts/index.js";
 import { devnetAccount } from "./accounts.js";
+import { runCli } from "./cli.js";
 import { DepositNotIncludedError, DevnetUsageError } from "./errors.js";
 
 const USAGE = `Usage: npm run -s deposit -- [options]
@@ -111,18 +112,7 @@ function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): DepositCo
   };
 }
 
-async function main(): Promise<number> {
-  let config: DepositConfig | "help";
-  try {
-    config = parseConfig(process.argv.slice(2), process.env);
-  } catch (e) {
-    process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n\n${USAGE}`);
-    return 2;
-  }
-  if (config === "help") {
-    process.stdout.write(USAGE);
-    return 0;
-  }
+async function deposit(config: DepositConfig): Promise<number> {
   const account = privateKeyToAccount(config.key);
   const l1 = createPublicClient({ transport: http(config.l1RpcUrl), pollingInterval: 500 });
   const chain = { id: await l1.getChainId() } as const;
@@ -177,10 +167,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    process.stderr.write(`deposit failed: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
-  },
-);
+runCli({ usage: USAGE, parse: parseConfig, run: deposit, failurePrefix: "deposit failed" });

@@ -8,7 +8,9 @@ export type DevnetErrorKind =
   | "child-failed"
   | "rollup-config-invalid"
   | "rollup-config-mismatch"
-  | "deposit-not-included";
+  | "deposit-not-included"
+  | "prover-setup-failed"
+  | "prove-failed";
 
 /** Root of the devnet launcher's errors. */
 export abstract class DevnetError extends SuiteError<DevnetErrorKind> {
@@ -64,5 +66,26 @@ export class DepositNotIncludedError extends DevnetError {
     details: ErrorDetails & { l1TxHash: string; l2TxHash: string; timeoutMs: number },
   ) {
     super(message, "deposit-not-included", details);
+  }
+}
+
+/**
+ * The devnet's prover side could not be set up: the anchor's output root unreadable (`details.step` "anchor"), a
+ * proposer-list transaction reverted ("proposer"), or the registrar left an enclave signer unregistered ("register").
+ */
+export class DevnetProverSetupError extends DevnetError {
+  constructor(message: string, details: ErrorDetails & { step: "anchor" | "proposer" | "register" }) {
+    super(message, "prover-setup-failed", details);
+  }
+}
+
+/**
+ * `npm run prove` could not finish: a JSON-RPC call failed (`details.step` "rpc", with the method and the error's
+ * code), the safe head did not reach the range in time ("safe-head"), or the proposals' roots are not the node's
+ * ("roots").
+ */
+export class DevnetProveError extends DevnetError {
+  constructor(message: string, details: ErrorDetails & { step: "rpc" | "safe-head" | "roots" }) {
+    super(message, "prove-failed", details);
   }
 }

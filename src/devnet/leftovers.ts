@@ -2,13 +2,17 @@
  * Children a killed devnet left behind. `npm start` records the process ids of what it starts (anvil, node, batcher,
  * merchant) in `<data-dir>/devnet.pids`; if the devnet itself dies without stopping them (`kill -9`, a crash), they
  * keep running on its ports and its data. The next start on that data directory stops them first: each recorded
- * process that still runs and whose command line names the data directory (so a recycled id is never touched) gets
- * SIGTERM, then SIGKILL after a grace period. Linux reads command lines from /proc; elsewhere nothing is stopped.
+ * process that still runs and whose command line names the data directory, or whose environment has
+ * `DEVNET_CHILD_OF=<data-dir>` (children whose flags name no file there: the proposer, the challenger), so a
+ * recycled id is never touched, gets SIGTERM, then SIGKILL after a grace period. Linux reads command lines from /proc; elsewhere nothing is stopped.
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const PIDS_FILE = "devnet.pids";
+
+/** The environment variable that marks a child of the devnet on a data directory (its value). */
+export const CHILD_MARK = "DEVNET_CHILD_OF";
 
 /** Records the running children of this devnet (replacing any earlier record). */
 export function recordChildren(dataDir: string, pids: readonly number[]): void {
@@ -36,15 +40,19 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Whether `pid`'s command line names `dataDir` (false when it cannot be read). */
+/** Whether `pid`'s command line names `dataDir` or its environment carries the mark (false when unreadable). */
 function belongsTo(pid: number, dataDir: string): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8")
-      .split("\0")
-      .some((arg) => arg.includes(dataDir));
-  } catch {
-    return false;
-  }
+  const entries = (file: string): string[] => {
+    try {
+      return readFileSync(`/proc/${pid}/${file}`, "utf8").split("\0");
+    } catch {
+      return [];
+    }
+  };
+  return (
+    entries("cmdline").some((arg) => arg.includes(dataDir)) ||
+    entries("environ").includes(`${CHILD_MARK}=${dataDir}`)
+  );
 }
 
 /**

@@ -9,27 +9,38 @@
  *   batcher           http://127.0.0.1:7301/metrics  posts sealed L2 blocks to the batch inbox (blobs)
  *   token             "Dev USD" on L2, deployed once by account 0 (recorded in .data/devnet.json)
  *   merchant service  http://127.0.0.1:8650  relays with account 1, orders in .data/merchant.db
+ *   verifiers         on L1                  TEEVerifier + AggregateVerifier, deployed once (recorded in .data/devnet.json);
+ *                                            the proposer (account 5) and challenger (account 6) on the proposer list
+ *   enclave           .data/enclave.sock     a local-mode enclave proving the devnet's chain (--rollup-config)
+ *   prover host       http://127.0.0.1:8555  prover_prove; collects the witness from L1, beacon and the node; its
+ *                                            enclave's signer registered by the registrar on every start
  *
  * A restart resumes everything: the same L1 state, the same rollup.json, the same L2 data, the same token and
- * orders. SIGINT/SIGTERM stop the services in reverse order (merchant, batcher, node, L1) and exit 0. Keys go to
+ * orders and verifiers (a new enclave signer is registered). SIGINT/SIGTERM stop the services in reverse order
+ * (host, enclave, merchant, batcher, node, L1) and exit 0. Keys go to
  * children through the environment, never argv.
  */
-import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type Address, createPublicClient, getAddress, http, toHex } from "viem";
 import { devnetAccount, devnetSystemConfig } from "./accounts.js";
 import { type ServiceChild, jsonLine, runToCompletion, startServiceChild } from "./child.js";
+import { runCli } from "./cli.js";
 import { DevnetUsageError } from "./errors.js";
 import { DEVNET_L1_BLOCK_TIME } from "./l1/anvil.js";
-import { forgetChildren, recordChildren, stopLeftovers } from "./leftovers.js";
+import { CHILD_MARK, forgetChildren, recordChildren, stopLeftovers } from "./leftovers.js";
 import { startDevnetL1 } from "./l1/bootstrap.js";
+import { ensureProofVerifiers, ensureProposers, registerEnclaveSigners } from "./prover.js";
+import { readRecord, updateRecord } from "./record.js";
 import { ensureDevnetRollupConfig } from "./rollup-config.js";
 
 const USAGE = `Usage: npm start -- [options]
 
 Starts the devnet: the L1 (anvil, contracts deployed on first start), the rollup config (written on first start),
-the L2 chain node on that L1, the batcher, the EIP-3009 dev token (deployed on first start) and the merchant service.
+the L2 chain node on that L1, the batcher, the EIP-3009 dev token (deployed on first start), the merchant service,
+the proof verifiers on L1 (deployed on first start), a local-mode enclave and the prover host (its enclave's signer
+registered on every start).
 
 Options (each has an environment variable):
   --data-dir <dir>               DEVNET_DATA_DIR               state directory (default .data)
@@ -38,11 +49,20 @@ Options (each has an environment variable):
   --node-port <port>             DEVNET_NODE_PORT              L2 node JSON-RPC port on 127.0.0.1 (default 8545; 0 = any)
   --merchant-port <port>         DEVNET_MERCHANT_PORT          merchant API port on 127.0.0.1 (default 8650; 0 = any)
   --batcher-metrics-port <port>  DEVNET_BATCHER_METRICS_PORT   batcher /metrics port on 127.0.0.1 (default 7301; 0 = any)
+  --prover-port <port>           DEVNET_PROVER_PORT            prover host JSON-RPC port on 127.0.0.1 (default 8555; 0 = any)
   --l1-block-time <s>            DEVNET_L1_BLOCK_TIME          L1 slot time, seconds (default 12)
   --l2-block-time <s>            DEVNET_L2_BLOCK_TIME          L2 block time, seconds, written to rollup.json on the
                                                                first start (default 2; a later start must agree)
   --data-availability <mode>     DEVNET_DATA_AVAILABILITY      how the batcher posts: blobs | calldata (default blobs)
   --max-channel-duration <n>     DEVNET_MAX_CHANNEL_DURATION   L1 blocks a batcher channel stays open (default 1)
+  --block-interval <n>           DEVNET_BLOCK_INTERVAL         L2 blocks per AggregateVerifier proposal, fixed when the
+                                                               verifiers are deployed on the first start (default 10)
+  --proposer                     DEVNET_PROPOSER (1)           also run the proposer (account 5) and the challenger
+                                                               (account 6) against the AggregateVerifier
+  --intermediate-block-interval <n>
+                                 DEVNET_INTERMEDIATE_BLOCK_INTERVAL
+                                                               L2 blocks per intermediate root, divides the above,
+                                                               fixed on the first start (default 2)
   -h, --help                     this text
 `;
 
@@ -56,11 +76,17 @@ interface DevnetConfig {
   nodePort: number;
   merchantPort: number;
   batcherMetricsPort: number;
+  proverPort: number;
   l1BlockTime: number;
   /** Undefined: the default on a first start, whatever rollup.json says on later ones. */
   l2BlockTime: number | undefined;
   dataAvailability: "blobs" | "calldata";
   maxChannelDuration: number;
+  /** Undefined: the default on a first start, the deployed AggregateVerifier's later. */
+  blockInterval: number | undefined;
+  intermediateBlockInterval: number | undefined;
+  /** Also run the proposer and the challenger. */
+  proposer: boolean;
 }
 
 function portValue(text: string, what: string): number {
@@ -86,6 +112,10 @@ function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): DevnetCon
       "node-port": { type: "string" },
       "merchant-port": { type: "string" },
       "batcher-metrics-port": { type: "string" },
+      "prover-port": { type: "string" },
+      "block-interval": { type: "string" },
+      "intermediate-block-interval": { type: "string" },
+      proposer: { type: "boolean" },
       "l1-block-time": { type: "string" },
       "l2-block-time": { type: "string" },
       "data-availability": { type: "string" },
@@ -96,6 +126,9 @@ function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): DevnetCon
   });
   if (values.help === true) return "help";
   const l2BlockTime = values["l2-block-time"] ?? env.DEVNET_L2_BLOCK_TIME;
+  const blockInterval = values["block-interval"] ?? env.DEVNET_BLOCK_INTERVAL;
+  const intermediateBlockInterval =
+    values["intermediate-block-interval"] ?? env.DEVNET_INTERMEDIATE_BLOCK_INTERVAL;
   const da = values["data-availability"] ?? env.DEVNET_DATA_AVAILABILITY ?? "blobs";
   if (da !== "blobs" && da !== "calldata")
     throw new DevnetUsageError(`--data-availability must be blobs or calldata, got ${da}`);
@@ -108,6 +141,7 @@ function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): DevnetCon
       values["batcher-metrics-port"] ?? env.DEVNET_BATCHER_METRICS_PORT ?? "7301",
       "--batcher-metrics-port",
     ),
+    proverPort: portValue(values["prover-port"] ?? env.DEVNET_PROVER_PORT ?? "8555", "--prover-port"),
     l1BlockTime: integerValue(
       values["l1-block-time"] ?? env.DEVNET_L1_BLOCK_TIME ?? String(DEVNET_L1_BLOCK_TIME),
       "--l1-block-time",
@@ -122,23 +156,14 @@ function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): DevnetCon
       0,
       1_000_000,
     ),
+    blockInterval:
+      blockInterval === undefined ? undefined : integerValue(blockInterval, "--block-interval", 2, 1_000_000),
+    intermediateBlockInterval:
+      intermediateBlockInterval === undefined
+        ? undefined
+        : integerValue(intermediateBlockInterval, "--intermediate-block-interval", 2, 1_000_000),
+    proposer: values.proposer === true || ["1", "true"].includes(env.DEVNET_PROPOSER ?? ""),
   };
-}
-
-/** What the devnet remembers between runs: the token it deployed on this chain. */
-interface DevnetRecord {
-  chainId: number;
-  token: Address;
-}
-
-function readRecord(path: string): DevnetRecord | undefined {
-  try {
-    const value = JSON.parse(readFileSync(path, "utf8")) as Partial<DevnetRecord>;
-    if (typeof value.chainId !== "number" || typeof value.token !== "string") return undefined;
-    return { chainId: value.chainId, token: getAddress(value.token) };
-  } catch {
-    return undefined;
-  }
 }
 
 function echoTo(prefix: string): (line: string) => void {
@@ -146,10 +171,10 @@ function echoTo(prefix: string): (line: string) => void {
 }
 
 /** The token recorded for this chain if its code is still there, else a fresh deployment (recorded). */
-async function ensureToken(nodeUrl: string, chainId: number, recordPath: string): Promise<Address> {
+async function ensureToken(nodeUrl: string, chainId: number, dataDir: string): Promise<Address> {
   const client = createPublicClient({ transport: http(nodeUrl) });
-  const recorded = readRecord(recordPath);
-  if (recorded !== undefined && recorded.chainId === chainId) {
+  const recorded = readRecord(dataDir);
+  if (recorded.token !== undefined && recorded.chainId === chainId) {
     const code = await client.getCode({ address: recorded.token });
     if (code !== undefined && code !== "0x") return recorded.token;
   }
@@ -169,7 +194,7 @@ async function ensureToken(nodeUrl: string, chainId: number, recordPath: string)
     { MERCHANT_CLI_KEY: devnetAccount("deployer").privateKey },
   );
   const token = getAddress((JSON.parse(output) as { token: string }).token);
-  writeFileSync(recordPath, `${JSON.stringify({ chainId, token } satisfies DevnetRecord, null, 2)}\n`);
+  updateRecord(dataDir, { chainId, token });
   return token;
 }
 
@@ -181,18 +206,7 @@ interface Part {
   stop(graceMs: number): Promise<void>;
 }
 
-async function main(): Promise<number> {
-  let config: DevnetConfig | "help";
-  try {
-    config = parseConfig(process.argv.slice(2), process.env);
-  } catch (e) {
-    process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n\n${USAGE}`);
-    return 2;
-  }
-  if (config === "help") {
-    process.stdout.write(USAGE);
-    return 0;
-  }
+async function main(config: DevnetConfig): Promise<number> {
   mkdirSync(config.dataDir, { recursive: true });
   const parts: Part[] = [];
   let stopped: Promise<void> | undefined;
@@ -325,7 +339,7 @@ async function main(): Promise<number> {
     }, START_TIMEOUT_MS);
 
     // 5. The token and the merchant service, as before the L1.
-    const token = await ensureToken(ready.url, ready.chainId, join(config.dataDir, "devnet.json"));
+    const token = await ensureToken(ready.url, ready.chainId, config.dataDir);
     const relayer = devnetAccount("relayer");
     const buyer = devnetAccount("buyer");
     const merchant = await add(
@@ -350,6 +364,105 @@ async function main(): Promise<number> {
       const value = jsonLine(line);
       return value?.msg === "merchant service listening" ? Number(value.port) : undefined;
     }, START_TIMEOUT_MS);
+
+    // 6. The proof verifiers on L1 (first start), the proposer list, a local enclave and the host in front of it,
+    // the enclave's (new, per-process) signer registered through the registrar.
+    const socket = join(config.dataDir, "enclave.sock");
+    // sockaddr_un holds 108 bytes with the terminating NUL.
+    if (Buffer.byteLength(socket) > 107)
+      throw new DevnetUsageError(
+        `the enclave socket path ${socket} is too long: choose a shorter --data-dir`,
+      );
+    rmSync(socket, { force: true }); // a killed enclave's socket file
+    const enclave = await add(
+      startServiceChild(
+        "enclave",
+        "enclave/main.ts",
+        ["--local", "--listen", socket, "--rollup-config", rollup.path],
+        echoTo("[enclave]"),
+      ),
+    );
+    // The host connects to its enclave per request: both start together, and the L1 work runs meanwhile.
+    const host = await add(
+      startServiceChild(
+        "prover host",
+        "src/host/main.ts",
+        [
+          ...["--l1-rpc-url", l1.anvil.rpcUrl, "--l1-beacon-url", l1.anvil.beaconUrl],
+          ...["--l2-rpc-url", ready.url, "--l2-chain-id", String(ready.chainId)],
+          ...["--rollup-config", rollup.path, "--vsock-cid", socket],
+          ...["--listen", `127.0.0.1:${config.proverPort}`],
+        ],
+        echoTo("[host]"),
+        // Only the Unix socket is used: the host never opens AF_VSOCK here.
+        { OP_ENCLAVE_FORBID_VSOCK: "1" },
+      ),
+    );
+    const proposer = getAddress(devnetAccount("proposer").address);
+    const challenger = getAddress(devnetAccount("challenger").address);
+    const [{ verifiers, deployed }, enclaveSigner, proverPort] = await Promise.all([
+      (async () => {
+        const result = await ensureProofVerifiers(l1, ready.url, rollup.config, config.dataDir, {
+          blockInterval: config.blockInterval,
+          intermediateBlockInterval: config.intermediateBlockInterval,
+        });
+        await ensureProposers(l1, [proposer, challenger]);
+        return result;
+      })(),
+      enclave.waitForLine((line) => {
+        const value = jsonLine(line);
+        return value?.msg === "enclave listening" ? getAddress(String(value.signer)) : undefined;
+      }, START_TIMEOUT_MS),
+      host.waitForLine((line) => {
+        const value = jsonLine(line);
+        return value?.msg === "prover host listening" ? Number(value.port) : undefined;
+      }, START_TIMEOUT_MS),
+    ]);
+    process.stdout.write(
+      `[devnet] verifiers ${deployed ? "deployed" : "found"}: TEEVerifier ${verifiers.teeVerifier}, ` +
+        `AggregateVerifier ${verifiers.aggregateVerifier} (blocks ${verifiers.blockInterval}, ` +
+        `intermediate ${verifiers.intermediateBlockInterval}, config hash ${verifiers.configHash})\n`,
+    );
+    const proverUrl = `http://127.0.0.1:${proverPort}`;
+    const registered = await registerEnclaveSigners(proverUrl, l1.anvil.rpcUrl, verifiers.teeProverRegistry);
+    for (const r of registered)
+      process.stdout.write(`[devnet] enclave signer ${r.signer} ${r.action} in TEEProverRegistry\n`);
+    updateRecord(config.dataDir, {
+      endpoints: {
+        l1RpcUrl: l1.anvil.rpcUrl,
+        l1BeaconUrl: l1.anvil.beaconUrl,
+        l2RpcUrl: ready.url,
+        proverUrl,
+        proposer,
+        challenger,
+      },
+    });
+
+    // 7. With --proposer: the proposer and the challenger against the AggregateVerifier (keys in their environment;
+    // the mark lets a later start find them if this devnet is killed, docs/devnet.md "Restarts").
+    if (config.proposer) {
+      for (const role of ["proposer", "challenger"] as const) {
+        const prefix = role.toUpperCase();
+        const service = await add(
+          startServiceChild(
+            role,
+            `src/${role}/main.ts`,
+            [
+              ...["--l1-rpc-url", l1.anvil.rpcUrl, "--rollup-rpc-url", ready.url],
+              ...["--prover-url", proverUrl, "--verifier", verifiers.aggregateVerifier],
+              ...["--poll-interval-ms", String(Math.min(2000, config.l1BlockTime * 500))],
+            ],
+            echoTo(`[${role}]`),
+            { [`${prefix}_PRIVATE_KEY`]: devnetAccount(role).privateKey, [CHILD_MARK]: config.dataDir },
+          ),
+        );
+        await service.waitForLine((line) => {
+          const value = jsonLine(line);
+          return value?.msg === `${role} started` ? true : undefined;
+        }, START_TIMEOUT_MS);
+      }
+    }
+
     const { deployment } = l1;
     process.stdout.write(
       `${JSON.stringify({
@@ -369,6 +482,16 @@ async function main(): Promise<number> {
         batcherMetricsUrl,
         token,
         merchantUrl: `http://127.0.0.1:${merchantPort}`,
+        proverUrl,
+        enclaveSigner,
+        teeVerifier: verifiers.teeVerifier,
+        aggregateVerifier: verifiers.aggregateVerifier,
+        blockInterval: verifiers.blockInterval,
+        intermediateBlockInterval: verifiers.intermediateBlockInterval,
+        configHash: verifiers.configHash,
+        proposer,
+        challenger,
+        proposerRunning: config.proposer,
         relayer: getAddress(relayer.address),
         buyer: getAddress(buyer.address),
         buyerKey: buyer.privateKey,
@@ -393,10 +516,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    process.exit(1);
-  },
-);
+runCli({ usage: USAGE, parse: parseConfig, run: main });

@@ -3,14 +3,17 @@
  * batcher, deploys the dev token and starts the merchant service; a restart on the same data directory reuses the
  * chain, the token and the order store; SIGTERM stops everything with exit code 0. On the restarted devnet a deposit
  * made with `npm run deposit` (viem's OP Stack actions) arrives on L2 and the safe head passes its block; after a
- * kill -9 of the devnet, the next start stops the children it left and resumes.
+ * kill -9 of the devnet, the next start stops the children it left and resumes. The prover side: the ready line
+ * names the prover host and the verifiers, each start's (new) enclave signer is registered in TEEProverRegistry,
+ * the verifiers are deployed once, and `npm run prove -- --blocks 2` (a process) gets the aggregate proposal
+ * accepted by TEEVerifier and by an eth_call of AggregateVerifier.propose.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Address, createPublicClient, http, parseEther } from "viem";
+import { type Address, createPublicClient, type Hex, http, parseEther } from "viem";
 import { afterAll, describe, expect, it } from "vitest";
-import { eip3009TokenAbi } from "../../contracts/index.js";
+import { aggregateVerifierAbi, eip3009TokenAbi, teeProverRegistryAbi } from "../../contracts/index.js";
 import { devAccounts } from "../../src/chain/index.js";
 import { type ServiceChild, jsonLine, runToCompletion, startServiceChild } from "../../src/devnet/child.js";
 
@@ -22,6 +25,15 @@ interface DevnetReady {
   token: Address;
   merchantUrl: string;
   buyer: Address;
+  proverUrl: string;
+  enclaveSigner: Address;
+  teeVerifier: Address;
+  aggregateVerifier: Address;
+  teeProverRegistry: Address;
+  blockInterval: number;
+  intermediateBlockInterval: number;
+  configHash: Hex;
+  proposer: Address;
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "devnet-test-"));
@@ -46,6 +58,11 @@ async function startDevnet(): Promise<{ child: ServiceChild; ready: DevnetReady 
       "1",
       "--l2-block-time",
       "1",
+      // Proposals of 2 blocks: `npm run prove -- --blocks 2` is the AggregateVerifier's next range.
+      "--block-interval",
+      "2",
+      "--intermediate-block-interval",
+      "2",
     ],
     () => {},
   );
@@ -55,6 +72,16 @@ async function startDevnet(): Promise<{ child: ServiceChild; ready: DevnetReady 
     return value?.msg === "devnet ready" ? (value as unknown as DevnetReady) : undefined;
   }, 180_000);
   return { child, ready };
+}
+
+/** Whether the registry holds `signer` valid (registered with the active image hash). */
+async function validSigner(ready: DevnetReady, signer: Address): Promise<boolean> {
+  return createPublicClient({ transport: http(ready.l1RpcUrl) }).readContract({
+    address: ready.teeProverRegistry,
+    abi: teeProverRegistryAbi,
+    functionName: "isValidSigner",
+    args: [signer],
+  });
 }
 
 afterAll(async () => {
@@ -76,12 +103,42 @@ describe("npm start (the devnet)", () => {
     const orders = await fetch(`${first.ready.merchantUrl}/orders`);
     expect(orders.status).toBe(200);
     const headBefore = await client.getBlockNumber();
+    // The prover side: the host answers, its enclave's signer is registered, the verifiers are on the L1 with
+    // the devnet's values.
+    expect(first.ready.proverUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await fetch(`${first.ready.proverUrl}/healthz`)).status).toBe(200);
+    expect(await validSigner(first.ready, first.ready.enclaveSigner)).toBe(true);
+    const l1 = createPublicClient({ transport: http(first.ready.l1RpcUrl) });
+    const verifierValue = (functionName: string) =>
+      l1.readContract({
+        address: first.ready.aggregateVerifier,
+        abi: aggregateVerifierAbi,
+        functionName,
+      } as never);
+    expect(await verifierValue("BLOCK_INTERVAL")).toBe(2n);
+    expect(await verifierValue("INTERMEDIATE_BLOCK_INTERVAL")).toBe(2n);
+    expect(await verifierValue("CONFIG_HASH")).toBe(first.ready.configHash);
+    expect(await verifierValue("TEE_VERIFIER")).toBe(first.ready.teeVerifier);
 
     first.child.process.kill("SIGTERM");
     expect(await first.child.exited).toEqual({ code: 0, signal: null });
 
     const second = await startDevnet();
     expect(second.ready.token).toBe(first.ready.token);
+    // Restart: the same verifiers, a new enclave signer, registered too.
+    expect(second.ready.aggregateVerifier).toBe(first.ready.aggregateVerifier);
+    expect(second.ready.teeVerifier).toBe(first.ready.teeVerifier);
+    expect(second.ready.enclaveSigner).not.toBe(first.ready.enclaveSigner);
+    expect(await validSigner(second.ready, second.ready.enclaveSigner)).toBe(true);
+    // The README's one-command proof, run alongside the deposit below: everything from <data-dir>/devnet.json.
+    const proved = runToCompletion(
+      "src/devnet/prove.ts",
+      ["--data-dir", dataDir, "--blocks", "2"],
+      600_000,
+    ).then(
+      (out) => ({ out }),
+      (error: unknown) => ({ out: String(error) }),
+    );
     const again = createPublicClient({ transport: http(second.ready.nodeUrl) });
     expect(await again.getBlockNumber()).toBeGreaterThanOrEqual(headBefore);
     expect((await fetch(`${second.ready.merchantUrl}/orders`)).status).toBe(200);
@@ -114,10 +171,20 @@ describe("npm start (the devnet)", () => {
       safe = (await again.getBlock({ blockTag: "safe" })).number;
     }
     expect(safe).toBeGreaterThanOrEqual(receipt.blockNumber);
+    const lines = (await proved).out.trim().split("\n");
+    expect(lines.some((line) => line.startsWith("curl -s") && line.includes('"method":"prover_prove"'))).toBe(
+      true,
+    );
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({
+      msg: "proof accepted",
+      range: { start: 0, end: 2 },
+      teeVerifier: "accepted",
+      aggregateVerifier: "accepted",
+    });
 
     // kill -9 of the devnet itself leaves its children running; the next start stops them first and resumes.
     const { pids } = JSON.parse(readFileSync(join(dataDir, "devnet.pids"), "utf8")) as { pids: number[] };
-    expect(pids).toHaveLength(4);
+    expect(pids).toHaveLength(6);
     const runsHere = (pid: number): boolean => {
       try {
         return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(dataDir);
@@ -132,6 +199,8 @@ describe("npm start (the devnet)", () => {
     const third = await startDevnet();
     expect(pids.filter(runsHere)).toEqual([]);
     expect(third.ready.token).toBe(first.ready.token);
+    expect(third.ready.aggregateVerifier).toBe(first.ready.aggregateVerifier);
+    expect(await validSigner(third.ready, third.ready.enclaveSigner)).toBe(true);
     const resumed = createPublicClient({ transport: http(third.ready.nodeUrl) });
     expect(await resumed.getBlockNumber()).toBeGreaterThanOrEqual(headBeforeKill);
     expect(await resumed.getBalance({ address: recipient })).toBe(recipientBefore! + parseEther("1.5"));
