@@ -1,0 +1,168 @@
+/**
+ * Range requests and extra hosts over H1's proving set-up (test/support/prover-chain.ts: the L1-backed chain with
+ * 1 s blocks, the batcher, a local-mode enclave process, a host process, the verifier contracts and the enclave's
+ * signer registered), for the end-to-end prove tests and bench:prove. `startHostFor` starts another host process
+ * over the same chain whose enclave address is any Unix socket, e.g. a tamper proxy in front of the enclave.
+ */
+import { type Hex, hexToBytes } from "viem";
+import type { BootInfo } from "../../src/proof/index.js";
+import { type ProverChain, type ProverChainOptions, startProverChain } from "../support/prover-chain.js";
+import { type RunningHost, startHost } from "../host/spawn-host.js";
+
+export interface Output {
+  outputRoot: Hex;
+  blockRef: { hash: Hex; number: number };
+  syncStatus: { safe_l2: { number: number } };
+}
+
+/** One proposal of prover_prove's JSON result. */
+export interface ProposalJson {
+  output_root: Hex;
+  signature: Hex;
+  l1_origin_hash: Hex;
+  l1_origin_number: number;
+  l2_block_number: number;
+  prev_output_root: Hex;
+  config_hash: Hex;
+}
+
+export interface ProveResultJson {
+  Tee: { aggregate_proposal: ProposalJson; proposals: ProposalJson[] };
+}
+
+/** A prover_prove request over (agreed, claimed] and what the test knows of it from the node. */
+export interface RangeRequest {
+  readonly agreed: number;
+  readonly claimed: number;
+  readonly interval: number;
+  readonly l1Head: { readonly hash: Hex; readonly number: bigint };
+  /** The node's output roots at agreed + 1 … claimed. */
+  readonly roots: Hex[];
+  readonly agreedRoot: Hex;
+  readonly params: Record<string, unknown>;
+  readonly boot: BootInfo;
+}
+
+export class RpcCallError extends Error {
+  override readonly name = "RpcCallError";
+  constructor(
+    readonly method: string,
+    readonly code: number,
+    message: string,
+  ) {
+    super(`${method}: ${code} ${message}`);
+  }
+}
+
+/** A JSON-RPC call by plain fetch (a proof can outlast a client's default timeout). */
+export async function rpc<T>(url: string, method: string, params: unknown[]): Promise<T> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    signal: AbortSignal.timeout(900_000),
+  });
+  const body = (await response.json()) as { result?: T; error?: { code: number; message: string } };
+  if (body.error !== undefined) throw new RpcCallError(method, body.error.code, body.error.message);
+  return body.result as T;
+}
+
+/** Polls `check` every 250 ms until it gives a value. */
+export async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs: number,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+export interface ProveChain {
+  readonly prover: ProverChain;
+  output(block: number): Promise<Output>;
+  /** A request for (agreed, claimed] with the current L1 head, the claim being the node's root at `claimed`. */
+  rangeRequest(agreed: number, claimed: number, interval: number, proposer: Hex): Promise<RangeRequest>;
+  /** prover_prove on the set-up's host (or on `hostUrl`). */
+  prove(request: RangeRequest, hostUrl?: string): Promise<ProveResultJson>;
+  /** Another host process over the chain whose enclave is at `enclavePath` (a Unix socket); stopped by `stop`. */
+  startHostFor(enclavePath: string): Promise<RunningHost>;
+  stop(): Promise<void>;
+}
+
+export async function startProveChain(options: ProverChainOptions = {}): Promise<ProveChain> {
+  const prover = await startProverChain({ proofTimeoutSeconds: 900, ...options });
+  const chain = prover.chain;
+  const hosts: RunningHost[] = [];
+  const output = (n: number) =>
+    rpc<Output>(chain.node.url, "optimism_outputAtBlock", [`0x${n.toString(16)}`]);
+  return {
+    prover,
+    output,
+    async startHostFor(enclavePath) {
+      const host = await startHost([
+        "--l1-rpc-url",
+        chain.l1.anvil.rpcUrl,
+        "--l2-rpc-url",
+        chain.node.url,
+        "--l2-chain-id",
+        chain.rollup.l2ChainId.toString(),
+        "--rollup-config",
+        chain.rollupPath,
+        "--listen",
+        "127.0.0.1:0",
+        "--vsock-cid",
+        enclavePath,
+        "--proof-request-timeout",
+        "900",
+      ]);
+      hosts.push(host);
+      return host;
+    },
+    async rangeRequest(agreed, claimed, interval, proposer) {
+      const head = await chain.l1.anvil.client.getBlock({ blockTag: "latest" });
+      const agreedOut = await output(agreed);
+      const roots: Hex[] = [];
+      for (let n = agreed + 1; n <= claimed; n++) roots.push((await output(n)).outputRoot);
+      const claimedRoot = roots.at(-1)!;
+      return {
+        agreed,
+        claimed,
+        interval,
+        l1Head: { hash: head.hash, number: head.number },
+        roots,
+        agreedRoot: agreedOut.outputRoot,
+        params: {
+          l1_head: head.hash,
+          l1_head_number: Number(head.number),
+          agreed_l2_head_hash: agreedOut.blockRef.hash,
+          agreed_l2_output_root: agreedOut.outputRoot,
+          claimed_l2_output_root: claimedRoot,
+          claimed_l2_block_number: claimed,
+          proposer,
+          intermediate_block_interval: interval,
+        },
+        boot: {
+          l1Head: hexToBytes(head.hash),
+          l1HeadNumber: head.number,
+          agreedOutputRoot: hexToBytes(agreedOut.outputRoot),
+          claimedOutputRoot: hexToBytes(claimedRoot),
+          claimedL2BlockNumber: BigInt(claimed),
+          chainId: chain.rollup.l2ChainId,
+          proposer: hexToBytes(proposer),
+          intermediateBlockInterval: BigInt(interval),
+        },
+      };
+    },
+    prove: (request, hostUrl = prover.hostUrl) =>
+      rpc<ProveResultJson>(hostUrl, "prover_prove", [request.params]),
+    async stop() {
+      for (const host of hosts.reverse()) await host.stop();
+      await prover.stop();
+    },
+  };
+}
