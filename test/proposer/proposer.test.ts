@@ -1,0 +1,217 @@
+/**
+ * The proposer and challenger PROCESSES against one prover chain (test/support/prover-chain.ts: anvil, our node in
+ * L1 mode, the batcher, a local-mode enclave and the host, AggregateVerifier anchored on the L2 genesis with
+ * BLOCK_INTERVAL 4 and INTERMEDIATE_BLOCK_INTERVAL 2):
+ * - consecutive proposals land, Proven, with the node's output roots, and the challenger leaves them alone;
+ * - the proposer survives the host being stopped and restarted, and stops cleanly on SIGTERM;
+ * - a wrong proposal, signed by a second signer the test registers (so the contract accepts it), is nullified by
+ *   the challenger and the proposal built on it invalidated.
+ */
+import { type Hex, bytesToHex, getAddress, hexToBytes, zeroHash } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { teeProverRegistryAbi } from "../../contracts/index.js";
+import { EnclaveSigner } from "../../enclave/signer.js";
+import type { Proposal as ProtocolProposal } from "../../generated/protocol/index.js";
+import type { ProofResult as RpcProofResult } from "../../generated/rpc/index.js";
+import {
+  aggregateVerifierAbi,
+  buildProofResult,
+  intermediateBlocks,
+  type OnchainProposal,
+  ProposalStatus,
+  proposeArguments,
+} from "../../src/proof/index.js";
+import { l1Account, l1PrivateKey, type ProverChain, startProverChain } from "../support/prover-chain.js";
+import { type LogLine, type ServiceProcess, spawnService } from "./spawn-service.js";
+
+const PROPOSER = 5;
+const ROGUE = 6;
+const CHALLENGER = 7;
+
+let pc: ProverChain;
+let proposer: ServiceProcess | undefined;
+let challenger: ServiceProcess | undefined;
+
+const serviceArgs = () => [
+  "--l1-rpc-url",
+  pc.l1RpcUrl,
+  "--rollup-rpc-url",
+  pc.l2RpcUrl,
+  "--prover-url",
+  pc.hostUrl,
+  "--verifier",
+  pc.addresses.aggregateVerifier,
+  "--poll-interval-ms",
+  "250",
+  "--max-backoff-ms",
+  "2000",
+];
+
+const read = <T>(functionName: string, args: readonly unknown[] = []): Promise<T> =>
+  pc.l1.readContract({
+    address: pc.addresses.aggregateVerifier,
+    abi: aggregateVerifierAbi,
+    functionName,
+    args,
+  } as never) as Promise<T>;
+const proposal = (id: bigint) => read<OnchainProposal>("getProposal", [id]);
+const rootAt = async (block: bigint): Promise<Hex> => bytesToHex((await pc.outputAt(block)).outputRoot);
+const landed = (line: LogLine) => line.msg === "proposal landed";
+
+beforeAll(async () => {
+  pc = await startProverChain({
+    calldata: true,
+    proposers: [PROPOSER, ROGUE, CHALLENGER].map((i) => l1Account(i).address),
+  });
+  challenger = spawnService("challenger", serviceArgs(), {
+    CHALLENGER_PRIVATE_KEY: l1PrivateKey(CHALLENGER),
+  });
+  proposer = spawnService("proposer", serviceArgs(), { PROPOSER_PRIVATE_KEY: l1PrivateKey(PROPOSER) });
+}, 600_000);
+
+afterAll(async () => {
+  await proposer?.stop();
+  await challenger?.stop();
+  await pc?.stop();
+});
+
+describe("the proposer and challenger processes on a prover chain", () => {
+  it("lands consecutive proposals, Proven, with the node's output roots; the challenger leaves them alone", async () => {
+    const second = await proposer!.waitFor(landed, 2, 300_000);
+    const first = proposer!.lines.filter(landed)[0]!;
+    expect([first.startingBlock, first.endingBlock, second.startingBlock, second.endingBlock]).toEqual([
+      0, 4, 4, 8,
+    ]);
+    for (const line of [first, second]) {
+      const id = BigInt(line.id as number);
+      const stored = await proposal(id);
+      expect(stored.status).toBe(ProposalStatus.Proven);
+      expect(stored.proposer).toBe(l1Account(PROPOSER).address);
+      const blocks = intermediateBlocks(stored.startingBlock, pc);
+      expect(stored.intermediateRoots).toEqual(await Promise.all(blocks.map(rootAt)));
+      expect(stored.rootClaim).toBe(await rootAt(stored.endingBlock));
+      expect(line.rootClaim).toBe(stored.rootClaim);
+      expect(line.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
+    }
+    expect((await proposal(BigInt(second.id as number))).parentId).toBe(BigInt(first.id as number));
+    // The challenger checks both and nullifies neither.
+    for (const line of [first, second]) {
+      await challenger!.waitFor((l) => l.msg === "proposal checked: correct" && l.id === line.id, 1, 120_000);
+    }
+    expect(challenger!.lines.filter((l) => l.msg === "proposal nullified")).toEqual([]);
+  }, 400_000);
+
+  it("survives the host being stopped and restarted", async () => {
+    const failed = (l: LogLine) => l.msg === "proposal attempt failed";
+    await pc.stopHost();
+    // The next range becomes safe with no host: the proposer fails, backs off and keeps trying.
+    const failures = proposer!.lines.filter(failed).length;
+    const failure = await proposer!.waitFor(failed, failures + 2, 120_000);
+    expect(failure.err).toMatchObject({ name: "RpcTransportError", kind: "transport-failed" });
+    expect(proposer!.child.exitCode).toBeNull();
+    await pc.startHost();
+    const landedBefore = proposer!.lines.filter(landed).length;
+    const next = await proposer!.waitFor(landed, landedBefore + 1, 180_000);
+    expect((await proposal(BigInt(next.id as number))).status).toBe(ProposalStatus.Proven);
+  }, 400_000);
+
+  it("stops cleanly on SIGTERM", async () => {
+    const exit = await proposer!.stop();
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(proposer!.lines.at(-1)?.msg).toBe("shutdown complete");
+  }, 60_000);
+
+  it("a wrong proposal accepted onchain is nullified by the challenger and its child invalidated", async () => {
+    // A second signer, registered by the test (the registry's owner), signs whatever it is given.
+    const rogueSigner = EnclaveSigner.generate((length) => new Uint8Array(length).fill(0x42));
+    const rogueAddress = getAddress(bytesToHex(rogueSigner.address));
+    const owner = pc.wallet(l1Account(0));
+    const registered = await owner.writeContract({
+      address: pc.addresses.teeProverRegistry,
+      abi: teeProverRegistryAbi,
+      functionName: "registerSigner",
+      args: [rogueAddress, zeroHash],
+    });
+    expect((await pc.l1.waitForTransactionReceipt({ hash: registered })).status).toBe("success");
+
+    const latest = await read<bigint>("latestBlock");
+    const bi = pc.blockInterval;
+    // Both ranges safe first: the nullification proof derives them from L1 up to the wrong proposal's l1Head.
+    await pc.waitForSafe(latest + 2n * bi);
+    const rogue = l1Account(ROGUE);
+    const wallet = pc.wallet(rogue);
+    /** Proposes (start, start + bi] with the true roots except `wrong` blocks, signed by the rogue signer. */
+    async function proposeRogue(start: bigint, wrong: (block: bigint) => boolean, agreedRoot: Hex) {
+      const head = await pc.l1.getBlock();
+      const outputRoots: Uint8Array[] = [];
+      for (let b = start + 1n; b <= start + bi; b++)
+        outputRoots.push(
+          wrong(b) ? hexToBytes(`0x${b.toString(16).padStart(64, "e")}`) : hexToBytes(await rootAt(b)),
+        );
+      const result = buildProofResult(
+        {
+          boot: {
+            l1Head: hexToBytes(head.hash),
+            l1HeadNumber: head.number,
+            agreedOutputRoot: hexToBytes(agreedRoot),
+            claimedOutputRoot: outputRoots.at(-1)!,
+            claimedL2BlockNumber: start + bi,
+            chainId: pc.chain.rollup.l2ChainId,
+            proposer: hexToBytes(rogue.address),
+            intermediateBlockInterval: pc.intermediateBlockInterval,
+          },
+          configHash: hexToBytes(pc.configHash),
+          teeImageHash: new Uint8Array(32),
+        },
+        { startBlock: start, outputRoots },
+        rogueSigner,
+      );
+      const args = proposeArguments(rpcResult(result), start, pc);
+      const hash = await wallet.writeContract({
+        address: pc.addresses.aggregateVerifier,
+        abi: aggregateVerifierAbi,
+        functionName: "propose",
+        args: [args.endingBlock, args.rootClaim, [...args.intermediateRoots], args.proof],
+      });
+      expect((await pc.l1.waitForTransactionReceipt({ hash })).status).toBe("success");
+      const id = await read<bigint>("proposalAt", [start, start + bi]);
+      expect(id).toBeGreaterThan(0n);
+      return { id, rootClaim: args.rootClaim };
+    }
+    // Wrong from the second interval on (the first interval is right); a child builds on its wrong claim.
+    const wrongFrom = latest + pc.intermediateBlockInterval;
+    const wrong = await proposeRogue(latest, (b) => b > wrongFrom, await rootAt(latest));
+    const child = await proposeRogue(latest + bi, () => true, wrong.rootClaim);
+    expect(await read<bigint>("latestBlock")).toBe(latest + 2n * bi);
+
+    const nullified = await challenger!.waitFor(
+      (l) => l.msg === "proposal nullified" && l.id === Number(wrong.id),
+      1,
+      180_000,
+    );
+    expect(nullified.index).toBe(1);
+    expect(nullified.root).toBe(await rootAt(latest + 2n * pc.intermediateBlockInterval));
+    expect(nullified.invalidated).toEqual([Number(child.id)]);
+    expect((await proposal(wrong.id)).status).toBe(ProposalStatus.Nullified);
+    expect((await proposal(child.id)).status).toBe(ProposalStatus.ParentNullified);
+    expect(await read<bigint>("latestBlock")).toBe(latest);
+    // Only the wrong proposal was nullified: every proposal of the proposer is still Proven.
+    expect(challenger!.lines.filter((l) => l.msg === "proposal nullified")).toHaveLength(1);
+    for (const line of proposer!.lines.filter(landed))
+      expect((await proposal(BigInt(line.id as number))).status).toBe(ProposalStatus.Proven);
+  }, 400_000);
+});
+
+/** prover_prove's result shape (the host's answer) for a result built in-process. */
+function rpcResult(result: ReturnType<typeof buildProofResult>): RpcProofResult {
+  const rpc = (p: ProtocolProposal) => ({
+    output_root: p.outputRoot,
+    signature: p.signature,
+    l1_origin_hash: p.l1OriginHash,
+    l1_origin_number: p.l1OriginNumber,
+    l2_block_number: p.l2BlockNumber,
+    prev_output_root: p.prevOutputRoot,
+    config_hash: p.configHash,
+  });
+  return { Tee: { aggregate_proposal: rpc(result.aggregateProposal), proposals: result.proposals.map(rpc) } };
+}
