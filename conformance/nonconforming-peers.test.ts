@@ -57,9 +57,13 @@ describe("conformance suite against non-conforming peers", () => {
       "enclave.withheld-preimage.blob",
       "enclave.tampered-blob-element",
       "enclave.precompile-key",
+      "enclave.proves-control",
     ]) {
       expect(statusOf(results, id), id).toBe("FAIL");
     }
+    expect(results.find((r) => r.id === "enclave.proves-control")?.detail).toMatch(
+      /^1 per-block proposals for a range of 3 blocks/,
+    );
     expect(results.find((r) => r.id === "enclave.content-verification.keccak256")?.detail).toMatch(
       /was signed/,
     );

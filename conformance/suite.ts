@@ -9,7 +9,7 @@ import { type Check, type CheckResult, runCheck, type TargetKind } from "./check
 import { type EnclaveContext, enclaveChecks } from "./checks/enclave.js";
 import { type HostContext, hostChecks } from "./checks/host.js";
 import { type NodeContext, nodeChecks } from "./checks/node.js";
-import { recordedWitness } from "./fixture.js";
+import { type RecordedManifest, recordedWitness } from "./fixture.js";
 
 export interface ConformanceTargets {
   /** A prover host's JSON-RPC URL. */
@@ -58,15 +58,25 @@ async function runAll<Context>(
   }
 }
 
+/** The recorded range's per-block output roots, as the manifest gives them. */
+function expectedRangeOf(manifest: RecordedManifest): NonNullable<EnclaveContext["expectedRange"]> {
+  return {
+    startBlock: BigInt(manifest.startBlock),
+    outputRoots: manifest.outputRoots.map((root) => new Uint8Array(Buffer.from(root.slice(2), "hex"))),
+  };
+}
+
 export async function runConformance(
   targets: ConformanceTargets,
   options: ConformanceOptions = {},
 ): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   if (targets.enclave !== undefined) {
+    const recorded = options.witness === undefined ? recordedWitness() : undefined;
     const context: EnclaveContext = {
       address: targets.enclave,
-      witness: options.witness ?? recordedWitness().preimages,
+      witness: options.witness ?? recorded?.preimages ?? [],
+      ...(recorded === undefined ? {} : { expectedRange: expectedRangeOf(recorded.manifest) }),
       witnessSource: options.witnessSource ?? (options.witness === undefined ? "recorded devnet" : "given"),
       responseTimeoutMs: options.responseTimeoutMs ?? 30_000,
       proofs: [],

@@ -25,6 +25,7 @@ import { exchange, RawEnclaveConnection } from "../enclave-connection.js";
 import { imageHashFromPcrs, journalProblems } from "../journal-check.js";
 import {
   agreedStateRootKey,
+  bootValue,
   firstBlobElement,
   l1HeadHeaderKey,
   UNKNOWN_CHAIN_ID,
@@ -43,6 +44,8 @@ export interface EnclaveContext {
   readonly witnessSource: string;
   /** How long to wait for one response (a Prove may take a while with a real witness). */
   readonly responseTimeoutMs: number;
+  /** What a correct prover produces for the control, when known (the recorded witness's manifest). */
+  readonly expectedRange?: { readonly startBlock: bigint; readonly outputRoots: readonly Uint8Array[] };
   publicKey?: Uint8Array;
   teeImageHash?: Uint8Array;
   control?: Response;
@@ -53,6 +56,11 @@ export interface EnclaveContext {
 const hex = (bytes: Uint8Array): string => `0x${Buffer.from(bytes).toString("hex")}`;
 const equalBytes = (a: Uint8Array, b: Uint8Array): boolean =>
   a.length === b.length && a.every((x, i) => x === b[i]);
+
+function readU64(bytes: Uint8Array | undefined): bigint | undefined {
+  if (bytes?.length !== 8) return undefined;
+  return new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, false);
+}
 
 function describe(response: Response): string {
   return response.kind === "Error" ? `Error "${response.message}"` : `Response::${response.kind}`;
@@ -413,6 +421,62 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
           new Uint8Array([1]),
         ],
       ]),
+  },
+  {
+    id: "enclave.proves-control",
+    covers:
+      "proof pipeline: the control range is proved: per-block proposals chained from the agreed root to the claim (the recorded chain's output roots), the aggregate at the claimed block",
+    async run(context) {
+      const control = await controlResponse(context);
+      if (control.kind !== "Prove") {
+        if (context.expectedRange !== undefined) {
+          throw new CheckFailed(
+            `the ${context.witnessSource} witness was not proved (${describe(control)}); an enclave given its chain's rollup config (conformance/fixtures/devnet-rollup.json) must prove it`,
+          );
+        }
+        throw new CheckSkipped(
+          `the unmodified ${context.witnessSource} witness was not proved (${describe(control)})`,
+        );
+      }
+      const { proposals, aggregateProposal } = control.result;
+      const agreed = bootValue(context.witness, BootKey.AgreedOutputRoot) ?? new Uint8Array(32);
+      const claimed = bootValue(context.witness, BootKey.ClaimedOutputRoot) ?? new Uint8Array(32);
+      const claimedBlock = readU64(bootValue(context.witness, BootKey.ClaimedL2BlockNumber));
+      const problems: string[] = [];
+      const expected = context.expectedRange;
+      if (expected !== undefined && proposals.length !== expected.outputRoots.length) {
+        problems.push(
+          `${proposals.length} per-block proposals for a range of ${expected.outputRoots.length} blocks`,
+        );
+      }
+      let prev = agreed;
+      proposals.forEach((p, i) => {
+        const block = expected === undefined ? undefined : expected.startBlock + BigInt(i) + 1n;
+        if (!equalBytes(p.prevOutputRoot, prev))
+          problems.push(
+            `proposal ${i}: prevOutputRoot ${hex(p.prevOutputRoot)} does not chain from ${hex(prev)}`,
+          );
+        if (block !== undefined && p.l2BlockNumber !== block)
+          problems.push(`proposal ${i}: block ${p.l2BlockNumber}, expected ${block}`);
+        const root = expected?.outputRoots[i];
+        if (root !== undefined && !equalBytes(p.outputRoot, root))
+          problems.push(
+            `proposal ${i} (block ${p.l2BlockNumber}): root ${hex(p.outputRoot)}, the chain's is ${hex(root)}`,
+          );
+        prev = p.outputRoot;
+      });
+      if (!equalBytes(prev, claimed)) problems.push(`the last proposal's root ${hex(prev)} is not the claim`);
+      if (!equalBytes(aggregateProposal.outputRoot, claimed))
+        problems.push(`the aggregate root ${hex(aggregateProposal.outputRoot)} is not the claim`);
+      if (claimedBlock !== undefined && aggregateProposal.l2BlockNumber !== claimedBlock)
+        problems.push(
+          `the aggregate is at block ${aggregateProposal.l2BlockNumber}, the claim at ${claimedBlock}`,
+        );
+      if (!equalBytes(aggregateProposal.prevOutputRoot, agreed))
+        problems.push("the aggregate's prevOutputRoot is not the agreed root");
+      expectThat(problems.length === 0, problems.join("; "));
+      return `${proposals.length} per-block proposals from the agreed root to the claim${expected === undefined ? "" : ", each root the recorded chain's"}`;
+    },
   },
   {
     id: "enclave.wrong-claimed-root",
