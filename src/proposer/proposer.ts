@@ -8,6 +8,7 @@ import {
   type Address,
   type Hex,
   BaseError,
+  ContractFunctionRevertedError,
   bytesToHex,
   createPublicClient,
   createWalletClient,
@@ -51,7 +52,16 @@ export interface RunningProposer {
 
 /** A short description of an error for one log line (viem's messages run to pages). */
 export function briefError(error: unknown): { name: string; message: string; kind?: string } {
-  if (error instanceof BaseError) return { name: error.name, message: error.shortMessage };
+  if (error instanceof BaseError) {
+    // A revert is reported by the contract's error name and arguments, e.g. ProposalExists(3).
+    const reverted = error.walk((e) => e instanceof ContractFunctionRevertedError);
+    if (reverted instanceof ContractFunctionRevertedError && reverted.data !== undefined)
+      return {
+        name: reverted.name,
+        message: `${reverted.data.errorName}(${(reverted.data.args ?? []).map(String).join(",")})`,
+      };
+    return { name: error.name, message: error.shortMessage };
+  }
   if (error instanceof Error) {
     const kind = (error as { kind?: unknown }).kind;
     return { name: error.name, message: error.message, ...(typeof kind === "string" ? { kind } : {}) };
