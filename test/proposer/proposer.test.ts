@@ -109,10 +109,23 @@ describe("the proposer and challenger processes on a prover chain", () => {
     const failure = await proposer!.waitFor(failed, failures + 2, 120_000);
     expect(failure.err).toMatchObject({ name: "RpcTransportError", kind: "transport-failed" });
     expect(proposer!.child.exitCode).toBeNull();
+    // Fall behind by three ranges, then the proposer catches up one range after the other.
+    const latest = await read<bigint>("latestBlock");
+    const behind = latest + 3n * pc.blockInterval;
+    await pc.waitForSafe(behind);
     await pc.startHost();
     const landedBefore = proposer!.lines.filter(landed).length;
-    const next = await proposer!.waitFor(landed, landedBefore + 1, 180_000);
-    expect((await proposal(BigInt(next.id as number))).status).toBe(ProposalStatus.Proven);
+    const caughtUp = await proposer!.waitFor(
+      (l) => landed(l) && BigInt(l.endingBlock as number) >= behind,
+      1,
+      180_000,
+    );
+    const after = proposer!.lines.filter(landed).slice(landedBefore);
+    expect(after.map((l) => l.endingBlock)).toEqual(
+      [1n, 2n, 3n].map((k) => Number(latest + k * pc.blockInterval)).slice(0, after.length),
+    );
+    expect(after.length).toBeGreaterThanOrEqual(3);
+    expect((await proposal(BigInt(caughtUp.id as number))).status).toBe(ProposalStatus.Proven);
   }, 400_000);
 
   it("stops cleanly on SIGTERM", async () => {
