@@ -1,7 +1,7 @@
 /**
  * The providers against a real L1 (anvil, src/devnet/l1/anvil.ts, Prague): one block with a legacy, an EIP-2930,
  * an EIP-1559, an EIP-7702, a contract creation that emits a log, and a blob transaction (viem with KZG from
- * kzg-wasm through derive's Kzg). Headers, transactions, receipts and the blob are read through RpcL1Provider and
+ * the project's KZG backend through derive's Kzg). Headers, transactions, receipts and the blob are read through RpcL1Provider and
  * BeaconBlobProvider and checked; then a proxy in front of anvil flips one byte of each kind of answer and the
  * providers must refuse it.
  */

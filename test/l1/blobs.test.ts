@@ -1,5 +1,5 @@
 /**
- * Blob transactions on the devnet L1: sent with viem (sidecars built through src/devnet/l1/kzg.ts on kzg-wasm),
+ * Blob transactions on the devnet L1: sent with viem (sidecars built through src/devnet/l1/kzg.ts),
  * served back by anvil's beacon route `GET /eth/v1/beacon/blobs/{block}?versioned_hashes=…`, decoded with
  * src/derive's blob codec and checked against their versioned hashes by KZG; still served after a restart.
  */
@@ -25,7 +25,7 @@ import { walletOf } from "./support.js";
 const stateDir = mkdtempSync(join(tmpdir(), "anvil-blobs-"));
 const running: Anvil[] = [];
 let kzg: Kzg;
-// Loading kzg-wasm's trusted setup takes seconds, and tens of seconds on a loaded 2-core machine.
+// The process-wide Kzg, loaded once (its trusted setup parses in about 0.1 s of CPU).
 beforeAll(async () => {
   kzg = await loadKzg();
 }, 300_000);
