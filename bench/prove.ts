@@ -1,0 +1,275 @@
+/**
+ * End-to-end proving benchmark (issue 13, `npm run bench:prove`): the prover's processes over an L1-backed chain
+ * with 1 s L1 and L2 blocks (test/support/prover-chain.ts: anvil, our node in L1 mode, the batcher posting blobs,
+ * a local-mode enclave process, host processes). While the chain runs, L2 transfers, calls to a counter contract
+ * and L1 → L2 deposits are sent; then prover_prove is timed on consecutive ranges of 1, 10 and 100 blocks.
+ *
+ * Per range: the total prover_prove time at the host; the host's witness collection (its "witness collected" log
+ * line: total, of which time waiting on the L1/L2 endpoints, preimage count and witness bytes); the Prove frame's
+ * transfer from the host (a pass-through proxy in front of the enclave, test/host/tamper-proxy.ts, times the frame
+ * and the enclave's round trip); the enclave's stages — verification (every hash-keyed preimage checked, boot info
+ * read), derivation, execution and signing — measured by replaying the same frame in this process with the code the
+ * enclave runs (src/proof: loadVerifiedPreimages, runProgram over the offline oracle, buildProofResult); and the
+ * enclave process's peak RSS (VmHWM, reset before each range where the kernel allows it).
+ * Usage: npm run bench:prove [-- --ranges 1,10,100]
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, totalmem } from "node:os";
+import { parseArgs } from "node:util";
+import { createWalletClient, defineChain, type Hex, http, parseEther, parseGwei } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { depositPortalAbi } from "../contracts/index.js";
+import { EnclaveSigner } from "../enclave/index.js";
+import { devAccounts } from "../src/chain/index.js";
+import {
+  buildProofResult,
+  loadVerifiedPreimages,
+  OfflineOracle,
+  readBootInfo,
+  refusePrecompileKeys,
+  runProgram,
+} from "../src/proof/index.js";
+import { l1Account } from "../test/support/prover-chain.js";
+import { type ProveChain, rpc, startProveChain, until } from "../test/proof/prove-chain.js";
+import { startTamperProxy } from "../test/host/tamper-proxy.js";
+
+/** Runtime: counter += 1 (PUSH1 0 SLOAD PUSH1 1 ADD PUSH1 0 SSTORE STOP), behind an init code returning it. */
+const COUNTER_INIT: Hex = "0x600a600c600039600a6000f360005460010160005500";
+
+interface RangeFigures {
+  blocks: number;
+  interval: number;
+  transactions: number;
+  totalMs: number;
+  witnessMs: number;
+  fetchMs: number;
+  preimages: number;
+  witnessBytes: number;
+  frameBytes: number;
+  transferMs: number;
+  enclaveRoundTripMs: number;
+  verifyMs: number;
+  derivationMs: number;
+  executionMs: number;
+  signingMs: number;
+  enclavePeakRssMiB: number | undefined;
+}
+
+function peakRssMiB(pid: number): number | undefined {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("VmHWM:"));
+    return line === undefined ? undefined : Number(line.split(/\s+/)[1]) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resets the process's peak RSS (Linux clear_refs 5); false where the kernel refuses. */
+function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, "5");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Sends transfers and counter calls on L2 every 500 ms and a deposit on L1 every 10th tick until stopped. */
+function startTraffic(p: ProveChain) {
+  const chain = p.prover.chain;
+  const l2 = defineChain({
+    id: chain.node.chainId,
+    name: "L2",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [chain.node.url] } },
+  });
+  const l2Wallet = (index: number) =>
+    createWalletClient({
+      account: privateKeyToAccount(devAccounts(index + 1)[index]!.privateKey),
+      chain: l2,
+      transport: http(chain.node.url),
+    });
+  const payer = l2Wallet(7);
+  const caller = l2Wallet(8);
+  const depositor = createWalletClient({
+    account: l1Account(6),
+    chain: chain.l1.anvil.chain,
+    transport: http(chain.l1.anvil.rpcUrl),
+  });
+  const fees = { maxFeePerGas: parseGwei("50"), maxPriorityFeePerGas: parseGwei("1") };
+  const counts: {
+    transfers: number;
+    calls: number;
+    deposits: number;
+    failures: number;
+    firstFailure?: string;
+  } = { transfers: 0, calls: 0, deposits: 0, failures: 0 };
+  let stopped = false;
+  const done = (async () => {
+    // Nonces are counted here: a pre-confirmed receipt can come before its block is the latest one.
+    let nonces = {
+      payer: await chain.l2.getTransactionCount({ address: payer.account.address, blockTag: "pending" }),
+      caller: await chain.l2.getTransactionCount({ address: caller.account.address, blockTag: "pending" }),
+    };
+    const created = await caller.sendTransaction({ data: COUNTER_INIT, nonce: nonces.caller, ...fees });
+    nonces = { ...nonces, caller: nonces.caller + 1 };
+    const counter = (await chain.l2.waitForTransactionReceipt({ hash: created, pollingInterval: 200 }))
+      .contractAddress!;
+    for (let tick = 0; !stopped; tick++) {
+      const sent = await Promise.allSettled([
+        payer.sendTransaction({
+          to: devAccounts(10)[9]!.address,
+          value: 1000n,
+          nonce: nonces.payer,
+          ...fees,
+        }),
+        caller.sendTransaction({ to: counter, data: "0x", gas: 60_000n, nonce: nonces.caller, ...fees }),
+        tick % 10 === 0
+          ? depositor.writeContract({
+              address: chain.l1.deployment.depositPortal,
+              abi: depositPortalAbi,
+              functionName: "depositTransaction",
+              args: [depositor.account.address, parseEther("0.01"), 100_000n, false, "0x"],
+              value: parseEther("0.01"),
+            })
+          : Promise.resolve(undefined),
+      ]);
+      if (sent[0].status === "fulfilled") counts.transfers++;
+      if (sent[1].status === "fulfilled") counts.calls++;
+      if (tick % 10 === 0 && sent[2].status === "fulfilled") counts.deposits++;
+      for (const s of sent) {
+        if (s.status !== "rejected") continue;
+        counts.failures++;
+        counts.firstFailure ??=
+          s.reason instanceof Error ? s.reason.message.split("\n")[0] : String(s.reason);
+      }
+      nonces = {
+        payer: nonces.payer + (sent[0].status === "fulfilled" ? 1 : 0),
+        caller: nonces.caller + (sent[1].status === "fulfilled" ? 1 : 0),
+      };
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  })();
+  return {
+    counts,
+    async stop() {
+      stopped = true;
+      await done;
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { ranges: { type: "string", default: "1,10,100" } } });
+  const sizes = values.ranges.split(",").map(Number);
+  const interval = (blocks: number) => (blocks >= 100 ? 10 : blocks >= 10 ? 5 : 1);
+  const started = Date.now();
+  const p = await startProveChain();
+  const enclave = p.prover.enclave;
+  if (enclave.address.kind !== "unix") throw new Error("expected a Unix socket enclave");
+  const proxy = await startTamperProxy(enclave.address.path);
+  try {
+    const host = await p.startHostFor(proxy.path);
+    const traffic = startTraffic(p);
+    const head = async () => Number(await p.prover.l2.getBlockNumber());
+    const first = (await head()) + 2;
+    const agreed = [first];
+    for (const size of sizes) agreed.push(agreed.at(-1)! + size);
+    const last = agreed.at(-1)!;
+    await until(`L2 block ${last}`, async () => ((await head()) >= last ? true : undefined), 1_800_000);
+    await traffic.stop();
+    await p.prover.waitForSafe(BigInt(last), 1_800_000);
+    const pid = enclave.child.pid!;
+    const figures: RangeFigures[] = [];
+    for (const [i, blocks] of sizes.entries()) {
+      const request = await p.rangeRequest(
+        agreed[i]!,
+        agreed[i]! + blocks,
+        interval(blocks),
+        l1Account(5).address,
+      );
+      let transactions = 0;
+      for (let n = request.agreed + 1; n <= request.claimed; n++) {
+        const block = await rpc<{ transactions: unknown[] }>(p.prover.l2RpcUrl, "eth_getBlockByNumber", [
+          `0x${n.toString(16)}`,
+          false,
+        ]);
+        transactions += block.transactions.length;
+      }
+      const peakReset = resetPeakRss(pid);
+      const logsBefore = host.logs.length;
+      const exchangesBefore = proxy.exchanges.length;
+      const t0 = performance.now();
+      await p.prove(request, host.url);
+      const totalMs = performance.now() - t0;
+      const witness = host.logs.slice(logsBefore).find((line) => line.msg === "witness collected") ?? {};
+      const exchange = proxy.exchanges.slice(exchangesBefore).find((e) => e.request.kind === "Prove");
+      if (exchange === undefined || exchange.request.kind !== "Prove") throw new Error("no Prove frame seen");
+      // The enclave's stages, replayed on the same frame with the enclave's code.
+      const preimages = exchange.request.preimages;
+      const v0 = performance.now();
+      refusePrecompileKeys(preimages);
+      const store = loadVerifiedPreimages(preimages);
+      const boot = readBootInfo(store);
+      const verifyMs = performance.now() - v0;
+      const program = await runProgram({
+        boot,
+        oracle: new OfflineOracle(store),
+        rollupConfig: p.prover.chain.rollup,
+      });
+      const s0 = performance.now();
+      buildProofResult(
+        { boot, configHash: new Uint8Array(32), teeImageHash: new Uint8Array(32) },
+        program,
+        EnclaveSigner.generate((n) => new Uint8Array(n).fill(7)),
+      );
+      const signingMs = performance.now() - s0;
+      figures.push({
+        blocks,
+        interval: interval(blocks),
+        transactions,
+        totalMs,
+        witnessMs: Number(witness.totalMs ?? NaN),
+        fetchMs: Number(witness.fetchMs ?? NaN),
+        preimages: Number(witness.preimages ?? NaN),
+        witnessBytes: Number(witness.witnessBytes ?? NaN),
+        frameBytes: exchange.frameBytes,
+        transferMs: exchange.hostFrameMs,
+        enclaveRoundTripMs: exchange.enclaveMs,
+        verifyMs,
+        derivationMs: program.timings.derivationMs,
+        executionMs: program.timings.executionMs,
+        signingMs,
+        enclavePeakRssMiB: peakRssMiB(pid),
+      });
+      if (!peakReset)
+        console.log("(the enclave's peak RSS could not be reset: figures are peaks since its start)");
+    }
+    const cpu = cpus();
+    console.log(
+      `machine: ${cpu.length} × ${cpu[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load average ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(" ")}`,
+    );
+    console.log(
+      `traffic while the chain ran: ${traffic.counts.transfers} transfers, ${traffic.counts.calls} contract calls, ${traffic.counts.deposits} deposits (${traffic.counts.failures} sends failed${traffic.counts.firstFailure === undefined ? "" : `, first: ${traffic.counts.firstFailure}`}); set-up and traffic ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
+    const ms = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : "?");
+    console.log(
+      "| blocks (interval) | txs | prover_prove | witness (endpoint waits) | frame transfer | enclave round trip | verify | derive | execute | sign | witness bytes/block | preimages | enclave peak RSS |",
+    );
+    console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for (const f of figures) {
+      console.log(
+        `| ${f.blocks} (${f.interval}) | ${f.transactions} | ${ms(f.totalMs)} ms | ${ms(f.witnessMs)} ms (${ms(f.fetchMs)} ms) | ${ms(f.transferMs)} ms (${(f.frameBytes / 2 ** 20).toFixed(2)} MiB) | ${ms(f.enclaveRoundTripMs)} ms | ${ms(f.verifyMs)} ms | ${ms(f.derivationMs)} ms | ${ms(f.executionMs)} ms | ${ms(f.signingMs)} ms | ${ms(f.witnessBytes / f.blocks)} | ${f.preimages} | ${f.enclavePeakRssMiB === undefined ? "?" : `${f.enclavePeakRssMiB.toFixed(0)} MiB`} |`,
+      );
+    }
+  } finally {
+    await p.stop();
+    await proxy.close();
+  }
+}
+
+await main();
