@@ -147,6 +147,25 @@ describe("CallPool", () => {
     }
   });
 
+  it("runs block reads on a worker of their own, never behind queued calls", async () => {
+    const calls = pool();
+    try {
+      const burn = message({ gas: 3_000_000n });
+      const heavy = [1, 2, 3].map(() => calls.call(latest, burn));
+      const read = { method: "eth_getBlockByNumber", number: 0n } as const;
+      const json = calls.blockReadJson(read, { blocks: node.store, common: node.common });
+      // One call running and two waiting on the call worker; the read running on the read worker.
+      expect(calls.stats).toEqual({ running: 2, queued: 2, workers: 2 });
+      // The worker's text is what the in-thread executor makes of the same block.
+      expect(await json).toBe(
+        await new InThreadCalls().blockReadJson(read, { blocks: node.store, common: node.common }),
+      );
+      for (const outcome of await Promise.all(heavy)) expect(outcome.success).toBe(true);
+    } finally {
+      await calls.close();
+    }
+  });
+
   it("queues calls beyond its workers up to the limit, then refuses with -32005", async () => {
     const calls = pool({ maxQueued: 1 });
     try {

@@ -65,7 +65,17 @@ interface Job {
   reject(error: unknown): void;
 }
 
+/**
+ * Block reads (a few blocks decoded and serialized: milliseconds) have a worker of their own, so they never
+ * wait behind EVM executions (up to the deadline) or proofs (up to 1024 keys); `heavy` jobs use up to
+ * `workers` workers.
+ */
+type Role = "reads" | "heavy";
+
+const roleOf = (input: JobInput): Role => (input.kind === "block-read" ? "reads" : "heavy");
+
 interface Slot {
+  readonly role: Role;
   readonly worker: Worker;
   readonly ready: Promise<void>;
   job: Job | undefined;
@@ -112,7 +122,8 @@ function entriesFrom(overlay: PendingOverlay, from: number): [string, Uint8Array
 
 export class CallPool implements CallExecutor {
   private readonly slots: Slot[] = [];
-  private readonly queue: Job[] = [];
+  /** Jobs waiting for a worker of their role (see `Role`). */
+  private readonly queues: Record<Role, Job[]> = { reads: [], heavy: [] };
   private nextId = 1;
   private closed = false;
   private readonly maxQueued: number;
@@ -165,23 +176,29 @@ export class CallPool implements CallExecutor {
     return this.submit({ kind: "block-read", read }, undefined, signal) as Promise<string>;
   }
 
-  /** Starts a worker ahead of the first call (its start-up loads the EVM). */
+  /**
+   * Starts a call worker and the read worker ahead of the first job (a worker's start-up loads the EVM
+   * and the store: seconds on a loaded machine, which the first heavy reads would otherwise wait for).
+   */
   warmUp(): void {
-    if (this.slots.length === 0 && !this.closed) this.spawn();
+    if (this.closed) return;
+    for (const role of ["heavy", "reads"] as const)
+      if (!this.slots.some((s) => s.role === role)) this.spawn(role);
   }
 
   /** Jobs running and waiting, and workers alive: for metrics and tests. */
   get stats(): { running: number; queued: number; workers: number } {
     return {
       running: this.slots.filter((s) => s.job !== undefined).length,
-      queued: this.queue.length,
+      queued: this.queued,
       workers: this.slots.length,
     };
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.reject(new ExecutionFailedError("the node is shutting down"));
+    const waiting = [...this.queues.reads.splice(0), ...this.queues.heavy.splice(0)];
+    for (const job of waiting) job.reject(new ExecutionFailedError("the node is shutting down"));
     await Promise.all(
       this.slots.splice(0).map((slot) => {
         slot.retired = true;
@@ -197,22 +214,24 @@ export class CallPool implements CallExecutor {
       if (this.closed) return reject(new ExecutionFailedError("the node is shutting down"));
       if (signal?.aborted === true) return reject(new ExecutionFailedError("request aborted"));
       const job: Job = { id: this.nextId++, input, overlay, signal, resolve, reject };
-      const slot = this.idleSlot(overlay?.blockId);
+      const role = roleOf(input);
+      const slot = this.idleSlot(role, overlay?.blockId);
       if (slot !== undefined) return this.dispatch(slot, job);
-      if (this.queue.length >= this.maxQueued) {
+      if (this.queued >= this.maxQueued) {
         return reject(
           new LimitExceededError(
-            `too many calls waiting: ${this.queue.length} queued behind ${this.slots.length} busy call worker(s)`,
+            `too many calls waiting: ${this.queued} queued behind ${this.slots.length} busy call worker(s)`,
           ),
         );
       }
-      this.queue.push(job);
+      const queue = this.queues[role];
+      queue.push(job);
       signal?.addEventListener(
         "abort",
         () => {
-          const at = this.queue.indexOf(job);
+          const at = queue.indexOf(job);
           if (at >= 0) {
-            this.queue.splice(at, 1);
+            queue.splice(at, 1);
             job.reject(new ExecutionFailedError("request aborted"));
           }
         },
@@ -221,20 +240,22 @@ export class CallPool implements CallExecutor {
     });
   }
 
-  /** An idle worker, preferring one that already holds `blockId`'s overlay; a new one if below the limit. */
-  private idleSlot(blockId: string | undefined): Slot | undefined {
-    const idle = this.slots.filter((s) => s.job === undefined && !s.retired);
+  /** An idle worker of `role`, preferring one that already holds `blockId`'s overlay; a new one if below the limit. */
+  private idleSlot(role: Role, blockId: string | undefined): Slot | undefined {
+    const mine = this.slots.filter((s) => s.role === role);
+    const idle = mine.filter((s) => s.job === undefined && !s.retired);
     const warm = idle.find((s) => blockId !== undefined && s.overlay?.blockId === blockId);
     if (warm !== undefined || idle.length > 0) return warm ?? idle[0];
-    if (this.slots.length < this.options.workers) return this.spawn();
+    if (mine.length < (role === "reads" ? 1 : this.options.workers)) return this.spawn(role);
     return undefined;
   }
 
-  private spawn(): Slot {
+  private spawn(role: Role): Slot {
     const workerData: CallWorkerData = { dbPath: this.options.dbPath, chainId: this.options.chainId };
     const worker = new Worker(ENTRY, { workerData, name: "call-worker" });
     let markReady: () => void = () => {};
     const slot: Slot = {
+      role,
       worker,
       ready: new Promise<void>((resolve) => (markReady = resolve)),
       job: undefined,
@@ -330,11 +351,15 @@ export class CallPool implements CallExecutor {
     const at = this.slots.indexOf(slot);
     if (at >= 0) this.slots.splice(at, 1);
     void slot.worker.terminate();
-    if (!this.closed && this.queue.length > 0) this.next(this.spawn());
+    if (!this.closed && this.queues[slot.role].length > 0) this.next(this.spawn(slot.role));
+  }
+
+  private get queued(): number {
+    return this.queues.reads.length + this.queues.heavy.length;
   }
 
   private next(slot: Slot): void {
-    const job = this.queue.shift();
+    const job = this.queues[slot.role].shift();
     if (job !== undefined) this.dispatch(slot, job);
   }
 }

@@ -131,8 +131,8 @@ class Fanout {
 }
 
 /** `f` remembering its last argument's answer (each sealed block or snapshot is pushed to every subscription in turn). */
-function lastOnly<K extends object>(f: (key: K) => string): (key: K) => string {
-  let last: { key: K; value: string } | undefined;
+function lastOnly<K extends object, V>(f: (key: K) => V): (key: K) => V {
+  let last: { key: K; value: V } | undefined;
   return (key) => {
     if (last?.key !== key) last = { key, value: f(key) };
     return last.value;

@@ -27,7 +27,7 @@ let dataDir: string;
 let node: ChainNode;
 let handlers: NodeHandlers;
 let offloaded: Map<string, BoundMethod>;
-/** The same with logsMaxResults 2, for the limit errors. */
+/** The same with logsMaxResults 0 (any log is over it), for the limit errors. */
 let tight: { handlers: NodeHandlers; offloaded: Map<string, BoundMethod> };
 let nonce = 0;
 
@@ -127,7 +127,7 @@ beforeAll(async () => {
   const made = createNodeHandlers(node);
   handlers = made.handlers;
   offloaded = new Map(made.offloaded.map((m) => [m.name, m]));
-  const small = createNodeHandlers(node, { ...DEFAULT_NODE_RPC_LIMITS, logsMaxResults: 2 });
+  const small = createNodeHandlers(node, { ...DEFAULT_NODE_RPC_LIMITS, logsMaxResults: 0 });
   tight = { handlers: small.handlers, offloaded: new Map(small.offloaded.map((m) => [m.name, m])) };
   node.start();
   // Sealed blocks with logs: three transactions, then a seal.
@@ -217,7 +217,7 @@ describe("offloaded reads are byte-identical to the typed handlers", () => {
       { fromBlock: "latest", toBlock: "0x1" },
     ];
     for (const filter of filters) await same("eth_getLogs", [filter]);
-    // Over logsMaxResults (2): the same -32005 naming the limit, from a sealed range, a block and pending.
+    // Over logsMaxResults (0): the same -32005 naming the limit, from a sealed range, a block and pending.
     for (const filter of [{ fromBlock: "0x0", toBlock: "latest" }, { blockHash: busy.hash }]) {
       const out = await same("eth_getLogs", [filter], tight);
       expect("error" in out && out.error.code).toBe(-32005);
