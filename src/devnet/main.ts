@@ -441,26 +441,34 @@ async function main(config: DevnetConfig): Promise<number> {
     // 7. With --proposer: the proposer and the challenger against the AggregateVerifier (keys in their environment;
     // the mark lets a later start find them if this devnet is killed, docs/devnet.md "Restarts").
     if (config.proposer) {
-      for (const role of ["proposer", "challenger"] as const) {
-        const prefix = role.toUpperCase();
-        const service = await add(
-          startServiceChild(
-            role,
-            `src/${role}/main.ts`,
-            [
-              ...["--l1-rpc-url", l1.anvil.rpcUrl, "--rollup-rpc-url", ready.url],
-              ...["--prover-url", proverUrl, "--verifier", verifiers.aggregateVerifier],
-              ...["--poll-interval-ms", String(Math.min(2000, config.l1BlockTime * 500))],
-            ],
-            echoTo(`[${role}]`),
-            { [`${prefix}_PRIVATE_KEY`]: devnetAccount(role).privateKey, [CHILD_MARK]: config.dataDir },
+      const services = await Promise.all(
+        (["proposer", "challenger"] as const).map((role) =>
+          add(
+            startServiceChild(
+              role,
+              `src/${role}/main.ts`,
+              [
+                ...["--l1-rpc-url", l1.anvil.rpcUrl, "--rollup-rpc-url", ready.url],
+                ...["--prover-url", proverUrl, "--verifier", verifiers.aggregateVerifier],
+                ...["--poll-interval-ms", String(Math.min(2000, config.l1BlockTime * 500))],
+              ],
+              echoTo(`[${role}]`),
+              {
+                [`${role.toUpperCase()}_PRIVATE_KEY`]: devnetAccount(role).privateKey,
+                [CHILD_MARK]: config.dataDir,
+              },
+            ),
           ),
-        );
-        await service.waitForLine((line) => {
-          const value = jsonLine(line);
-          return value?.msg === `${role} started` ? true : undefined;
-        }, START_TIMEOUT_MS);
-      }
+        ),
+      );
+      await Promise.all(
+        services.map((service) =>
+          service.waitForLine((line) => {
+            const value = jsonLine(line);
+            return value?.msg === `${service.name} started` ? true : undefined;
+          }, START_TIMEOUT_MS),
+        ),
+      );
     }
 
     const { deployment } = l1;

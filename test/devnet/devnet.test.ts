@@ -34,12 +34,13 @@ interface DevnetReady {
   intermediateBlockInterval: number;
   configHash: Hex;
   proposer: Address;
+  proposerRunning: boolean;
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "devnet-test-"));
 const running: ServiceChild[] = [];
 
-async function startDevnet(): Promise<{ child: ServiceChild; ready: DevnetReady }> {
+async function startDevnet(...extra: string[]): Promise<{ child: ServiceChild; ready: DevnetReady }> {
   const child = startServiceChild(
     "devnet",
     "src/devnet/main.ts",
@@ -63,6 +64,7 @@ async function startDevnet(): Promise<{ child: ServiceChild; ready: DevnetReady 
       "2",
       "--intermediate-block-interval",
       "2",
+      ...extra,
     ],
     () => {},
   );
@@ -196,7 +198,9 @@ describe("npm start (the devnet)", () => {
     await second.child.exited;
     expect(pids.filter(runsHere)).toEqual(pids);
     const headBeforeKill = await again.getBlockNumber();
-    const third = await startDevnet();
+    // The third start also runs the proposer and the challenger (--proposer).
+    const third = await startDevnet("--proposer");
+    expect(third.ready.proposerRunning).toBe(true);
     expect(pids.filter(runsHere)).toEqual([]);
     expect(third.ready.token).toBe(first.ready.token);
     expect(third.ready.aggregateVerifier).toBe(first.ready.aggregateVerifier);
@@ -204,5 +208,17 @@ describe("npm start (the devnet)", () => {
     const resumed = createPublicClient({ transport: http(third.ready.nodeUrl) });
     expect(await resumed.getBlockNumber()).toBeGreaterThanOrEqual(headBeforeKill);
     expect(await resumed.getBalance({ address: recipient })).toBe(recipientBefore! + parseEther("1.5"));
+    // The proposer's first proposal (blocks 0..2, proven by this start's enclave) lands on the AggregateVerifier.
+    const thirdL1 = createPublicClient({ transport: http(third.ready.l1RpcUrl) });
+    const latestProposed = () =>
+      thirdL1.readContract({
+        address: third.ready.aggregateVerifier,
+        abi: aggregateVerifierAbi,
+        functionName: "latestBlock",
+      });
+    const proposalDeadline = Date.now() + 300_000;
+    while ((await latestProposed()) === 0n && Date.now() < proposalDeadline)
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await latestProposed()).toBeGreaterThanOrEqual(2n);
   }, 900_000);
 });

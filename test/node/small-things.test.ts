@@ -157,6 +157,8 @@ describe("the devnet's secrets", () => {
           "0",
           "--batcher-metrics-port",
           "0",
+          "--prover-port",
+          "0",
           "--l1-block-time",
           "1",
           "--l2-block-time",
