@@ -5,20 +5,7 @@
  * recorded l1Head, one intermediate root) and call nullify(). A correct proposal is logged and left alone. Every
  * error is logged and retried after a growing back-off; only stop() ends the loop.
  */
-import {
-  type Address,
-  type Hex,
-  BaseError,
-  ContractFunctionRevertedError,
-  bytesToHex,
-  createPublicClient,
-  createWalletClient,
-  decodeEventLog,
-  http,
-  type PublicClient,
-} from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { httpTransport, NodeClient, ProverClient } from "../../generated/rpc/index.js";
+import { type Address, type Hex, bytesToHex, decodeEventLog } from "viem";
 import type { Logger } from "../log/index.js";
 import {
   aggregateVerifierAbi,
@@ -29,7 +16,10 @@ import {
   nullifyRequest,
   type OnchainProposal,
   ProposalStatus,
+  startStepLoop,
+  type StepLoop,
   type VerifierIntervals,
+  verifierServiceClients,
 } from "../proof/index.js";
 import type { ChallengerConfig } from "./config.js";
 import { NullifyRevertedError } from "./errors.js";
@@ -42,25 +32,6 @@ export interface RunningChallenger {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** A short description of an error for one log line (viem's messages run to pages). */
-function briefError(error: unknown): { name: string; message: string; kind?: string } {
-  if (error instanceof BaseError) {
-    // A revert is reported by the contract's error name and arguments, e.g. ProposalExists(3).
-    const reverted = error.walk((e) => e instanceof ContractFunctionRevertedError);
-    if (reverted instanceof ContractFunctionRevertedError && reverted.data !== undefined)
-      return {
-        name: reverted.name,
-        message: `${reverted.data.errorName}(${(reverted.data.args ?? []).map(String).join(",")})`,
-      };
-    return { name: error.name, message: error.shortMessage };
-  }
-  if (error instanceof Error) {
-    const kind = (error as { kind?: unknown }).kind;
-    return { name: error.name, message: error.message, ...(typeof kind === "string" ? { kind } : {}) };
-  }
-  return { name: "unknown", message: String(error) };
-}
-
 const hex = (bytes: Uint8Array): Hex => bytesToHex(bytes);
 const same = (a: Hex, b: Hex): boolean => a.toLowerCase() === b.toLowerCase();
 
@@ -69,27 +40,8 @@ export function startChallenger(
   deps: { readonly logger: Logger },
 ): RunningChallenger {
   const { logger } = deps;
-  const account = privateKeyToAccount(config.privateKey);
-  const l1: PublicClient = createPublicClient({
-    transport: http(config.l1RpcUrl, { retryCount: 0 }),
-    pollingInterval: 250,
-  });
-  const wallet = createWalletClient({ account, transport: http(config.l1RpcUrl, { retryCount: 0 }) });
-  const node = new NodeClient(httpTransport(config.rollupRpcUrl, { timeoutMs: 30_000 }));
-  const prover = new ProverClient(httpTransport(config.proverUrl, { timeoutMs: config.proveTimeoutMs }));
+  const { account, l1, wallet, node, prover } = verifierServiceClients(config);
   const verifier = config.verifier;
-  let stopping = false;
-  let wake: () => void = () => {};
-  const sleep = (ms: number): Promise<void> =>
-    stopping
-      ? Promise.resolve()
-      : new Promise((resolve) => {
-          const timer = setTimeout(resolve, ms);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
   const read = <T>(functionName: string, args: readonly unknown[] = []): Promise<T> =>
     l1.readContract({
       address: verifier,
@@ -192,46 +144,29 @@ export function startChallenger(
     return "settled";
   }
 
-  async function step(): Promise<void> {
+  async function step(loop: StepLoop): Promise<"wait"> {
     intervals ??= {
       blockInterval: await read<bigint>("BLOCK_INTERVAL"),
       intermediateBlockInterval: await read<bigint>("INTERMEDIATE_BLOCK_INTERVAL"),
     };
     await scan();
     for (const id of [...queue]) {
-      if (stopping) return;
+      if (loop.stopping) break;
       if ((await check(id, intervals)) === "settled") queue.splice(queue.indexOf(id), 1);
     }
+    return "wait";
   }
 
-  async function loop(): Promise<void> {
-    logger.info({ challenger: account.address, verifier }, "challenger started");
-    let backoff = config.pollIntervalMs;
-    while (!stopping) {
-      try {
-        await step();
-        backoff = config.pollIntervalMs;
-        await sleep(config.pollIntervalMs);
-      } catch (error) {
-        if (stopping) break;
-        logger.warn({ err: briefError(error), retryInMs: backoff }, "challenge attempt failed");
-        await sleep(backoff);
-        backoff = Math.min(backoff * 2, config.maxBackoffMs);
-      }
-    }
-    logger.info("challenger stopped");
-  }
-
-  const done = loop();
+  logger.info({ challenger: account.address, verifier }, "challenger started");
+  const loop = startStepLoop(step, {
+    pollIntervalMs: config.pollIntervalMs,
+    maxBackoffMs: config.maxBackoffMs,
+    logger,
+    failureMessage: "challenge attempt failed",
+  });
   return {
     address: account.address,
-    done,
-    async stop(graceMs = 10_000) {
-      stopping = true;
-      wake();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-      clearTimeout(timer);
-    },
+    done: loop.done.then(() => logger.info("challenger stopped")),
+    stop: (graceMs) => loop.stop(graceMs),
   };
 }

@@ -63,3 +63,4 @@ export {
 } from "./listen-address.js";
 export * from "./program/index.js";
 export * from "./aggregate-verifier.js";
+export * from "./aggregate-verifier-service.js";

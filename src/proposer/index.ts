@@ -16,4 +16,4 @@ export {
   type ProposerErrorKind,
   ProposeRevertedError,
 } from "./errors.js";
-export { briefError, type LandedProposal, type RunningProposer, startProposer } from "./proposer.js";
+export { type LandedProposal, type RunningProposer, startProposer } from "./proposer.js";

@@ -4,27 +4,17 @@
  * end, L1 head = the L1 block the node had derived up to, a few confirmations deep), submit propose(), wait for the
  * receipt and log one line. Every error is logged and retried after a growing back-off; only stop() ends the loop.
  */
-import {
-  type Address,
-  type Hex,
-  BaseError,
-  ContractFunctionRevertedError,
-  bytesToHex,
-  createPublicClient,
-  createWalletClient,
-  decodeEventLog,
-  hexToBytes,
-  http,
-  type PublicClient,
-} from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { httpTransport, NodeClient, ProverClient, type ProofRequest } from "../../generated/rpc/index.js";
+import { type Address, type Hex, bytesToHex, decodeEventLog, hexToBytes } from "viem";
+import type { ProofRequest } from "../../generated/rpc/index.js";
 import type { Logger } from "../log/index.js";
 import {
   aggregateVerifierAbi,
   type OnchainProposal,
   proposeArguments,
+  startStepLoop,
+  type StepLoop,
   type VerifierIntervals,
+  verifierServiceClients,
 } from "../proof/index.js";
 import type { ProposerConfig } from "./config.js";
 import { L1HeadReorgedError, ParentMismatchError, ProposeRevertedError } from "./errors.js";
@@ -50,51 +40,12 @@ export interface RunningProposer {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** A short description of an error for one log line (viem's messages run to pages). */
-export function briefError(error: unknown): { name: string; message: string; kind?: string } {
-  if (error instanceof BaseError) {
-    // A revert is reported by the contract's error name and arguments, e.g. ProposalExists(3).
-    const reverted = error.walk((e) => e instanceof ContractFunctionRevertedError);
-    if (reverted instanceof ContractFunctionRevertedError && reverted.data !== undefined)
-      return {
-        name: reverted.name,
-        message: `${reverted.data.errorName}(${(reverted.data.args ?? []).map(String).join(",")})`,
-      };
-    return { name: error.name, message: error.shortMessage };
-  }
-  if (error instanceof Error) {
-    const kind = (error as { kind?: unknown }).kind;
-    return { name: error.name, message: error.message, ...(typeof kind === "string" ? { kind } : {}) };
-  }
-  return { name: "unknown", message: String(error) };
-}
-
 const hex = (bytes: Uint8Array): Hex => bytesToHex(bytes);
 
 export function startProposer(config: ProposerConfig, deps: { readonly logger: Logger }): RunningProposer {
   const { logger } = deps;
-  const account = privateKeyToAccount(config.privateKey);
-  const l1: PublicClient = createPublicClient({
-    transport: http(config.l1RpcUrl, { retryCount: 0 }),
-    pollingInterval: 250,
-  });
-  const wallet = createWalletClient({ account, transport: http(config.l1RpcUrl, { retryCount: 0 }) });
-  const node = new NodeClient(httpTransport(config.rollupRpcUrl, { timeoutMs: 30_000 }));
-  const prover = new ProverClient(httpTransport(config.proverUrl, { timeoutMs: config.proveTimeoutMs }));
+  const { account, l1, wallet, node, prover } = verifierServiceClients(config);
   const verifier = config.verifier;
-  let stopping = false;
-  let wake: () => void = () => {};
-  const sleep = (ms: number): Promise<void> =>
-    stopping
-      ? Promise.resolve()
-      : new Promise((resolve) => {
-          const timer = setTimeout(resolve, ms);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-
   const read = <T>(functionName: string, args: readonly unknown[] = []): Promise<T> =>
     l1.readContract({
       address: verifier,
@@ -122,7 +73,7 @@ export function startProposer(config: ProposerConfig, deps: { readonly logger: L
   }
 
   /** One step: proposes the next range when it is safe; "waiting" when it is not yet. */
-  async function step(): Promise<"proposed" | "waiting"> {
+  async function step(loop: StepLoop): Promise<"again" | "wait"> {
     const c = await immutables();
     const latest = await read<bigint>("latestBlock");
     const end = latest + c.blockInterval;
@@ -132,7 +83,7 @@ export function startProposer(config: ProposerConfig, deps: { readonly logger: L
         { latestBlock: latest, next: end, safe: status.safe_l2.number },
         "waiting for the safe head",
       );
-      return "waiting";
+      return "wait";
     }
     // The node had derived the range from L1 up to current_l1: that block is the proof's L1 head.
     const l1Head = status.current_l1;
@@ -147,9 +98,9 @@ export function startProposer(config: ProposerConfig, deps: { readonly logger: L
         onchainRoot: onchainParent,
         nodeRoot: hex(agreed.outputRoot),
       });
-    while (!stopping && (await l1.getBlockNumber()) < l1Head.number + BigInt(config.l1Confirmations))
-      await sleep(config.pollIntervalMs);
-    if (stopping) return "waiting";
+    while (!loop.stopping && (await l1.getBlockNumber()) < l1Head.number + BigInt(config.l1Confirmations))
+      await loop.sleep(config.pollIntervalMs);
+    if (loop.stopping) return "wait";
     const canonical = await l1.getBlock({ blockNumber: l1Head.number });
     if (canonical.hash !== hex(l1Head.hash))
       throw new L1HeadReorgedError({
@@ -208,37 +159,20 @@ export function startProposer(config: ProposerConfig, deps: { readonly logger: L
       submitMs: Date.now() - submitStart,
     };
     logger.info({ ...landed, l1Block: receipt.blockNumber }, "proposal landed");
-    return "proposed";
+    // Catching up: after a landed proposal the next range is tried at once.
+    return "again";
   }
 
-  async function loop(): Promise<void> {
-    logger.info({ proposer: account.address, verifier }, "proposer started");
-    let backoff = config.pollIntervalMs;
-    while (!stopping) {
-      try {
-        // Catching up: after a landed proposal the next range is tried at once.
-        if ((await step()) === "waiting") await sleep(config.pollIntervalMs);
-        backoff = config.pollIntervalMs;
-      } catch (error) {
-        if (stopping) break;
-        logger.warn({ err: briefError(error), retryInMs: backoff }, "proposal attempt failed");
-        await sleep(backoff);
-        backoff = Math.min(backoff * 2, config.maxBackoffMs);
-      }
-    }
-    logger.info("proposer stopped");
-  }
-
-  const done = loop();
+  logger.info({ proposer: account.address, verifier }, "proposer started");
+  const loop = startStepLoop(step, {
+    pollIntervalMs: config.pollIntervalMs,
+    maxBackoffMs: config.maxBackoffMs,
+    logger,
+    failureMessage: "proposal attempt failed",
+  });
   return {
     address: account.address,
-    done,
-    async stop(graceMs = 10_000) {
-      stopping = true;
-      wake();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-      clearTimeout(timer);
-    },
+    done: loop.done.then(() => logger.info("proposer stopped")),
+    stop: (graceMs) => loop.stop(graceMs),
   };
 }
