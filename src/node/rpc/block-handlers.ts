@@ -121,14 +121,26 @@ export function createBlockHandlers(node: ChainNode): BlockHandlers {
 }
 
 /**
+ * Sealed blocks up to this encoded size (a few transactions) are answered on the event loop: formatting
+ * them costs less than the worker round trip (bench:abuse's full-block burst, docs/node.md "Block
+ * production under load").
+ */
+export const INLINE_BLOCK_MAX_BYTES = 16 * 1024;
+
+/**
  * Full blocks and block receipts as the server binds them (docs/node.md "Block production under load"):
- * the block is resolved on the event loop; a sealed block's answer is formatted and serialized where calls
- * run (a worker by default, which reads the block from the store); a pending block's is made here, once
+ * the block is resolved on the event loop; a sealed block larger than `inlineMaxBytes` is formatted and
+ * serialized where calls run (a worker by default, which reads the block from the store), a smaller one here; a pending block's is made here, once
  * per snapshot and method (one block, at most the gas limit of transactions). Hash-only blocks stay typed.
  * Every answer is byte for byte the typed handler's.
  */
-export function createOffloadedBlockMethods(node: ChainNode): BoundMethod[] {
+export function createOffloadedBlockMethods(
+  node: ChainNode,
+  inlineMaxBytes = INLINE_BLOCK_MAX_BYTES,
+): BoundMethod[] {
   const context = { blocks: node.store, common: node.common };
+  /** A small sealed block costs less to format here than a worker round trip does. */
+  const inline = (r: ResolvedBlock & { kind: "sealed" }) => r.block.size <= BigInt(inlineMaxBytes);
   const pendingJson = (key: string, r: ResolvedBlock & { kind: "pending" }, make: () => string): string => {
     const memo = pendingMemo.get(key);
     if (memo?.snapshot === r.pending) return memo.json;
@@ -149,6 +161,7 @@ export function createOffloadedBlockMethods(node: ChainNode): BoundMethod[] {
     if (!full) return JSON.stringify(spec.encodeResult(formatBlock(node.content(r), false, node.common)));
     if (r.kind === "pending")
       return pendingJson(method, r, () => fullBlockJson(method, node.content(r), node.common));
+    if (inline(r)) return fullBlockJson(method, r.block, node.common);
     return node.calls.blockReadJson({ method, number: r.block.header.number }, context, ctx.signal);
   };
   return [
@@ -166,6 +179,7 @@ export function createOffloadedBlockMethods(node: ChainNode): BoundMethod[] {
       tagSnapshot(ctx, r);
       if (r.kind === "pending")
         return pendingJson("eth_getBlockReceipts", r, () => receiptsJson(node.content(r)));
+      if (inline(r)) return receiptsJson(r.block);
       const read = { method: "eth_getBlockReceipts", number: r.block.header.number } as const;
       return node.calls.blockReadJson(read, context, ctx.signal);
     }),

@@ -16,6 +16,7 @@ import { createLogger } from "../../log/logger.js";
 import { type BoundMethod, RawJsonResult, type RequestContext } from "../../rpc/index.js";
 import { ChainNode } from "../chain-node.js";
 import { CallPool } from "../calls/call-pool.js";
+import { createOffloadedBlockMethods } from "./block-handlers.js";
 import { createNodeHandlers } from "./handlers.js";
 import { DEFAULT_NODE_RPC_LIMITS } from "./limits.js";
 
@@ -127,6 +128,8 @@ beforeAll(async () => {
   const made = createNodeHandlers(node);
   handlers = made.handlers;
   offloaded = new Map(made.offloaded.map((m) => [m.name, m]));
+  // Every sealed block through the worker (by default the small ones here would be answered inline).
+  for (const m of createOffloadedBlockMethods(node, 0)) offloaded.set(m.name, m);
   const small = createNodeHandlers(node, { ...DEFAULT_NODE_RPC_LIMITS, logsMaxResults: 0 });
   tight = { handlers: small.handlers, offloaded: new Map(small.offloaded.map((m) => [m.name, m])) };
   node.start();
