@@ -267,7 +267,8 @@ export class BlockStore extends NodeTable implements BlockSource {
 /**
  * A read-only connection to the store's nodes and sealed blocks, for threads other than the sequencer's
  * (the call workers): WAL mode, so a reader sees every block committed before its read and never blocks
- * the writer. Sealed blocks never change, so the last few decoded are kept.
+ * the writer. Sealed blocks never change, so the last 256 decoded are kept, as the main store does (a
+ * smaller cache is no cache for eth_getLogs scanning a chain longer than it: bench:abuse's log burst).
  */
 export class ReadonlyBlockStore extends NodeTable implements BlockSource {
   private readonly getBlockStmt: Database.Statement<
@@ -275,7 +276,7 @@ export class ReadonlyBlockStore extends NodeTable implements BlockSource {
     { hash: Uint8Array; header: Uint8Array; body: Uint8Array }
   >;
   private readonly cache = new Map<number, StoredBlock>();
-  private static readonly CACHE_BLOCKS = 64;
+  private static readonly CACHE_BLOCKS = 256;
 
   constructor(path: string) {
     super(new Database(path, { readonly: true, fileMustExist: true }));
