@@ -459,6 +459,11 @@ export class SafeHeadTracker {
     };
     this.safeRef = ref;
     this.records.push({ ref, derivedFrom: block.derivedFrom });
+    // current_l1 never trails the L1 block the safe head was derived from, also in the middle of a round: a reader
+    // that proves the safe head from L1 up to current_l1 (the proposer) must find its batch there.
+    if (this.currentL1 === undefined || block.derivedFrom.number > this.currentL1.number) {
+      this.currentL1 = block.derivedFrom;
+    }
     // Finality may move at once when the block came from an L1 block that is already final.
     if (!this.finalize(this.heads?.finalized)) this.emit();
   }
