@@ -17,7 +17,7 @@ Options (each also read from the environment variable in brackets):
                               (or the key itself in PROPOSER_PRIVATE_KEY; never on the command line)
   --poll-interval-ms <n>      how often the node and the contract are read (default 2000)
                                                                                 [PROPOSER_POLL_INTERVAL_MS]
-  --l1-confirmations <n>      L1 blocks the proof's L1 head must be deep before it is proven (default 1)
+  --l1-confirmations <n>      L1 blocks the proof's L1 head must be deep before the proposal is sent (default 1)
                                                                                 [PROPOSER_L1_CONFIRMATIONS]
   --prove-timeout-ms <n>      longest prover_prove call (default 900000)        [PROPOSER_PROVE_TIMEOUT_MS]
   --max-backoff-ms <n>        longest wait after an error (default 30000)       [PROPOSER_MAX_BACKOFF_MS]

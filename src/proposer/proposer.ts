@@ -98,17 +98,6 @@ export function startProposer(config: ProposerConfig, deps: { readonly logger: L
         onchainRoot: onchainParent,
         nodeRoot: hex(agreed.outputRoot),
       });
-    while (!loop.stopping && (await l1.getBlockNumber()) < l1Head.number + BigInt(config.l1Confirmations))
-      await loop.sleep(config.pollIntervalMs);
-    if (loop.stopping) return "wait";
-    const canonical = await l1.getBlock({ blockNumber: l1Head.number });
-    if (canonical.hash !== hex(l1Head.hash))
-      throw new L1HeadReorgedError({
-        number: l1Head.number,
-        expected: hex(l1Head.hash),
-        actual: canonical.hash,
-      });
-
     const request: ProofRequest = {
       l1_head: l1Head.hash,
       l1_head_number: l1Head.number,
@@ -120,9 +109,30 @@ export function startProposer(config: ProposerConfig, deps: { readonly logger: L
       intermediate_block_interval: c.intermediateBlockInterval,
     };
     logger.info({ start: latest, end, l1Head: hex(l1Head.hash), l1HeadNumber: l1Head.number }, "proving");
+    // The L1 head's confirmations accrue while the proof runs (waiting first would add up to an L1 slot to
+    // every proposal); it is checked to be deep enough and still canonical before anything is submitted.
     const proveStart = Date.now();
-    const result = await prover.prover_prove(request);
-    const proveMs = Date.now() - proveStart;
+    let proveMs = 0;
+    const confirmed = async (): Promise<boolean> => {
+      const depth = l1Head.number + BigInt(config.l1Confirmations);
+      while (!loop.stopping && (await l1.getBlockNumber()) < depth) await loop.sleep(config.pollIntervalMs);
+      return !loop.stopping;
+    };
+    const [result, ready] = await Promise.all([
+      prover.prover_prove(request).then((r) => {
+        proveMs = Date.now() - proveStart;
+        return r;
+      }),
+      confirmed(),
+    ]);
+    if (!ready) return "wait";
+    const canonical = await l1.getBlock({ blockNumber: l1Head.number });
+    if (canonical.hash !== hex(l1Head.hash))
+      throw new L1HeadReorgedError({
+        number: l1Head.number,
+        expected: hex(l1Head.hash),
+        actual: canonical.hash,
+      });
     const args = proposeArguments(result, latest, c);
 
     const submitStart = Date.now();
