@@ -107,8 +107,11 @@ export function blockSize(headerRlp: Uint8Array, transactions: readonly Uint8Arr
   return BigInt(listHeaderLength(payload) + payload);
 }
 
+/** A row of the blocks table. */
+type BlockRow = { hash: Uint8Array; header: Uint8Array; body: Uint8Array };
+
 /** A row of the blocks table as a StoredBlock. */
-function decodeBlockRow(row: { hash: Uint8Array; header: Uint8Array; body: Uint8Array }): StoredBlock {
+function decodeBlockRow(row: BlockRow): StoredBlock {
   const [txs, receipts, details] = RLP.decode(row.body) as unknown as [
     Uint8Array[],
     Uint8Array[][],
@@ -123,6 +126,33 @@ function decodeBlockRow(row: { hash: Uint8Array; header: Uint8Array; body: Uint8
     details: details.map(decodeDetails),
     size: blockSize(row.header, txs),
   };
+}
+
+/** The last 256 sealed blocks decoded (sealed blocks never change), oldest evicted first. */
+class SealedBlockCache {
+  private readonly blocks = new Map<number, StoredBlock>();
+  private static readonly SIZE = 256;
+
+  remember(number: number, block: StoredBlock): void {
+    this.blocks.set(number, block);
+    if (this.blocks.size > SealedBlockCache.SIZE) {
+      const oldest = this.blocks.keys().next().value;
+      if (oldest !== undefined) this.blocks.delete(oldest);
+    }
+  }
+
+  /** Block `number` from the cache, else from `row` (decoded and kept); undefined when there is none. */
+  read(number: bigint, row: (n: number) => BlockRow | undefined): StoredBlock | undefined {
+    if (number < 0n || number > BigInt(Number.MAX_SAFE_INTEGER)) return undefined;
+    const n = Number(number);
+    const cached = this.blocks.get(n);
+    if (cached !== undefined) return cached;
+    const found = row(n);
+    if (found === undefined) return undefined;
+    const block = decodeBlockRow(found);
+    this.remember(n, block);
+    return block;
+  }
 }
 
 /** Where sealed blocks are read by number: the node's store, or a read-only connection to it. */
@@ -143,10 +173,7 @@ function openStore(path: string): Database.Database {
 
 export class BlockStore extends NodeTable implements BlockSource {
   private readonly putNodeStmt: Database.Statement<[Uint8Array, Uint8Array]>;
-  private readonly getBlockStmt: Database.Statement<
-    [number],
-    { hash: Uint8Array; header: Uint8Array; body: Uint8Array }
-  >;
+  private readonly getBlockStmt: Database.Statement<[number], BlockRow>;
   private readonly getNumberByHashStmt: Database.Statement<[Uint8Array], { number: number }>;
   private readonly putBlockStmt: Database.Statement<[number, Uint8Array, Uint8Array, Uint8Array]>;
   private readonly getTxStmt: Database.Statement<[Uint8Array], { number: number; idx: number }>;
@@ -154,8 +181,7 @@ export class BlockStore extends NodeTable implements BlockSource {
   private readonly headStmt: Database.Statement<[], { number: number } | undefined>;
   private readonly journalTxStmt: Database.Statement<[Uint8Array, Uint8Array]>;
   private readonly forgetTxStmt: Database.Statement<[Uint8Array]>;
-  private readonly cache = new Map<number, StoredBlock>();
-  private static readonly CACHE_BLOCKS = 256;
+  private readonly cache = new SealedBlockCache();
 
   constructor(readonly path: string) {
     super(openStore(path));
@@ -229,28 +255,12 @@ export class BlockStore extends NodeTable implements BlockSource {
       });
     })();
     const stored: StoredBlock = { ...block, size: blockSize(headerRlp, block.transactions) };
-    this.remember(number, stored);
+    this.cache.remember(number, stored);
     return stored;
   }
 
-  private remember(number: number, block: StoredBlock): void {
-    this.cache.set(number, block);
-    if (this.cache.size > BlockStore.CACHE_BLOCKS) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
-  }
-
   blockByNumber(number: bigint): StoredBlock | undefined {
-    if (number < 0n || number > BigInt(Number.MAX_SAFE_INTEGER)) return undefined;
-    const n = Number(number);
-    const cached = this.cache.get(n);
-    if (cached !== undefined) return cached;
-    const row = this.getBlockStmt.get(n);
-    if (row === undefined) return undefined;
-    const block = decodeBlockRow(row);
-    this.remember(n, block);
-    return block;
+    return this.cache.read(number, (n) => this.getBlockStmt.get(n));
   }
 
   blockNumberByHash(hash: Uint8Array): bigint | undefined {
@@ -271,12 +281,8 @@ export class BlockStore extends NodeTable implements BlockSource {
  * smaller cache is no cache for eth_getLogs scanning a chain longer than it: bench:abuse's log burst).
  */
 export class ReadonlyBlockStore extends NodeTable implements BlockSource {
-  private readonly getBlockStmt: Database.Statement<
-    [number],
-    { hash: Uint8Array; header: Uint8Array; body: Uint8Array }
-  >;
-  private readonly cache = new Map<number, StoredBlock>();
-  private static readonly CACHE_BLOCKS = 256;
+  private readonly getBlockStmt: Database.Statement<[number], BlockRow>;
+  private readonly cache = new SealedBlockCache();
 
   constructor(path: string) {
     super(new Database(path, { readonly: true, fileMustExist: true }));
@@ -284,18 +290,6 @@ export class ReadonlyBlockStore extends NodeTable implements BlockSource {
   }
 
   blockByNumber(number: bigint): StoredBlock | undefined {
-    if (number < 0n || number > BigInt(Number.MAX_SAFE_INTEGER)) return undefined;
-    const n = Number(number);
-    const cached = this.cache.get(n);
-    if (cached !== undefined) return cached;
-    const row = this.getBlockStmt.get(n);
-    if (row === undefined) return undefined;
-    const block = decodeBlockRow(row);
-    this.cache.set(n, block);
-    if (this.cache.size > ReadonlyBlockStore.CACHE_BLOCKS) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
-    return block;
+    return this.cache.read(number, (n) => this.getBlockStmt.get(n));
   }
 }
