@@ -232,8 +232,14 @@ async function main(config: DevnetConfig): Promise<number> {
     }
     return part;
   };
+  // A terminal's Ctrl-C reaches npm, tsx and this process, so the signal can arrive more than once: every
+  // delivery joins the one stop (a once-listener would leave the second to Node's default, an immediate exit that
+  // orphans every child).
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    process.once(signal, () => void stopAll().then(() => process.exit(0)));
+    process.on(signal, () => {
+      if (stopped === undefined) process.stdout.write(`[devnet] ${signal}: stopping the services\n`);
+      void stopAll().then(() => process.exit(0));
+    });
   }
   // The console went away (a closed pipe): stop the children rather than leave them running without a parent.
   process.stdout.on("error", () => void stopAll().then(() => process.exit(1)));

@@ -1,12 +1,12 @@
 /**
- * The main job end to end: `src/devnet/main.ts` as a real process starts the L1, the chain node on it, the
- * batcher, deploys the dev token and starts the merchant service; a restart on the same data directory reuses the
- * chain, the token and the order store; SIGTERM stops everything with exit code 0. On the restarted devnet a deposit
- * made with `npm run deposit` (viem's OP Stack actions) arrives on L2 and the safe head passes its block; after a
- * kill -9 of the devnet, the next start stops the children it left and resumes. The prover side: the ready line
- * names the prover host and the verifiers, each start's (new) enclave signer is registered in TEEProverRegistry,
- * the verifiers are deployed once, and `npm run prove -- --blocks 2` (a process) gets the aggregate proposal
- * accepted by TEEVerifier and by an eth_call of AggregateVerifier.propose.
+ * The main job end to end: `src/devnet/main.ts` as a real process starts the L1, the chain node on it, the batcher,
+ * deploys the dev token and starts the merchant service; a restart on the same data directory reuses the chain, the
+ * token and the order store; SIGINT, delivered twice as a terminal's Ctrl-C is, stops everything with exit code 0.
+ * On the restarted devnet a deposit made with `npm run deposit` (viem's OP Stack actions) arrives on L2 and the
+ * safe head passes its block; after a kill -9 of the devnet, the next start stops the children it left and resumes.
+ * The prover side: the ready line names the prover host and the verifiers, each start's (new) enclave signer is
+ * registered in TEEProverRegistry, the verifiers are deployed once, and `npm run prove -- --blocks 2` (a process)
+ * gets the aggregate proposal accepted by TEEVerifier and by an eth_call of AggregateVerifier.propose.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -122,8 +122,16 @@ describe("npm start (the devnet)", () => {
     expect(await verifierValue("CONFIG_HASH")).toBe(first.ready.configHash);
     expect(await verifierValue("TEE_VERIFIER")).toBe(first.ready.teeVerifier);
 
-    first.child.process.kill("SIGTERM");
+    // A terminal's Ctrl-C signals npm, tsx and the devnet alike, so the devnet sees it more than once: the
+    // second delivery, while the services stop, must not end the devnet before its children.
+    first.child.process.kill("SIGINT");
+    await first.child.waitForLine(
+      (line) => (line.includes("SIGINT: stopping the services") ? true : undefined),
+      30_000,
+    );
+    first.child.process.kill("SIGINT");
     expect(await first.child.exited).toEqual({ code: 0, signal: null });
+    await expect(fetch(first.ready.nodeUrl)).rejects.toThrow(); // the node stopped with it
 
     const second = await startDevnet();
     expect(second.ready.token).toBe(first.ready.token);
