@@ -226,7 +226,7 @@ beforeAll(async () => {
     { BATCHER_PRIVATE_KEY: devAccounts(4)[3]!.privateKey },
   );
   // The node's derived safe head passes the claimed block: its batches are on L1.
-  // Generous: on a loaded 2-core machine the node's first blob waits for its KZG setup (a minute or more).
+  // Generous: on a loaded 2-core machine each blob's KZG check costs the node seconds of CPU.
   let safe = -1;
   await until(
     "the safe head to pass the claimed block",

@@ -151,8 +151,8 @@ export function inThreadBlobVerifier(kzg: () => Promise<Kzg> = loadKzg): BlobVer
 
 /**
  * A BlobProvider that checks every blob against its versioned hash itself (so it says `verified`) and keeps the
- * last `capacity` checked blobs. The KZG setup loads on the first blob only (seconds on a loaded machine; once
- * per process): a node whose batcher posts calldata never pays it. The node passes the KZG worker's verifier
+ * last `capacity` checked blobs. The KZG setup loads on the first blob only (once per process): a node whose
+ * batcher posts calldata never pays it. The node passes the KZG worker's verifier
  * (kzg-verifier.ts) so that neither the load nor the checks run on its event loop.
  */
 export class VerifyingBlobCache implements BlobProvider {
