@@ -108,7 +108,7 @@ describe("the proposer and challenger processes on a prover chain", () => {
     const failures = proposer!.lines.filter(failed).length;
     const failure = await proposer!.waitFor(failed, failures + 2, 120_000);
     expect(failure.err).toMatchObject({ name: "RpcTransportError", kind: "transport-failed" });
-    expect(proposer!.child.exitCode).toBeNull();
+    expect(proposer!.process.exitCode).toBeNull();
     // Fall behind by three ranges, then the proposer catches up one range after the other.
     const latest = await read<bigint>("latestBlock");
     const behind = latest + 3n * pc.blockInterval;
