@@ -6,9 +6,7 @@
  * host's collector (src/host's collectWitness, exactly as the host does), checks the program's roots against the
  * node's optimism_outputAtBlock, and writes the three fixture files (conformance/fixture.ts).
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { createWalletClient, type Hex, hexToBytes, http, parseEther, parseGwei } from "viem";
@@ -17,7 +15,7 @@ import { depositPortalAbi } from "../contracts/index.js";
 import { devAccounts, rollupConfigToJson, toHex } from "../src/chain/index.js";
 import { collectWitness } from "../src/host/index.js";
 import type { BootInfo } from "../src/proof/index.js";
-import { type L1Chain, startL1Chain } from "../test/node/l1-chain.js";
+import { type BatcherProcess, startChainBatcher, startL1Chain } from "../test/node/l1-chain.js";
 import { ConformanceError } from "./errors.js";
 import { FIXTURE_DIR, FIXTURE_FORMAT, type RecordedManifest } from "./fixture.js";
 import { witnessJson } from "./witness.js";
@@ -36,8 +34,6 @@ class RecordingError extends ConformanceError<"recording"> {
     super(message, { kind: "recording", details });
   }
 }
-
-const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
 interface Output {
   outputRoot: Hex;
@@ -70,50 +66,9 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
   }
 }
 
-function startBatcher(chain: L1Chain): { child: ChildProcess; output: () => string } {
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "src/batcher/main.ts",
-      "--l1-rpc-url",
-      chain.l1.anvil.rpcUrl,
-      "--l2-rpc-url",
-      chain.node.url,
-      "--rollup-config",
-      chain.rollupPath,
-      "--data-availability",
-      "blobs",
-      "--max-channel-duration",
-      "2",
-      "--poll-interval-ms",
-      "200",
-    ],
-    {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, BATCHER_PRIVATE_KEY: devAccounts(4)[3]!.privateKey },
-    },
-  );
-  let out = "";
-  child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
-  child.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
-  return { child, output: () => out };
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 async function record(outDir: string): Promise<RecordedManifest> {
   const chain = await startL1Chain({ blockTime: 1 });
-  let batcher: ReturnType<typeof startBatcher> | undefined;
+  let batcher: BatcherProcess | undefined;
   try {
     const output = (n: number) =>
       call<Output>(chain.node.url, "optimism_outputAtBlock", [`0x${n.toString(16)}`]);
@@ -172,7 +127,7 @@ async function record(outDir: string): Promise<RecordedManifest> {
     userTransactions.push(after);
     const agreed = deposit.block - 1;
     const claimed = after.block;
-    batcher = startBatcher(chain);
+    batcher = startChainBatcher(chain);
     await until(
       "the safe head to pass the claimed block",
       async () => ((await output(0)).syncStatus.safe_l2.number >= claimed ? true : undefined),
@@ -248,7 +203,7 @@ async function record(outDir: string): Promise<RecordedManifest> {
     writeFileSync(`${outDir}/devnet-witness.manifest.json`, `${JSON.stringify(manifest, null, 2)}\n`);
     return manifest;
   } finally {
-    if (batcher !== undefined) await stopChild(batcher.child);
+    await batcher?.stop(15_000);
     await chain.stop();
   }
 }

@@ -19,6 +19,8 @@ import { testSystemConfig } from "../l1/support.js";
 import { waitFor } from "./helpers.js";
 import { type NodeProcess, startNodeProcess } from "./spawn-node.js";
 
+export type { BatcherProcess };
+
 export interface L1Chain {
   readonly l1: DevnetL1;
   readonly rollup: RollupConfig;
