@@ -1,12 +1,17 @@
 /**
- * Range requests and extra hosts over H1's proving set-up (test/support/prover-chain.ts: the L1-backed chain with
+ * Range requests and extra hosts over the proving set-up (test/support/prover-chain.ts: the L1-backed chain with
  * 1 s blocks, the batcher, a local-mode enclave process, a host process, the verifier contracts and the enclave's
  * signer registered), for the end-to-end prove tests and bench:prove. `startHostFor` starts another host process
  * over the same chain whose enclave address is any Unix socket, e.g. a tamper proxy in front of the enclave.
  */
 import { type Hex, hexToBytes } from "viem";
 import type { BootInfo } from "../../src/proof/index.js";
-import { type ProverChain, type ProverChainOptions, startProverChain } from "../support/prover-chain.js";
+import {
+  type ProverChain,
+  type ProverChainOptions,
+  startProverChain,
+  witnessHostArgs,
+} from "../support/prover-chain.js";
 import { type RunningHost, startHost } from "../host/spawn-host.js";
 
 export interface Output {
@@ -105,18 +110,7 @@ export async function startProveChain(options: ProverChainOptions = {}): Promise
     output,
     async startHostFor(enclavePath) {
       const host = await startHost([
-        "--l1-rpc-url",
-        chain.l1.anvil.rpcUrl,
-        "--l2-rpc-url",
-        chain.node.url,
-        "--l2-chain-id",
-        chain.rollup.l2ChainId.toString(),
-        "--rollup-config",
-        chain.rollupPath,
-        "--listen",
-        "127.0.0.1:0",
-        "--vsock-cid",
-        enclavePath,
+        ...witnessHostArgs(chain, enclavePath, "127.0.0.1:0"),
         "--proof-request-timeout",
         "900",
       ]);

@@ -39,6 +39,15 @@ export const l1Account = (index: number): Account =>
 /** The private key of L1 development account `index` (the same mnemonic as the L2's prefunded accounts). */
 export const l1PrivateKey = (index: number): Hex => devAccounts(index + 1)[index]!.privateKey;
 
+/** A host collecting the witness of `chain` (its L1, beacon, node and rollup.json) for the enclave at `enclavePath`. */
+export function witnessHostArgs(chain: L1Chain, enclavePath: string, listen: string): string[] {
+  return [
+    ...["--l1-rpc-url", chain.l1.anvil.rpcUrl, "--l2-rpc-url", chain.node.url],
+    ...["--l2-chain-id", chain.rollup.l2ChainId.toString(), "--rollup-config", chain.rollupPath],
+    ...["--listen", listen, "--vsock-cid", enclavePath],
+  ];
+}
+
 export interface ProverChainOptions {
   /** L2 blocks per proposal (AggregateVerifier.BLOCK_INTERVAL, default 4). */
   readonly blockInterval?: bigint;
@@ -186,18 +195,7 @@ export async function startProverChain(options: ProverChainOptions = {}): Promis
     const enclavePath = enclave.address.path;
     const port = await freePort();
     const hostArgs = [
-      "--l1-rpc-url",
-      chain.l1.anvil.rpcUrl,
-      "--l2-rpc-url",
-      chain.node.url,
-      "--l2-chain-id",
-      chain.rollup.l2ChainId.toString(),
-      "--rollup-config",
-      chain.rollupPath,
-      "--listen",
-      `127.0.0.1:${port}`,
-      "--vsock-cid",
-      enclavePath,
+      ...witnessHostArgs(chain, enclavePath, `127.0.0.1:${port}`),
       "--tee-prover-registry-address",
       registry,
       "--proof-request-timeout",
