@@ -311,9 +311,15 @@ describe("SafeHeadTracker over a real L1", () => {
     const t = tracker(storeA, BigInt(BLOCKS));
     const seen: bigint[] = [];
     const hashes = new Map<bigint, Uint8Array>();
+    // op-node's current_l1 is never behind the L1 data the safe head came from, also in the middle of a round (a
+    // proposer proves the safe head from L1 up to current_l1): checked at every move of the safe head.
+    const currentL1Behind: bigint[] = [];
     t.onChange(({ safe }) => {
       if (seen[seen.length - 1] !== safe.number) seen.push(safe.number);
       hashes.set(safe.number, safe.hash);
+      const { currentL1 } = t.status;
+      if (currentL1 === undefined || currentL1.number < safe.l1Origin.number)
+        currentL1Behind.push(safe.number);
     });
     expect(t.safe.number).toBe(0n);
     // The first blob starts the process's KZG worker, which loads KZG and recomputes each blob's commitment (over a
@@ -336,6 +342,7 @@ describe("SafeHeadTracker over a real L1", () => {
     }
     expect(gap).toBeLessThan(5_000);
     expect(seen).toEqual(Array.from({ length: BLOCKS }, (_, i) => BigInt(i + 1)));
+    expect(currentL1Behind).toEqual([]);
     for (let n = 1n; n <= BigInt(BLOCKS); n++) {
       expect(bytesEqual(hashes.get(n)!, storeA.blockByNumber(n)!.hash)).toBe(true);
     }
