@@ -16,7 +16,6 @@ import { depositPortalAbi, systemConfigAbi } from "../../contracts/index.js";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Preimage } from "../../generated/protocol/index.js";
-import { type BatcherProcess, spawnBatcher } from "../../src/batcher/test/spawn-batcher.js";
 import { devAccounts, toHex } from "../../src/chain/index.js";
 import {
   collectWitness,
@@ -61,7 +60,7 @@ import {
 } from "../../src/proof/index.js";
 import { runProof } from "../../enclave/prove.js";
 import { EnclaveSigner } from "../../enclave/signer.js";
-import { type L1Chain, startL1Chain } from "../node/l1-chain.js";
+import { type BatcherProcess, type L1Chain, startChainBatcher, startL1Chain } from "../node/l1-chain.js";
 
 const NEW_GAS_LIMIT = 45_000_000n;
 
@@ -208,23 +207,7 @@ beforeAll(async () => {
   const claimed = await transfer(1000);
   range = claimed - agreed;
   depositInRange = depositBlock;
-  batcher = spawnBatcher(
-    [
-      "--l1-rpc-url",
-      chain.l1.anvil.rpcUrl,
-      "--l2-rpc-url",
-      chain.node.url,
-      "--rollup-config",
-      chain.rollupPath,
-      "--data-availability",
-      "blobs",
-      "--max-channel-duration",
-      "2",
-      "--poll-interval-ms",
-      "200",
-    ],
-    { BATCHER_PRIVATE_KEY: devAccounts(4)[3]!.privateKey },
-  );
+  batcher = startChainBatcher(chain);
   // The node's derived safe head passes the claimed block: its batches are on L1.
   // Generous: on a loaded 2-core machine each blob's KZG check costs the node seconds of CPU.
   let safe = -1;

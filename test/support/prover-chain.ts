@@ -25,13 +25,12 @@ import { mnemonicToAccount } from "viem/accounts";
 import { deployProofVerifiers } from "../../contracts/index.js";
 import { type RunningEnclave, startEnclave } from "../../enclave/test/enclave-process.js";
 import { httpTransport, NodeClient, type OutputResponse } from "../../generated/rpc/index.js";
-import { type BatcherProcess, spawnBatcher } from "../../src/batcher/test/spawn-batcher.js";
 import { devAccounts, genesisFactsOf } from "../../src/chain/index.js";
 import { DEVNET_L1_MNEMONIC } from "../../src/devnet/l1/anvil.js";
 import { computeConfigHash } from "../../src/proof/index.js";
 import { runRegistrarCli } from "../../src/registrar/index.js";
 import { type RunningHost, startHost as spawnHost } from "../host/spawn-host.js";
-import { type L1Chain, startL1Chain } from "../node/l1-chain.js";
+import { type BatcherProcess, type L1Chain, startChainBatcher, startL1Chain } from "../node/l1-chain.js";
 
 /** An L1 development account (the public test mnemonic): index 0 owns the registry, 3 is the batcher. */
 export const l1Account = (index: number): Account =>
@@ -151,23 +150,9 @@ export async function startProverChain(options: ProverChainOptions = {}): Promis
     await chain.stop();
   };
   try {
-    batcher = spawnBatcher(
-      [
-        "--l1-rpc-url",
-        chain.l1.anvil.rpcUrl,
-        "--l2-rpc-url",
-        chain.node.url,
-        "--rollup-config",
-        chain.rollupPath,
-        "--data-availability",
-        options.calldata === true ? "calldata" : "blobs",
-        "--max-channel-duration",
-        "2",
-        "--poll-interval-ms",
-        "200",
-      ],
-      { BATCHER_PRIVATE_KEY: l1PrivateKey(3) },
-    );
+    batcher = startChainBatcher(chain, {
+      dataAvailability: options.calldata === true ? "calldata" : "blobs",
+    });
     const node = new NodeClient(httpTransport(chain.node.url, { timeoutMs: 60_000 }));
     const registry = chain.l1.deployment.teeProverRegistry;
     const deployer = l1Account(0);
