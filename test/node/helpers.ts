@@ -1,5 +1,5 @@
 /** Small helpers for the node tests: raw JSON-RPC over fetch, viem clients for a node process, waiting. */
-import { connect } from "node:net";
+import { connect, createServer } from "node:net";
 import { createPublicClient, createWalletClient, defineChain, http, parseGwei, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { NodeProcess } from "./spawn-node.js";
@@ -122,5 +122,18 @@ export function signTransfer(node: NodeProcess, accountIndex: number, nonce: num
     gas: 21_000n,
     maxFeePerGas: parseGwei("10"),
     maxPriorityFeePerGas: parseGwei("1"),
+  });
+}
+
+/** A free TCP port on 127.0.0.1 (bound and released; the caller binds it right after). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
   });
 }

@@ -9,7 +9,6 @@
  * The host listens on a port chosen once, so `stopHost()` then `startHost()` brings it back at the same URL (what a
  * proposer configured with --prover-url sees as an outage).
  */
-import { createServer } from "node:net";
 import {
   type Account,
   type Address,
@@ -31,6 +30,7 @@ import { computeConfigHash } from "../../src/proof/index.js";
 import { runRegistrarCli } from "../../src/registrar/index.js";
 import { type RunningHost, startHost as spawnHost } from "../host/spawn-host.js";
 import { type BatcherProcess, type L1Chain, startChainBatcher, startL1Chain } from "../node/l1-chain.js";
+import { freePort } from "../node/helpers.js";
 
 /** An L1 development account (the public test mnemonic): index 0 owns the registry, 3 is the batcher. */
 export const l1Account = (index: number): Account =>
@@ -104,19 +104,6 @@ export interface ProverChain {
 
 function walletOn(chain: L1Chain, account: Account) {
   return createWalletClient({ account, chain: chain.l1.anvil.chain, transport: http(chain.l1.anvil.rpcUrl) });
-}
-
-/** A free TCP port on 127.0.0.1 (bound and released; the host binds it right after). */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {

@@ -6,11 +6,11 @@
  */
 import { execFile } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
+import { freePort } from "../../node/helpers.js";
 
 const run = promisify(execFile);
 
@@ -33,18 +33,6 @@ function findBinDir(): string {
   throw new PostgresUnavailableError(
     "PostgreSQL binaries (initdb, pg_ctl) not found: run scripts/postgres/ensure.sh",
   );
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export interface ThrowawayCluster {
