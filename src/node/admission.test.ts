@@ -110,7 +110,7 @@ describe("admission", () => {
   it("admits a valid transaction once, then refuses it as already known and a cheaper replacement as underpriced", async () => {
     const raw = await transfer({ account: 1 });
     const pooled = admitTransaction(node, raw);
-    expect(node.sequencer.pool.get(pooled.hashHex)).toBe(pooled);
+    expect(node.producer.pool.get(pooled.hashHex)).toBe(pooled);
     expect(refusalOf(raw).refusal).toBe("already-known");
     expect(refusalOf(await transfer({ account: 1, value: 2n })).refusal).toBe("replacement-underpriced");
   });

@@ -21,7 +21,7 @@ import { intrinsicGas } from "./state/call.js";
 export interface AdmissionContext {
   readonly config: { readonly l2ChainId: bigint };
   readonly common: Common;
-  readonly sequencer: { readonly pool: TxPool };
+  readonly producer: { readonly pool: TxPool };
   readonly store: { transactionLocation(hash: Uint8Array): unknown };
   readonly pending: { readonly snapshot: { readonly transactionHashes: readonly Uint8Array[] } } | undefined;
   readonly head: { readonly header: { readonly gasLimit: bigint } };
@@ -88,7 +88,7 @@ export function admitTransaction(node: AdmissionContext, raw: Uint8Array): Poole
     refuse("deposit", "deposit transactions cannot be submitted through the RPC");
   const tx = decoded.body.tx;
   const hashHex = toHexRaw(decoded.hash);
-  const pool = node.sequencer.pool;
+  const pool = node.producer.pool;
   if (pool.get(hashHex) !== undefined || node.store.transactionLocation(decoded.hash) !== undefined) {
     refuse("already-known", "already known", { hash: hashHex });
   }

@@ -38,7 +38,10 @@ import { L1Follower } from "./l1/follower.js";
 import { L1BlockPlanner } from "./l1/planner.js";
 import type { BlockContent } from "./block-content.js";
 import { admitTransaction } from "./admission.js";
-import { type PendingSnapshot, Sequencer } from "./sequencer.js";
+import type { BlockProducer } from "./block-producer.js";
+import { Replica } from "./replica/replica.js";
+import type { PendingSnapshot } from "./block-in-progress.js";
+import { Sequencer } from "./sequencer.js";
 import { CallPool } from "./calls/call-pool.js";
 import { type CallContext, type CallExecutor, InThreadCalls } from "./calls/executor.js";
 import { StateView } from "./state/state-view.js";
@@ -59,8 +62,13 @@ export interface ChainNodeOptions {
   /** Deadline of one EVM execution of a call on a worker, milliseconds. */
   callTimeoutMs: number;
   logger: Logger;
-  /** Block production failed; default: log only. */
+  /** Block production failed (or a replica cannot follow its leader); default: log only. */
   onFatal?: (err: unknown) => void;
+  /**
+   * A read replica: follow the node at this JSON-RPC websocket URL (its sealed blocks and flashblocks,
+   * re-executed and checked) instead of sequencing; transactions sent to it are forwarded there.
+   */
+  follow?: { leaderUrl: string };
 }
 
 /** The L1 mode's inputs. */
@@ -91,7 +99,10 @@ export type ResolvedBlock =
 export class ChainNode {
   readonly store: BlockStore;
   readonly config: RollupConfig;
-  readonly sequencer: Sequencer;
+  /** Where the head and the pending snapshot come from: the Sequencer, or a replica's Replica. */
+  readonly producer: BlockProducer;
+  /** A read replica's follower of its leader (undefined on a sequencing node). */
+  readonly replica: Replica | undefined;
   readonly devAccounts: DevAccount[];
   readonly common: Common;
   /** Where eth_call and eth_estimateGas run. */
@@ -123,6 +134,21 @@ export class ChainNode {
           })
         : new InThreadCalls();
     const l1 = options.l1;
+    if (options.follow !== undefined) {
+      // A replica re-executes its leader's blocks: it plans nothing and needs no L1 origins.
+      this.l1Follower = undefined;
+      this.l1Planner = undefined;
+      this.replica = new Replica({
+        config,
+        store,
+        leaderUrl: options.follow.leaderUrl,
+        logger: options.logger.child({ component: "replica" }),
+        ...(options.onFatal === undefined ? {} : { onFatal: options.onFatal }),
+      });
+      this.producer = this.replica;
+      return;
+    }
+    this.replica = undefined;
     if (l1 !== undefined) {
       const l1ChainId = config.l1ChainId ?? 0n;
       this.l1Follower = new L1Follower({
@@ -142,7 +168,7 @@ export class ChainNode {
       this.l1Follower = undefined;
       this.l1Planner = undefined;
     }
-    this.sequencer = new Sequencer({
+    this.producer = new Sequencer({
       config,
       store,
       blockTimeMs: options.blockTimeMs,
@@ -261,7 +287,7 @@ export class ChainNode {
       }
       const node = new ChainNode(options, store, config, devAccounts(options.devAccountCount));
       try {
-        await node.l1Planner!.init();
+        await node.l1Planner?.init();
       } catch (e) {
         await node.calls.close();
         throw e;
@@ -274,9 +300,9 @@ export class ChainNode {
   }
 
   start(): void {
-    this.restoreJournaledTransactions();
+    if (this.replica === undefined) this.restoreJournaledTransactions();
     this.l1Follower?.start();
-    this.sequencer.start();
+    this.producer.start();
     if (this.calls instanceof CallPool) this.calls.warmUp();
   }
 
@@ -319,18 +345,18 @@ export class ChainNode {
   }
 
   async close(): Promise<void> {
-    await this.sequencer.stop();
+    await this.producer.stop();
     await this.l1Follower?.stop();
     await this.calls.close();
     this.store.close();
   }
 
   get head(): StoredBlock {
-    return this.sequencer.head;
+    return this.producer.head;
   }
 
   get pending(): PendingSnapshot | undefined {
-    return this.sequencer.pending;
+    return this.producer.pending;
   }
 
   /** A tag or number; undefined when there is no such block. */
@@ -405,7 +431,7 @@ export class ChainNode {
 
   stateOf(r: ResolvedBlock): StateView {
     if (r.kind === "pending") return r.pending.view;
-    if (r.block === this.head) return this.sequencer.headView;
+    if (r.block === this.head) return this.producer.headView;
     const key = toHexRaw(r.block.header.stateRoot);
     let view = this.viewCache.get(key);
     if (view === undefined) {
@@ -468,6 +494,6 @@ export class ChainNode {
 
   /** State the pool admits against: the pending snapshot, else the head. */
   admissionState(): StateView {
-    return this.pending?.view ?? this.sequencer.headView;
+    return this.pending?.view ?? this.producer.headView;
   }
 }

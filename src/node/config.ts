@@ -22,6 +22,8 @@ export interface NodeConfig {
   rpcLimits: NodeRpcLimits;
   /** Set with --l1-rpc and --rollup-config: the chain runs on real L1 origins (docs/node.md "L1 mode"). */
   l1?: L1ModeConfig;
+  /** Set with --follow: a read replica of the node at this JSON-RPC websocket URL (docs/node.md "Read replicas"). */
+  follow?: string;
   /** Flags given explicitly (by flag or environment), e.g. to refuse a --chain-id the rollup config contradicts. */
   explicit: ReadonlySet<string>;
 }
@@ -86,6 +88,12 @@ export const FLAGS: FlagSpec[] = [
     env: "NODE_DEV_ACCOUNTS",
     default: String(DEV_DEFAULT_ACCOUNT_COUNT),
     help: "prefunded accounts of the test mnemonic in a new genesis (1-100)",
+  },
+  {
+    flag: "--follow",
+    env: "NODE_FOLLOW",
+    default: "",
+    help: "read replica: follow the node at this JSON-RPC websocket URL (ws://host:port), re-executing its blocks and flashblocks, instead of sequencing; transactions are forwarded to it",
   },
   {
     flag: "--l1-rpc",
@@ -158,7 +166,9 @@ export function usage(): string {
     "Runs a local OP Stack dev chain: JSON-RPC on HTTP and websocket, a pending view refreshed at",
     "every flashblock, Base-format flashblocks on the websocket route /ws/flashblocks. Standalone (no",
     "--l1-rpc) it invents its L1 origins and safe = finalized = latest; with --l1-rpc and --rollup-config",
-    "it sequences on the L1's blocks (deposits, system config) as op-node's sequencer does.",
+    "it sequences on the L1's blocks (deposits, system config) as op-node's sequencer does. With --follow",
+    "it is a read replica of another node: the same chain flags (--chain-id and --dev-accounts, or",
+    "--rollup-config), its blocks re-executed and checked, reads served here, transactions forwarded.",
     "",
     "Flags (each also read from its environment variable; the flag wins):",
   ];
@@ -242,6 +252,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     if (url !== "" && !/^https?:\/\/[^\s]+$/.test(url))
       throw new ConfigError(`${flag} must be an http(s) URL, got "${url}"`);
   }
+  const follow = get("--follow");
+  if (follow !== "" && !/^wss?:\/\/[^\s]+$/.test(follow))
+    throw new ConfigError(`--follow must be a ws(s) URL of the leader's JSON-RPC websocket, got "${follow}"`);
   const l1: L1ModeConfig | undefined =
     l1Rpc === ""
       ? undefined
@@ -254,6 +267,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
         };
   return {
     ...(l1 === undefined ? {} : { l1 }),
+    ...(follow === "" ? {} : { follow }),
     explicit,
     rpcLimits,
     host,

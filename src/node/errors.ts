@@ -18,7 +18,12 @@ export type NodeErrorKind =
   | "block-production"
   | "derived-block-mismatch"
   | "safe-head-inconsistent"
-  | "blob-verifier-failed";
+  | "blob-verifier-failed"
+  | "leader-unavailable"
+  | "leader-request-failed"
+  | "leader-diverged"
+  | "leader-data-invalid"
+  | "replica-verification";
 
 /** Structured fields and the cause of a node error. */
 export interface NodeErrorOptions {

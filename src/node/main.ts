@@ -88,10 +88,11 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
             pollIntervalMs: config.l1.pollIntervalMs,
           },
         }),
+    ...(config.follow === undefined ? {} : { follow: { leaderUrl: config.follow } }),
     callWorkers: config.callWorkers,
     callTimeoutMs: config.callTimeoutMs,
     logger,
-    // Without a sequencer the node would serve a frozen chain: exit and let the operator see it.
+    // Without a sequencer (or a replica's leader) the node would serve a frozen chain: exit and let the operator see it.
     onFatal: () => process.exit(1),
   });
   // L1 mode: safe and finalized are derived back from L1 (docs/node.md "Safe and finalized heads").
@@ -124,10 +125,13 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   const url = `http://${hostPart}:${port}`;
   const wsUrl = `ws://${hostPart}:${port}`;
   const eth = Number(DEV_ACCOUNT_BALANCE / 10n ** 18n);
+  const role =
+    config.follow === undefined ? "" : `read replica of ${config.follow} (blocks re-executed and checked); `;
   const mode =
-    config.l1 === undefined
+    role +
+    (config.l1 === undefined
       ? "standalone: synthetic L1 origins, safe = finalized = latest"
-      : `L1 mode: L1 ${config.l1.rpcUrl}, rollup config ${config.l1.rollupConfigPath}, ${config.l1.confirmations} L1 confirmations`;
+      : `L1 mode: L1 ${config.l1.rpcUrl}, rollup config ${config.l1.rollupConfigPath}, ${config.l1.confirmations} L1 confirmations`);
   const lines = [
     "",
     `OP Stack dev chain ${config.chainId} at ${url} (websocket ${wsUrl}, flashblocks ${wsUrl}${FLASHBLOCKS_PATH})`,
@@ -140,7 +144,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   process.stdout.write(`${lines.join("\n")}\n`);
   // Written whatever the log level: tools (test/node/spawn-node.ts) wait for this line.
   process.stdout.write(
-    `${JSON.stringify({ level: "info", time: new Date().toISOString(), service: "node", url, wsUrl, flashblocks: `${wsUrl}${FLASHBLOCKS_PATH}`, chainId: Number(config.chainId), head: Number(node.head.header.number), l1Mode: config.l1 !== undefined, msg: "node ready" })}\n`,
+    `${JSON.stringify({ level: "info", time: new Date().toISOString(), service: "node", url, wsUrl, flashblocks: `${wsUrl}${FLASHBLOCKS_PATH}`, chainId: Number(config.chainId), head: Number(node.head.header.number), l1Mode: config.l1 !== undefined, ...(config.follow === undefined ? {} : { follow: config.follow }), msg: "node ready" })}\n`,
   );
   exitOnShutdownSignals(
     async () => {

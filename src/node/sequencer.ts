@@ -17,30 +17,25 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import {
   bigIntToWord,
   BlockBuilder,
-  type BlockSnapshot,
   bytesToBigInt,
   concatBytes,
   DEV_GAS_LIMIT,
-  encodeHeader,
   fromHex,
   InvalidTransactionEncodingError,
   l1InfoDeposit,
   PREDEPLOY,
   type RollupConfig,
   syntheticL1Origin,
-  toHex,
   toHexRaw,
   TransactionRejectedError,
 } from "../chain/index.js";
 import type { Logger } from "../log/index.js";
-import { type FlashblockMessage, encodeFlashblock } from "./flashblocks.js";
+import { type BlockInProgress, beginBlock, commitSealed, takeSnapshot, touch } from "./block-in-progress.js";
+import { HeadHolder } from "./block-producer.js";
 import { DepositRejectedError } from "./l1/errors.js";
 import type { BlockPlan, L1BlockPlanner } from "./l1/planner.js";
 import { type PooledTransaction, TxPool } from "./pool.js";
-import type { CallEnvironment } from "./state/call.js";
-import { OverlaySource } from "./state/sources.js";
-import { StateView } from "./state/state-view.js";
-import { blockSize, type BlockStore, type StoredBlock } from "./store/block-store.js";
+import type { BlockStore, StoredBlock } from "./store/block-store.js";
 
 export interface SequencerOptions {
   config: RollupConfig;
@@ -52,23 +47,6 @@ export interface SequencerOptions {
   l1Planner?: L1BlockPlanner;
   /** Called when block production fails (the process should exit: the node can no longer make blocks). */
   onFatal?: (err: unknown) => void;
-}
-
-/** The latest snapshot of the block being built: the node's `pending`. */
-export interface PendingSnapshot {
-  payloadId: Uint8Array;
-  index: number;
-  snapshot: BlockSnapshot;
-  size: bigint;
-  view: StateView;
-  /** Every trie node and code the block being built has written so far (the builder's live map). */
-  writtenNodes: ReadonlyMap<string, Uint8Array>;
-  /** The keys of `writtenNodes` in the order written (append-only). */
-  writtenNodeKeys: readonly string[];
-  env: CallEnvironment;
-  /** Wall-clock time (ms since the epoch, fractional) the snapshot became the pending view. */
-  createdAt: number;
-  message: FlashblockMessage;
 }
 
 /** A transaction the sequencer could not include and dropped from the pool. */
@@ -88,48 +66,17 @@ function now(): number {
   return performance.timeOrigin + performance.now();
 }
 
-export class Sequencer {
+export class Sequencer extends HeadHolder {
   readonly pool: TxPool;
-  private headBlock: StoredBlock;
-  private headStateView: StateView;
-  private pendingSnapshot: PendingSnapshot | undefined;
   private stopped = false;
   private wake: (() => void) | undefined;
   private interruptWaiters: (() => void)[] = [];
   private loopDone: Promise<void> | undefined;
-  private readonly snapshotListeners = new Set<(p: PendingSnapshot) => void>();
-  private readonly sealedListeners = new Set<(b: StoredBlock) => void>();
   readonly dropped = new Map<string, string>();
 
   constructor(private readonly opts: SequencerOptions) {
+    super(opts.store);
     this.pool = new TxPool(opts.store);
-    const headNumber = opts.store.headNumber();
-    if (headNumber === undefined) throw new Error("store has no genesis");
-    this.headBlock = opts.store.blockByNumber(headNumber)!;
-    this.headStateView = new StateView(opts.store, this.headBlock.header.stateRoot);
-  }
-
-  get head(): StoredBlock {
-    return this.headBlock;
-  }
-
-  get headView(): StateView {
-    return this.headStateView;
-  }
-
-  /** The latest snapshot, or undefined between a seal and the next block's snapshot 0. */
-  get pending(): PendingSnapshot | undefined {
-    return this.pendingSnapshot;
-  }
-
-  onSnapshot(listener: (p: PendingSnapshot) => void): () => void {
-    this.snapshotListeners.add(listener);
-    return () => this.snapshotListeners.delete(listener);
-  }
-
-  onSealed(listener: (b: StoredBlock) => void): () => void {
-    this.sealedListeners.add(listener);
-    return () => this.sealedListeners.delete(listener);
   }
 
   start(): void {
@@ -176,7 +123,7 @@ export class Sequencer {
     while (!this.stopped) {
       if (l1Planner !== undefined) {
         const plan = await l1Planner.plan(
-          this.headBlock,
+          this.head,
           (ms) => this.sleepUntil(ms),
           () => this.stopped,
           () => this.interrupted(),
@@ -233,7 +180,7 @@ export class Sequencer {
   /** Standalone: the wall clock's timestamp and the synthetic L1 origin (src/chain/dev-chain/l1-info.ts). */
   private standalonePlan(): BlockPlan {
     const { config } = this.opts;
-    const parent = this.headBlock;
+    const parent = this.head;
     const nowSeconds = BigInt(Math.floor(Date.now() / 1000));
     const timestamp = nowSeconds > parent.header.timestamp ? nowSeconds : parent.header.timestamp + 1n;
     const origin = syntheticL1Origin(config.genesisL2Time, timestamp);
@@ -260,7 +207,7 @@ export class Sequencer {
   private async startBlock(plan: BlockPlan): Promise<BlockContext> {
     const started = now();
     const { config, store } = this.opts;
-    const parent = this.headBlock;
+    const parent = this.head;
     const timestamp = plan.timestamp;
     const builder = await BlockBuilder.start({
       config,
@@ -268,7 +215,11 @@ export class Sequencer {
       attributes: plan.attributes,
       source: store,
     });
-    const touchedByDeposits: string[] = [];
+    const ctx: BlockContext = {
+      ...beginBlock(store, builder, parent, this.headView, timestamp),
+      nonces: new Map(),
+      included: 0,
+    };
     for (let i = 0; i < plan.deposits.length; i++) {
       const deposit = await builder.addTransaction(plan.deposits[i]!);
       if (!deposit.ok)
@@ -277,32 +228,8 @@ export class Sequencer {
           { block: parent.header.number + 1n, index: i },
           deposit.error,
         );
-      if (i === 0) continue; // the L1 info deposit moves no ether
-      const d = deposit.details;
-      touchedByDeposits.push(toHex(d.from).toLowerCase());
-      if (d.to !== undefined) touchedByDeposits.push(toHex(d.to).toLowerCase());
-      if (d.contractAddress !== undefined) touchedByDeposits.push(toHex(d.contractAddress).toLowerCase());
+      if (i > 0) touch(ctx, deposit.details); // the L1 info deposit moves no ether
     }
-    const ctx: BlockContext = {
-      builder,
-      parent,
-      payloadId: keccak_256(concatBytes(parent.hash, bigIntToWord(timestamp))).subarray(0, 8),
-      source: new OverlaySource(store, builder.writtenNodes),
-      nonces: new Map(),
-      published: 0,
-      included: 0,
-      touched: new Set(
-        [
-          PREDEPLOY.SequencerFeeVault,
-          PREDEPLOY.BaseFeeVault,
-          PREDEPLOY.L1FeeVault,
-          PREDEPLOY.OperatorFeeVault,
-          ...touchedByDeposits,
-        ].map((a) => a.toLowerCase()),
-      ),
-      view: this.headStateView,
-      parentView: this.headStateView,
-    };
     await this.publish(ctx, 0);
     ctx.startMs = now() - started;
     ctx.planMs = plan.planMs;
@@ -339,10 +266,7 @@ export class Sequencer {
         ctx.included++;
         this.pool.take(tx.hashHex);
         ctx.nonces.set(tx.senderHex, tx.nonce + 1n);
-        ctx.touched.add(`0x${tx.senderHex}`);
-        const d = result.details;
-        if (d.to !== undefined) ctx.touched.add(toHex(d.to));
-        if (d.contractAddress !== undefined) ctx.touched.add(toHex(d.contractAddress));
+        touch(ctx, result.details);
         continue;
       }
       const err = result.error;
@@ -363,51 +287,8 @@ export class Sequencer {
   }
 
   private async publish(ctx: BlockContext, index: number): Promise<void> {
-    const snapshot = await ctx.builder.snapshot();
-    const h = snapshot.header;
-    const view = new StateView(ctx.source, h.stateRoot);
-    const balances = new Map<string, bigint>();
-    for (const address of ctx.touched) {
-      const bytes = fromHex(address);
-      const after = view.balance(bytes);
-      if (after !== ctx.parentView.balance(bytes)) balances.set(address, after);
-    }
-    const message = encodeFlashblock({
-      payloadId: ctx.payloadId,
-      index,
-      snapshot,
-      firstNew: ctx.published,
-      balances,
-    });
-    ctx.published = snapshot.transactions.length;
-    ctx.view = view;
-    ctx.lastSnapshot = snapshot;
-    const pending: PendingSnapshot = {
-      payloadId: ctx.payloadId,
-      index,
-      snapshot,
-      size: blockSize(encodeHeader(h), snapshot.transactions),
-      view,
-      writtenNodes: ctx.builder.writtenNodes,
-      writtenNodeKeys: ctx.builder.writtenNodeKeys,
-      env: {
-        chainId: this.opts.config.l2ChainId,
-        fork: ctx.builder.fork,
-        number: h.number,
-        timestamp: h.timestamp,
-        coinbase: h.beneficiary,
-        prevRandao: h.mixHash,
-        gasLimit: h.gasLimit,
-        baseFee: ctx.builder.baseFee,
-        parentHash: h.parentHash,
-        grandparentHash: ctx.parent.header.parentHash,
-        stateRoot: h.stateRoot,
-      },
-      createdAt: now(),
-      message,
-    };
-    this.pendingSnapshot = pending;
-    for (const l of this.snapshotListeners) l(pending);
+    const pending = await takeSnapshot(ctx, this.opts.config, index, now());
+    this.publishPending(pending);
   }
 
   private async seal(ctx: BlockContext): Promise<void> {
@@ -419,20 +300,7 @@ export class Sequencer {
     ) {
       throw new Error("sealed block differs from the last published snapshot");
     }
-    const stored = this.opts.store.commitBlock(
-      {
-        header: sealed.header,
-        hash: sealed.blockHash,
-        transactions: sealed.transactions,
-        transactionHashes: sealed.transactionHashes,
-        receipts: sealed.receipts,
-        details: sealed.receiptDetails,
-      },
-      sealed.newNodes,
-    );
-    this.headBlock = stored;
-    this.headStateView = new StateView(this.opts.store, stored.header.stateRoot);
-    this.pendingSnapshot = undefined;
+    const stored = commitSealed(this.opts.store, sealed);
     this.opts.logger.debug(
       {
         number: Number(stored.header.number),
@@ -443,29 +311,16 @@ export class Sequencer {
       },
       "block sealed",
     );
-    for (const l of this.sealedListeners) l(stored);
+    this.publishSealed(stored);
   }
 }
 
-interface BlockContext {
-  builder: BlockBuilder;
-  parent: StoredBlock;
-  payloadId: Uint8Array;
-  source: OverlaySource;
+interface BlockContext extends BlockInProgress {
   /** Next nonce per sender inside this block. */
   nonces: Map<string, bigint>;
-  /** Transactions already published. */
-  published: number;
   /** Pool transactions included so far. */
   included: number;
-  /** Addresses whose balance may have changed in this block (lowercase 0x hex). */
-  touched: Set<string>;
-  /** State at the last snapshot. */
-  view: StateView;
-  lastSnapshot?: BlockSnapshot;
   /** Milliseconds to start the block (builder, deposits, snapshot 0) and, in L1 mode, to plan it. */
   startMs?: number;
   planMs?: number | undefined;
-  /** State of the parent block. */
-  parentView: StateView;
 }

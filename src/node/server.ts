@@ -58,12 +58,12 @@ export function createNodeServer(
     logger: options.logger,
     corsOrigin: "*",
   });
-  node.sequencer.onSnapshot((p) => {
+  node.producer.onSnapshot((p) => {
     snapshots.inc();
-    poolSize.set(node.sequencer.pool.size);
+    poolSize.set(node.producer.pool.size);
     server.broadcast(FLASHBLOCKS_PATH, JSON.stringify(p.message));
   });
-  node.sequencer.onSealed((b) => {
+  node.producer.onSealed((b) => {
     head.set(Number(b.header.number));
     installedFilters.set(filterRegistry.size);
   });

@@ -3,7 +3,9 @@
  * actions (`viem/op-stack`: buildDepositTransaction on L2, depositTransaction on L1 against the DepositPortal,
  * getL2TransactionHashes from the L1 receipt) arrive on L2 under that hash, with the mint, value and sender the
  * portal's event states: an EOA's own address, a contract's L1→L2 alias. A deposit whose L2 call reverts still
- * mints: the sender is credited and the receipt's status is 0.
+ * mints: the sender is credited and the receipt's status is 0. A read replica of the L1-backed node (`--follow`
+ * with the same rollup config and L1) holds the same blocks, the deposits' blocks included, re-executed from the
+ * leader's flashblocks and raw blocks.
  */
 import solc from "solc";
 import { type Address, type Hex, parseEther, parseGwei } from "viem";
@@ -11,15 +13,27 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { buildDepositTransaction, depositTransaction, getL2TransactionHashes } from "viem/op-stack";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { walletOf } from "../l1/support.js";
+import { call, hexNumber, waitFor } from "./helpers.js";
 import { type L1Chain, startL1Chain } from "./l1-chain.js";
+import { type NodeProcess, startNodeProcess } from "./spawn-node.js";
 
 let chain: L1Chain;
+let replica: NodeProcess;
+/** L2 blocks holding the deposits the tests made. */
+const depositBlocks: bigint[] = [];
 
 beforeAll(async () => {
   chain = await startL1Chain({ blockTime: 1, confirmations: 1 });
+  replica = await startNodeProcess({
+    l1: { rpcUrl: chain.l1.anvil.rpcUrl, rollupConfigPath: chain.rollupPath },
+    extraArgs: ["--follow", chain.node.wsUrl],
+    callWorkers: 1,
+    startTimeoutMs: 60_000,
+  });
 }, 120_000);
 
 afterAll(async () => {
+  await replica?.stop();
   await chain?.stop();
 });
 
@@ -128,7 +142,8 @@ describe("deposits on the L1-backed chain", () => {
     const [l2Hash] = getL2TransactionHashes(l1Receipt);
     expect(l2Hash).toBeDefined();
 
-    const { tx, status } = await l2Arrival(l2Hash!);
+    const { tx, status, block } = await l2Arrival(l2Hash!);
+    depositBlocks.push(block);
     expect(tx.type).toBe("0x7e");
     expect(tx.hash).toBe(l2Hash);
     expect(tx.from.toLowerCase()).toBe(l1Wallet.account.address.toLowerCase());
@@ -183,6 +198,7 @@ describe("deposits on the L1-backed chain", () => {
     const [hashB] = getL2TransactionHashes(receiptB);
 
     const a = await l2Arrival(hashA!);
+    depositBlocks.push(a.block);
     expect(a.tx.from.toLowerCase()).toBe(aliased.toLowerCase());
     expect(BigInt(a.tx.mint)).toBe(parseEther("1"));
     expect(BigInt(a.tx.value)).toBe(parseEther("0.25"));
@@ -191,6 +207,7 @@ describe("deposits on the L1-backed chain", () => {
     expect(await l2.getBalance({ address: aliased })).toBe(parseEther("0.75"));
 
     const b = await l2Arrival(hashB!);
+    depositBlocks.push(b.block);
     expect(b.tx.from.toLowerCase()).toBe(revertingSender.toLowerCase());
     expect(b.tx.to?.toLowerCase()).toBe(L1_BLOCK.toLowerCase());
     expect(BigInt(b.tx.mint)).toBe(parseEther("3"));
@@ -200,5 +217,27 @@ describe("deposits on the L1-backed chain", () => {
     expect(await l2.getBalance({ address: revertingSender, blockNumber: b.block })).toBe(
       before + parseEther("3"),
     );
+  }, 120_000);
+
+  it("a read replica (--follow, same rollup config) holds the same blocks, the deposits' included", async () => {
+    expect(depositBlocks.length).toBe(3);
+    const last = depositBlocks.reduce((a, b) => (a > b ? a : b)) + 1n;
+    const blockAt = (url: string, n: bigint) => async () =>
+      (await call<{ hash: string } | null>(url, "eth_getBlockByNumber", [hexNumber(n), false])) ?? undefined;
+    await waitFor(blockAt(chain.node.url, last), `the leader's block ${last}`, 30_000, 100);
+    await waitFor(blockAt(replica.url, last), `the replica's block ${last}`, 60_000, 100);
+    for (let n = 0n; n <= last; n++) {
+      const [a, b] = await Promise.all([blockAt(chain.node.url, n)(), blockAt(replica.url, n)()]);
+      expect(b?.hash, `block ${n}`).toBe(a?.hash);
+    }
+    for (const n of depositBlocks) {
+      const params = [hexNumber(n)];
+      const [a, b] = await Promise.all([
+        call(chain.node.url, "eth_getBlockReceipts", params),
+        call(replica.url, "eth_getBlockReceipts", params),
+      ]);
+      expect(b).toEqual(a);
+    }
+    expect(replica.process.exitCode).toBeNull();
   }, 120_000);
 });

@@ -13,7 +13,7 @@ import { decodeTransaction, toHexRaw } from "../../chain/index.js";
 import type { BoundMethod, RequestContext } from "../../rpc/index.js";
 import type { BlockContent } from "../block-content.js";
 import { fullBlockJson, receiptsJson } from "../calls/block-reads.js";
-import type { PendingSnapshot } from "../sequencer.js";
+import type { PendingSnapshot } from "../block-in-progress.js";
 import type { ChainNode, ResolvedBlock } from "../chain-node.js";
 import { formatBlock, formatReceipt, formatTransaction } from "./format.js";
 import { bindRawMethod } from "./raw-methods.js";
@@ -83,7 +83,7 @@ export function createBlockHandlers(node: ChainNode): BlockHandlers {
         });
       }
       if ("pooled" in found) {
-        const pooled = node.sequencer.pool.get(toHexRaw(transactionHash))!;
+        const pooled = node.producer.pool.get(toHexRaw(transactionHash))!;
         return formatTransaction(pooled.decoded, { sender: pooled.sender });
       }
       return placedTransaction(found.content, found.index);

@@ -49,7 +49,7 @@ export function createDebugHandlers(node: ChainNode): DebugHandlers {
     debug_getRawTransaction: ({ transactionHash }) => {
       const found = findTransaction(node, transactionHash);
       if (found === undefined) return null;
-      if ("pooled" in found) return node.sequencer.pool.get(toHexRaw(transactionHash))?.decoded.raw ?? null;
+      if ("pooled" in found) return node.producer.pool.get(toHexRaw(transactionHash))?.decoded.raw ?? null;
       const c = "content" in found ? found.content : found.preconfirmed;
       return c.transactions[found.index]!;
     },

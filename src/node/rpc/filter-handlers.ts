@@ -26,8 +26,8 @@ export function createFilterHandlers(
   limits: NodeRpcLimits = DEFAULT_NODE_RPC_LIMITS,
 ): { handlers: FilterHandlers; registry: FilterRegistry } {
   const registry = new FilterRegistry({
-    onSealed: (listener) => node.sequencer.onSealed(listener),
-    onPoolAdded: (listener) => node.sequencer.pool.onAdded(listener),
+    onSealed: (listener) => node.producer.onSealed(listener),
+    onPoolAdded: (listener) => node.producer.pool.onAdded(listener),
     logsOf: (block) => logsOf(node.content({ kind: "sealed", block }), undefined, undefined),
     matches: matchesFilter,
   });

@@ -6,7 +6,7 @@
 import { BlockCodec, LogCodec, type NodeHandlers } from "../../../generated/rpc/index.js";
 import { InvalidParamsError, RawJsonResult, RpcError } from "../../rpc/index.js";
 import type { ChainNode } from "../chain-node.js";
-import type { PendingSnapshot } from "../sequencer.js";
+import type { PendingSnapshot } from "../block-in-progress.js";
 import type { StoredBlock } from "../store/block-store.js";
 import { formatBlock } from "./format.js";
 import { DEFAULT_NODE_RPC_LIMITS, type NodeRpcLimits, enforceFilterLimits } from "./limits.js";
@@ -28,7 +28,7 @@ export function createNotificationHandlers(
   node: ChainNode,
   limits: NodeRpcLimits = DEFAULT_NODE_RPC_LIMITS,
 ): NotificationHandlers {
-  const seq = node.sequencer;
+  const seq = node.producer;
   // A sealed block or snapshot is serialized once for all the subscriptions it is pushed to (a fan-out
   // to hundreds of subscriptions runs inside the sequencer's loop: docs/node.md "Block production under load").
   const headJson = lastOnly((b: StoredBlock) =>

@@ -59,7 +59,7 @@ async function sendLogTx(): Promise<void> {
 /** Resolves at the next snapshot that holds a transaction besides the deposit. */
 function snapshotWithTransactions(): Promise<void> {
   return new Promise((resolve) => {
-    const stop = node.sequencer.onSnapshot((p) => {
+    const stop = node.producer.onSnapshot((p) => {
       if (p.snapshot.transactions.length > 1) {
         stop();
         resolve();
@@ -136,7 +136,7 @@ beforeAll(async () => {
   // Sealed blocks with logs: three transactions, then a seal.
   for (let i = 0; i < 3; i++) await sendLogTx();
   busy = await new Promise<BusyBlock>((resolve) => {
-    const stop = node.sequencer.onSealed((b) => {
+    const stop = node.producer.onSealed((b) => {
       if (b.transactions.length > 1) {
         stop();
         resolve({

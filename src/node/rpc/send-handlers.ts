@@ -1,7 +1,8 @@
 /**
  * Transaction submission: eth_sendRawTransaction (admission into the pool) and eth_sendRawTransactionSync
  * (answers once the transaction is pre-confirmed in a flashblock snapshot). Admission's refusals are
- * answered with -32000.
+ * answered with -32000. A read replica forwards the transaction to its leader's pool (the leader's refusal is
+ * answered as the leader gave it) and, for the Sync form, answers from its own snapshots of the leader's blocks.
  */
 import {
   type NodeHandlers,
@@ -9,10 +10,12 @@ import {
   TransactionRejectedError,
 } from "../../../generated/rpc/index.js";
 import type * as T from "../../../generated/rpc/index.js";
-import { toHexRaw } from "../../chain/index.js";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import { fromHex, toHex, toHexRaw } from "../../chain/index.js";
 import { InvalidParamsError, RpcError } from "../../rpc/index.js";
 import { admitTransaction } from "../admission.js";
 import type { ChainNode } from "../chain-node.js";
+import { LeaderRequestError } from "../replica/errors.js";
 import type { PooledTransaction } from "../pool.js";
 import { toNodeRpcError } from "./errors.js";
 import { formatReceipt } from "./format.js";
@@ -24,7 +27,7 @@ export const SYNC_MAX_TIMEOUT_MS = 60_000;
 export type SendHandlers = Pick<NodeHandlers, "eth_sendRawTransaction" | "eth_sendRawTransactionSync">;
 
 export function createSendHandlers(node: ChainNode): SendHandlers {
-  const seq = node.sequencer;
+  const seq = node.producer;
   const admit = (raw: Uint8Array): PooledTransaction => {
     try {
       return admitTransaction(node, raw);
@@ -32,8 +35,29 @@ export function createSendHandlers(node: ChainNode): SendHandlers {
       throw toNodeRpcError(e);
     }
   };
+  const replica = node.replica;
+  /** A replica: the leader admits the transaction; its hash (the leader's answer, checked) as a hex string. */
+  const forward = async (raw: Uint8Array): Promise<string> => {
+    const hashHex = toHexRaw(keccak_256(raw));
+    let answer: unknown;
+    try {
+      answer = await replica!.leader.request("eth_sendRawTransaction", [toHex(raw)]);
+    } catch (e) {
+      if (e instanceof LeaderRequestError) throw new RpcError(e.code, e.message, { data: e.data, cause: e });
+      throw new RpcError(-32000, `the replica cannot reach its leader: ${(e as Error).message}`, {
+        cause: e,
+      });
+    }
+    if (typeof answer !== "string" || answer.toLowerCase() !== `0x${hashHex}`)
+      throw new RpcError(
+        -32603,
+        `the leader answered ${JSON.stringify(answer)} for transaction 0x${hashHex}`,
+      );
+    return hashHex;
+  };
   return {
     eth_sendRawTransaction({ transaction }) {
+      if (replica !== undefined) return forward(transaction).then(fromHex);
       return admit(transaction).decoded.hash;
     },
     eth_sendRawTransactionSync: async ({ transaction, timeoutMs }, ctx) => {
@@ -43,8 +67,8 @@ export function createSendHandlers(node: ChainNode): SendHandlers {
           `invalid params: timeoutMs must be an integer between 1 and ${SYNC_MAX_TIMEOUT_MS}`,
         );
       }
-      const pooled = admit(transaction);
-      const hash = pooled.decoded.hash;
+      const hashHex = replica !== undefined ? await forward(transaction) : admit(transaction).hashHex;
+      const hash = fromHex(hashHex);
       return new Promise<T.Receipt>((resolve, reject) => {
         const finish = (fn: () => void) => {
           clearTimeout(timer);
@@ -53,11 +77,11 @@ export function createSendHandlers(node: ChainNode): SendHandlers {
           fn();
         };
         const unsubscribe = seq.onSnapshot((p) => {
-          const idx = p.snapshot.transactionHashes.findIndex((h) => toHexRaw(h) === pooled.hashHex);
+          const idx = p.snapshot.transactionHashes.findIndex((h) => toHexRaw(h) === hashHex);
           if (idx >= 0)
             finish(() => resolve(formatReceipt(node.content({ kind: "pending", pending: p }), idx)));
           else {
-            const reason = seq.dropped.get(pooled.hashHex);
+            const reason = seq.dropped.get(hashHex);
             if (reason !== undefined) finish(() => reject(new TransactionRejectedError(reason)));
           }
         });

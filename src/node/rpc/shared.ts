@@ -74,5 +74,5 @@ export function findTransaction(
       return node.options.preconfirmedReceipts ? { content: c, index: idx } : { preconfirmed: c, index: idx };
     }
   }
-  return node.sequencer.pool.get(toHexRaw(hash)) !== undefined ? { pooled: true } : undefined;
+  return node.producer.pool.get(toHexRaw(hash)) !== undefined ? { pooled: true } : undefined;
 }

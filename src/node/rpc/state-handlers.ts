@@ -41,7 +41,7 @@ export function createStateHandlers(
           !(block instanceof Uint8Array) &&
           "blockNumber" in block &&
           block.blockNumber === "pending");
-      return isPendingTag ? node.sequencer.pool.pendingNonce(toHexRaw(address), nonce) : nonce;
+      return isPendingTag ? node.producer.pool.pendingNonce(toHexRaw(address), nonce) : nonce;
     },
     eth_getCode({ address, block }, ctx) {
       const r = resolveSelector(node, block);

@@ -49,7 +49,7 @@ function byNonce<V>(
 export function createTxPoolHandlers(node: ChainNode): TxPoolHandlers {
   const classify = () => {
     const state = node.admissionState();
-    return node.sequencer.pool.classify((sender) => state.nonce(sender));
+    return node.producer.pool.classify((sender) => state.nonce(sender));
   };
   const full = (tx: PooledTransaction): T.Transaction => formatTransaction(tx.decoded, { sender: tx.sender });
   return {

@@ -1,0 +1,387 @@
+/**
+ * A read replica's block producer (docs/node.md "Read replicas"): it follows another node (the leader) over
+ * one websocket and holds the same chain, verified by executing it.
+ *
+ * - Sealed blocks: each `newHeads` the leader publishes is sealed from the flashblocks the replica already
+ *   applied when its last one is that block; otherwise (a missed flashblock, a start, a reconnect) the block is
+ *   fetched with `debug_getRawBlock` and re-executed on the replica's head. Either way the block enters the
+ *   store only when its hash, which commits to every transaction, receipt and the state root, is the leader's.
+ * - Pending: each flashblock's transactions are executed on the block being rebuilt (flashblock 0's base gives
+ *   the payload attributes), and the snapshot becomes the replica's `pending` view only when its block hash is
+ *   the one the message states. The replica's own flashblocks messages are recomputed from its state (byte for
+ *   byte the leader's when both agree). A flashblock that does not verify, or a gap in the indices, drops the
+ *   pending view until the next block (reads of `pending` answer `latest` meanwhile).
+ * - A leader on another chain (genesis, a block the replica holds, a parent) or a sealed block that does not
+ *   re-execute to its hash stops the replica (`onFatal`): it never serves a block it has not reproduced.
+ *
+ * Events are applied one at a time in arrival order; flashblocks waiting behind a slow step are bounded
+ * (past MAX_QUEUED_FLASHBLOCKS the waiting ones are dropped and the blocks are fetched instead).
+ */
+import {
+  BlockBuilder,
+  bytesEqual,
+  executeBlock,
+  InvalidBlockError,
+  type RollupConfig,
+  toHex,
+} from "../../chain/index.js";
+import type { Logger } from "../../log/index.js";
+import { type BlockInProgress, beginBlock, commitSealed, takeSnapshot, touch } from "../block-in-progress.js";
+import { HeadHolder } from "../block-producer.js";
+import { TxPool } from "../pool.js";
+import { firstDifference } from "../safe-head/compare.js";
+import type { BlockStore, StoredBlock } from "../store/block-store.js";
+import {
+  LeaderDataError,
+  LeaderDivergedError,
+  LeaderUnavailableError,
+  ReplicaVerificationError,
+} from "./errors.js";
+import { LeaderClient } from "./leader-client.js";
+import {
+  attributesOf,
+  decodeLeaderBlock,
+  type LeaderBlock,
+  type LeaderFlashblock,
+  parseLeaderFlashblock,
+  parseLeaderHead,
+} from "./leader-data.js";
+
+export interface ReplicaOptions {
+  config: RollupConfig;
+  store: BlockStore;
+  /** The leader's JSON-RPC websocket URL. */
+  leaderUrl: string;
+  logger: Logger;
+  /** The replica cannot follow its leader any more (another chain, a block that does not verify). */
+  onFatal?: (err: unknown) => void;
+  /** Reconnect back-off of the leader connection, milliseconds (default 250, doubling to 5000). */
+  reconnectDelayMs?: number;
+}
+
+/** Flashblocks that may wait behind a slow step before the waiting ones are dropped. */
+export const MAX_QUEUED_FLASHBLOCKS = 256;
+/** Raw blocks requested ahead of the one being executed while catching up. */
+const FETCH_AHEAD = 8;
+
+type ReplicaEvent =
+  | { kind: "head"; number: bigint; hash: Uint8Array }
+  | { kind: "flashblock"; message: unknown }
+  | { kind: "resync" };
+
+interface RebuiltBlock extends BlockInProgress {
+  number: bigint;
+  /** Index of the last flashblock applied. */
+  index: number;
+  /** Transactions applied (the first is the L1 attributes deposit, which touches no balance). */
+  count: number;
+}
+
+function now(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+export class Replica extends HeadHolder {
+  /** Always empty: transactions sent to a replica are forwarded to the leader's pool. */
+  readonly pool = new TxPool();
+  readonly dropped: ReadonlyMap<string, string> = new Map();
+  readonly leader: LeaderClient;
+  private block: RebuiltBlock | undefined;
+  private readonly events: ReplicaEvent[] = [];
+  private queuedFlashblocks = 0;
+  private draining: Promise<void> | undefined;
+  private stopped = false;
+  /** The newest block the leader is known to have sealed (for eth_syncing-style progress in logs). */
+  private leaderHeadNumber = 0n;
+
+  constructor(private readonly opts: ReplicaOptions) {
+    super(opts.store);
+    this.leader = new LeaderClient({
+      url: opts.leaderUrl,
+      logger: opts.logger,
+      ...(opts.reconnectDelayMs === undefined ? {} : { reconnectDelayMs: opts.reconnectDelayMs }),
+    });
+    this.leader.subscribe(["newHeads"], (result) => this.enqueueHead(result));
+    this.leader.subscribe(["newFlashblocks"], (message) => this.enqueueFlashblock(message));
+    this.leader.onConnected(() => this.enqueue({ kind: "resync" }));
+  }
+
+  /** The newest block number the leader has announced (0 before the first connection). */
+  get leaderHead(): bigint {
+    return this.leaderHeadNumber;
+  }
+
+  start(): void {
+    this.leader.start();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.leader.close();
+    this.events.length = 0;
+    await this.draining;
+  }
+
+  private enqueueHead(result: unknown): void {
+    try {
+      const head = parseLeaderHead(result);
+      if (head.number > this.leaderHeadNumber) this.leaderHeadNumber = head.number;
+      this.enqueue({ kind: "head", ...head });
+    } catch (e) {
+      this.opts.logger.warn({ err: (e as Error).message }, "ignored a newHeads notification from the leader");
+    }
+  }
+
+  private enqueueFlashblock(message: unknown): void {
+    if (this.queuedFlashblocks >= MAX_QUEUED_FLASHBLOCKS) {
+      // The replica is behind: drop the waiting flashblocks; the sealed blocks are fetched instead.
+      for (let i = this.events.length - 1; i >= 0; i--)
+        if (this.events[i]!.kind === "flashblock") this.events.splice(i, 1);
+      this.queuedFlashblocks = 0;
+      this.dropBlock("the replica fell behind the flashblocks stream");
+    }
+    this.queuedFlashblocks++;
+    this.enqueue({ kind: "flashblock", message });
+  }
+
+  private enqueue(event: ReplicaEvent): void {
+    if (this.stopped) return;
+    this.events.push(event);
+    this.draining ??= this.drain().finally(() => {
+      this.draining = undefined;
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (!this.stopped) {
+      const event = this.events.shift();
+      if (event === undefined) return;
+      if (event.kind === "flashblock") this.queuedFlashblocks--;
+      try {
+        await this.handle(event);
+      } catch (e) {
+        if (this.stopped) return;
+        if (e instanceof LeaderDivergedError || e instanceof ReplicaVerificationError) {
+          this.stopped = true;
+          this.leader.close();
+          this.opts.logger.fatal({ err: e }, "the replica stopped following its leader");
+          this.opts.onFatal?.(e);
+          return;
+        }
+        // The leader went away mid-step or sent something unusable: the next connection's resync repairs it.
+        this.dropBlock(e instanceof Error ? e.message : String(e));
+        this.opts.logger.warn(
+          { err: e instanceof Error ? e.message : String(e), event: event.kind },
+          e instanceof LeaderUnavailableError ? "leader unavailable" : "could not apply the leader's update",
+        );
+      }
+    }
+  }
+
+  private async handle(event: ReplicaEvent): Promise<void> {
+    switch (event.kind) {
+      case "resync":
+        return this.resync();
+      case "head":
+        return this.advanceTo(event.number, event.hash);
+      case "flashblock":
+        return this.applyFlashblock(parseLeaderFlashblock(event.message));
+    }
+  }
+
+  /** After a (re)connection: the leader must hold the replica's chain; then catch up with its latest block. */
+  private async resync(): Promise<void> {
+    const genesis = await this.leaderBlockRef(0n);
+    const ours = this.opts.store.blockByNumber(0n)!;
+    if (genesis === undefined || !bytesEqual(genesis.hash, ours.hash))
+      throw new LeaderDivergedError(
+        `the leader's genesis ${genesis === undefined ? "(none)" : toHex(genesis.hash)} is not this chain's ${toHex(ours.hash)}: start the replica with the leader's --chain-id and --dev-accounts (or --rollup-config), or another --data-dir`,
+        { leaderGenesis: genesis === undefined ? null : toHex(genesis.hash), genesis: toHex(ours.hash) },
+      );
+    const head = this.head;
+    const atOurHead = await this.leaderBlockRef(head.header.number);
+    if (atOurHead === undefined || !bytesEqual(atOurHead.hash, head.hash))
+      throw new LeaderDivergedError(
+        `the leader's block ${head.header.number} is ${atOurHead === undefined ? "missing" : toHex(atOurHead.hash)}, the replica's is ${toHex(head.hash)}: the leader serves another chain (use another --data-dir)`,
+        { number: head.header.number, replica: toHex(head.hash) },
+      );
+    const latest = await this.leaderBlockRef("latest");
+    if (latest === undefined) throw new LeaderDataError("the leader has no latest block");
+    if (latest.number > this.leaderHeadNumber) this.leaderHeadNumber = latest.number;
+    await this.advanceTo(latest.number, latest.hash);
+  }
+
+  private async leaderBlockRef(
+    block: bigint | "latest",
+  ): Promise<{ number: bigint; hash: Uint8Array } | undefined> {
+    const answer = await this.leader.request("eth_getBlockByNumber", [
+      typeof block === "bigint" ? `0x${block.toString(16)}` : block,
+      false,
+    ]);
+    return answer === null ? undefined : parseLeaderHead(answer);
+  }
+
+  /** Seals blocks until the head is block `number` with hash `hash` (a no-op for a block already held). */
+  private async advanceTo(number: bigint, hash: Uint8Array): Promise<void> {
+    const head = this.head;
+    if (number <= head.header.number) {
+      const held = number === head.header.number ? head : this.opts.store.blockByNumber(number);
+      if (held !== undefined && !bytesEqual(held.hash, hash))
+        throw new LeaderDivergedError(
+          `the leader sealed block ${number} as ${toHex(hash)}, the replica holds ${toHex(held.hash)}`,
+          { number, leader: toHex(hash), replica: toHex(held.hash) },
+        );
+      return;
+    }
+    const b = this.block;
+    if (
+      number === head.header.number + 1n &&
+      b !== undefined &&
+      b.number === number &&
+      b.lastSnapshot !== undefined &&
+      bytesEqual(b.lastSnapshot.blockHash, hash)
+    ) {
+      // The flashblocks already applied are the block the leader sealed.
+      this.block = undefined;
+      const sealed = await b.builder.seal();
+      if (!bytesEqual(sealed.blockHash, hash))
+        throw new ReplicaVerificationError(number, "sealing the rebuilt block changed its hash");
+      this.setHead(commitSealed(this.opts.store, sealed));
+      return;
+    }
+    this.dropBlock(undefined);
+    await this.fetchAndExecute(head.header.number + 1n, number, hash);
+  }
+
+  /** Catch-up: blocks `from`..`to` fetched (a few ahead) and re-executed in order; `to` must have `hash`. */
+  private async fetchAndExecute(from: bigint, to: bigint, hash: Uint8Array): Promise<void> {
+    const fetches = new Map<bigint, Promise<LeaderBlock>>();
+    const fetch = (n: bigint): void => {
+      if (n > to || fetches.has(n)) return;
+      const p = this.leader
+        .request("debug_getRawBlock", [`0x${n.toString(16)}`])
+        .then((raw) => decodeLeaderBlock(raw, n));
+      p.catch(() => undefined); // awaited below; a failure of one fetched ahead is not unhandled
+      fetches.set(n, p);
+    };
+    if (to - from > 1n)
+      this.opts.logger.info({ from: Number(from), to: Number(to) }, "catching up with the leader");
+    for (let n = from; n <= to && !this.stopped; n++) {
+      for (let k = 0n; k < BigInt(FETCH_AHEAD); k++) fetch(n + k);
+      const block = await fetches.get(n)!;
+      fetches.delete(n);
+      if (this.stopped) return;
+      await this.executeLeaderBlock(block);
+      if (n === to && !bytesEqual(this.head.hash, hash))
+        throw new LeaderDivergedError(
+          `the leader announced block ${to} as ${toHex(hash)} but serves ${toHex(this.head.hash)}`,
+          {
+            number: to,
+          },
+        );
+    }
+  }
+
+  private async executeLeaderBlock(block: LeaderBlock): Promise<void> {
+    const parent = this.head;
+    const number = block.header.number;
+    if (!bytesEqual(block.header.parentHash, parent.hash))
+      throw new LeaderDivergedError(
+        `the leader's block ${number} builds on ${toHex(block.header.parentHash)}, not on the replica's block ${parent.header.number} (${toHex(parent.hash)})`,
+        { number, parentHash: toHex(block.header.parentHash), replicaParent: toHex(parent.hash) },
+      );
+    let sealed;
+    try {
+      sealed = await executeBlock({
+        config: this.opts.config,
+        parent: parent.header,
+        attributes: attributesOf(this.opts.config, number, block.header),
+        transactions: block.transactions,
+        source: this.opts.store,
+      });
+    } catch (e) {
+      if (e instanceof InvalidBlockError || e instanceof RangeError)
+        throw new ReplicaVerificationError(number, e.message);
+      throw e;
+    }
+    if (!bytesEqual(sealed.blockHash, block.hash))
+      throw new ReplicaVerificationError(
+        number,
+        `re-executed to ${toHex(sealed.blockHash)}, the leader's is ${toHex(block.hash)}`,
+        firstDifference(block, { header: sealed.header, transactions: sealed.transactions }),
+      );
+    this.setHead(commitSealed(this.opts.store, sealed));
+  }
+
+  private async applyFlashblock(f: LeaderFlashblock): Promise<void> {
+    if (f.number <= this.head.header.number) return; // already sealed
+    if (f.index === 0) {
+      const base = f.base!;
+      // A block started past the next one: the blocks before it are sealed at the leader; fetch them first.
+      if (f.number > this.head.header.number + 1n) await this.advanceTo(f.number - 1n, base.parentHash);
+      const parent = this.head;
+      if (!bytesEqual(base.parentHash, parent.hash))
+        throw new LeaderDivergedError(
+          `the leader builds block ${f.number} on ${toHex(base.parentHash)}, not on the replica's head ${toHex(parent.hash)}`,
+          { number: f.number, parentHash: toHex(base.parentHash), replicaHead: toHex(parent.hash) },
+        );
+      const builder = await BlockBuilder.start({
+        config: this.opts.config,
+        parent: parent.header,
+        attributes: attributesOf(this.opts.config, f.number, base),
+        source: this.opts.store,
+      });
+      this.dropBlock(undefined);
+      this.block = {
+        ...beginBlock(this.opts.store, builder, parent, this.headView, base.timestamp),
+        payloadId: f.payloadId,
+        number: f.number,
+        index: -1,
+        count: 0,
+      };
+    }
+    const b = this.block;
+    if (b === undefined || b.number !== f.number || !bytesEqual(b.payloadId, f.payloadId)) return; // no base for it
+    if (f.index <= b.index) return; // a repeat
+    if (f.index !== b.index + 1) {
+      this.dropBlock(`flashblock ${f.index} of block ${f.number} follows ${b.index}`);
+      return;
+    }
+    for (const tx of f.transactions) {
+      const result = await b.builder.addTransaction(tx);
+      if (!result.ok) {
+        this.dropBlock(
+          `transaction ${b.count} of block ${f.number} cannot be included: ${result.error.message}`,
+        );
+        return;
+      }
+      if (b.count > 0) touch(b, result.details);
+      b.count++;
+    }
+    const pending = await takeSnapshot(b, this.opts.config, f.index, now());
+    if (!bytesEqual(pending.snapshot.blockHash, f.blockHash)) {
+      this.dropBlock(
+        `flashblock ${f.index} of block ${f.number} re-executed to ${toHex(pending.snapshot.blockHash)}, the leader's is ${toHex(f.blockHash)}`,
+      );
+      return;
+    }
+    b.index = f.index;
+    this.publishPending(pending);
+  }
+
+  /** Forgets the block being rebuilt (pending reads answer `latest` until the next block); logs why if given. */
+  private dropBlock(reason: string | undefined): void {
+    if (reason !== undefined && this.block !== undefined)
+      this.opts.logger.warn({ number: Number(this.block.number), reason }, "dropped the pending block");
+    this.block = undefined;
+    this.clearPending();
+  }
+
+  private setHead(stored: StoredBlock): void {
+    this.opts.logger.debug(
+      { number: Number(stored.header.number), txs: stored.transactions.length },
+      "block followed",
+    );
+    this.publishSealed(stored);
+  }
+}
