@@ -88,7 +88,11 @@ const NODE: Expected = {
   eth_subscribe: [["kind", "filter?"], { type: "string" }, [-32602, -32601, -32005]],
   eth_unsubscribe: [["subscriptionId"], { type: "boolean" }, [-32602, -32005]],
   eth_accounts: [[], arrayOf(ref("Address")), [-32602, -32005]],
-  eth_syncing: [[], { type: "boolean" }, [-32602, -32005]],
+  eth_syncing: [
+    [],
+    { anyOf: [{ type: "boolean" }, { $ref: "#/components/schemas/SyncProgress" }] },
+    [-32602, -32005],
+  ],
   eth_blobBaseFee: [[], ref("Quantity"), [-32602, -32005]],
   net_listening: [[], { type: "boolean" }, [-32602, -32005]],
   net_peerCount: [[], ref("Quantity"), [-32602, -32005]],

@@ -529,6 +529,13 @@ export const RollupConfigCodec: wire.Codec<T.RollupConfig, T.RollupConfigJson> =
 /** Validates, decodes and encodes {@link T.SubscriptionKind}. */
 export const SubscriptionKindCodec: wire.Codec<T.SubscriptionKind, T.SubscriptionKindJson> = wire.union([wire.literal("newHeads"), wire.literal("logs"), wire.literal("newPendingTransactions"), wire.literal("newFlashblocks")]);
 
+/** Validates, decodes and encodes {@link T.SyncProgress}. */
+export const SyncProgressCodec: wire.Codec<T.SyncProgress, T.SyncProgressJson> = wire.object<T.SyncProgress, T.SyncProgressJson>([
+  { name: "startingBlock", codec: QuantityCodec, optional: false },
+  { name: "currentBlock", codec: QuantityCodec, optional: false },
+  { name: "highestBlock", codec: QuantityCodec, optional: false },
+], "a SyncProgress object");
+
 /** Validates, decodes and encodes {@link T.TxPoolContent}. */
 export const TxPoolContentCodec: wire.Codec<T.TxPoolContent, T.TxPoolContentJson> = wire.object<T.TxPoolContent, T.TxPoolContentJson>([
   { name: "pending", codec: wire.record(wire.record(TransactionCodec)), optional: false },

@@ -819,12 +819,15 @@ export const eth_accounts = defineMethod<EthAccountsParams, T.Address[]>({
 /** eth_syncing takes no params. */
 export type EthSyncingParams = Record<string, never>;
 
-/** Returns the sync status: the dev chain is always in sync. */
-export const eth_syncing = defineMethod<EthSyncingParams, boolean>({
+/**
+ * Returns the sync status: false when the node holds the newest block it knows of (a sequencing node always
+ * does); a read replica (`--follow`) more than one block behind its leader returns its progress (geth's shape).
+ */
+export const eth_syncing = defineMethod<EthSyncingParams, boolean | T.SyncProgress>({
   name: "eth_syncing",
   paramStructure: "by-position",
   params: [],
-  result: wire.boolean,
+  result: wire.union([wire.boolean, C.SyncProgressCodec]),
 });
 
 /** eth_blobBaseFee takes no params. */
@@ -1095,8 +1098,11 @@ export interface NodeHandlers {
   eth_unsubscribe: RpcHandler<EthUnsubscribeParams, boolean>;
   /** Returns the accounts the node signs for: none. */
   eth_accounts: RpcHandler<EthAccountsParams, T.Address[]>;
-  /** Returns the sync status: the dev chain is always in sync. */
-  eth_syncing: RpcHandler<EthSyncingParams, boolean>;
+  /**
+   * Returns the sync status: false when the node holds the newest block it knows of (a sequencing node always
+   * does); a read replica (`--follow`) more than one block behind its leader returns its progress (geth's shape).
+   */
+  eth_syncing: RpcHandler<EthSyncingParams, boolean | T.SyncProgress>;
   /**
    * Returns the base fee per blob gas of the next block (EIP-4844's formula over the latest header's
    * excess blob gas; OP Stack blocks carry no blobs, so it is the minimum, 1 wei).
@@ -1488,8 +1494,11 @@ export class NodeClient {
     return callMethod(this.transport, eth_accounts, {});
   }
 
-  /** Returns the sync status: the dev chain is always in sync. */
-  eth_syncing(): Promise<boolean> {
+  /**
+   * Returns the sync status: false when the node holds the newest block it knows of (a sequencing node always
+   * does); a read replica (`--follow`) more than one block behind its leader returns its progress (geth's shape).
+   */
+  eth_syncing(): Promise<boolean | T.SyncProgress> {
     return callMethod(this.transport, eth_syncing, {});
   }
 

@@ -1131,6 +1131,23 @@ export type SubscriptionKind = "newHeads" | "logs" | "newPendingTransactions" | 
 /** Wire form of {@link SubscriptionKind}. */
 export type SubscriptionKindJson = "newHeads" | "logs" | "newPendingTransactions" | "newFlashblocks";
 
+/** Progress of a node catching up (eth_syncing), as geth reports it. */
+export interface SyncProgress {
+  /** The head when the catch-up began. */
+  startingBlock: Quantity;
+  /** The newest block the node holds. */
+  currentBlock: Quantity;
+  /** The newest block the node knows of (a replica: its leader's head). */
+  highestBlock: Quantity;
+}
+
+/** Wire form of {@link SyncProgress}. */
+export interface SyncProgressJson {
+  startingBlock: QuantityJson;
+  currentBlock: QuantityJson;
+  highestBlock: QuantityJson;
+}
+
 /**
  * The rollup node's view of L1 and L2 (op-node's SyncStatus). With an L1 (`--l1-rpc`), the L2 safe and
  * finalized heads are derived from it; a standalone node has no L1 that could reorg its chain, so its L1

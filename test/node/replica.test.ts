@@ -232,6 +232,8 @@ async function tamperingProxy(
   edit: {
     onResult?: (method: string, result: unknown) => unknown;
     onNotification?: (result: unknown) => unknown;
+    /** Holds back every answer to a request (not the notifications) this long. */
+    delayResultsMs?: number;
   },
 ): Promise<{ url: string; close(): Promise<void> }> {
   const server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
@@ -256,7 +258,9 @@ async function tamperingProxy(
       } else if ("result" in m && edit.onResult !== undefined) {
         m.result = edit.onResult(methods.get(m.id) ?? "", m.result);
       }
-      client.send(JSON.stringify(m));
+      if ("id" in m && edit.delayResultsMs !== undefined)
+        setTimeout(() => client.send(JSON.stringify(m)), edit.delayResultsMs);
+      else client.send(JSON.stringify(m));
     });
     client.on("close", () => upstream.close());
     upstream.on("close", () => client.close());
@@ -268,6 +272,42 @@ async function tamperingProxy(
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
+
+describe("a replica catching up", () => {
+  it("reports its progress in eth_syncing until it holds the leader's head, then false", async () => {
+    expect(await call(leader.url, "eth_syncing", [])).toBe(false);
+    expect(await call(replica.url, "eth_syncing", [])).toBe(false);
+    // Answers 300 ms late: the new replica needs seconds for the leader's blocks.
+    const proxy = await tamperingProxy(leader.wsUrl, { delayResultsMs: 300 });
+    const slow = await startNodeProcess({ extraArgs: ["--follow", proxy.url] });
+    try {
+      type Progress = { startingBlock: Hex; currentBlock: Hex; highestBlock: Hex };
+      const progress = await waitFor(
+        async () => {
+          const p = await call<Progress | false>(slow.url, "eth_syncing", []);
+          return p !== false && BigInt(p.currentBlock) > 0n ? p : undefined;
+        },
+        "eth_syncing to report progress",
+        30_000,
+        50,
+      );
+      expect(progress.startingBlock).toBe("0x0");
+      expect(BigInt(progress.currentBlock)).toBeLessThan(BigInt(progress.highestBlock));
+      expect(BigInt(progress.highestBlock)).toBeGreaterThan(10n);
+      await waitFor(
+        async () => ((await call(slow.url, "eth_syncing", [])) === false ? true : undefined),
+        "the slow replica to catch up",
+        90_000,
+        200,
+      );
+      const head = BigInt((await latest(slow.url)).number);
+      expect(head).toBeGreaterThanOrEqual(BigInt(progress.highestBlock));
+    } finally {
+      await slow.stop();
+      await proxy.close();
+    }
+  });
+});
 
 describe("a replica before a leader that lies", () => {
   it("stops at a sealed block whose header does not re-execute (a changed state root), never serving it", async () => {

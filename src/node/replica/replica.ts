@@ -91,8 +91,10 @@ export class Replica extends HeadHolder {
   private queuedFlashblocks = 0;
   private draining: Promise<void> | undefined;
   private stopped = false;
-  /** The newest block the leader is known to have sealed (for eth_syncing-style progress in logs). */
+  /** The newest block the leader is known to have sealed (eth_syncing's highestBlock). */
   private leaderHeadNumber = 0n;
+  /** The head when the running catch-up began. */
+  private catchUpFrom: bigint | undefined;
 
   constructor(private readonly opts: ReplicaOptions) {
     super(opts.store);
@@ -109,6 +111,20 @@ export class Replica extends HeadHolder {
   /** The newest block number the leader has announced (0 before the first connection). */
   get leaderHead(): bigint {
     return this.leaderHeadNumber;
+  }
+
+  /**
+   * eth_syncing's answer: undefined while the replica is at most one block behind its leader (the block just
+   * announced is being sealed); otherwise where the catch-up began, the head and the leader's head.
+   */
+  syncProgress(): { startingBlock: bigint; currentBlock: bigint; highestBlock: bigint } | undefined {
+    const current = this.head.header.number;
+    if (this.leaderHeadNumber <= current + 1n) return undefined;
+    return {
+      startingBlock: this.catchUpFrom ?? current,
+      currentBlock: current,
+      highestBlock: this.leaderHeadNumber,
+    };
   }
 
   start(): void {
@@ -264,8 +280,11 @@ export class Replica extends HeadHolder {
       p.catch(() => undefined); // awaited below; a failure of one fetched ahead is not unhandled
       fetches.set(n, p);
     };
-    if (to - from > 1n)
+    if (to > this.leaderHeadNumber) this.leaderHeadNumber = to;
+    if (to - from >= 1n) {
+      this.catchUpFrom = from - 1n;
       this.opts.logger.info({ from: Number(from), to: Number(to) }, "catching up with the leader");
+    }
     for (let n = from; n <= to && !this.stopped; n++) {
       for (let k = 0n; k < BigInt(FETCH_AHEAD); k++) fetch(n + k);
       const block = await fetches.get(n)!;
@@ -275,11 +294,10 @@ export class Replica extends HeadHolder {
       if (n === to && !bytesEqual(this.head.hash, hash))
         throw new LeaderDivergedError(
           `the leader announced block ${to} as ${toHex(hash)} but serves ${toHex(this.head.hash)}`,
-          {
-            number: to,
-          },
+          { number: to },
         );
     }
+    this.catchUpFrom = undefined;
   }
 
   private async executeLeaderBlock(block: LeaderBlock): Promise<void> {
