@@ -331,11 +331,19 @@ describe("a replica before a leader that lies", () => {
     }
   });
 
-  it("drops flashblocks that do not verify (pending answers latest) and still follows the sealed blocks", async () => {
+  it("drops flashblocks that do not verify or claim another parent (pending answers latest) and still follows the sealed blocks", async () => {
     const proxy = await tamperingProxy(leader.wsUrl, {
+      // Odd blocks: flashblock 0 claims another parent; even blocks: every flashblock claims another hash.
       onNotification: (result) => {
-        const m = result as { diff?: { block_hash: string } };
-        if (m.diff !== undefined) m.diff.block_hash = `0x${"ab".repeat(32)}`;
+        const m = result as {
+          diff?: { block_hash: string };
+          base?: { parent_hash: string };
+          metadata?: { block_number: number };
+        };
+        if (m.diff === undefined || m.metadata === undefined) return m;
+        if (m.metadata.block_number % 2 === 1) {
+          if (m.base !== undefined) m.base.parent_hash = `0x${"cd".repeat(32)}`;
+        } else m.diff.block_hash = `0x${"ab".repeat(32)}`;
         return m;
       },
     });
@@ -363,6 +371,7 @@ describe("a replica before a leader that lies", () => {
       }
       await replicaReaches(follower.url, leader.url, start + 4n);
       expect(follower.output()).toContain("dropped the pending block");
+      expect(follower.output()).toContain("ignored a flashblock that does not build on the replica's head");
       expect(follower.process.exitCode).toBeNull();
     } finally {
       await follower.stop();

@@ -237,12 +237,16 @@ export class Replica extends HeadHolder {
     return answer === null ? undefined : parseLeaderHead(answer);
   }
 
-  /** Seals blocks until the head is block `number` with hash `hash` (a no-op for a block already held). */
-  private async advanceTo(number: bigint, hash: Uint8Array): Promise<void> {
+  /**
+   * Seals blocks until the head is block `number`, which must have `hash` when one is given (a no-op for a block
+   * already held). Without a hash (a flashblock's claim, which is not authoritative) the leader's raw blocks are
+   * taken as they re-execute.
+   */
+  private async advanceTo(number: bigint, hash: Uint8Array | undefined): Promise<void> {
     const head = this.head;
     if (number <= head.header.number) {
       const held = number === head.header.number ? head : this.opts.store.blockByNumber(number);
-      if (held !== undefined && !bytesEqual(held.hash, hash))
+      if (hash !== undefined && held !== undefined && !bytesEqual(held.hash, hash))
         throw new LeaderDivergedError(
           `the leader sealed block ${number} as ${toHex(hash)}, the replica holds ${toHex(held.hash)}`,
           { number, leader: toHex(hash), replica: toHex(held.hash) },
@@ -251,6 +255,7 @@ export class Replica extends HeadHolder {
     }
     const b = this.block;
     if (
+      hash !== undefined &&
       number === head.header.number + 1n &&
       b !== undefined &&
       b.number === number &&
@@ -269,8 +274,8 @@ export class Replica extends HeadHolder {
     await this.fetchAndExecute(head.header.number + 1n, number, hash);
   }
 
-  /** Catch-up: blocks `from`..`to` fetched (a few ahead) and re-executed in order; `to` must have `hash`. */
-  private async fetchAndExecute(from: bigint, to: bigint, hash: Uint8Array): Promise<void> {
+  /** Catch-up: blocks `from`..`to` fetched (a few ahead) and re-executed in order; `to` must have `hash` if given. */
+  private async fetchAndExecute(from: bigint, to: bigint, hash: Uint8Array | undefined): Promise<void> {
     const fetches = new Map<bigint, Promise<LeaderBlock>>();
     const fetch = (n: bigint): void => {
       if (n > to || fetches.has(n)) return;
@@ -291,7 +296,7 @@ export class Replica extends HeadHolder {
       fetches.delete(n);
       if (this.stopped) return;
       await this.executeLeaderBlock(block);
-      if (n === to && !bytesEqual(this.head.hash, hash))
+      if (n === to && hash !== undefined && !bytesEqual(this.head.hash, hash))
         throw new LeaderDivergedError(
           `the leader announced block ${to} as ${toHex(hash)} but serves ${toHex(this.head.hash)}`,
           { number: to },
@@ -335,21 +340,35 @@ export class Replica extends HeadHolder {
     if (f.number <= this.head.header.number) return; // already sealed
     if (f.index === 0) {
       const base = f.base!;
-      // A block started past the next one: the blocks before it are sealed at the leader; fetch them first.
-      if (f.number > this.head.header.number + 1n) await this.advanceTo(f.number - 1n, base.parentHash);
+      // A block started past the next one: the blocks before it are sealed at the leader; fetch them first
+      // (checked by re-execution; the flashblock's parent hash is only a claim).
+      if (f.number > this.head.header.number + 1n) await this.advanceTo(f.number - 1n, undefined);
+      this.dropBlock(undefined);
       const parent = this.head;
-      if (!bytesEqual(base.parentHash, parent.hash))
-        throw new LeaderDivergedError(
-          `the leader builds block ${f.number} on ${toHex(base.parentHash)}, not on the replica's head ${toHex(parent.hash)}`,
-          { number: f.number, parentHash: toHex(base.parentHash), replicaHead: toHex(parent.hash) },
+      // A flashblock is not authoritative: one that does not fit drops the pending view, the sealed blocks decide.
+      if (!bytesEqual(base.parentHash, parent.hash)) {
+        this.opts.logger.warn(
+          { number: Number(f.number), parentHash: toHex(base.parentHash), head: toHex(parent.hash) },
+          "ignored a flashblock that does not build on the replica's head",
         );
+        return;
+      }
+      let attributes;
+      try {
+        attributes = attributesOf(this.opts.config, f.number, base);
+      } catch (e) {
+        this.opts.logger.warn(
+          { number: Number(f.number), err: (e as Error).message },
+          "ignored a flashblock's base",
+        );
+        return;
+      }
       const builder = await BlockBuilder.start({
         config: this.opts.config,
         parent: parent.header,
-        attributes: attributesOf(this.opts.config, f.number, base),
+        attributes,
         source: this.opts.store,
       });
-      this.dropBlock(undefined);
       this.block = {
         ...beginBlock(this.opts.store, builder, parent, this.headView, base.timestamp),
         payloadId: f.payloadId,

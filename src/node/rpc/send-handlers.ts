@@ -51,7 +51,7 @@ export function createSendHandlers(node: ChainNode): SendHandlers {
     if (typeof answer !== "string" || answer.toLowerCase() !== `0x${hashHex}`)
       throw new RpcError(
         -32603,
-        `the leader answered ${JSON.stringify(answer)} for transaction 0x${hashHex}`,
+        `the leader answered ${JSON.stringify(answer)?.slice(0, 80)} for transaction 0x${hashHex}`,
       );
     return hashHex;
   };
