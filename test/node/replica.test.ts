@@ -234,6 +234,10 @@ async function tamperingProxy(
     onNotification?: (result: unknown) => unknown;
     /** Holds back every answer to a request (not the notifications) this long. */
     delayResultsMs?: number;
+    /** Notifications of the same subscription sent right after this one (forged ones). */
+    injectAfter?: (result: unknown) => unknown[];
+    /** Sees every request the replica sends. */
+    onRequest?: (method: string, params: unknown[]) => void;
   },
 ): Promise<{ url: string; close(): Promise<void> }> {
   const server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
@@ -245,13 +249,21 @@ async function tamperingProxy(
     upstream.on("open", () => queued.splice(0).forEach((m) => upstream.send(m)));
     client.on("message", (data) => {
       const text = data.toString();
-      const m = JSON.parse(text) as { id?: unknown; method: string };
+      const m = JSON.parse(text) as { id?: unknown; method: string; params?: unknown[] };
       methods.set(m.id, m.method);
+      edit.onRequest?.(m.method, m.params ?? []);
       if (upstream.readyState === WebSocket.OPEN) upstream.send(text);
       else queued.push(text);
     });
     upstream.on("message", (data) => {
       const m = JSON.parse(data.toString()) as Record<string, unknown>;
+      if (m.method === "eth_subscription" && edit.injectAfter !== undefined) {
+        const params = m.params as { subscription: string; result: unknown };
+        client.send(JSON.stringify(m));
+        for (const result of edit.injectAfter(params.result))
+          client.send(JSON.stringify({ ...m, params: { subscription: params.subscription, result } }));
+        return;
+      }
       if (m.method === "eth_subscription" && edit.onNotification !== undefined) {
         const params = m.params as { result: unknown };
         params.result = edit.onNotification(params.result);
@@ -310,6 +322,51 @@ describe("a replica catching up", () => {
 });
 
 describe("a replica before a leader that lies", () => {
+  it("coalesces a flood of forged newHeads (absurd numbers): a bounded number of fetches, eth_syncing never stuck on a number the leader cannot serve", async () => {
+    const FLOODS = 3;
+    const PER_FLOOD = 5000;
+    let floods = 0;
+    let rawBlockRequests = 0;
+    let caughtUp = false;
+    const proxy = await tamperingProxy(leader.wsUrl, {
+      injectAfter: (result) => {
+        const head = result as { number?: string };
+        // Only newHeads (flashblocks have no top-level number), only once the replica holds the leader's head.
+        if (!caughtUp || typeof head.number !== "string" || floods >= FLOODS) return [];
+        floods++;
+        return Array.from({ length: PER_FLOOD }, (_, i) => ({
+          ...head,
+          number: hexNumber((1n << 62n) + BigInt(i)),
+          hash: `0x${(floods * PER_FLOOD + i).toString(16).padStart(64, "e")}`,
+        }));
+      },
+      onRequest: (method) => {
+        if (caughtUp && method === "debug_getRawBlock") rawBlockRequests++;
+      },
+    });
+    const follower = await startNodeProcess({ extraArgs: ["--follow", proxy.url] });
+    try {
+      const start = BigInt((await latest(leader.url)).number);
+      await replicaReaches(follower.url, leader.url, start);
+      caughtUp = true;
+      await waitFor(async () => (floods >= FLOODS ? true : undefined), "three floods", 30_000, 50);
+      await replicaReaches(follower.url, leader.url, start + BigInt(FLOODS) + 2n);
+      // A fetch the leader answers with null lowers the announced head: eth_syncing is false again.
+      await waitFor(
+        async () => ((await call(follower.url, "eth_syncing", [])) === false ? true : undefined),
+        "eth_syncing to be false after the floods",
+        30_000,
+        100,
+      );
+      // Uncoalesced, each forged head would start a fetch of 8 blocks: 120,000 requests.
+      expect(rawBlockRequests).toBeLessThan(400);
+      expect(follower.process.exitCode).toBeNull();
+    } finally {
+      await follower.stop();
+      await proxy.close();
+    }
+  });
+
   it("stops at a sealed block whose header does not re-execute (a changed state root), never serving it", async () => {
     const proxy = await tamperingProxy(leader.wsUrl, {
       onResult: (method, result) => {

@@ -60,6 +60,7 @@ import {
   firstDifference,
   rpcL1Sources,
 } from "../../src/node/safe-head/index.js";
+import { commitSealed } from "../../src/node/block-in-progress.js";
 import { BlockStore, type StoredBlock } from "../../src/node/store/block-store.js";
 
 const BLOCKS = 12;
@@ -148,17 +149,7 @@ async function seal(
     transactions: attributes.transactions,
     source: store,
   });
-  return store.commitBlock(
-    {
-      header: sealed.header,
-      hash: sealed.blockHash,
-      transactions: sealed.transactions,
-      transactionHashes: sealed.transactionHashes,
-      receipts: sealed.receipts,
-      details: sealed.receiptDetails,
-    },
-    sealed.newNodes,
-  );
+  return commitSealed(store, sealed);
 }
 
 function blockData(block: StoredBlock): L2BlockData {

@@ -142,6 +142,9 @@ export class Replica extends HeadHolder {
     try {
       const head = parseLeaderHead(result);
       if (head.number > this.leaderHeadNumber) this.leaderHeadNumber = head.number;
+      // Consecutive heads coalesce: reaching the newest seals the ones before it, so a leader that floods
+      // newHeads grows the queue by one event at most.
+      if (this.events.at(-1)?.kind === "head") this.events.pop();
       this.enqueue({ kind: "head", ...head });
     } catch (e) {
       this.opts.logger.warn({ err: (e as Error).message }, "ignored a newHeads notification from the leader");
@@ -151,8 +154,13 @@ export class Replica extends HeadHolder {
   private enqueueFlashblock(message: unknown): void {
     if (this.queuedFlashblocks >= MAX_QUEUED_FLASHBLOCKS) {
       // The replica is behind: drop the waiting flashblocks; the sealed blocks are fetched instead.
-      for (let i = this.events.length - 1; i >= 0; i--)
-        if (this.events[i]!.kind === "flashblock") this.events.splice(i, 1);
+      // Of the heads left waiting only the newest is kept, for the same reason as above.
+      let newestHead = true;
+      for (let i = this.events.length - 1; i >= 0; i--) {
+        const kind = this.events[i]!.kind;
+        if (kind === "flashblock" || (kind === "head" && !newestHead)) this.events.splice(i, 1);
+        else if (kind === "head") newestHead = false;
+      }
       this.queuedFlashblocks = 0;
       this.dropBlock("the replica fell behind the flashblocks stream");
     }
@@ -279,9 +287,12 @@ export class Replica extends HeadHolder {
     const fetches = new Map<bigint, Promise<LeaderBlock>>();
     const fetch = (n: bigint): void => {
       if (n > to || fetches.has(n)) return;
-      const p = this.leader
-        .request("debug_getRawBlock", [`0x${n.toString(16)}`])
-        .then((raw) => decodeLeaderBlock(raw, n));
+      const p = this.leader.request("debug_getRawBlock", [`0x${n.toString(16)}`]).then((raw) => {
+        // The leader has no block n: whatever it announced, its head is below n (eth_syncing must not
+        // report a number the leader cannot serve).
+        if (raw === null && this.leaderHeadNumber >= n) this.leaderHeadNumber = n - 1n;
+        return decodeLeaderBlock(raw, n);
+      });
       p.catch(() => undefined); // awaited below; a failure of one fetched ahead is not unhandled
       fetches.set(n, p);
     };
