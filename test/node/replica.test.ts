@@ -212,6 +212,36 @@ describe("a read replica (--follow)", () => {
     expect(replica.process.exitCode).toBeNull();
   });
 
+  it("can be followed in turn: a replica of the replica holds the leader's blocks and forwards two hops", async () => {
+    const second = await startNodeProcess({ extraArgs: ["--follow", replica.wsUrl] });
+    try {
+      const start = BigInt((await latest(leader.url)).number);
+      await replicaReaches(second.url, leader.url, start);
+      const recipient = privateKeyToAccount(generatePrivateKey()).address;
+      const nonce = Number(
+        await call<Hex>(second.url, "eth_getTransactionCount", [leader.accounts[3]!.address, "pending"]),
+      );
+      const sync = await rpc(second.url, "eth_sendRawTransactionSync", [
+        await signTransfer(leader, 3, nonce, recipient, 777n),
+        20_000,
+      ]);
+      expect(sync.body?.error).toBeUndefined();
+      const receipt = sync.body!.result as { transactionHash: Hex; blockNumber: Hex; status: Hex };
+      expect(receipt.status).toBe("0x1");
+      expect(BigInt(await call<Hex>(second.url, "eth_getBalance", [recipient, "pending"]))).toBe(777n);
+      await replicaReaches(second.url, leader.url, BigInt(receipt.blockNumber));
+      const atLeader = await call<{ blockHash: Hex }>(leader.url, "eth_getTransactionReceipt", [
+        receipt.transactionHash,
+      ]);
+      const atSecond = await call<{ blockHash: Hex }>(second.url, "eth_getTransactionReceipt", [
+        receipt.transactionHash,
+      ]);
+      expect(atSecond).toEqual(atLeader);
+    } finally {
+      await second.stop();
+    }
+  });
+
   it("refuses a leader whose genesis is another chain's, and exits", async () => {
     const other = await startNodeProcess({ extraArgs: ["--follow", leader.wsUrl, "--dev-accounts", "3"] });
     try {
