@@ -58,20 +58,24 @@ export function startChallenger(
 
   async function scan(): Promise<void> {
     const to = (await l1.getBlockNumber()) - BigInt(config.l1Confirmations);
-    if (to < nextBlock) return;
-    const logs = await l1.getContractEvents({
-      address: verifier,
-      abi: aggregateVerifierAbi,
-      eventName: "Proposed",
-      fromBlock: nextBlock,
-      toBlock: to,
-    });
-    for (const log of logs) {
-      const id = (log.args as { id?: bigint }).id;
-      if (id !== undefined && !queue.includes(id)) queue.push(id);
+    // At most --l1-log-range blocks per eth_getLogs call; each chunk's events are kept before the next is
+    // asked for, so an error resumes from the chunk that failed.
+    while (nextBlock <= to) {
+      const chunkEnd = nextBlock + config.l1LogRange - 1n < to ? nextBlock + config.l1LogRange - 1n : to;
+      const logs = await l1.getContractEvents({
+        address: verifier,
+        abi: aggregateVerifierAbi,
+        eventName: "Proposed",
+        fromBlock: nextBlock,
+        toBlock: chunkEnd,
+      });
+      for (const log of logs) {
+        const id = (log.args as { id?: bigint }).id;
+        if (id !== undefined && !queue.includes(id)) queue.push(id);
+      }
+      queue.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      nextBlock = chunkEnd + 1n;
     }
-    queue.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    nextBlock = to + 1n;
   }
 
   /** Checks proposal `id`: "settled" when nothing more is to be done with it, "pending" to look again later. */

@@ -21,6 +21,8 @@ Options (each also read from the environment variable in brackets):
   --l1-confirmations <n>      L1 blocks a Proposed event must be deep before it is checked (default 1)
                                                                                 [CHALLENGER_L1_CONFIRMATIONS]
   --start-block <n>           first L1 block scanned for Proposed events (default 0) [CHALLENGER_START_BLOCK]
+  --l1-log-range <n>          most L1 blocks one eth_getLogs call spans (default 2000; providers refuse
+                              wider ranges)                                     [CHALLENGER_L1_LOG_RANGE]
   --prove-timeout-ms <n>      longest prover_prove call (default 900000)        [CHALLENGER_PROVE_TIMEOUT_MS]
   --max-backoff-ms <n>        longest wait after an error (default 30000)       [CHALLENGER_MAX_BACKOFF_MS]
   --log-level <level>         fatal|error|warn|info|debug|trace|silent (default info) [CHALLENGER_LOG_LEVEL]
@@ -30,6 +32,8 @@ Options (each also read from the environment variable in brackets):
 export interface ChallengerConfig extends VerifierServiceConfig {
   /** First L1 block scanned for Proposed events. */
   readonly startBlock: bigint;
+  /** Most L1 blocks one eth_getLogs call spans. */
+  readonly l1LogRange: bigint;
 }
 
 export type ChallengerCommandLine =
@@ -46,10 +50,11 @@ export function parseChallengerCommandLine(
     name: "challenger",
     envPrefix: "CHALLENGER",
     usage: CHALLENGER_USAGE,
-    extra: ["start-block"],
+    extra: ["start-block", "l1-log-range"],
     fail,
   });
   if (parsed.kind === "help") return parsed;
   const startBlock = BigInt(integerFlag(parsed.extra["start-block"] ?? "0", "start-block", 0, fail));
-  return { kind: "run", config: { ...parsed.config, startBlock } };
+  const l1LogRange = BigInt(integerFlag(parsed.extra["l1-log-range"] ?? "2000", "l1-log-range", 1, fail));
+  return { kind: "run", config: { ...parsed.config, startBlock, l1LogRange } };
 }

@@ -118,7 +118,21 @@ describe("challenger flags", () => {
     const parsed = parseChallengerCommandLine([...flags, "--start-block", "7"], {
       CHALLENGER_PRIVATE_KEY: KEY,
     });
-    expect(parsed.kind === "run" && parsed.config).toMatchObject({ startBlock: 7n, privateKey: KEY });
+    expect(parsed.kind === "run" && parsed.config).toMatchObject({
+      startBlock: 7n,
+      l1LogRange: 2000n,
+      privateKey: KEY,
+    });
+    const ranged = parseChallengerCommandLine(flags, {
+      CHALLENGER_PRIVATE_KEY: KEY,
+      CHALLENGER_L1_LOG_RANGE: "50",
+    });
+    expect(ranged.kind === "run" && ranged.config.l1LogRange).toBe(50n);
+    expect(
+      refusal(() =>
+        parseChallengerCommandLine([...flags, "--l1-log-range", "0"], { CHALLENGER_PRIVATE_KEY: KEY }),
+      ),
+    ).toMatchObject({ flag: "l1-log-range", name: "ChallengerConfigError" });
     expect(refusal(() => parseChallengerCommandLine(flags, { PROPOSER_PRIVATE_KEY: KEY }))).toEqual({
       flag: "private-key-file",
       kind: "config",

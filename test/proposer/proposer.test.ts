@@ -65,6 +65,8 @@ beforeAll(async () => {
   });
   challenger = spawnService("challenger", serviceArgs(), {
     CHALLENGER_PRIVATE_KEY: l1PrivateKey(CHALLENGER),
+    // Two blocks per eth_getLogs: the scan is chunked, and still finds every Proposed event.
+    CHALLENGER_L1_LOG_RANGE: "2",
   });
   proposer = spawnService("proposer", serviceArgs(), { PROPOSER_PRIVATE_KEY: l1PrivateKey(PROPOSER) });
 }, 600_000);
