@@ -6,7 +6,9 @@
  * safe head passes its block; after a kill -9 of the devnet, the next start stops the children it left and resumes.
  * The prover side: the ready line names the prover host and the verifiers, each start's (new) enclave signer is
  * registered in TEEProverRegistry, the verifiers are deployed once, and `npm run prove -- --blocks 2` (a process)
- * gets the aggregate proposal accepted by TEEVerifier and by an eth_call of AggregateVerifier.propose.
+ * gets the aggregate proposal accepted by TEEVerifier and by an eth_call of AggregateVerifier.propose. No process
+ * the devnet starts (node, batcher, deployer, merchant, host, enclave, proposer, challenger) has a private key on its
+ * command line (sampled from /proc through the three starts).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,7 +17,9 @@ import { type Address, createPublicClient, type Hex, http, parseEther } from "vi
 import { afterAll, describe, expect, it } from "vitest";
 import { aggregateVerifierAbi, eip3009TokenAbi, teeProverRegistryAbi } from "../../contracts/index.js";
 import { devAccounts } from "../../src/chain/index.js";
+import { DEVNET_ROLES, devnetAccount } from "../../src/devnet/accounts.js";
 import { type ServiceChild, jsonLine, runToCompletion, startServiceChild } from "../../src/devnet/child.js";
+import { sampleCommandLines } from "../support/process-tree.js";
 
 interface DevnetReady {
   l1RpcUrl: string;
@@ -39,6 +43,8 @@ interface DevnetReady {
 
 const dataDir = mkdtempSync(join(tmpdir(), "devnet-test-"));
 const running: ServiceChild[] = [];
+/** Command lines of every process the devnet starts, sampled while it starts (secrets must never be among them). */
+const commandLines = new Set<string>();
 
 async function startDevnet(...extra: string[]): Promise<{ child: ServiceChild; ready: DevnetReady }> {
   const child = startServiceChild(
@@ -69,11 +75,16 @@ async function startDevnet(...extra: string[]): Promise<{ child: ServiceChild; r
     () => {},
   );
   running.push(child);
-  const ready = await child.waitForLine((line) => {
-    const value = jsonLine(line);
-    return value?.msg === "devnet ready" ? (value as unknown as DevnetReady) : undefined;
-  }, 180_000);
-  return { child, ready };
+  const stopSampling = sampleCommandLines(child.process.pid!, commandLines);
+  try {
+    const ready = await child.waitForLine((line) => {
+      const value = jsonLine(line);
+      return value?.msg === "devnet ready" ? (value as unknown as DevnetReady) : undefined;
+    }, 180_000);
+    return { child, ready };
+  } finally {
+    stopSampling();
+  }
 }
 
 /** Whether the registry holds `signer` valid (registered with the active image hash). */
@@ -229,4 +240,33 @@ describe("npm start (the devnet)", () => {
       await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await latestProposed()).toBeGreaterThanOrEqual(2n);
   }, 900_000);
+
+  it.runIf(process.platform === "linux")(
+    "never puts a secret on the command line of a process it starts (ps shows them to every local user)",
+    () => {
+      // Sampled through the three starts above: the first deploys the token, the third runs the proposer and
+      // the challenger.
+      const lines = [...commandLines];
+      for (const part of [
+        "src/node/main.ts",
+        "src/batcher/main.ts",
+        "src/merchant/main.ts",
+        "src/merchant/cli.ts deploy-token",
+        "src/host/main.ts",
+        "enclave/main.ts",
+        "src/proposer/main.ts",
+        "src/challenger/main.ts",
+      ])
+        expect(
+          lines.some((l) => l.includes(part)),
+          part,
+        ).toBe(true);
+      const keys = Object.keys(DEVNET_ROLES).map((role) =>
+        devnetAccount(role as keyof typeof DEVNET_ROLES)
+          .privateKey.slice(2)
+          .toLowerCase(),
+      );
+      for (const line of lines) for (const key of keys) expect(line.toLowerCase()).not.toContain(key);
+    },
+  );
 });
