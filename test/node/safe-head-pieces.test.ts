@@ -8,7 +8,8 @@
  * - over store A the safe head reaches the sealed head, each safe block is the sealed one, and finalized follows
  *   anvil's finalized block (two epochs of two slots), persisted for a restart;
  * - over store B the safe head stops at 6 with a DerivedBlockMismatchError naming block 7 and the first differing
- *   field, and does not move again while L1 goes on;
+ *   field, and does not move again while L1 goes on, until an L1 reorg removes the batch it came from: store B's own
+ *   blocks posted on the new L1 are then derived;
  * - the pieces: the store-backed L2 provider, the first-difference report, the lazily loaded, verifying blob cache.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -74,6 +75,8 @@ let storeA: BlockStore;
 let storeB: BlockStore;
 let genesisOrigin: L1OriginInfo;
 let postedBlob: { ref: L1BlockRef; versioned: Uint8Array } | undefined;
+/** The L1 block holding store A's blocks 7..BLOCKS (posted as a blob in beforeAll). */
+let blobBatchL1Block: bigint;
 const trackers: SafeHeadTracker[] = [];
 
 /** Resolves when `check` holds, re-checked on every change of the tracker and every 100 ms of L1 polling. */
@@ -169,14 +172,15 @@ function blockData(block: StoredBlock): L2BlockData {
 }
 
 /**
- * Posts blocks `from..to` of store A in one channel with the batcher's encoder; resolves once mined (by this
- * function when `mine`: anvil in manual mining), with the L1 block of the last transaction.
+ * Posts blocks `from..to` of `store` (default A) in one channel with the batcher's encoder; resolves once mined (by
+ * this function when `mine`: anvil in manual mining), with the L1 block of the last transaction.
  */
 async function post(
   from: number,
   to: number,
   dataAvailability: "calldata" | "blobs",
   mine = false,
+  store: BlockStore = storeA,
 ): Promise<bigint> {
   const settings: BatcherSettings = {
     dataAvailability,
@@ -193,7 +197,7 @@ async function post(
     resubmitAfterBlocks: 10,
   };
   const blocks: L2BlockData[] = [];
-  for (let n = from; n <= to; n++) blocks.push(blockData(storeA.blockByNumber(BigInt(n))!));
+  for (let n = from; n <= to; n++) blocks.push(blockData(store.blockByNumber(BigInt(n))!));
   const channel = buildChannel(
     blocks,
     { genesisTimestamp: config.genesisL2Time, blockTime: config.blockTime, chainId: config.l2ChainId },
@@ -285,7 +289,7 @@ beforeAll(async () => {
     b = await seal(storeB, b, origin, n === DIVERGES_AT ? [...txs, await transfer(8, 0, 1n)] : txs);
   }
   await post(1, 6, "calldata");
-  await post(7, BLOCKS, "blobs");
+  blobBatchL1Block = await post(7, BLOCKS, "blobs");
 }, 240_000);
 
 afterAll(async () => {
@@ -358,7 +362,7 @@ describe("SafeHeadTracker over a real L1", () => {
     expect(restarted.finalized.number).toBe(BigInt(BLOCKS));
   }, 300_000);
 
-  it("stops the safe head before a sealed block L1 does not derive, with the differing field", async () => {
+  it("stops the safe head before a sealed block L1 does not derive, with the differing field, until an L1 reorg removes that batch", async () => {
     const t = tracker(storeB, BigInt(BLOCKS));
     t.start();
     const halted = await until("the mismatch", () => t.status.halted);
@@ -380,6 +384,27 @@ describe("SafeHeadTracker over a real L1", () => {
     await until("three more L1 blocks", () => (t.status.l1Head!.number >= at + 3n ? true : undefined));
     expect(t.safe.number).toBe(BigInt(DIVERGES_AT - 1));
     expect(t.finalized.number).toBeLessThanOrEqual(BigInt(DIVERGES_AT - 1));
+    expect(t.status.halted).toBe(halted);
+
+    // Until an L1 reorg removes the batch the mismatch came from: then derivation runs again over the new L1, where
+    // store B's own blocks 7..BLOCKS are posted, and the safe head passes the block it stopped before.
+    await l1.anvil.setMining({ mode: "manual" });
+    try {
+      const depth = (await l1.anvil.client.getBlockNumber()) - blobBatchL1Block + 1n;
+      await l1.anvil.request("anvil_reorg", [Number(depth), []]);
+      await until("the halt to be lifted", () => (t.status.halted === undefined ? true : undefined));
+      expect(t.safe.number).toBe(BigInt(DIVERGES_AT - 1));
+      await post(DIVERGES_AT, BLOCKS, "blobs", true, storeB);
+      await l1.anvil.mine();
+      await until("the safe head to reach store B's head", () =>
+        t.safe.number === BigInt(BLOCKS) ? true : undefined,
+      );
+      expect(bytesEqual(t.safe.hash, storeB.blockByNumber(BigInt(BLOCKS))!.hash)).toBe(true);
+      expect(t.status.halted).toBeUndefined();
+      await t.stop();
+    } finally {
+      await l1.anvil.setMining({ mode: "interval", blockTimeSeconds: 1 });
+    }
   }, 300_000);
 });
 

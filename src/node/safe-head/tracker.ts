@@ -168,6 +168,8 @@ export class SafeHeadTracker {
   private lastHeadHash: Uint8Array | undefined;
   private needRound = true;
   private halted: DerivedBlockMismatchError | undefined;
+  /** The L1 block the mismatching block's batch was read from: the halt holds while it stays canonical. */
+  private haltedFrom: L1BlockRef | undefined;
   private lastError: TrackerError | undefined;
   private lastRound: DerivationRound | undefined;
   private readonly listeners = new Set<SafeHeadListener>();
@@ -269,6 +271,7 @@ export class SafeHeadTracker {
       const heads = await this.opts.l1Heads.read();
       this.heads = heads;
       await this.dropReorged();
+      await this.liftHaltIfReorged();
       if (this.lastHeadHash === undefined || !bytesEqual(this.lastHeadHash, heads.head.hash)) {
         this.needRound = true;
       }
@@ -369,7 +372,7 @@ export class SafeHeadTracker {
           executed = await this.check(block);
         } catch (error) {
           if (!(error instanceof DerivedBlockMismatchError)) throw error;
-          this.halt(error);
+          this.halt(error, block.derivedFrom);
           return false;
         }
         this.advance(block, executed.hash);
@@ -468,8 +471,9 @@ export class SafeHeadTracker {
     if (!this.finalize(this.heads?.finalized)) this.emit();
   }
 
-  private halt(error: DerivedBlockMismatchError): void {
+  private halt(error: DerivedBlockMismatchError, derivedFrom: L1BlockRef): void {
     this.halted = error;
+    this.haltedFrom = derivedFrom;
     this.lastError = describe(error);
     this.opts.logger.error(
       { ...error.details, safe: Number(this.safeRef.number) },
@@ -481,6 +485,25 @@ export class SafeHeadTracker {
    * An L1 reorg may have removed the L1 blocks safe blocks were derived from: those blocks are no longer safe
    * (they will be derived again from the new L1 chain, if its batches hold them). Finalized ones cannot be.
    */
+  /**
+   * A halt holds while the L1 block the mismatching batch came from is canonical: the same L1 derives the same
+   * block. Once an L1 reorg removes that block, derivation runs again from the safe head over the new L1.
+   */
+  private async liftHaltIfReorged(): Promise<void> {
+    const from = this.haltedFrom;
+    if (this.halted === undefined || from === undefined) return;
+    const canonical = await this.opts.l1Heads.canonicalHash(from.number);
+    if (canonical !== undefined && bytesEqual(canonical, from.hash)) return;
+    this.opts.logger.warn(
+      { number: Number(this.halted.number), l1Block: Number(from.number), safe: Number(this.safeRef.number) },
+      "the L1 block the mismatching batch came from was reorged out: deriving again",
+    );
+    this.halted = undefined;
+    this.haltedFrom = undefined;
+    this.lastError = undefined;
+    this.needRound = true;
+  }
+
   private async dropReorged(): Promise<void> {
     let dropped = false;
     while (this.records.length > 0) {
