@@ -482,10 +482,6 @@ export class SafeHeadTracker {
   }
 
   /**
-   * An L1 reorg may have removed the L1 blocks safe blocks were derived from: those blocks are no longer safe
-   * (they will be derived again from the new L1 chain, if its batches hold them). Finalized ones cannot be.
-   */
-  /**
    * A halt holds while the L1 block the mismatching batch came from is canonical: the same L1 derives the same
    * block. Once an L1 reorg removes that block, derivation runs again from the safe head over the new L1.
    */
@@ -504,6 +500,10 @@ export class SafeHeadTracker {
     this.needRound = true;
   }
 
+  /**
+   * An L1 reorg may have removed the L1 blocks safe blocks were derived from: those blocks are no longer safe
+   * (they will be derived again from the new L1 chain, if its batches hold them). Finalized ones cannot be.
+   */
   private async dropReorged(): Promise<void> {
     let dropped = false;
     while (this.records.length > 0) {
