@@ -38,12 +38,12 @@ async function pendingIndex(): Promise<{ number: bigint; index: number }> {
   return { number: BigInt(block.number), index: index === null ? -1 : Number(index) };
 }
 
-/** Waits until the block being built has just started (snapshot index 0 or 1). */
-async function atBlockStart(): Promise<{ number: bigint; index: number }> {
+/** Waits until a block above `after` being built has just started (snapshot index 0 or 1). */
+async function atBlockStart(after = -1n): Promise<{ number: bigint; index: number }> {
   return waitFor(
     async () => {
       const p = await pendingIndex();
-      return p.index >= 0 && p.index <= 1 ? p : undefined;
+      return p.number > after && p.index >= 0 && p.index <= 1 ? p : undefined;
     },
     "the start of a block",
     10_000,
@@ -150,14 +150,20 @@ describe("pending view", () => {
           30_000,
           2,
         );
+      // A retried scenario starts in a block above every block the attempt before it used, so that its
+      // `before` holds no transaction of that attempt (one sent at a block boundary lands at index 1 of
+      // the next block, which is itself a "block start").
+      let usedUpTo = -1n;
       const scenario = async () => {
-        const start = await atBlockStart();
+        const start = await atBlockStart(usedUpTo);
+        usedUpTo = start.number;
         const before = await call<RpcBlock>(node.url, "eth_getBlockByNumber", ["pending", false]);
         const tx1 = await walletClient.sendTransaction({
           to: privateKeyToAccount(generatePrivateKey()).address,
           value: 1n,
         });
         const p1 = await preconfirmed(tx1, "tx1 pre-confirmed");
+        usedUpTo = (await pendingIndex()).number;
         if (p1 === "sealed") return undefined;
         // Pre-confirmed receipt and transaction, in the pending block.
         const receipt1 = await call<{ blockNumber: Hex; blockHash: Hex; status: Hex }>(
@@ -170,6 +176,7 @@ describe("pending view", () => {
           value: 2n,
         });
         const p2 = await preconfirmed(tx2, "tx2 pre-confirmed");
+        usedUpTo = (await pendingIndex()).number;
         if (p2 === "sealed") return undefined;
         return { start, before, p1, p2, tx1, receipt1 };
       };
