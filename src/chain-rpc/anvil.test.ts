@@ -52,7 +52,11 @@ beforeAll(async () => {
   anvil = await startAnvil({ mining: { mode: "manual" }, clock: "genesis" });
   proxy = await startTamperProxy(anvil.rpcUrl);
   const account = mnemonicToAccount(DEVNET_L1_MNEMONIC);
-  const wallet = createWalletClient({ account, chain: anvil.chain, transport: http(anvil.rpcUrl) });
+  const wallet = createWalletClient({
+    account,
+    chain: anvil.chain,
+    transport: http(anvil.rpcUrl, { timeout: 60_000 }),
+  });
   const to = privateKeyToAccount(generatePrivateKey()).address;
   // The blob transaction goes to `to`: derivation's retrieval reads it as a batcher transaction to that inbox.
   inbox = to;

@@ -129,6 +129,7 @@ export async function startNodeProcess(options: StartNodeOptions = {}): Promise<
     child.kill("SIGKILL");
   };
   process.once("exit", killOnExit);
+  child.once("exit", () => process.removeListener("exit", killOnExit));
   let out = "";
   const accounts: DevKey[] = [];
   const ready = new Promise<{ url: string; wsUrl: string; flashblocks: string; chainId: number }>(

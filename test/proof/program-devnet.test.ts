@@ -166,7 +166,7 @@ beforeAll(async () => {
     createWalletClient({
       account: privateKeyToAccount(devAccounts(index + 1)[index]!.privateKey),
       chain: chain.l1.anvil.chain,
-      transport: http(chain.l1.anvil.rpcUrl),
+      transport: http(chain.l1.anvil.rpcUrl, { timeout: 60_000 }),
     });
   const l1Sent = [
     await l1Wallet(6).writeContract({

@@ -43,6 +43,7 @@ export function spawnLogProcess(
     child.kill("SIGKILL");
   };
   process.once("exit", killOnExit);
+  child.once("exit", () => process.removeListener("exit", killOnExit));
   let out = "";
   let buffered = "";
   const lines: LogLine[] = [];

@@ -103,7 +103,11 @@ export interface ProverChain {
 }
 
 function walletOn(chain: L1Chain, account: Account) {
-  return createWalletClient({ account, chain: chain.l1.anvil.chain, transport: http(chain.l1.anvil.rpcUrl) });
+  return createWalletClient({
+    account,
+    chain: chain.l1.anvil.chain,
+    transport: http(chain.l1.anvil.rpcUrl, { timeout: 60_000 }),
+  });
 }
 
 async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
