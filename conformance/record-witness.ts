@@ -77,7 +77,7 @@ async function record(outDir: string): Promise<RecordedManifest> {
     const wallet = createWalletClient({
       account: privateKeyToAccount(devAccounts(8)[7]!.privateKey),
       chain: chain.l2.chain,
-      transport: http(chain.node.url),
+      transport: http(chain.node.url, { timeout: 60_000 }),
     });
     const transfer = async (i: number): Promise<{ block: number; hash: Hex }> => {
       const hash = await wallet.sendTransaction({
@@ -93,7 +93,7 @@ async function record(outDir: string): Promise<RecordedManifest> {
     const l1Wallet = createWalletClient({
       account: privateKeyToAccount(devAccounts(7)[6]!.privateKey),
       chain: chain.l1.anvil.chain,
-      transport: http(chain.l1.anvil.rpcUrl),
+      transport: http(chain.l1.anvil.rpcUrl, { timeout: 60_000 }),
     });
     const depositTx = await l1Wallet.writeContract({
       address: chain.l1.deployment.depositPortal,

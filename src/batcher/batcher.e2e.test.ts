@@ -62,7 +62,11 @@ async function sendTraffic(): Promise<void> {
   const wallets = node.accounts
     .slice(3, 5)
     .map((a) =>
-      createWalletClient({ account: privateKeyToAccount(a.privateKey), chain, transport: http(node.url) }),
+      createWalletClient({
+        account: privateKeyToAccount(a.privateKey),
+        chain,
+        transport: http(node.url, { timeout: 60_000 }),
+      }),
     );
   for (let i = 0; !stopTraffic; i++) {
     const w = wallets[i % wallets.length]!;
@@ -195,7 +199,7 @@ async function nodeBlock(n: bigint): Promise<{
   l1Origin: bigint;
   transactions: Hex[];
 }> {
-  const client = createPublicClient({ transport: http(node.url) });
+  const client = createPublicClient({ transport: http(node.url, { timeout: 60_000 }) });
   const block = (await client.request({
     method: "eth_getBlockByNumber",
     params: [`0x${n.toString(16)}`, true],

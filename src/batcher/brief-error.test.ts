@@ -19,7 +19,7 @@ afterAll(async () => {
 
 describe("briefError", () => {
   it("keeps viem's reason for a refused 300 kB raw transaction and none of its bytes", async () => {
-    const client = createPublicClient({ transport: http(anvil.rpcUrl) });
+    const client = createPublicClient({ transport: http(anvil.rpcUrl, { timeout: 60_000 }) });
     const raw = bytesToHex(new Uint8Array(300_000).fill(0xab));
     const err = await client.sendRawTransaction({ serializedTransaction: raw }).then(
       () => undefined,

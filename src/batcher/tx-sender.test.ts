@@ -35,7 +35,11 @@ function sender(confirmations: number): {
   const abort = new AbortController();
   const { logger, lines } = createMemoryLogger("batcher");
   const metrics = new BatcherMetrics(new MetricsRegistry());
-  const walletClient = createWalletClient({ account, chain: anvil.chain, transport: http(anvil.rpcUrl) });
+  const walletClient = createWalletClient({
+    account,
+    chain: anvil.chain,
+    transport: http(anvil.rpcUrl, { timeout: 60_000 }),
+  });
   return {
     abort,
     metrics,

@@ -172,7 +172,7 @@ function echoTo(prefix: string): (line: string) => void {
 
 /** The token recorded for this chain if its code is still there, else a fresh deployment (recorded). */
 async function ensureToken(nodeUrl: string, chainId: number, dataDir: string): Promise<Address> {
-  const client = createPublicClient({ transport: http(nodeUrl) });
+  const client = createPublicClient({ transport: http(nodeUrl, { timeout: 60_000 }) });
   const recorded = readRecord(dataDir);
   if (recorded.token !== undefined && recorded.chainId === chainId) {
     const code = await client.getCode({ address: recorded.token });

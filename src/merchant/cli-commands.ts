@@ -179,7 +179,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       case "sign-cancel": {
         const rpcUrl = need(values["rpc-url"] ?? io.env.MERCHANT_RPC_URL, "--rpc-url");
         const token = addressFlag(values.token ?? io.env.MERCHANT_TOKEN, "--token");
-        const publicClient = createPublicClient({ transport: http(rpcUrl) });
+        const publicClient = createPublicClient({ transport: http(rpcUrl, { timeout: 60_000 }) });
         const domain = await readTokenDomain(publicClient, token);
         const buyer = privateKeyToAccount(privateKey(values.key ?? io.env.MERCHANT_CLI_KEY));
         if (command === "sign-cancel") {

@@ -58,16 +58,23 @@ export async function deployDevToken(
   ownerKey: Hex,
   options: DevTokenOptions = {},
 ): Promise<DevToken> {
-  const probe = createPublicClient({ transport: http(rpcUrl) });
+  const probe = createPublicClient({ transport: http(rpcUrl, { timeout: 60_000 }) });
   const chain = defineChain({
     id: await probe.getChainId(),
     name: "local",
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
     rpcUrls: { default: { http: [rpcUrl] } },
   });
-  const publicClient = createPublicClient({ chain, transport: http(rpcUrl) }) as PublicClient;
+  const publicClient = createPublicClient({
+    chain,
+    transport: http(rpcUrl, { timeout: 60_000 }),
+  }) as PublicClient;
   const owner = privateKeyToAccount(ownerKey);
-  const walletClient = createWalletClient({ chain, transport: http(rpcUrl), account: owner });
+  const walletClient = createWalletClient({
+    chain,
+    transport: http(rpcUrl, { timeout: 60_000 }),
+    account: owner,
+  });
   const sealing: Pick<PublicClient, "getCode" | "waitForTransactionReceipt"> = {
     getCode: (args) => publicClient.getCode(args),
     waitForTransactionReceipt: (args) => sealedReceipt(publicClient, args.hash),

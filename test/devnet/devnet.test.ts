@@ -89,7 +89,7 @@ async function startDevnet(...extra: string[]): Promise<{ child: ServiceChild; r
 
 /** Whether the registry holds `signer` valid (registered with the active image hash). */
 async function validSigner(ready: DevnetReady, signer: Address): Promise<boolean> {
-  return createPublicClient({ transport: http(ready.l1RpcUrl) }).readContract({
+  return createPublicClient({ transport: http(ready.l1RpcUrl, { timeout: 60_000 }) }).readContract({
     address: ready.teeProverRegistry,
     abi: teeProverRegistryAbi,
     functionName: "isValidSigner",
@@ -105,7 +105,7 @@ afterAll(async () => {
 describe("npm start (the devnet)", () => {
   it("serves the chain, the minted token and the merchant API, and restarts on the same state", async () => {
     const first = await startDevnet();
-    const client = createPublicClient({ transport: http(first.ready.nodeUrl) });
+    const client = createPublicClient({ transport: http(first.ready.nodeUrl, { timeout: 60_000 }) });
     const balance = await client.readContract({
       address: first.ready.token,
       abi: eip3009TokenAbi,
@@ -121,7 +121,7 @@ describe("npm start (the devnet)", () => {
     expect(first.ready.proverUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect((await fetch(`${first.ready.proverUrl}/healthz`)).status).toBe(200);
     expect(await validSigner(first.ready, first.ready.enclaveSigner)).toBe(true);
-    const l1 = createPublicClient({ transport: http(first.ready.l1RpcUrl) });
+    const l1 = createPublicClient({ transport: http(first.ready.l1RpcUrl, { timeout: 60_000 }) });
     const verifierValue = (functionName: string) =>
       l1.readContract({
         address: first.ready.aggregateVerifier,
@@ -160,7 +160,7 @@ describe("npm start (the devnet)", () => {
       (out) => ({ out }),
       (error: unknown) => ({ out: String(error) }),
     );
-    const again = createPublicClient({ transport: http(second.ready.nodeUrl) });
+    const again = createPublicClient({ transport: http(second.ready.nodeUrl, { timeout: 60_000 }) });
     expect(await again.getBlockNumber()).toBeGreaterThanOrEqual(headBefore);
     expect((await fetch(`${second.ready.merchantUrl}/orders`)).status).toBe(200);
 
@@ -224,11 +224,11 @@ describe("npm start (the devnet)", () => {
     expect(third.ready.token).toBe(first.ready.token);
     expect(third.ready.aggregateVerifier).toBe(first.ready.aggregateVerifier);
     expect(await validSigner(third.ready, third.ready.enclaveSigner)).toBe(true);
-    const resumed = createPublicClient({ transport: http(third.ready.nodeUrl) });
+    const resumed = createPublicClient({ transport: http(third.ready.nodeUrl, { timeout: 60_000 }) });
     expect(await resumed.getBlockNumber()).toBeGreaterThanOrEqual(headBeforeKill);
     expect(await resumed.getBalance({ address: recipient })).toBe(recipientBefore! + parseEther("1.5"));
     // The proposer's first proposal (blocks 0..2, proven by this start's enclave) lands on the AggregateVerifier.
-    const thirdL1 = createPublicClient({ transport: http(third.ready.l1RpcUrl) });
+    const thirdL1 = createPublicClient({ transport: http(third.ready.l1RpcUrl, { timeout: 60_000 }) });
     const latestProposed = () =>
       thirdL1.readContract({
         address: third.ready.aggregateVerifier,

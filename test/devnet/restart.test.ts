@@ -107,7 +107,7 @@ async function sendTraffic(): Promise<void> {
 }
 
 async function l2Block(url: string, tag: bigint | "latest" | "safe"): Promise<{ number: bigint; hash: Hex }> {
-  const client = createPublicClient({ transport: http(url) });
+  const client = createPublicClient({ transport: http(url, { timeout: 60_000 }) });
   const block =
     typeof tag === "bigint"
       ? await client.getBlock({ blockNumber: tag })
@@ -221,7 +221,7 @@ describe("the devnet after kill -9 of the batcher mid-channel and of the node", 
     expect(BigInt(resumed.lastPosted as number)).toBeLessThan(sealed.number);
     // No block lost or doubled: the complete channels hold L2 blocks 1..N in order, each equal to the node's.
     expect(BigInt(blocks.length)).toBeGreaterThanOrEqual(target.number);
-    const client = createPublicClient({ transport: http(node.url) });
+    const client = createPublicClient({ transport: http(node.url, { timeout: 60_000 }) });
     let withTxs = 0;
     for (let i = 0; i < blocks.length; i++) {
       const expected = await client.getBlock({ blockNumber: BigInt(i + 1), includeTransactions: true });

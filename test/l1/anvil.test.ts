@@ -40,7 +40,11 @@ const account1 = mnemonicToAccount(DEVNET_L1_MNEMONIC, { addressIndex: 1 });
 
 /** Sends 1 ETH from account 0 to account 1 and mines it; returns the transaction hash. */
 async function transfer(anvil: Anvil): Promise<`0x${string}`> {
-  const wallet = createWalletClient({ account: account0, chain: anvil.chain, transport: http(anvil.rpcUrl) });
+  const wallet = createWalletClient({
+    account: account0,
+    chain: anvil.chain,
+    transport: http(anvil.rpcUrl, { timeout: 60_000 }),
+  });
   const hash = await wallet.sendTransaction({ to: account1.address, value: parseEther("1") });
   await anvil.mine();
   const receipt = await anvil.client.waitForTransactionReceipt({ hash, pollingInterval: 50 });

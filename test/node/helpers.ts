@@ -52,10 +52,14 @@ export function devChain(node: NodeProcess) {
 
 export function clients(node: NodeProcess, accountIndex = 0) {
   const chain = devChain(node);
-  const publicClient = createPublicClient({ chain, transport: http(node.url), pollingInterval: 50 });
+  const publicClient = createPublicClient({
+    chain,
+    transport: http(node.url, { timeout: 60_000 }),
+    pollingInterval: 50,
+  });
   const walletClient = createWalletClient({
     chain,
-    transport: http(node.url),
+    transport: http(node.url, { timeout: 60_000 }),
     account: privateKeyToAccount(node.accounts[accountIndex]!.privateKey),
   });
   return { chain, publicClient, walletClient };

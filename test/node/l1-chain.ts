@@ -57,7 +57,7 @@ export function l2Client(node: NodeProcess) {
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
     rpcUrls: { default: { http: [node.url] } },
   });
-  return createPublicClient({ chain, transport: http(node.url), pollingInterval: 100 });
+  return createPublicClient({ chain, transport: http(node.url, { timeout: 60_000 }), pollingInterval: 100 });
 }
 
 /** Writes a rollup.json anchored on L1 block `anchor` (the devnet's values otherwise, src/devnet's devnetRollupConfigAt). */

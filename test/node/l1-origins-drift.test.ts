@@ -72,7 +72,7 @@ describe("the sequencer drift rule", () => {
     const wallet = createWalletClient({
       account: privateKeyToAccount(chain.node.accounts[1]!.privateKey),
       chain: chain.l2.chain,
-      transport: http(chain.node.url),
+      transport: http(chain.node.url, { timeout: 60_000 }),
     });
     const txHash = await wallet.sendTransaction({
       to: chain.node.accounts[2]!.address,

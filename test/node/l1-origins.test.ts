@@ -92,7 +92,7 @@ describe("the sequencer on real L1 origins", () => {
     const wallet = createWalletClient({
       account: privateKeyToAccount(node.accounts[1]!.privateKey),
       chain: chain.l2.chain,
-      transport: http(node.url),
+      transport: http(node.url, { timeout: 60_000 }),
     });
     for (let i = 0; i < 3; i++)
       await wallet.sendTransaction({ to: node.accounts[2]!.address, value: parseEther("0.01") });

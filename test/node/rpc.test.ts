@@ -521,7 +521,7 @@ describe("predeploys", () => {
     // viem's OP Stack actions: L1 fee, operator fee and total fee estimates.
     const l2 = createPublicClient({
       chain: defineChain({ ...chainConfig, ...devChain(node) }),
-      transport: http(node.url),
+      transport: http(node.url, { timeout: 60_000 }),
     }).extend(publicActionsL2());
     const request = { account: node.accounts[0]!.address, to: node.accounts[1]!.address, value: 1n } as const;
     const l1Fee = await l2.estimateL1Fee(request);

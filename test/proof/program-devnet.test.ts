@@ -148,7 +148,7 @@ beforeAll(async () => {
   const wallet = createWalletClient({
     account: privateKeyToAccount(devAccounts(8)[7]!.privateKey),
     chain: l2,
-    transport: http(chain.node.url),
+    transport: http(chain.node.url, { timeout: 60_000 }),
   });
   const transfer = async (i: number): Promise<bigint> => {
     const hash = await wallet.sendTransaction({

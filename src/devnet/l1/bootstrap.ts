@@ -35,7 +35,11 @@ export async function startDevnetL1(options: DevnetL1Options): Promise<DevnetL1>
   try {
     const genesisTime = options.genesisTimestamp ?? DEVNET_L1_GENESIS_TIME;
     const account = mnemonicToAccount(DEVNET_L1_MNEMONIC, { addressIndex: 0 });
-    const walletClient = createWalletClient({ account, chain: anvil.chain, transport: http(anvil.rpcUrl) });
+    const walletClient = createWalletClient({
+      account,
+      chain: anvil.chain,
+      transport: http(anvil.rpcUrl, { timeout: 60_000 }),
+    });
     const deployment = await deployL1Contracts(
       { publicClient: anvil.client, walletClient },
       {
