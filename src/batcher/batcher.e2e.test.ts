@@ -59,15 +59,13 @@ async function sendTraffic(): Promise<void> {
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
     rpcUrls: { default: { http: [node.url] } },
   });
-  const wallets = node.accounts
-    .slice(3, 5)
-    .map((a) =>
-      createWalletClient({
-        account: privateKeyToAccount(a.privateKey),
-        chain,
-        transport: http(node.url, { timeout: 60_000 }),
-      }),
-    );
+  const wallets = node.accounts.slice(3, 5).map((a) =>
+    createWalletClient({
+      account: privateKeyToAccount(a.privateKey),
+      chain,
+      transport: http(node.url, { timeout: 60_000 }),
+    }),
+  );
   for (let i = 0; !stopTraffic; i++) {
     const w = wallets[i % wallets.length]!;
     const to = node.accounts[6 + (i % 3)]!.address;
