@@ -110,7 +110,7 @@ const sent = (l: LogLine): boolean => l.msg === "batcher transaction sent";
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "batcher-e2e-"));
   anvil = await startAnvil({ mining: { mode: "interval", blockTimeSeconds: 1 } });
-  node = await startNodeProcess({ blockTimeMs: 1000 });
+  node = await startNodeProcess({ blockTimeMs: 1000, callWorkers: 0 });
   traffic = sendTraffic();
 }, 120_000);
 

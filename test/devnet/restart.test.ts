@@ -49,6 +49,7 @@ function startNode(): Promise<NodeProcess> {
     dataDir: nodeDir,
     l1: { rpcUrl: l1.anvil.rpcUrl, rollupConfigPath: rollup.path, confirmations: 1 },
     startTimeoutMs: 90_000,
+    callWorkers: 0, // seconds of CPU per start on a loaded machine; no eth_call here depends on where it runs
   });
 }
 

@@ -76,7 +76,7 @@ describe("registry-gated routing and health", () => {
 
   beforeAll(async () => {
     [node, ...enclaves] = await Promise.all([
-      startNodeProcess({ blockTimeMs: 250, flashblockIntervalMs: 50 }),
+      startNodeProcess({ blockTimeMs: 250, flashblockIntervalMs: 50, callWorkers: 0 }),
       startEnclave(),
       startEnclave(),
       startEnclave(),

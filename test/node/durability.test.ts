@@ -18,7 +18,9 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const start = () => startNodeProcess({ dataDir, blockTimeMs: 300, flashblockIntervalMs: 50 });
+// No call workers: their start-up is seconds of CPU per node on a loaded CI machine, and nothing here depends on
+// where eth_call runs (the worker path is tested in calls, isolation, offloaded and call-pool).
+const start = () => startNodeProcess({ dataDir, blockTimeMs: 300, flashblockIntervalMs: 50, callWorkers: 0 });
 
 async function hashes(url: string, upTo: bigint): Promise<Hex[]> {
   const out: Hex[] = [];

@@ -19,7 +19,7 @@ type Log = { address: Hex; topics: Hex[]; data: Hex; blockNumber: Hex; transacti
 
 let node: NodeProcess;
 beforeAll(async () => {
-  node = await startNodeProcess({ blockTimeMs: 400, flashblockIntervalMs: 50 });
+  node = await startNodeProcess({ blockTimeMs: 400, flashblockIntervalMs: 50, callWorkers: 0 });
 }, 60_000);
 afterAll(async () => {
   await node?.stop();

@@ -48,6 +48,11 @@ export interface L1ChainOptions {
   readonly anchor?: "now" | "deploy";
   readonly flashblockIntervalMs?: number;
   readonly logLevel?: string;
+  /**
+   * --call-workers (default 0: a worker's start-up costs seconds of CPU on a loaded CI machine, and the chains built
+   * here do not test where eth_call runs; calls, isolation, offloaded and call-pool test the worker path).
+   */
+  readonly callWorkers?: number;
 }
 
 export function l2Client(node: NodeProcess) {
@@ -99,6 +104,7 @@ export async function startL1Chain(options: L1ChainOptions = {}): Promise<L1Chai
       },
       flashblockIntervalMs: options.flashblockIntervalMs ?? 100,
       logLevel: options.logLevel ?? "info",
+      callWorkers: options.callWorkers ?? 0,
       startTimeoutMs: 60_000,
     });
     return {

@@ -50,6 +50,7 @@ describe("an L1-backed node restarted after kill -9", () => {
       l1: { rpcUrl: chain.l1.anvil.rpcUrl, rollupConfigPath: chain.rollupPath, confirmations: 1 },
       flashblockIntervalMs: 100,
       startTimeoutMs: 60_000,
+      callWorkers: 0, // as startL1Chain's node
     });
     const url = restarted.url;
     const resumedAt = await headOf(url);

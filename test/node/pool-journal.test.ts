@@ -22,8 +22,12 @@ afterAll(async () => {
 });
 
 /** Slow blocks keep what is pre-confirmed unsealed long enough to kill the node before the seal. */
-const startSlow = () => startNodeProcess({ dataDir, blockTimeMs: 60_000, flashblockIntervalMs: 100 });
-const startFast = () => startNodeProcess({ dataDir, blockTimeMs: 300, flashblockIntervalMs: 50 });
+// No call workers: their start-up is seconds of CPU per node on a loaded CI machine, and nothing here depends on
+// where eth_call runs (the worker path is tested in calls, isolation, offloaded and call-pool).
+const startSlow = () =>
+  startNodeProcess({ dataDir, blockTimeMs: 60_000, flashblockIntervalMs: 100, callWorkers: 0 });
+const startFast = () =>
+  startNodeProcess({ dataDir, blockTimeMs: 300, flashblockIntervalMs: 50, callWorkers: 0 });
 
 type Receipt = { blockNumber: Hex; blockHash: Hex; status: Hex } | null;
 type Transaction = { hash: Hex; blockNumber: Hex | null; nonce: Hex } | null;

@@ -16,7 +16,13 @@ const PER_BLOCK = BLOCK_MS / FLASH_MS + 1; // indices 0..10
 
 let node: NodeProcess;
 beforeAll(async () => {
-  node = await startNodeProcess({ blockTimeMs: BLOCK_MS, flashblockIntervalMs: FLASH_MS });
+  node = await startNodeProcess({
+    blockTimeMs: BLOCK_MS,
+    flashblockIntervalMs: FLASH_MS,
+    // No call workers: their start-up right after "ready" takes seconds of CPU on a loaded machine while the
+    // snapshot timing below is observed, and nothing here depends on where eth_call runs.
+    callWorkers: 0,
+  });
 }, 60_000);
 afterAll(async () => {
   await node?.stop();

@@ -63,7 +63,7 @@ describe("registrar against a real host, enclaves and registry", () => {
 
   beforeAll(async () => {
     [node, ...enclaves] = await Promise.all([
-      startNodeProcess({ blockTimeMs: 250, flashblockIntervalMs: 50 }),
+      startNodeProcess({ blockTimeMs: 250, flashblockIntervalMs: 50, callWorkers: 0 }),
       startEnclave(),
       startEnclave(),
     ]);

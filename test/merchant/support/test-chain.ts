@@ -42,7 +42,7 @@ export function clientFor(rpcUrl: string, chainId: number): PublicClient {
 
 export async function startTestChain(): Promise<TestChain> {
   if (process.env.MERCHANT_TEST_CHAIN === "dev-chain") return startDevChain();
-  const node = await startNodeProcess({ blockTimeMs: 200, flashblockIntervalMs: 50 });
+  const node = await startNodeProcess({ blockTimeMs: 200, flashblockIntervalMs: 50, callWorkers: 0 });
   if (node.accounts.length < 4) {
     await node.stop();
     throw new Error(`the node printed ${node.accounts.length} dev keys; the merchant tests need 4`);
