@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "generated/", "contracts/artifacts/"] },
+  { ignores: ["node_modules/", "generated/", "contracts/artifacts/", ".build/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,8 +1,13 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+import {
+  BESIDE_CODE,
+  PROCESS_TESTS_BESIDE_CODE,
+  UNDER_TEST,
+  UNIT_TESTS_UNDER_TEST,
+} from "./test/support/lanes.js";
 
 export default defineConfig({
   test: {
-    include: ["{src,enclave,codegen,generated,conformance,test,contracts,scripts,native}/**/*.test.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],
     pool: "forks",
     testTimeout: 60_000,
@@ -12,5 +17,28 @@ export default defineConfig({
     // Inherited by every process a test starts: the native vsock addon refuses AF_VSOCK before socket(2).
     // The vsock device on development and CI machines belongs to the sandbox host.
     env: { OP_ENCLAVE_FORBID_VSOCK: "1" },
+    // Services and worker threads start from bundles built for this run (src/bundles).
+    globalSetup: ["./test/support/bundles.global-setup.ts"],
+    setupFiles: ["./test/support/bundles.setup.ts"],
+    // Two lanes (test/support/lanes.ts): `vitest run --project unit` is `npm run test:unit`.
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: [BESIDE_CODE, ...UNIT_TESTS_UNDER_TEST],
+          exclude: [...configDefaults.exclude, ...PROCESS_TESTS_BESIDE_CODE],
+          setupFiles: ["./test/support/no-processes.setup.ts"],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "process",
+          include: [UNDER_TEST, ...PROCESS_TESTS_BESIDE_CODE],
+          exclude: [...configDefaults.exclude, ...UNIT_TESTS_UNDER_TEST],
+        },
+      },
+    ],
   },
 });

@@ -5,6 +5,7 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nodeArgs } from "../src/bundles/index.js";
 import type { CheckResult, CheckStatus } from "./check.js";
 import { type CarelessEnclave, startCarelessEnclave } from "./peers/careless-enclave.js";
 import { type CarelessRpcServer, startCarelessRpcServer } from "./peers/careless-rpc.js";
@@ -19,7 +20,7 @@ function statusOf(results: readonly CheckResult[], id: string): CheckStatus | un
 }
 
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "conformance/run.ts", ...args], {
+  const child = spawn(process.execPath, [...nodeArgs("conformance/run.ts"), ...args], {
     cwd: repoRoot,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -2,12 +2,13 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { nodeArgs } from "../src/bundles/index.js";
 
 const repoRoot = fileURLToPath(new URL("../", import.meta.url));
 
 function run(args: string[]): Promise<{ code: number | null; lines: Record<string, unknown>[] }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "enclave/main.ts", ...args], {
+    const child = spawn(process.execPath, [...nodeArgs("enclave/main.ts"), ...args], {
       cwd: repoRoot,
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -1,10 +1,11 @@
-/** Starts a real enclave process (enclave/main.ts under tsx) in local mode for tests. */
+/** Starts a real enclave process (enclave/main.ts, from its bundle or under tsx) in local mode for tests. */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { nodeArgs } from "../../src/bundles/index.js";
 import type { ListenAddress } from "../../src/proof/index.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -22,7 +23,7 @@ export async function startEnclave(extraArgs: string[] = []): Promise<RunningEnc
   const path = join(dir, "enclave.sock");
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "enclave/main.ts", "--local", "--listen", path, ...extraArgs],
+    [...nodeArgs("enclave/main.ts"), "--local", "--listen", path, ...extraArgs],
     {
       cwd: repoRoot,
       stdio: ["ignore", "pipe", "pipe"],

@@ -50,6 +50,10 @@ export const PACKAGES: readonly PackageDeclaration[] = [
   // Below the other foundation packages: every package's root error extends SuiteError, foundation ones included.
   { ...foundation("src/errors", "the root error class every package's errors extend"), rank: -1 },
   foundation("src/log", "structured JSON logging"),
+  foundation(
+    "src/bundles",
+    "esbuild bundles of the services and worker threads that tests and the devnet start",
+  ),
   foundation("src/metrics", "Prometheus metrics registry"),
   foundation("native", "node-gyp addons: AWS Nitro NSM device and vsock sockets"),
   foundation("contracts", "Solidity sources, solc-compiled artifacts and ABIs"),
@@ -99,6 +103,7 @@ export const ROOT_FILES: readonly string[] = ["vitest.config.ts", "eslint.config
 export const IGNORED_FOLDERS: readonly string[] = [
   "node_modules",
   ".git",
+  ".build",
   ".data",
   "coverage",
   "tmp",

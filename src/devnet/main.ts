@@ -25,7 +25,13 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type Address, createPublicClient, getAddress, http, toHex } from "viem";
 import { devnetAccount, devnetSystemConfig } from "./accounts.js";
-import { type ServiceChild, jsonLine, runToCompletion, startServiceChild } from "./child.js";
+import {
+  buildServiceBundles,
+  type ServiceChild,
+  jsonLine,
+  runToCompletion,
+  startServiceChild,
+} from "./child.js";
 import { runCli } from "./cli.js";
 import { DevnetUsageError } from "./errors.js";
 import { DEVNET_L1_BLOCK_TIME } from "./l1/anvil.js";
@@ -252,6 +258,10 @@ async function main(config: DevnetConfig): Promise<number> {
         `[devnet] stopped ${leftovers.length} processes a killed devnet left: ${leftovers.join(", ")}\n`,
       );
 
+    // The services start from bundles (src/bundles), built while the L1 starts.
+    const bundles = buildServiceBundles();
+    bundles.catch(() => undefined);
+
     // 1. The L1 and its contracts. anvil logs every request: its output goes to a file, not the console.
     const l1Dir = join(config.dataDir, "l1");
     mkdirSync(l1Dir, { recursive: true });
@@ -284,6 +294,7 @@ async function main(config: DevnetConfig): Promise<number> {
         `(L2 genesis ${toHex(rollup.config.genesis.l2.hash)}, L1 block ${rollup.config.genesis.l1.number})\n`,
     );
 
+    await bundles;
     // 3. The L2 node on real L1 origins.
     const node = await add(
       startServiceChild(

@@ -246,7 +246,8 @@ describe("npm start (the devnet)", () => {
     () => {
       // Sampled through the three starts above: the first deploys the token, the third runs the proposer and
       // the challenger.
-      const lines = [...commandLines];
+      // A service started from its bundle (src/bundles) shows its source path with .mjs for .ts.
+      const lines = [...commandLines].map((line) => line.replace(/\.mjs\b/g, ".ts"));
       for (const part of [
         "src/node/main.ts",
         "src/batcher/main.ts",

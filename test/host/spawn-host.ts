@@ -1,7 +1,8 @@
-/** Starts the real prover host process (src/host/main.ts under tsx) for tests. */
+/** Starts the real prover host process (src/host/main.ts, from its bundle or under tsx) for tests. */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { nodeArgs } from "../../src/bundles/index.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -39,7 +40,7 @@ export function hostArgs(options: HostArgsOptions): string[] {
 }
 
 function spawnHost(args: readonly string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", "src/host/main.ts", ...args], {
+  return spawn(process.execPath, [...nodeArgs("src/host/main.ts"), ...args], {
     cwd: repoRoot,
     stdio: ["ignore", "pipe", "pipe"],
     // AF_VSOCK is never opened on this machine: the host's transport and the addon both refuse it.

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { eth_getBlockByNumber, prover_prove } from "../../generated/rpc/index.js";
+import { nodeArgs } from "../../src/bundles/index.js";
 import { devAccounts } from "../../src/chain/index.js";
 import { proofRequest } from "../host/proof-request.js";
 
@@ -21,7 +22,7 @@ function run(
 ): Promise<{ code: number | null; out: string; err: string; ms: number }> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
+    const child = spawn(process.execPath, [...nodeArgs(entry), ...args], {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, ...env },

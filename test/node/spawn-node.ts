@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { nodeArgs } from "../../src/bundles/index.js";
 
 export interface StartNodeOptions {
   blockTimeMs?: number;
@@ -70,7 +71,6 @@ export class NodeStartError extends Error {
   }
 }
 
-const MAIN = fileURLToPath(new URL("../../src/node/main.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 function waitForExit(child: ChildProcess): Promise<void> {
@@ -84,9 +84,7 @@ export async function startNodeProcess(options: StartNodeOptions = {}): Promise<
   const chainId = options.chainId ?? 901;
   const l1 = options.l1;
   const args = [
-    "--import",
-    "tsx",
-    MAIN,
+    ...nodeArgs("src/node/main.ts"),
     "--host",
     "127.0.0.1",
     "--port",

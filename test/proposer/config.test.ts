@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { nodeArgs } from "../../src/bundles/index.js";
 import { ChallengerConfigError, parseChallengerCommandLine } from "../../src/challenger/index.js";
 import { ProposerConfigError, parseProposerCommandLine } from "../../src/proposer/index.js";
 
@@ -144,7 +145,7 @@ describe("challenger flags", () => {
 describe("the processes", () => {
   const root = fileURLToPath(new URL("../../", import.meta.url));
   const run = (name: string, args: string[]) =>
-    spawnSync(process.execPath, ["--import", "tsx", `src/${name}/main.ts`, ...args], {
+    spawnSync(process.execPath, [...nodeArgs(`src/${name}/main.ts`), ...args], {
       cwd: root,
       encoding: "utf8",
       env: { ...process.env, PROPOSER_PRIVATE_KEY: "", CHALLENGER_PRIVATE_KEY: "" },

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { type Address, getAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEnclave, startEnclave } from "../../enclave/test/enclave-process.js";
+import { nodeArgs } from "../../src/bundles/index.js";
 import { REGISTRAR_USAGE, runRegistrarCli } from "../../src/registrar/index.js";
 import { hostClient, rpcFailure } from "../host/host-client.js";
 import { proofRequest } from "../host/proof-request.js";
@@ -195,7 +196,7 @@ describe("registrar against a real host, enclaves and registry", () => {
     expect(noKey.status).toBe(2);
     expect(noKey.stderr).toMatch(/--private-key is required/);
 
-    const help = spawnSync(process.execPath, ["--import", "tsx", "src/registrar/main.ts", "--help"], {
+    const help = spawnSync(process.execPath, [...nodeArgs("src/registrar/main.ts"), "--help"], {
       cwd: repoRoot,
       encoding: "utf8",
     });

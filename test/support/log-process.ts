@@ -1,9 +1,10 @@
 /**
- * A service process for tests (`node --import tsx <entry>`): secrets go in the environment, every JSON log line is
+ * A service process for tests (its bundle, or `node --import tsx <entry>`: src/bundles `nodeArgs`): secrets go in the environment, every JSON log line is
  * kept, and callers wait for log lines (events, not sleeps). The batcher, proposer and challenger helpers wrap it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { nodeArgs } from "../../src/bundles/index.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -27,14 +28,14 @@ export interface LogProcess {
   kill(): Promise<ExitStatus>;
 }
 
-/** Starts `entry` (an absolute path or one relative to the repository root) under tsx; `name` labels errors. */
+/** Starts `entry` (relative to the repository root) from its bundle or under tsx; `name` labels errors. */
 export function spawnLogProcess(
   name: string,
   entry: string,
   args: readonly string[],
   env: Record<string, string>,
 ): LogProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs(entry), ...args], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...env },

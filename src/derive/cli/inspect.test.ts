@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { nodeArgs } from "../../bundles/index.js";
 import { toHex } from "../../chain/index.js";
 import { compressChannel } from "../channel/encoder.js";
 import { readChannel } from "../channel/reader.js";
@@ -16,7 +17,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/derive/cli/main.ts", ...args], {
+    const child = spawn(process.execPath, [...nodeArgs("src/derive/cli/main.ts"), ...args], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";

@@ -13,6 +13,7 @@
  */
 import { Worker } from "node:worker_threads";
 import { ExecutionFailedError, LimitExceededError } from "../../../generated/rpc/index.js";
+import { workerEntryUrl } from "../../bundles/index.js";
 import type { Logger } from "../../log/index.js";
 import {
   type CallEnvironment,
@@ -33,7 +34,11 @@ import type {
   WorkerReply,
 } from "./protocol.js";
 
-const ENTRY = new URL("./call-worker-entry.mjs", import.meta.url);
+/** The worker's bundle when this runs from one, else the .mjs that loads call-worker.ts under tsx. */
+const ENTRY = workerEntryUrl(
+  "src/node/calls/call-worker.ts",
+  new URL("./call-worker-entry.mjs", import.meta.url),
+);
 
 export interface CallPoolOptions {
   /** The node's SQLite file. */

@@ -6,10 +6,15 @@
  * BlobMismatchError (fail closed).
  */
 import { Worker } from "node:worker_threads";
+import { workerEntryUrl } from "../../bundles/index.js";
 import { BlobMismatchError } from "../../derive/index.js";
 import { BlobVerifierError } from "./errors.js";
 
-const ENTRY = new URL("./kzg-worker-entry.mjs", import.meta.url);
+/** The worker's bundle when this runs from one, else the .mjs that loads kzg-worker.ts under tsx. */
+const ENTRY = workerEntryUrl(
+  "src/node/safe-head/kzg-worker.ts",
+  new URL("./kzg-worker-entry.mjs", import.meta.url),
+);
 
 /** A blob to check against the versioned hash it was fetched under. */
 export interface VerifyRequest {

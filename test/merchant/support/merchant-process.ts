@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { nodeArgs } from "../../../src/bundles/index.js";
 import { MerchantClient } from "../../../src/merchant/client.js";
 
 const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -30,9 +31,7 @@ export interface MerchantProcessOptions {
 
 export async function startMerchantProcess(options: MerchantProcessOptions): Promise<MerchantProcess> {
   const args = [
-    "--import",
-    "tsx",
-    "src/merchant/main.ts",
+    ...nodeArgs("src/merchant/main.ts"),
     "--rpc-url",
     options.rpcUrl,
     "--token",
