@@ -9,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 /** The repository root (this file is src/bundles/entries.ts). */
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-/** Where `npm run build:services`, the test run and the devnet write bundles (ignored by git). */
+/** Where `npm run build:services` and the devnet write bundles (ignored by git; a test run writes its own folder). */
 export const DEFAULT_BUNDLE_DIR = join(REPO_ROOT, ".build", "services");
 
 /**

@@ -3,8 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../src/bundles/index.js";
-import { PROCESS_TESTS_BESIDE_CODE, UNIT_TESTS_UNDER_TEST } from "./lanes.js";
-import { ProcessInUnitLaneError } from "./no-processes.setup.js";
+import { PROCESS_TESTS_BESIDE_CODE, ProcessInUnitLaneError, UNIT_TESTS_UNDER_TEST } from "./lanes.js";
 
 describe("test lanes", () => {
   it("lists only test files that exist, each an exception to its folder's lane", () => {

@@ -47,3 +47,14 @@ export const UNIT_TESTS_UNDER_TEST: readonly string[] = [
   "test/proposer/step-loop.test.ts",
   "test/support/lanes.test.ts",
 ];
+
+/** A test of the unit lane tried to start a process. */
+export class ProcessInUnitLaneError extends Error {
+  constructor(readonly call: string) {
+    super(
+      `child_process.${call} in a unit-lane test: a test that starts a process belongs to the process lane ` +
+        "(test/, or test/support/lanes.ts's PROCESS_TESTS_BESIDE_CODE)",
+    );
+    this.name = "ProcessInUnitLaneError";
+  }
+}

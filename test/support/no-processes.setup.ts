@@ -4,17 +4,7 @@
  */
 import childProcess from "node:child_process";
 import { syncBuiltinESMExports } from "node:module";
-
-/** A test of the unit lane tried to start a process. */
-export class ProcessInUnitLaneError extends Error {
-  constructor(readonly call: string) {
-    super(
-      `child_process.${call} in a unit-lane test: a test that starts a process belongs to the process lane ` +
-        "(test/, or test/support/lanes.ts's PROCESS_TESTS_BESIDE_CODE)",
-    );
-    this.name = "ProcessInUnitLaneError";
-  }
-}
+import { ProcessInUnitLaneError } from "./lanes.js";
 
 const STARTERS = ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFileSync", "fork"] as const;
 
