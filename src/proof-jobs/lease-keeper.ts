@@ -26,6 +26,9 @@ export class LeaseKeeper {
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private watchdogTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** Set while the worker submits: no heartbeat is sent then. */
+  private suspended = false;
+  private inFlight: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: LeaseKeeperOptions) {
     this.deadline = options.claimSentAt + options.queue.options.leaseMs;
@@ -41,6 +44,22 @@ export class LeaseKeeper {
   /** The lease is still this worker's: not refused, and within a lease of the last renewal sent. */
   get held(): boolean {
     return !this.controller.signal.aborted && performance.now() < this.deadline;
+  }
+
+  /**
+   * Runs `call` (the job's result, failure or release) with no heartbeat in flight: a heartbeat that reached the
+   * database after the result would be refused and taken for a lost lease. The local deadline still applies.
+   */
+  async exclusive<T>(call: () => Promise<T>): Promise<T> {
+    this.suspended = true;
+    clearTimeout(this.heartbeatTimer);
+    await this.inFlight;
+    try {
+      return await call();
+    } finally {
+      this.suspended = false;
+      this.scheduleHeartbeat();
+    }
   }
 
   /** Stops heartbeating (the job is finished or given back). */
@@ -68,8 +87,11 @@ export class LeaseKeeper {
   }
 
   private scheduleHeartbeat(): void {
-    if (this.stopped) return;
-    this.heartbeatTimer = setTimeout(() => void this.beat(), this.options.intervalMs);
+    if (this.stopped || this.suspended) return;
+    clearTimeout(this.heartbeatTimer);
+    this.heartbeatTimer = setTimeout(() => {
+      this.inFlight = this.beat();
+    }, this.options.intervalMs);
   }
 
   private async beat(): Promise<void> {

@@ -102,6 +102,28 @@ describe.each(BACKENDS)("%s proof worker", (backend: Backend) => {
     expect(other.events.filter((event) => event.type === "claimed")).toEqual([]);
   });
 
+  it("does not take a heartbeat that raced the job's own result for a lost lease", async () => {
+    const { queue } = await open({ leaseMs: 10_000 });
+    const starts = Array.from({ length: 30 }, (_, i) => i * 10);
+    for (const start of starts) await queue.enqueue(range(start), requestFor(range(start)));
+    const { events } = startWorker({
+      queue,
+      owner: "w",
+      concurrency: 3,
+      heartbeatIntervalMs: 1,
+      prove: async (job) => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return deterministicResult(job.request);
+      },
+    });
+    await until(
+      async () => ((await queue.stats()).depth.succeeded === starts.length ? true : undefined),
+      "all results",
+    );
+    expect(events.filter((event) => event.type === "lease-lost")).toEqual([]);
+    expect(events.filter((event) => event.type === "completed" && event.accepted).length).toBe(starts.length);
+  });
+
   it("records a failed proof and retries it after the backoff; a permanent error fails the job at once", async () => {
     const { queue } = await open({ backoffMs: 50, maxBackoffMs: 50, maxAttempts: 3 });
     class BadRequest extends Error {}

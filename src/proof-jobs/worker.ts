@@ -180,7 +180,7 @@ export class ProofWorker {
       }
       if (!keeper.held) return;
       if (outcome.ok) await this.submit(keeper, "complete", () => this.complete(lease, outcome.result));
-      else if (this.stopController.signal.aborted) await this.release(lease);
+      else if (this.stopController.signal.aborted) await keeper.exclusive(() => this.release(lease));
       else await this.submit(keeper, "fail", () => this.fail(lease, outcome.error));
     } finally {
       keeper.signal.removeEventListener("abort", onLost);
@@ -192,7 +192,7 @@ export class ProofWorker {
   private async submit(keeper: LeaseKeeper, operation: string, call: () => Promise<void>): Promise<void> {
     while (keeper.held) {
       try {
-        await call();
+        await keeper.exclusive(call);
         return;
       } catch (error) {
         this.queueError(operation, error);
