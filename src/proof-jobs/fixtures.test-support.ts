@@ -13,7 +13,10 @@ import {
 } from "../../test/merchant/support/throwaway-cluster.js";
 import type { ProofJob, ProofRange } from "./job.js";
 import { openProofJobQueue } from "./open-queue.js";
+import { PostgresDriver } from "./postgres-driver.js";
 import type { ProofJobQueue, ProofJobQueueOptions } from "./queue.js";
+import type { SqlDriver } from "./sql-queue.js";
+import { SqliteDriver } from "./sqlite-driver.js";
 
 const filled = (length: number, byte: number): Uint8Array => new Uint8Array(length).fill(byte & 0xff);
 
@@ -70,7 +73,7 @@ export class QueueDatabases {
   }
 
   /** A new, empty database of `backend`: what openProofJobQueue takes. */
-  async create(backend: Backend): Promise<{ databaseUrl?: string; sqlitePath: string }> {
+  async create(backend: Backend): Promise<QueueDatabase> {
     this.count += 1;
     const sqlitePath = join(this.dir, `queue-${this.count}.db`);
     if (backend === "sqlite") return { sqlitePath };
@@ -87,6 +90,17 @@ export class QueueDatabases {
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
+
+export interface QueueDatabase {
+  readonly databaseUrl?: string;
+  readonly sqlitePath: string;
+}
+
+/** A connection of its own to a queue's database, for tests that change rows behind the queue's back. */
+export const rawDriver = (database: QueueDatabase): SqlDriver =>
+  database.databaseUrl === undefined
+    ? new SqliteDriver(database.sqlitePath)
+    : new PostgresDriver(database.databaseUrl);
 
 /** Polls `probe` until it returns a value other than undefined; generous timeout for a loaded machine. */
 export async function until<T>(

@@ -9,11 +9,17 @@ import {
   deterministicResult,
   QueueDatabases,
   range,
+  rawDriver,
   requestFor,
   resultTag,
   until,
 } from "./fixtures.test-support.js";
-import { InvalidQueueOptionsError, InvalidRangeError, UnsupportedDatabaseUrlError } from "./errors.js";
+import {
+  CorruptJobError,
+  InvalidQueueOptionsError,
+  InvalidRangeError,
+  UnsupportedDatabaseUrlError,
+} from "./errors.js";
 import { openProofJobQueue } from "./open-queue.js";
 import { type ProofJobQueue, type ProofJobQueueOptions, results } from "./queue.js";
 
@@ -168,6 +174,19 @@ describe.each(BACKENDS)("%s proof job queue", (backend) => {
     }, "the job to fail");
     expect(failed.error).toBe("the lease of dies expired");
     expect(failed.attempts).toBe(1);
+  });
+
+  it("refuses a stored request that does not decode, naming the job", async () => {
+    const database = await databases.create(backend);
+    const queue = await openProofJobQueue(database);
+    queues.push(queue);
+    const { job } = await queue.enqueue(range(0), requestFor(range(0)));
+    const driver = rawDriver(database);
+    await driver.query("UPDATE proof_jobs SET request = $1", ['{"l1_head":"0x12"}']);
+    await driver.close();
+    const error = await queue.get(range(0)).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CorruptJobError);
+    expect(error).toMatchObject({ jobId: job.id, column: "request", kind: "corrupt-job" });
   });
 
   it("answers depth, job age, and results in range order", async () => {

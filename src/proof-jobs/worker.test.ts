@@ -10,15 +10,14 @@ import {
   deterministicResult,
   QueueDatabases,
   range,
+  rawDriver,
   requestFor,
   until,
 } from "./fixtures.test-support.js";
 import { LeaseLostError, WorkerStoppingError } from "./errors.js";
 import type { ProofJob } from "./job.js";
 import { openProofJobQueue } from "./open-queue.js";
-import { PostgresDriver } from "./postgres-driver.js";
 import type { ProofJobQueue, ProofJobQueueOptions } from "./queue.js";
-import { SqliteDriver } from "./sqlite-driver.js";
 import { ProofWorker, type ProofWorkerEvent, type ProofWorkerOptions } from "./worker.js";
 
 const databases = new QueueDatabases();
@@ -167,10 +166,7 @@ describe.each(BACKENDS)("%s proof worker", (backend: Backend) => {
     });
     await next("claimed");
     // What a re-claim after an expiry does to the row: a new lease token.
-    const driver =
-      database.databaseUrl === undefined
-        ? new SqliteDriver(database.sqlitePath)
-        : new PostgresDriver(database.databaseUrl);
+    const driver = rawDriver(database);
     await driver.query("UPDATE proof_jobs SET lease_token = $1", ["taken-over"]);
     await driver.close();
     expect((await next("lease-lost")).reason).toBe("refused");
