@@ -50,6 +50,26 @@ export interface ProofWorkerOptions {
 const describe = (error: unknown): string =>
   error instanceof Error ? `${error.name}: ${error.message}` : `non-error thrown: ${String(error)}`;
 
+/**
+ * A signal that fires with the reason of whichever source fires first; `unlink` drops its listeners from the
+ * sources (the worker's stop signal lives as long as the worker, so per-job listeners must not pile up on it).
+ */
+function linkSignals(sources: readonly AbortSignal[]): { signal: AbortSignal; unlink: () => void } {
+  const controller = new AbortController();
+  const listeners = sources.map((source) => {
+    const listener = (): void => controller.abort(source.reason);
+    if (source.aborted) listener();
+    else source.addEventListener("abort", listener, { once: true });
+    return { source, listener };
+  });
+  return {
+    signal: controller.signal,
+    unlink: () => {
+      for (const { source, listener } of listeners) source.removeEventListener("abort", listener);
+    },
+  };
+}
+
 type Outcome =
   { readonly ok: true; readonly result: ProofResult } | { readonly ok: false; readonly error: unknown };
 
@@ -170,8 +190,9 @@ export class ProofWorker {
       this.emit({ type: "lease-lost", jobId: job.id, reason });
     };
     keeper.signal.addEventListener("abort", onLost, { once: true });
+    const linked = linkSignals([keeper.signal, this.stopController.signal]);
     try {
-      const signal = AbortSignal.any([keeper.signal, this.stopController.signal]);
+      const { signal } = linked;
       let outcome: Outcome;
       try {
         outcome = { ok: true, result: await this.options.prove(job, signal) };
@@ -183,6 +204,7 @@ export class ProofWorker {
       else if (this.stopController.signal.aborted) await keeper.exclusive(() => this.release(lease));
       else await this.submit(keeper, "fail", () => this.fail(lease, outcome.error));
     } finally {
+      linked.unlink();
       keeper.signal.removeEventListener("abort", onLost);
       keeper.stop();
     }
