@@ -176,6 +176,28 @@ describe.each(BACKENDS)("%s proof job queue", (backend) => {
     expect(failed.attempts).toBe(1);
   });
 
+  it("requeues a finished job, with a new request when given, and leaves a queued or leased one alone", async () => {
+    const queue = await open({ maxAttempts: 1 });
+    await queue.enqueue(range(0), requestFor(range(0), 100n));
+    await queue.enqueue(range(10), requestFor(range(10)));
+    const failing = (await queue.claim("w"))!;
+    expect((await queue.fail(failing, "L1 head reorged"))?.state).toBe("failed");
+    const succeeding = (await queue.claim("w"))!;
+    expect(await queue.complete(succeeding, deterministicResult(succeeding.job.request))).toBe(true);
+
+    const requeued = await queue.requeue(range(0), requestFor(range(0), 200n));
+    expect(requeued).toMatchObject({ state: "queued", attempts: 0, result: null, finishedAtMs: null });
+    expect(requeued?.request.l1_head_number).toBe(200n);
+    expect(await queue.requeue(range(0))).toBeNull();
+    expect((await queue.requeue(range(10)))?.request).toEqual(requestFor(range(10)));
+    const again = (await queue.claim("w"))!;
+    expect(again.job.range).toEqual(range(0));
+    expect(again.job.attempts).toBe(1);
+    expect(await queue.requeue(range(0))).toBeNull();
+    expect(await queue.requeue(range(40))).toBeNull();
+    await expect(queue.requeue(range(10), requestFor(range(20)))).rejects.toBeInstanceOf(InvalidRangeError);
+  });
+
   it("refuses a stored request that does not decode, naming the job", async () => {
     const database = await databases.create(backend);
     const queue = await openProofJobQueue(database);

@@ -99,6 +99,12 @@ export interface ProofJobQueue {
   fail(lease: ProofJobLease, error: string, options?: FailOptions): Promise<FailOutcome | null>;
   /** Gives the job back at once without spending an attempt (a worker stopping); false when not current. */
   release(lease: ProofJobLease): Promise<boolean>;
+  /**
+   * Puts a finished (`failed` or `succeeded`) job back in the queue with its attempts reset and, when given, a new
+   * request for the same range (a proof whose L1 head was reorged out must be redone against another head); its
+   * result is dropped. Null when the range has no finished job (a queued or leased one is left alone).
+   */
+  requeue(range: ProofRange, request?: ProofRequest): Promise<ProofJob | null>;
   /** The job of exactly this range, or null. */
   get(range: ProofRange): Promise<ProofJob | null>;
   /** Jobs in range order (by start block). */

@@ -196,6 +196,17 @@ export class SqlProofJobQueue implements ProofJobQueue {
     return rows.length === 1;
   }
 
+  async requeue(range: ProofRange, request?: ProofRequest): Promise<ProofJob | null> {
+    if (request !== undefined) checkRange(range, request);
+    const row = await this.one(
+      `UPDATE proof_jobs SET state = 'queued', attempts = 0, request = COALESCE($3, request), result = NULL,
+         available_at_ms = ${this.now}, finished_at_ms = NULL, updated_at_ms = ${this.now}
+       WHERE start_block = $1 AND end_block = $2 AND state IN ('failed', 'succeeded') RETURNING *`,
+      [range.startBlock, range.endBlock, request === undefined ? null : encodeRequest(request)],
+    );
+    return row === undefined ? null : jobFromRow(row);
+  }
+
   async get(range: ProofRange): Promise<ProofJob | null> {
     const row = await this.one("SELECT * FROM proof_jobs WHERE start_block = $1 AND end_block = $2", [
       range.startBlock,
