@@ -65,6 +65,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   const waiters = new Set<() => void>();
   let output = "";
   let buffered = "";
+  let closed = false;
   child.stdout?.on("data", (chunk: Buffer) => {
     const text = chunk.toString("utf8");
     output += text;
@@ -84,7 +85,9 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     output += chunk.toString("utf8");
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once("exit", (code, signal) => {
+    // "close" rather than "exit": every line the child printed has been read by then.
+    child.once("close", (code, signal) => {
+      closed = true;
       resolve({ code, signal });
       for (const waiter of waiters) waiter();
     });
@@ -106,7 +109,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
         if (found !== undefined) {
           finish();
           resolve(found);
-        } else if (child.exitCode !== null || child.signalCode !== null) {
+        } else if (closed) {
           finish();
           reject(new Error(`worker ${options.owner} exited before ${what}:\n${output}`));
         }

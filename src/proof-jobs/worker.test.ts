@@ -115,10 +115,13 @@ describe.each(BACKENDS)("%s proof worker", (backend: Backend) => {
         return deterministicResult(job.request);
       },
     });
+    // The event follows the database's answer: wait for the events, then check the database.
     await until(
-      async () => ((await queue.stats()).depth.succeeded === starts.length ? true : undefined),
+      async () =>
+        events.filter((event) => event.type === "completed").length === starts.length ? true : undefined,
       "all results",
     );
+    expect((await queue.stats()).depth.succeeded).toBe(starts.length);
     expect(events.filter((event) => event.type === "lease-lost")).toEqual([]);
     expect(events.filter((event) => event.type === "completed" && event.accepted).length).toBe(starts.length);
   });
@@ -138,10 +141,14 @@ describe.each(BACKENDS)("%s proof worker", (backend: Backend) => {
         return Promise.resolve(deterministicResult(job.request));
       },
     });
-    await until(async () => {
-      const { depth } = await queue.stats();
-      return depth.succeeded === 1 && depth.failed === 1 ? true : undefined;
-    }, "one result and one failure");
+    await until(
+      async () =>
+        events.some((event) => event.type === "completed") &&
+        events.filter((event) => event.type === "failed").length === 2
+          ? true
+          : undefined,
+      "one result and two failures",
+    );
     const [retried, refused] = await queue.list();
     expect(retried).toMatchObject({ state: "succeeded", attempts: 2, error: "Error: enclave busy" });
     expect(refused).toMatchObject({ state: "failed", attempts: 1, error: "Error: claim does not match" });

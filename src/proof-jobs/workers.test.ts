@@ -105,7 +105,9 @@ describe.each(BACKENDS)("%s queue with worker processes", (backend) => {
     expect(done.attempts).toBe(2);
     expect(done.error).toBe("the lease of doomed expired");
     expect(resultTag(done)).toBe(7);
-    expect(accepted([survivor!]).map((line) => line.jobId)).toEqual([job.id]);
+    // The worker prints its event after the database took the result: wait for the line.
+    const completed = await survivor!.next((line) => line.type === "completed", "the survivor's result");
+    expect(completed).toMatchObject({ jobId: job.id, accepted: true });
   });
 });
 
@@ -139,6 +141,7 @@ describe("postgres queue across a server restart", () => {
     const after = await queue.list({ states: ["succeeded"] });
     for (const job of before) expect(after.find((other) => other.id === job.id)).toEqual(job);
     expect(processes.every((worker) => worker.child.exitCode === null)).toBe(true);
+    await Promise.all(processes.map((worker) => worker.stop()));
     const completions = accepted(processes);
     expect(completions.length).toBe(6);
     expect(new Set(completions.map((line) => line.jobId)).size).toBe(6);
