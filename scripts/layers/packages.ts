@@ -63,6 +63,11 @@ export const PACKAGES: readonly PackageDeclaration[] = [
   library("src/chain", 1, "OP Stack block execution, headers, tries, preimages, rollup configs"),
   library("src/rpc", 1, "JSON-RPC 2.0 server core on uWebSockets.js"),
   library("src/attestation", 1, "AWS Nitro attestation document verification"),
+  library(
+    "src/proof-jobs",
+    1,
+    "the queue of L2 range proofs provers share (PostgreSQL or SQLite) and its worker loop",
+  ),
   library("src/payments", 2, "EIP-3009 authorizations: signing, verification, relaying"),
   library("src/derive", 2, "derivation: L2 payload attributes from L1 data"),
   library(

@@ -29,6 +29,9 @@ export const PROCESS_TESTS_BESIDE_CODE: readonly string[] = [
   "src/chain-rpc/anvil.test.ts",
   "src/chain-rpc/node.test.ts",
   "src/derive/cli/inspect.test.ts",
+  "src/proof-jobs/queue.test.ts",
+  "src/proof-jobs/worker.test.ts",
+  "src/proof-jobs/workers.test.ts",
   "src/rpc/server-close.test.ts",
 ];
 

@@ -41,6 +41,10 @@ export interface ThrowawayCluster {
   url(database?: string): string;
   /** Creates an empty database and returns its URL. */
   createDatabase(name: string): Promise<string>;
+  /** Stops the server as a crash would (`pg_ctl -m immediate`), keeping its data for `startServer`. */
+  stopServer(): Promise<void>;
+  /** Starts the stopped server again on the same port and data. */
+  startServer(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -69,16 +73,18 @@ export async function startThrowawayCluster(
   chmodSync(root, 0o700);
   await command("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"]);
   const port = await freePort();
-  await command("pg_ctl", [
-    "-D",
-    data,
-    "-l",
-    join(root, "server.log"),
-    "-w",
-    "-o",
-    `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=${options.durable === true ? "on" : "off"} -c max_connections=200`,
-    "start",
-  ]);
+  const startServer = (): Promise<void> =>
+    command("pg_ctl", [
+      "-D",
+      data,
+      "-l",
+      join(root, "server.log"),
+      "-w",
+      "-o",
+      `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=${options.durable === true ? "on" : "off"} -c max_connections=200`,
+      "start",
+    ]);
+  await startServer();
   const url = (database = "postgres"): string => `postgres://postgres@127.0.0.1:${port}/${database}`;
   let stopped = false;
   return {
@@ -95,6 +101,8 @@ export async function startThrowawayCluster(
       }
       return url(name);
     },
+    stopServer: () => command("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]),
+    startServer,
     async stop(): Promise<void> {
       if (stopped) return;
       stopped = true;
