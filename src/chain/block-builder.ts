@@ -4,7 +4,8 @@
  * seal at the end) and by re-execution (executeBlock).
  */
 import { createEVM, type EVM } from "@ethereumjs/evm";
-import { Address } from "@ethereumjs/util";
+import type { Common } from "@ethereumjs/common";
+import { Address, setLengthLeft } from "@ethereumjs/util";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { calcOpBaseFee, encodeOpExtraData, resolveEip1559Params } from "./base-fee.js";
 import { fastEipLookup, installJumpAnalysisCache } from "./evm-fast-paths.js";
@@ -63,6 +64,14 @@ export type AddTransactionResult =
       transactionHash: Uint8Array | undefined;
       error: TransactionRejectedError | InvalidTransactionEncodingError;
     };
+
+/** One account of the builder's current state, with the storage slots asked for (hex key → 32-byte value). */
+export interface AccountState {
+  nonce: bigint;
+  balance: bigint;
+  code: Uint8Array;
+  storage: Map<string, Uint8Array>;
+}
 
 /** A header with real roots for the transactions added so far. */
 export interface BlockSnapshot {
@@ -273,6 +282,30 @@ export class BlockBuilder {
 
   get number(): bigint {
     return this.parent.number + 1n;
+  }
+
+  /** The Common the builder decodes with: `decodeTransaction(raw, builder.common)` decodes ahead of `addTransaction`. */
+  get common(): Common {
+    return this.evm.common;
+  }
+
+  /**
+   * The accounts (unprefixed hex address) and their storage slots (unprefixed hex key) read from the parent
+   * state so far: the part of the pre-state the block touched (for tools that replay it on another engine).
+   */
+  get stateReads(): ReadonlyMap<string, ReadonlySet<string>> {
+    return this.state.reads;
+  }
+
+  /** An account as the transactions added so far left it (undefined: it does not exist); call between transactions. */
+  async readAccount(address: Uint8Array, slots: Iterable<string> = []): Promise<AccountState | undefined> {
+    const a = new Address(address);
+    const account = await this.state.getAccount(a);
+    if (account === undefined) return undefined;
+    const storage = new Map<string, Uint8Array>();
+    for (const slot of slots)
+      storage.set(slot, setLengthLeft(await this.state.getStorage(a, fromHex(slot)), 32));
+    return { nonce: account.nonce, balance: account.balance, code: await this.state.getCode(a), storage };
   }
 
   get cumulativeGasUsed(): bigint {
