@@ -4,11 +4,13 @@
  * seal at the end) and by re-execution (executeBlock).
  */
 import { createEVM, type EVM } from "@ethereumjs/evm";
-import { Address } from "@ethereumjs/util";
+import type { Common } from "@ethereumjs/common";
+import { Address, setLengthLeft } from "@ethereumjs/util";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { calcOpBaseFee, encodeOpExtraData, resolveEip1559Params } from "./base-fee.js";
 import { fastEipLookup, installJumpAnalysisCache } from "./evm-fast-paths.js";
 import { initKeccak } from "./keccak.js";
+import { installSyncInterpreterLoop } from "./interpreter-loop.js";
 import { CREATE2_DEPLOYER_ADDRESS, create2DeployerCode } from "./create2-deployer.js";
 import { commonFor, opPrecompiles } from "./evm-setup.js";
 import { type BlockHeader, EMPTY_OMMERS_HASH, EMPTY_TRIE_ROOT, headerHash } from "./header.js";
@@ -63,6 +65,14 @@ export type AddTransactionResult =
       transactionHash: Uint8Array | undefined;
       error: TransactionRejectedError | InvalidTransactionEncodingError;
     };
+
+/** One account of the builder's current state, with the storage slots asked for (hex key → 32-byte value). */
+export interface AccountState {
+  nonce: bigint;
+  balance: bigint;
+  code: Uint8Array;
+  storage: Map<string, Uint8Array>;
+}
 
 /** A header with real roots for the transactions added so far. */
 export interface BlockSnapshot {
@@ -175,7 +185,7 @@ export class BlockBuilder {
       extraData = encodeOpExtraData(p);
     }
 
-    await Promise.all([installJumpAnalysisCache(), initKeccak()]);
+    await Promise.all([installJumpAnalysisCache(), installSyncInterpreterLoop(), initKeccak()]);
     const common = fastEipLookup(commonFor(config.l2ChainId, fork));
     const db = new PreimageTrieDB(opts.source);
     const state = BlockStateManager.create(db, parent.stateRoot, common);
@@ -273,6 +283,30 @@ export class BlockBuilder {
 
   get number(): bigint {
     return this.parent.number + 1n;
+  }
+
+  /** The Common the builder decodes with: `decodeTransaction(raw, builder.common)` decodes ahead of `addTransaction`. */
+  get common(): Common {
+    return this.evm.common;
+  }
+
+  /**
+   * The accounts (unprefixed hex address) and their storage slots (unprefixed hex key) read from the parent
+   * state so far: the part of the pre-state the block touched (for tools that replay it on another engine).
+   */
+  get stateReads(): ReadonlyMap<string, ReadonlySet<string>> {
+    return this.state.reads;
+  }
+
+  /** An account as the transactions added so far left it (undefined: it does not exist); call between transactions. */
+  async readAccount(address: Uint8Array, slots: Iterable<string> = []): Promise<AccountState | undefined> {
+    const a = new Address(address);
+    const account = await this.state.getAccount(a);
+    if (account === undefined) return undefined;
+    const storage = new Map<string, Uint8Array>();
+    for (const slot of slots)
+      storage.set(slot, setLengthLeft(await this.state.getStorage(a, fromHex(slot)), 32));
+    return { nonce: account.nonce, balance: account.balance, code: await this.state.getCode(a), storage };
   }
 
   get cumulativeGasUsed(): bigint {

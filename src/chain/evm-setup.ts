@@ -15,6 +15,7 @@ import {
 import type { KZG } from "@ethereumjs/util";
 import { loadEthKzg } from "./kzg.js";
 import { keccak256 } from "./keccak.js";
+import { ecrecover } from "./secp256k1.js";
 import { OpFork } from "./rollup-config.js";
 
 /** The Ethereum hardfork whose EVM rules an OP fork uses. */
@@ -29,7 +30,7 @@ export function ethereumHardforkFor(fork: OpFork): Hardfork {
 export function commonFor(chainId: bigint, fork: OpFork): Common {
   return createCustomCommon({ chainId: Number(chainId), name: `op-${chainId}` }, Mainnet, {
     hardfork: ethereumHardforkFor(fork),
-    customCrypto: { keccak256 },
+    customCrypto: { keccak256, ecrecover },
   });
 }
 

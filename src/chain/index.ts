@@ -1,5 +1,6 @@
 /** OP Stack block execution engine: public API. */
 export {
+  type AccountState,
   type AddTransactionResult,
   BEACON_ROOTS_ADDRESS,
   BlockBuilder,
@@ -121,6 +122,7 @@ export {
   findL1ChainConfig,
 } from "./chains/l1-chains.js";
 export { type DecodedTransaction, decodeTransaction } from "./transactions.js";
+export { type Secp256k1Backend, secp256k1Backend } from "./secp256k1.js";
 export { type RejectionReason, TransactionRejectedError, floorDataGas } from "./tx-processor.js";
 // The project's dev chain (chain 901): its rollup config, genesis, prefunded accounts, predeploys and the
 // synthetic L1 origin every block's L1 attributes deposit carries. Node, prover and enclave build it alike.

@@ -22,6 +22,11 @@ export class BlockStateManager extends MerkleStateManager {
   private nodes!: PreimageTrieDB;
   private fast!: FastTrie;
   private root!: Uint8Array;
+  /**
+   * Every account (unprefixed hex address) and storage slot (unprefixed hex key) read from the parent
+   * state, recorded on cache misses only (the first read of each): what a block touched of its pre-state.
+   */
+  readonly reads = new Map<string, Set<string>>();
   /** keccak256 of addresses and storage slots, by hex (trie keys are hashed). */
   private readonly hashedKeys = new Map<string, Uint8Array>();
 
@@ -61,7 +66,9 @@ export class BlockStateManager extends MerkleStateManager {
     const elem = this.caches.account!.get(address);
     if (elem !== undefined)
       return elem.accountRLP !== undefined ? createAccountFromRLP(elem.accountRLP) : undefined;
-    const rlp = this.fast.get(this.root, this.hashedKey(toHexRaw(address.bytes), address.bytes));
+    const addressHex = toHexRaw(address.bytes);
+    if (!this.reads.has(addressHex)) this.reads.set(addressHex, new Set());
+    const rlp = this.fast.get(this.root, this.hashedKey(addressHex, address.bytes));
     const account = rlp !== undefined ? createAccountFromRLP(rlp) : undefined;
     this.caches.account!.put(address, account);
     return account;
@@ -73,7 +80,9 @@ export class BlockStateManager extends MerkleStateManager {
     if (cached !== undefined) return RLP.decode(cached) as Uint8Array;
     const account = await this.getAccount(address);
     if (account === undefined) return new Uint8Array(0);
-    const value = this.fast.get(account.storageRoot, this.hashedKey(toHexRaw(key), key));
+    const keyHex = toHexRaw(key);
+    this.reads.get(toHexRaw(address.bytes))?.add(keyHex);
+    const value = this.fast.get(account.storageRoot, this.hashedKey(keyHex, key));
     this.caches.storage!.put(address, key, value ?? EMPTY_RLP_VALUE);
     return value === undefined ? new Uint8Array(0) : (RLP.decode(value) as Uint8Array);
   }

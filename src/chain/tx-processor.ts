@@ -15,7 +15,6 @@ import {
   type EOACode7702AuthorizationListBytesItem,
   KECCAK256_NULL,
   bytesToBigInt as ejsBytesToBigInt,
-  eoaCode7702RecoverAuthority,
 } from "@ethereumjs/util";
 import type { DepositTransaction } from "./deposit-tx.js";
 import { bytesEqual, concatBytes, fromHex } from "./hex.js";
@@ -34,6 +33,7 @@ import { OpFork } from "./rollup-config.js";
 import type { DecodedTransaction } from "./transactions.js";
 import { bigIntToWord } from "./hex.js";
 import { ChainError } from "./errors.js";
+import { recoverAuthority } from "./secp256k1.js";
 
 export const BASE_FEE_VAULT = new Address(fromHex("0x4200000000000000000000000000000000000019"));
 export const L1_FEE_VAULT = new Address(fromHex("0x420000000000000000000000000000000000001a"));
@@ -482,7 +482,7 @@ export class TransactionProcessor {
       if (yParity > 1n || ejsBytesToBigInt(sB) > SECP256K1_HALF_N) continue;
       let authority: Address;
       try {
-        authority = eoaCode7702RecoverAuthority(item);
+        authority = recoverAuthority(item);
       } catch {
         continue;
       }

@@ -1,0 +1,199 @@
+/**
+ * A synchronous dispatch loop for @ethereumjs/evm 10.1.3's interpreter. The library awaits every opcode
+ * (`await this.runStep()`, itself async), so each PUSH, DUP or ADD costs a promise and a microtask turn.
+ * Here an opcode whose gas and logic are synchronous (most executed ones) runs without any await; only
+ * an opcode with an async gas handler (memory, storage, calls: the library declares them all async) or
+ * async logic awaits, exactly where the library awaited. The steps are the library's own, in its order:
+ * dynamic gas, invalid-opcode check, useGas, pc + 1, the EIP-7928 pending out-of-gas check, the handler,
+ * the access-witness commit; the end-of-frame EIP-8037 rule is copied from `run`.
+ *
+ * The library's loop runs instead (so nothing is lost) whenever something it supports needs it: `step`
+ * listeners or DEBUG (tracing), its performance profiler, EOF (EIP-3540), or stateless code-chunk gas
+ * (EIP-6800 / EIP-7864). The patch reaches the private Interpreter through its module file; a version
+ * without the expected methods keeps its own loop.
+ */
+import { EVMError } from "@ethereumjs/evm";
+import { EthereumJSErrorWithoutCode } from "@ethereumjs/util";
+
+/** The parts of the library's opcode table entry and Interpreter this loop uses. */
+interface OpEntry {
+  opcodeInfo: {
+    code: number;
+    name: string;
+    feeBigInt: bigint;
+    dynamicGas: boolean;
+    isAsync: boolean;
+    isInvalid: boolean;
+  };
+  opHandler: (runState: RunState, common: unknown) => Promise<void> | undefined;
+  gasHandler: (runState: RunState, gas: bigint, common: unknown) => bigint | Promise<bigint>;
+}
+
+interface RunState {
+  programCounter: number;
+  code: Uint8Array;
+  opCode: number;
+  gasLeft: bigint;
+  validJumps: Uint8Array;
+  cachedPushes: Record<number, bigint>;
+  shouldDoJumpAnalysis: boolean;
+  eip7928PostTargetCallOog?: unknown;
+  eip8037BurnLeftoverAfterCreateHaltOntoAlive?: boolean;
+  env: { accessWitness?: { commit(): void; revert(): void } };
+}
+
+interface InterpreterLike {
+  _runState: RunState;
+  _evm: { DEBUG: boolean; events: { listenerCount(name: string): number } };
+  common: { isActivatedEIP(eip: number): boolean };
+  profilerOpts?: { enabled?: boolean };
+  useGas(amount: bigint, context?: unknown): void;
+  lookupOpInfo(op: number): OpEntry;
+  _getValidJumpDestinations(code: Uint8Array): {
+    jumps: Uint8Array;
+    pushes: Record<number, bigint>;
+    opcodesCached: OpEntry[];
+  };
+}
+
+type Run = (
+  this: InterpreterLike,
+  code: Uint8Array,
+  opts?: { pc?: number },
+) => Promise<{ runState: RunState; exceptionError?: EVMError }>;
+
+function isEvmError(e: unknown): e is EVMError {
+  return typeof e === "object" && e !== null && (e as { errorType?: string }).errorType === "EVMError";
+}
+
+/** The rest of a step once its gas is known; returns a promise only when the handler is async. */
+function finishStep(
+  self: InterpreterLike,
+  entry: OpEntry,
+  gas: bigint,
+  consumePendingOog: (runState: RunState) => void,
+): Promise<void> | undefined {
+  const info = entry.opcodeInfo;
+  if (info.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE);
+  self.useGas(gas, info);
+  const runState = self._runState;
+  runState.programCounter++;
+  if (runState.eip7928PostTargetCallOog !== undefined) consumePendingOog(runState);
+  // Handlers the library marks async do not all return promises: await only what is one.
+  const result = entry.opHandler(runState, self.common);
+  if (result instanceof Promise) return result.then(() => runState.env.accessWitness?.commit());
+  runState.env.accessWitness?.commit();
+  return undefined;
+}
+
+function step(
+  self: InterpreterLike,
+  entry: OpEntry,
+  consumePendingOog: (runState: RunState) => void,
+): Promise<void> | undefined {
+  const info = entry.opcodeInfo;
+  if (!info.dynamicGas) return finishStep(self, entry, info.feeBigInt, consumePendingOog);
+  const gas = entry.gasHandler(self._runState, info.feeBigInt, self.common);
+  if (typeof gas === "bigint") return finishStep(self, entry, gas, consumePendingOog);
+  return gas.then((g) => finishStep(self, entry, g, consumePendingOog));
+}
+
+function fastRun(original: Run, consumePendingOog: (runState: RunState) => void): Run {
+  return async function run(this: InterpreterLike, code, opts = {}) {
+    const c = this.common;
+    if (
+      this._evm.DEBUG ||
+      this._evm.events.listenerCount("step") > 0 ||
+      this.profilerOpts?.enabled === true ||
+      c.isActivatedEIP(3540) ||
+      c.isActivatedEIP(6800) ||
+      c.isActivatedEIP(7864)
+    ) {
+      return original.call(this, code, opts);
+    }
+    const runState = this._runState;
+    runState.code = code;
+    runState.programCounter = opts.pc ?? runState.programCounter;
+    const pc0 = runState.programCounter;
+    if (pc0 !== 0 && (pc0 < 0 || pc0 >= code.length)) {
+      throw EthereumJSErrorWithoutCode("Internal error: program counter not in range");
+    }
+    let err: EVMError | undefined;
+    let cached: OpEntry[] | undefined;
+    while (runState.programCounter < runState.code.length) {
+      const pc = runState.programCounter;
+      let entry: OpEntry;
+      if (cached === undefined) {
+        const op = runState.code[pc]!;
+        if (op === 0x56 || op === 0x57 || op === 0x5e) {
+          const { jumps, pushes, opcodesCached } = this._getValidJumpDestinations(runState.code);
+          runState.validJumps = jumps;
+          runState.cachedPushes = pushes;
+          runState.shouldDoJumpAnalysis = false;
+          cached = opcodesCached;
+        }
+        runState.opCode = op;
+        // Before the analysis the library looks the opcode up by number (runStep's `lookupOpInfo`).
+        entry = this.lookupOpInfo(op);
+      } else {
+        entry = cached[pc]!;
+        runState.opCode = entry.opcodeInfo.code;
+      }
+      try {
+        const pending = step(this, entry, consumePendingOog);
+        if (pending !== undefined) await pending;
+      } catch (e) {
+        runState.env.accessWitness?.revert();
+        if (!isEvmError(e)) throw e;
+        if (e.error !== EVMError.errorMessages.STOP) err = e;
+        break;
+      }
+    }
+    if (
+      err === undefined &&
+      runState.eip8037BurnLeftoverAfterCreateHaltOntoAlive === true &&
+      runState.gasLeft > 0n
+    ) {
+      runState.gasLeft = 0n;
+      err = new EVMError(EVMError.errorMessages.OUT_OF_GAS);
+    }
+    return { runState, exceptionError: err };
+  };
+}
+
+let installed: Promise<void> | undefined;
+let active = false;
+
+/** Whether the synchronous loop replaced the library's (false before the install or on an unexpected library version). */
+export function syncInterpreterLoopActive(): boolean {
+  return active;
+}
+
+/** Installs the synchronous loop once per process (Interpreter.prototype.run). */
+export function installSyncInterpreterLoop(): Promise<void> {
+  installed ??= (async () => {
+    const indexUrl = import.meta.resolve("@ethereumjs/evm");
+    const [interp, eip7928] = await Promise.all([
+      import(new URL("./interpreter.js", indexUrl).href) as Promise<{
+        Interpreter?: { prototype: Record<string, unknown> };
+      }>,
+      import(new URL("./opcodes/EIP7928.js", indexUrl).href) as Promise<{
+        consumeEip7928PostTargetCallOog?: unknown;
+      }>,
+    ]);
+    const proto = interp.Interpreter?.prototype;
+    const consume = eip7928.consumeEip7928PostTargetCallOog;
+    if (
+      proto === undefined ||
+      typeof proto.run !== "function" ||
+      typeof proto.lookupOpInfo !== "function" ||
+      typeof proto.useGas !== "function" ||
+      typeof proto._getValidJumpDestinations !== "function" ||
+      typeof consume !== "function"
+    )
+      return;
+    proto.run = fastRun(proto.run as Run, consume as (runState: RunState) => void);
+    active = true;
+  })();
+  return installed;
+}
