@@ -17,8 +17,9 @@ import { createSilentLogger, type Logger } from "../log/index.js";
 import { MetricsRegistry } from "../metrics/index.js";
 import { type CallScope, type DispatchEnvironment, RpcDispatcher } from "./dispatcher.js";
 import { errorResponse } from "./envelope.js";
-import type { RpcError } from "./errors.js";
+import { InternalError, InvalidRequestError, type RpcError } from "./errors.js";
 import { readBody } from "./http-body.js";
+import { InFlight, type InFlightWork } from "./in-flight.js";
 import { LazyAbort } from "./lazy-abort.js";
 import { type BatchBudget, type RpcLimits, resolveLimits } from "./limits.js";
 import type { MethodTable, RequestContext } from "./method.js";
@@ -35,6 +36,13 @@ import {
   UnsupportedContentTypeError,
 } from "./server-errors.js";
 import { CallSubscriptions, ConnectionSubscriptions } from "./subscriptions.js";
+import {
+  type GuardedResponse,
+  type GuardFailure,
+  type HttpAnswer,
+  statusLine,
+  UwsGuard,
+} from "./uws-guard.js";
 
 export interface WebSocketOptions {
   /** Path of the JSON-RPC websocket endpoint; default "/" (same port as HTTP, like geth's shared port). */
@@ -131,34 +139,18 @@ interface BroadcastSocketData {
   closed: boolean;
 }
 
-/** One unit of work the drain waits for: an HTTP exchange or a websocket message. */
-interface InFlight {
-  /** Cuts the work off at the end of the drain period. */
-  abort(): void;
-}
-
-const STATUS_TEXT: Record<number, string> = {
-  200: "200 OK",
-  204: "204 No Content",
-  404: "404 Not Found",
-  413: "413 Payload Too Large",
-  415: "415 Unsupported Media Type",
-  500: "500 Internal Server Error",
-  503: "503 Service Unavailable",
-};
-
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 class HttpRequestContext implements RequestContext {
   readonly transport = "http" as const;
 
   constructor(
-    private readonly abortSource: LazyAbort,
+    private readonly response: GuardedResponse,
     readonly responseHeaders: Map<string, string>,
   ) {}
 
   get signal(): AbortSignal {
-    return this.abortSource.signal;
+    return this.response.signal;
   }
 }
 
@@ -187,73 +179,25 @@ const RESERVED_HEADERS = new Set([
   "access-control-allow-origin",
 ]);
 
-/** A handler-provided header is written only if it is a token name with a single-line value. */
-function isSafeExtraHeader(name: string, value: string): boolean {
+/** A handler-provided header is written only if it is a token name with a single-line string value. */
+function isSafeExtraHeader(name: unknown, value: unknown): boolean {
   return (
+    typeof name === "string" &&
+    typeof value === "string" &&
     /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) &&
     !/[\r\n\0]/.test(value) &&
     !RESERVED_HEADERS.has(name.toLowerCase())
   );
 }
 
-/** One HTTP request/response; writes nothing after the client went away. */
-class HttpExchange implements InFlight {
-  readonly abortSource = new LazyAbort();
-  private finished = false;
+/** The headers of a handler's map that may be written. */
+function safeExtraHeaders(headers: ReadonlyMap<string, string>): [string, string][] {
+  return [...headers].filter(([name, value]) => isSafeExtraHeader(name, value));
+}
 
-  constructor(
-    private readonly res: HttpResponse,
-    private readonly server: UwsRpcServer,
-  ) {
-    res.onAborted(() => {
-      if (this.finished) return;
-      this.finished = true;
-      this.abortSource.abort(new Error("client closed the connection"));
-      this.server.settle(this);
-    });
-    server.track(this);
-  }
-
-  get done(): boolean {
-    return this.finished;
-  }
-
-  abort(): void {
-    if (this.finished) return;
-    this.finished = true;
-    this.abortSource.abort(new Error("server closed before the request finished"));
-    this.res.close();
-  }
-
-  respond(
-    status: number,
-    contentType: string | undefined,
-    body: string,
-    extraHeaders?: ReadonlyMap<string, string>,
-    closeConnection = false,
-  ): void {
-    if (this.finished) return;
-    this.finished = true;
-    const close = closeConnection || this.server.isDraining;
-    this.res.cork(() => {
-      this.res.writeStatus(STATUS_TEXT[status] ?? `${status} Status`);
-      if (contentType !== undefined) this.res.writeHeader("content-type", contentType);
-      this.server.writeCommonHeaders(this.res);
-      if (extraHeaders !== undefined) {
-        for (const [name, value] of extraHeaders) {
-          if (!isSafeExtraHeader(name, value)) continue;
-          this.res.writeHeader(name, value);
-        }
-      }
-      this.res.end(body, close);
-    });
-    this.server.countResponse(status);
-    this.server.settle(this);
-  }
-
-  respondError(status: number, error: RpcError, closeConnection = false): void {
-    this.respond(status, "application/json", errorResponse(null, error), undefined, closeConnection);
-  }
+/** A JSON-RPC error object as the body of a transport-level answer. */
+function jsonRpcError(status: number, error: RpcError, closeConnection = false): HttpAnswer {
+  return { status, contentType: "application/json", body: errorResponse(null, error), closeConnection };
 }
 
 class UwsRpcServer implements RpcServer {
@@ -265,18 +209,17 @@ class UwsRpcServer implements RpcServer {
   private readonly logger: Logger;
   private readonly rpcMetrics: RpcMetrics;
   private readonly dispatcher: RpcDispatcher;
+  private readonly guard: UwsGuard;
+  private readonly inFlight: InFlight;
   private readonly healthMethod: string | undefined;
-  private readonly corsOrigin: string | undefined;
   private readonly subscriptionLimitName: string | undefined;
   private readonly broadcastPaths = new Set<string>();
-  private readonly inFlight = new Set<InFlight>();
   private readonly rpcSockets = new Set<WebSocket<RpcSocketData>>();
   private readonly broadcastSockets = new Set<WebSocket<BroadcastSocketData>>();
   private listenSocket: us_listen_socket | undefined;
   private boundPort: number | undefined;
   private state: "new" | "listening" | "draining" | "closed" = "new";
   private closing: Promise<void> | undefined;
-  private drained: (() => void) | undefined;
 
   constructor(options: RpcServerOptions) {
     this.host = options.host ?? "127.0.0.1";
@@ -286,7 +229,6 @@ class UwsRpcServer implements RpcServer {
     this.metrics = options.metrics ?? new MetricsRegistry();
     this.rpcMetrics = new RpcMetrics(this.metrics);
     this.healthMethod = options.healthMethod;
-    this.corsOrigin = options.corsOrigin;
     this.dispatcher = new RpcDispatcher({
       methods: options.methods,
       limits: this.limits,
@@ -299,14 +241,33 @@ class UwsRpcServer implements RpcServer {
     if (this.healthMethod !== undefined && !options.methods.has(this.healthMethod)) {
       throw new ServerConfigError(`health method ${this.healthMethod} is not in the method table`);
     }
+    this.inFlight = new InFlight(this.limits.maxInFlight, (delta) =>
+      delta > 0 ? this.rpcMetrics.inFlight.inc(delta) : this.rpcMetrics.inFlight.dec(-delta),
+    );
+    const corsOrigin = options.corsOrigin;
+    this.guard = new UwsGuard({
+      logger: this.logger,
+      inFlight: this.inFlight,
+      failureBody: (failure) => errorResponse(null, this.failureError(failure)),
+      onResponse: (status) => this.rpcMetrics.httpResponses.inc({ status: String(status) }),
+      commonHeaders:
+        corsOrigin === undefined
+          ? []
+          : [
+              ["access-control-allow-origin", corsOrigin],
+              ["vary", "origin"],
+            ],
+      closeConnections: () => this.isDraining,
+    });
     this.app = uWS.App() as unknown as UwsApp;
+    const unlimited = { limited: false };
     this.app.get(
       "/healthz",
-      this.route((exchange) => this.handleHealth(exchange)),
+      this.guard.http((response) => this.handleHealth(response), unlimited),
     );
     this.app.get(
       "/metrics",
-      this.route((exchange) => this.handleMetrics(exchange)),
+      this.guard.http((response) => this.handleMetrics(response), unlimited),
     );
     for (const route of options.broadcastRoutes ?? []) this.addBroadcastRoute(route);
     if (options.websocket !== false) {
@@ -318,18 +279,20 @@ class UwsRpcServer implements RpcServer {
     }
     this.app.post(
       "/*",
-      this.route((exchange, res, req) => this.handlePost(exchange, res, req)),
+      this.guard.http((response, req) => this.handlePost(response, req)),
     );
-    if (this.corsOrigin !== undefined) {
+    if (corsOrigin !== undefined) {
       this.app.options(
         "/*",
-        this.route((exchange) => this.handlePreflight(exchange)),
+        this.guard.http((response) => this.handlePreflight(response), unlimited),
       );
     }
     this.app.any(
       "/*",
-      this.route((exchange, _res, req) =>
-        exchange.respondError(404, new RouteNotFoundError(req.getMethod(), req.getUrl())),
+      this.guard.http(
+        (response, req) =>
+          response.respond(jsonRpcError(404, new RouteNotFoundError(req.getMethod(), req.getUrl()), true)),
+        unlimited,
       ),
     );
   }
@@ -379,89 +342,40 @@ class UwsRpcServer implements RpcServer {
     return this.closing;
   }
 
-  // ---- bookkeeping used by exchanges ----
-
-  track(work: InFlight): void {
-    this.inFlight.add(work);
-    this.rpcMetrics.inFlight.inc();
-  }
-
-  settle(work: InFlight): void {
-    if (!this.inFlight.delete(work)) return;
-    this.rpcMetrics.inFlight.dec();
-    if (this.inFlight.size === 0) this.drained?.();
-  }
-
-  countResponse(status: number): void {
-    this.rpcMetrics.httpResponses.inc({ status: String(status) });
-  }
-
-  writeCommonHeaders(res: HttpResponse): void {
-    if (this.corsOrigin !== undefined) {
-      res.writeHeader("access-control-allow-origin", this.corsOrigin);
-      res.writeHeader("vary", "origin");
+  /** The JSON-RPC error a refusal or failure of the guard is answered with. */
+  private failureError(failure: GuardFailure): RpcError {
+    switch (failure.status) {
+      case 400:
+        return new InvalidRequestError(`invalid request: ${failure.message}`);
+      case 503:
+        return new ServerBusyError(this.limits.maxInFlight);
+      case 500:
+        return new InternalError(failure.message);
     }
   }
 
   // ---- HTTP ----
 
-  /** Runs a synchronous route body; an unexpected throw is logged and answered 500. */
-  /**
-   * Wraps an HTTP route: the exchange (abort handler, in-flight tracking) exists before the body
-   * runs, and an unexpected synchronous throw is logged and answered 500.
-   */
-  private route(
-    body: (exchange: HttpExchange, res: HttpResponse, req: HttpRequest) => void,
-  ): (res: HttpResponse, req: HttpRequest) => void {
-    return (res, req) => {
-      const exchange = new HttpExchange(res, this);
-      try {
-        body(exchange, res, req);
-      } catch (error) {
-        this.logger.error({ err: error }, "HTTP route handler threw");
-        exchange.respond(500, undefined, "", undefined, true);
-      }
-    };
-  }
-
-  /** Runs a websocket upgrade handler; an unexpected throw is logged and answered 500. */
-  private guard(res: HttpResponse, body: () => void): void {
-    try {
-      body();
-    } catch (error) {
-      this.logger.error({ err: error }, "HTTP route handler threw");
-      try {
-        res.cork(() => res.writeStatus(STATUS_TEXT[500]!).end("", true));
-      } catch {
-        // The response was already ended or aborted: nothing more to do.
-      }
-    }
-  }
-
-  private handlePost(exchange: HttpExchange, res: HttpResponse, req: HttpRequest): void {
+  private handlePost(response: GuardedResponse, req: HttpRequest): void {
     const contentType = req.getHeader("content-type");
     const declaredLength = req.getHeader("content-length");
-    // This exchange is already counted.
-    const busy = this.inFlight.size > this.limits.maxInFlight;
     if (this.isDraining) {
-      exchange.respondError(503, new ServerShuttingDownError(), true);
-      return;
-    }
-    if (busy) {
-      exchange.respondError(503, new ServerBusyError(this.limits.maxInFlight), true);
+      response.respond(jsonRpcError(503, new ServerShuttingDownError(), true));
       return;
     }
     const mediaType = contentType.split(";", 1)[0]!.trim().toLowerCase();
     if (mediaType !== "" && !JSON_CONTENT_TYPES.has(mediaType)) {
-      exchange.respondError(415, new UnsupportedContentTypeError(contentType.slice(0, 100)), true);
+      response.respond(jsonRpcError(415, new UnsupportedContentTypeError(contentType.slice(0, 100)), true));
       return;
     }
+    const tooLarge = (): HttpAnswer =>
+      jsonRpcError(413, new BodyTooLargeError(this.limits.maxBodyBytes), true);
     if (declaredLength !== "" && !(Number(declaredLength) <= this.limits.maxBodyBytes)) {
-      exchange.respondError(413, new BodyTooLargeError(this.limits.maxBodyBytes), true);
+      response.respond(tooLarge());
       return;
     }
-    readBody(res, this.limits.maxBodyBytes, {
-      onTooLarge: () => exchange.respondError(413, new BodyTooLargeError(this.limits.maxBodyBytes), true),
+    readBody(response.raw, this.limits.maxBodyBytes, {
+      onTooLarge: () => response.respond(tooLarge()),
       onBody: (bytes) => {
         let text: string | undefined;
         try {
@@ -469,123 +383,116 @@ class UwsRpcServer implements RpcServer {
         } catch {
           text = undefined; // invalid UTF-8 is not JSON: JSON.parse below answers -32700
         }
-        void this.answerPost(exchange, text ?? "\u0000");
+        response.callback(() => this.answerPost(response, text ?? "\u0000"), "JSON-RPC dispatch")();
       },
+      onError: (error) => response.fail(error, "HTTP body"),
     });
   }
 
-  private async answerPost(exchange: HttpExchange, text: string): Promise<void> {
+  private async answerPost(response: GuardedResponse, text: string): Promise<void> {
     const responseHeaders = new Map<string, string>();
-    const ctx = new HttpRequestContext(exchange.abortSource, responseHeaders);
+    const ctx = new HttpRequestContext(response, responseHeaders);
     const env: DispatchEnvironment = { transport: "http", openCall: () => ({ ctx, finish: () => {} }) };
-    try {
-      const body = await this.dispatcher.dispatchText(text, env);
-      if (body === undefined) {
-        exchange.respond(200, undefined, "", responseHeaders);
-      } else {
-        exchange.respond(200, "application/json", body, responseHeaders);
-      }
-    } catch (error) {
-      this.logger.error({ err: error }, "dispatch failed unexpectedly");
-      exchange.respond(500, undefined, "", undefined, true);
-    }
+    const body = await this.dispatcher.dispatchText(text, env);
+    response.respond({
+      status: 200,
+      contentType: body === undefined ? undefined : "application/json",
+      body: body ?? "",
+      headers: safeExtraHeaders(responseHeaders),
+    });
   }
 
-  private handleHealth(exchange: HttpExchange): void {
+  private async handleHealth(response: GuardedResponse): Promise<void> {
     const method = this.healthMethod;
     if (method === undefined) {
-      exchange.respond(404, "application/json", JSON.stringify(new HealthNotConfiguredError().toJSON()));
+      const body = JSON.stringify(new HealthNotConfiguredError().toJSON());
+      response.respond({ status: 404, contentType: "application/json", body });
       return;
     }
     if (this.isDraining) {
-      exchange.respond(503, "application/json", JSON.stringify(new ServerShuttingDownError().toJSON()));
+      const body = JSON.stringify(new ServerShuttingDownError().toJSON());
+      response.respond({ status: 503, contentType: "application/json", body });
       return;
     }
-    const ctx = new HttpRequestContext(exchange.abortSource, new Map());
-    void this.dispatcher
-      .invokeDirect(method, [], ctx)
-      .then((outcome) => {
-        let body: string;
-        let status = 200;
-        try {
-          body = outcome.ok ? JSON.stringify(outcome.result ?? null) : JSON.stringify(outcome.error.toJSON());
-          if (!outcome.ok) status = 500;
-        } catch (error) {
-          this.logger.error({ err: error, method }, "health result is not JSON-serializable");
-          body = JSON.stringify({ code: -32603, message: "internal error: health result is not JSON" });
-          status = 500;
-        }
-        exchange.respond(status, "application/json", body, ctx.responseHeaders);
-      })
-      .catch((error: unknown) => {
-        this.logger.error({ err: error }, "health check failed unexpectedly");
-        exchange.respond(500, undefined, "", undefined, true);
-      });
+    const ctx = new HttpRequestContext(response, new Map());
+    const outcome = await this.dispatcher.invokeDirect(method, [], ctx);
+    let body: string;
+    let status = 200;
+    try {
+      body = outcome.ok ? JSON.stringify(outcome.result ?? null) : JSON.stringify(outcome.error.toJSON());
+      if (!outcome.ok) status = 500;
+    } catch (error) {
+      this.logger.error({ err: error, method }, "health result is not JSON-serializable");
+      body = JSON.stringify({ code: -32603, message: "internal error: health result is not JSON" });
+      status = 500;
+    }
+    response.respond({
+      status,
+      contentType: "application/json",
+      body,
+      headers: safeExtraHeaders(ctx.responseHeaders),
+    });
   }
 
-  private handleMetrics(exchange: HttpExchange): void {
-    this.metrics
-      .exposition()
-      .then((text) => exchange.respond(200, this.metrics.contentType, text))
-      .catch((error: unknown) => {
-        this.logger.error({ err: error }, "metrics exposition failed");
-        exchange.respond(500, undefined, "", undefined, true);
-      });
+  private async handleMetrics(response: GuardedResponse): Promise<void> {
+    const text = await this.metrics.exposition();
+    response.respond({ status: 200, contentType: this.metrics.contentType, body: text });
   }
 
-  private handlePreflight(exchange: HttpExchange): void {
-    exchange.respond(
-      204,
-      undefined,
-      "",
-      new Map([
+  private handlePreflight(response: GuardedResponse): void {
+    response.respond({
+      status: 204,
+      body: "",
+      headers: [
         ["access-control-allow-methods", "POST, GET, OPTIONS"],
         ["access-control-allow-headers", "content-type"],
         ["access-control-max-age", "600"],
-      ]),
-    );
+      ],
+    });
   }
 
   // ---- websockets ----
 
   private addRpcWebSocket(path: string, options: WebSocketOptions): void {
     const route = "jsonrpc";
-    this.app.ws<RpcSocketData>(path, {
-      maxPayloadLength: this.limits.maxBodyBytes,
-      idleTimeout: options.idleTimeoutSeconds ?? 120,
-      sendPingsAutomatically: true,
-      maxBackpressure: options.maxBackpressureBytes ?? 16 * MIB,
-      upgrade: (res, req, context) =>
-        this.guard(res, () => this.upgrade(res, req, context, this.newRpcSocketData())),
-      open: (ws) => {
-        const data = ws.getUserData();
-        data.subscriptions = new ConnectionSubscriptions(
-          (text) => this.sendRpcFrame(ws, text),
-          (error) => this.logger.error({ err: error }, "subscription cleanup failed"),
-          (delta) => this.rpcMetrics.subscriptions.inc(delta),
-          { max: this.limits.maxSubscriptionsPerConnection, name: this.subscriptionLimitName },
-        );
-        this.rpcSockets.add(ws);
-        this.rpcMetrics.websocketConnections.inc({ route });
-      },
-      message: (ws, message) => {
-        let text: string;
-        try {
-          text = utf8.decode(new Uint8Array(message));
-        } catch {
-          text = "\u0000"; // invalid UTF-8: answered as a parse error
-        }
-        void this.answerWebSocketMessage(ws, text);
-      },
-      close: (ws) => {
-        const data = ws.getUserData();
-        data.closed = true;
-        data.abort.abort(new Error("websocket closed"));
-        this.rpcSockets.delete(ws);
-        this.rpcMetrics.websocketConnections.dec({ route });
-        data.subscriptions?.closeAll();
-      },
-    });
+    this.app.ws<RpcSocketData>(
+      path,
+      this.guard.webSocket<RpcSocketData>({
+        maxPayloadLength: this.limits.maxBodyBytes,
+        idleTimeout: options.idleTimeoutSeconds ?? 120,
+        sendPingsAutomatically: true,
+        maxBackpressure: options.maxBackpressureBytes ?? 16 * MIB,
+        upgrade: (res, req, context) => this.upgrade(res, req, context, this.newRpcSocketData()),
+        open: (ws) => {
+          const data = ws.getUserData();
+          data.subscriptions = new ConnectionSubscriptions(
+            (text) => this.sendRpcFrame(ws, text),
+            (error) => this.logger.error({ err: error }, "subscription cleanup failed"),
+            (delta) => this.rpcMetrics.subscriptions.inc(delta),
+            { max: this.limits.maxSubscriptionsPerConnection, name: this.subscriptionLimitName },
+          );
+          this.rpcSockets.add(ws);
+          this.rpcMetrics.websocketConnections.inc({ route });
+        },
+        message: (ws, message) => {
+          let text: string;
+          try {
+            text = utf8.decode(new Uint8Array(message));
+          } catch {
+            text = "\u0000"; // invalid UTF-8: answered as a parse error
+          }
+          return this.answerWebSocketMessage(ws, text);
+        },
+        close: (ws) => {
+          const data = ws.getUserData();
+          data.closed = true;
+          data.abort.abort(new Error("websocket closed"));
+          this.rpcSockets.delete(ws);
+          this.rpcMetrics.websocketConnections.dec({ route });
+          data.subscriptions?.closeAll();
+        },
+      }),
+    );
   }
 
   private newRpcSocketData(): RpcSocketData {
@@ -594,7 +501,7 @@ class UwsRpcServer implements RpcServer {
 
   private upgrade<T>(res: HttpResponse, req: HttpRequest, context: us_socket_context_t, data: T): void {
     if (this.isDraining) {
-      res.writeStatus(STATUS_TEXT[503]!).end("", true);
+      res.writeStatus(statusLine(503)).end("", true);
       return;
     }
     res.upgrade(
@@ -627,14 +534,14 @@ class UwsRpcServer implements RpcServer {
     if (subscriptions === undefined || data.closed) return;
     const refuse = this.isDraining
       ? new ServerShuttingDownError()
-      : this.inFlight.size >= this.limits.maxInFlight
+      : this.inFlight.full
         ? new ServerBusyError(this.limits.maxInFlight)
         : undefined;
     const abortSource = data.abort;
-    const work: InFlight = {
-      abort: () => abortSource.abort(new Error("server closed before the request finished")),
+    const work: InFlightWork = {
+      cutOff: () => abortSource.abort(new Error("server closed before the request finished")),
     };
-    this.track(work);
+    this.inFlight.add(work);
     const scopes: CallSubscriptions[] = [];
     const env: DispatchEnvironment = {
       transport: "ws",
@@ -650,10 +557,8 @@ class UwsRpcServer implements RpcServer {
       const body = await this.dispatcher.dispatchText(text, env);
       if (body !== undefined) this.sendRpcFrame(ws, body);
       for (const scope of scopes) scope.activate();
-    } catch (error) {
-      this.logger.error({ err: error }, "websocket dispatch failed unexpectedly");
     } finally {
-      this.settle(work);
+      this.inFlight.settle(work);
     }
   }
 
@@ -663,36 +568,36 @@ class UwsRpcServer implements RpcServer {
     }
     this.broadcastPaths.add(route.path);
     const topic = route.path;
-    this.app.ws<BroadcastSocketData>(route.path, {
-      maxPayloadLength: 4096,
-      idleTimeout: 120,
-      sendPingsAutomatically: true,
-      maxBackpressure: route.maxBackpressureBytes ?? 4 * MIB,
-      // The C++ side reads this as a flag: a subscriber that cannot keep up is dropped, not silently skipped.
-      closeOnBackpressureLimit: 1,
-      upgrade: (res, req, context) =>
-        this.guard(res, () => this.upgrade(res, req, context, { closed: false })),
-      open: (ws) => {
-        this.broadcastSockets.add(ws);
-        this.rpcMetrics.websocketConnections.inc({ route: route.path });
-        if (route.onOpen !== undefined) {
-          try {
-            route.onOpen((text) => {
+    this.app.ws<BroadcastSocketData>(
+      route.path,
+      this.guard.webSocket<BroadcastSocketData>({
+        maxPayloadLength: 4096,
+        idleTimeout: 120,
+        sendPingsAutomatically: true,
+        maxBackpressure: route.maxBackpressureBytes ?? 4 * MIB,
+        // The C++ side reads this as a flag: a subscriber that cannot keep up is dropped, not silently skipped.
+        closeOnBackpressureLimit: 1,
+        upgrade: (res, req, context) => this.upgrade(res, req, context, { closed: false }),
+        open: (ws) => {
+          this.broadcastSockets.add(ws);
+          this.rpcMetrics.websocketConnections.inc({ route: route.path });
+          if (route.onOpen !== undefined) {
+            // The route's owner may keep `send` and call it later, from its own timers: it never throws.
+            const send = this.guard.callback((text: string) => {
               if (!ws.getUserData().closed) ws.cork(() => ws.send(text, false, false));
-            });
-          } catch (error) {
-            this.logger.error({ err: error, route: route.path }, "broadcast route onOpen failed");
+            }, `broadcast route ${route.path} send`);
+            this.guard.callback(route.onOpen, `broadcast route ${route.path} onOpen`)(send);
           }
-        }
-        ws.subscribe(topic);
-      },
-      message: () => {},
-      close: (ws) => {
-        ws.getUserData().closed = true;
-        this.broadcastSockets.delete(ws);
-        this.rpcMetrics.websocketConnections.dec({ route: route.path });
-      },
-    });
+          ws.subscribe(topic);
+        },
+        message: () => {},
+        close: (ws) => {
+          ws.getUserData().closed = true;
+          this.broadcastSockets.delete(ws);
+          this.rpcMetrics.websocketConnections.dec({ route: route.path });
+        },
+      }),
+    );
   }
 
   // ---- shutdown ----
@@ -705,20 +610,8 @@ class UwsRpcServer implements RpcServer {
       this.listenSocket = undefined;
     }
     if (wasListening) this.logger.info({ inFlight: this.inFlight.size, drainMs }, "draining JSON-RPC server");
-    if (this.inFlight.size > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, drainMs);
-        this.drained = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.drained = undefined;
-    }
-    const cutOff = this.inFlight.size;
-    for (const work of [...this.inFlight]) work.abort();
-    this.inFlight.clear();
-    this.rpcMetrics.inFlight.set(0);
+    await this.inFlight.drain(drainMs);
+    const cutOff = this.inFlight.cutOffAll();
     for (const ws of [...this.rpcSockets]) ws.end(1001, "server shutting down");
     for (const ws of [...this.broadcastSockets]) ws.end(1001, "server shutting down");
     this.app.close();
