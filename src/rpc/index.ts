@@ -8,6 +8,7 @@ export type {
   WebSocketOptions,
 } from "./server.js";
 export { type BatchBudget, DEFAULT_RPC_LIMITS, type RpcLimits } from "./limits.js";
+export type { MethodLimit, MethodLimits } from "./method-limits.js";
 export { type BodyHandlers, readBody } from "./http-body.js";
 export { exitOnShutdownSignals } from "./shutdown.js";
 export {

@@ -23,6 +23,7 @@ import { InFlight, type InFlightWork } from "./in-flight.js";
 import { LazyAbort } from "./lazy-abort.js";
 import { type BatchBudget, type RpcLimits, resolveLimits } from "./limits.js";
 import type { MethodTable, RequestContext } from "./method.js";
+import type { MethodLimits } from "./method-limits.js";
 import { RpcMetrics } from "./rpc-metrics.js";
 import {
   BodyTooLargeError,
@@ -73,6 +74,12 @@ export interface RpcServerOptions {
   readonly limitNames?: Partial<Record<keyof RpcLimits, string>>;
   /** Budgets the calls of one batch share (see BatchBudget). */
   readonly batchBudgets?: readonly BatchBudget[];
+  /**
+   * Per-method limits (see MethodLimit): calls of one method running at once (-32005 beyond, at once) and
+   * whether it may be called inside a batch (-32600 there when not). E.g. the host's
+   * `{ prover_prove: { maxConcurrent: 2, allowInBatch: false, limitName: "--max-concurrent-proofs" } }`.
+   */
+  readonly methodLimits?: MethodLimits;
   /** Method run by GET /healthz; without it GET /healthz answers 404. */
   readonly healthMethod?: string;
   /** Websocket JSON-RPC endpoint; `false` disables it. Enabled at "/" by default. */
@@ -236,6 +243,7 @@ class UwsRpcServer implements RpcServer {
       logger: this.logger,
       ...(options.batchBudgets === undefined ? {} : { batchBudgets: options.batchBudgets }),
       ...(options.limitNames === undefined ? {} : { limitNames: options.limitNames }),
+      ...(options.methodLimits === undefined ? {} : { methodLimits: options.methodLimits }),
     });
     this.subscriptionLimitName = options.limitNames?.maxSubscriptionsPerConnection;
     if (this.healthMethod !== undefined && !options.methods.has(this.healthMethod)) {
