@@ -5,6 +5,7 @@ export { decodeBatch, encodeBatch } from "./batches/batch.js";
 export { BatchEncodeError } from "./batches/errors.js";
 export {
   buildSpanBatch,
+  SpanBatchBlockList,
   spanBatchBlocks,
   spanBatchEpochNumbers,
   spanBatchStartTimestamp,
@@ -197,6 +198,7 @@ export {
   type SafeChainReader,
   type SpanBatchView,
   type SpanBlock,
+  type SpanBlockList,
   checkSingularBatch,
   checkSpanBatchOverlap,
   checkSpanBatchPrefix,

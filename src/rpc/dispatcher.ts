@@ -26,7 +26,8 @@ import {
   ResponseTooLargeError,
 } from "./server-errors.js";
 import { type BatchBudget, type RpcLimits, exceedsBytes } from "./limits.js";
-import type { MethodTable, RequestContext } from "./method.js";
+import type { BoundMethod, MethodTable, RequestContext } from "./method.js";
+import { MethodGates, type MethodLimits } from "./method-limits.js";
 import type { RpcMetrics } from "./rpc-metrics.js";
 
 /** The context of one call, and what to do once its outcome is known. */
@@ -61,6 +62,8 @@ export interface RpcDispatcherOptions {
   readonly batchBudgets?: readonly BatchBudget[];
   /** How errors name each limit (e.g. the flag that sets it); the RpcLimits field name by default. */
   readonly limitNames?: Partial<Record<keyof RpcLimits, string>>;
+  /** Per-method concurrency limits and batch refusals. */
+  readonly methodLimits?: MethodLimits;
 }
 
 /** A method's outcome when invoked directly (GET /healthz). */
@@ -74,6 +77,7 @@ export class RpcDispatcher {
   private readonly logger: Logger;
   private readonly batchBudgets: readonly BatchBudget[];
   private readonly limitNames: Partial<Record<keyof RpcLimits, string>>;
+  private readonly gates: MethodGates;
 
   constructor(options: RpcDispatcherOptions) {
     this.methods = options.methods;
@@ -82,6 +86,7 @@ export class RpcDispatcher {
     this.logger = options.logger;
     this.batchBudgets = options.batchBudgets ?? [];
     this.limitNames = options.limitNames ?? {};
+    this.gates = new MethodGates(options.methodLimits, (method) => this.methods.has(method));
   }
 
   private limitName(limit: keyof RpcLimits): string {
@@ -106,7 +111,7 @@ export class RpcDispatcher {
   /** Handles one parsed body: a single request or a batch. */
   async dispatchValue(value: unknown, env: DispatchEnvironment): Promise<string | undefined> {
     if (!Array.isArray(value)) {
-      return this.dispatchOne(value, env);
+      return this.dispatchOne(value, env, false);
     }
     if (value.length === 0) {
       this.countRejected(env.transport, -32600);
@@ -202,7 +207,7 @@ export class RpcDispatcher {
         // Past the first wave, each call waits for a turn of the event loop: a long batch of synchronous
         // methods must not hold timers (the node's sequencer) for its whole length.
         if (index >= batchConcurrency) await new Promise<void>((resolve) => setImmediate(resolve));
-        settle(index, await this.dispatchOne(item, env));
+        settle(index, await this.dispatchOne(item, env, true));
       }
     };
     const workers = Math.min(this.limits.batchConcurrency, items.length);
@@ -214,16 +219,24 @@ export class RpcDispatcher {
   async invokeDirect(method: string, params: unknown, ctx: RequestContext): Promise<DirectOutcome> {
     const bound = this.methods.get(method);
     if (bound === undefined) return { ok: false, error: new MethodNotFoundError(method) };
+    const release = this.gates.enter(method, false);
+    if (typeof release !== "function") return { ok: false, error: release };
     try {
       return { ok: true, result: await bound.invoke(params, ctx) };
     } catch (error) {
       const rpcError = toRpcError(error);
       this.logFailure(method, rpcError, error);
       return { ok: false, error: rpcError };
+    } finally {
+      release();
     }
   }
 
-  private async dispatchOne(value: unknown, env: DispatchEnvironment): Promise<string | undefined> {
+  private async dispatchOne(
+    value: unknown,
+    env: DispatchEnvironment,
+    inBatch: boolean,
+  ): Promise<string | undefined> {
     const envelope = classifyRequest(value);
     switch (envelope.kind) {
       case "invalid":
@@ -231,15 +244,19 @@ export class RpcDispatcher {
         this.logger.debug({ code: envelope.error.code, reason: envelope.error.message }, "invalid request");
         return errorResponse(envelope.id, envelope.error);
       case "call":
-        return this.runCall(envelope, env);
+        return this.runCall(envelope, env, inBatch);
       case "notification":
-        await this.runCall(envelope, env);
+        await this.runCall(envelope, env, inBatch);
         return undefined;
     }
   }
 
   /** Runs a call or notification; returns the serialized response (ignored for notifications). */
-  private async runCall(request: RpcCall | RpcNotification, env: DispatchEnvironment): Promise<string> {
+  private async runCall(
+    request: RpcCall | RpcNotification,
+    env: DispatchEnvironment,
+    inBatch: boolean,
+  ): Promise<string> {
     const id: RpcId = request.kind === "call" ? request.id : null;
     if (env.refuse !== undefined) {
       this.countRejected(env.transport, env.refuse.code, "refused");
@@ -250,6 +267,28 @@ export class RpcDispatcher {
       this.countRejected(env.transport, -32601, UNKNOWN_METHOD_LABEL);
       return errorResponse(id, new MethodNotFoundError(request.method));
     }
+    const release = this.gates.enter(request.method, inBatch);
+    if (typeof release !== "function") {
+      this.countRejected(env.transport, release.code, request.method);
+      this.logger.debug(
+        { method: request.method, reason: release.message },
+        "call refused by its method limit",
+      );
+      return errorResponse(id, release);
+    }
+    try {
+      return await this.runAdmittedCall(request, id, bound, env);
+    } finally {
+      release();
+    }
+  }
+
+  private async runAdmittedCall(
+    request: RpcCall | RpcNotification,
+    id: RpcId,
+    bound: BoundMethod,
+    env: DispatchEnvironment,
+  ): Promise<string> {
     const scope = env.openCall();
     const started = process.hrtime.bigint();
     let response: string;

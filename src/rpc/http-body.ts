@@ -9,6 +9,11 @@ export interface BodyHandlers {
   onBody(bytes: Uint8Array): void;
   /** The body passed `limit` bytes; nothing more will be delivered. */
   onTooLarge(receivedBytes: number): void;
+  /**
+   * `onBody` or `onTooLarge` threw (nothing more will be delivered). Without it the connection is closed:
+   * an exception never escapes into uWS, where it would kill the process.
+   */
+  onError?(error: unknown): void;
 }
 
 /** Registers the onData handler; the caller must already have registered onAborted. */
@@ -16,7 +21,20 @@ export function readBody(res: HttpResponse, limit: number, handlers: BodyHandler
   let chunks: Uint8Array[] = [];
   let received = 0;
   let finished = false;
-  res.onData((chunk: ArrayBuffer, isLast: boolean) => {
+  const fail = (error: unknown): void => {
+    finished = true;
+    chunks = [];
+    if (handlers.onError !== undefined) {
+      handlers.onError(error);
+      return;
+    }
+    try {
+      res.close();
+    } catch {
+      // Already closed.
+    }
+  };
+  const onData = (chunk: ArrayBuffer, isLast: boolean): void => {
     if (finished) return;
     received += chunk.byteLength;
     if (received > limit) {
@@ -39,5 +57,16 @@ export function readBody(res: HttpResponse, limit: number, handlers: BodyHandler
     const whole = Buffer.concat(chunks, received);
     chunks = [];
     handlers.onBody(whole);
+  };
+  res.onData((chunk, isLast) => {
+    try {
+      onData(chunk, isLast);
+    } catch (error) {
+      try {
+        fail(error);
+      } catch {
+        // The error handler failed too: the request is left to its abort handler.
+      }
+    }
   });
 }

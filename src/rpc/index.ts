@@ -8,8 +8,20 @@ export type {
   WebSocketOptions,
 } from "./server.js";
 export { type BatchBudget, DEFAULT_RPC_LIMITS, type RpcLimits } from "./limits.js";
+export type { MethodLimit, MethodLimits } from "./method-limits.js";
 export { type BodyHandlers, readBody } from "./http-body.js";
 export { exitOnShutdownSignals } from "./shutdown.js";
+export {
+  defaultIsBadInput,
+  type GuardFailure,
+  GuardedResponse,
+  type HttpAnswer,
+  type RouteOptions,
+  statusLine,
+  UwsGuard,
+  type UwsGuardOptions,
+} from "./uws-guard.js";
+export { InFlight, type InFlightWork } from "./in-flight.js";
 export { RawJsonResult } from "./envelope.js";
 export * from "./errors.js";
 export * from "./method.js";

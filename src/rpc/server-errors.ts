@@ -164,3 +164,25 @@ export class TooManySubscriptionsError extends RpcError {
     );
   }
 }
+
+/** -32005: as many calls of this method as the server runs at once are already running; retry later. */
+export class MethodBusyError extends RpcError {
+  constructor(method: string, limit: number, limitName = "maxConcurrent") {
+    super(-32005, `server busy: ${limit} ${method} calls already running (${limitName}), retry later`, {
+      data: { method, limit: limitName, max: limit },
+      kind: "method-busy",
+      details: { code: -32005, method, limit: limitName, max: limit },
+    });
+  }
+}
+
+/** -32600: this method is not served inside a JSON-RPC batch; send it as a single request. */
+export class NotAllowedInBatchError extends RpcError {
+  constructor(method: string) {
+    super(-32600, `invalid request: ${method} is not allowed in a batch, send it as a single request`, {
+      data: { method },
+      kind: "not-allowed-in-batch",
+      details: { code: -32600, method },
+    });
+  }
+}

@@ -229,7 +229,10 @@ describe("single requests", () => {
     expect(reply.headers.get("content-type")).toBe("application/json");
     expect(reply.headers.get("x-injected")).toBeNull();
     expect(reply.headers.get("set-cookie")).toBeNull();
+    expect(reply.headers.get("x-not-a-string")).toBeNull();
     expect(JSON.parse(reply.text)).toEqual({ jsonrpc: "2.0", id: 18, result: true });
+    await expectAlive();
+    expect(await server.metrics.exposition()).toMatch(/^jsonrpc_in_flight_requests 0$/m);
   });
 
   it("runs a notification and sends an empty 200 response", async () => {
@@ -422,6 +425,15 @@ describe("limits and HTTP errors", () => {
         )
       ).status,
     ).toBe(200);
+    await expectAlive();
+  });
+
+  it("answers malformed percent-encoding in a URL with 404 and keeps serving", async () => {
+    for (const path of ["/%E0", "/orders/%E0%A4%A", "/%", "/healthz%ZZ"]) {
+      const response = await fetch(base.slice(0, -1) + path, { signal: AbortSignal.timeout(30_000) });
+      expect(response.status).toBe(404);
+      expect((JSON.parse(await response.text()) as { error: { code: number } }).error.code).toBe(-32600);
+    }
     await expectAlive();
   });
 

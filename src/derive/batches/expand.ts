@@ -32,38 +32,98 @@ export function spanBatchStartTimestamp(batch: SpanBatch, genesisTimestamp: bigi
 export function spanBatchEpochNumbers(batch: SpanBatch): bigint[] {
   const n = batch.originBits.length;
   const out = new Array<bigint>(n);
-  let epoch = batch.l1OriginNumber;
-  for (let i = n - 1; i >= 0; i--) {
+  let epoch = firstEpochNumber(batch);
+  out[0] = epoch;
+  for (let i = 1; i < n; i++) {
+    if (batch.originBits[i] === 1) epoch += 1n;
     out[i] = epoch;
-    if (i > 0 && batch.originBits[i] === 1) {
-      if (epoch === 0n)
-        throw new DroppedInputError("batches", "span batch origin bits go below L1 block 0", {
-          field: "span.origin_bits",
-          block: i,
-        });
-      epoch -= 1n;
-    }
   }
   return out;
 }
 
 /**
+ * The L1 origin number of the span's first block, from the last block's and the origin bits, without
+ * allocating. Refuses (dropped) a span whose origin bits would take it below zero.
+ */
+function firstEpochNumber(batch: SpanBatch): bigint {
+  const bits = batch.originBits;
+  let epoch = batch.l1OriginNumber;
+  for (let i = bits.length - 1; i > 0; i--) {
+    if (bits[i] !== 1) continue;
+    if (epoch === 0n)
+      throw new DroppedInputError("batches", "span batch origin bits go below L1 block 0", {
+        field: "span.origin_bits",
+        block: i,
+      });
+    epoch -= 1n;
+  }
+  return epoch;
+}
+
+/**
+ * The blocks of a span batch, computed one at a time when asked for: a span may declare millions of empty
+ * blocks in a few bytes of a channel, and validation looks at its first and last blocks before anything else.
+ * Holds the batch, its transactions rebuilt as signed EIP-2718 bytes (bounded by the batch's own bytes) and a
+ * cursor, so reading the blocks in order costs O(1) each and allocates only the block asked for. Refuses
+ * (dropped) a span whose origin bits go below L1 block 0, as spanBatchEpochNumbers.
+ */
+export class SpanBatchBlockList {
+  readonly length: number;
+  private readonly start: bigint;
+  private readonly firstEpoch: bigint;
+  private readonly signed: readonly Uint8Array[];
+  /** The block the cursor is on, its L1 origin number and the index of its first transaction. */
+  private cursor = 0;
+  private cursorEpoch: bigint;
+  private cursorTx = 0;
+
+  constructor(
+    private readonly batch: SpanBatch,
+    private readonly ctx: SpanBatchContext,
+  ) {
+    this.length = batch.originBits.length;
+    this.firstEpoch = firstEpochNumber(batch);
+    this.cursorEpoch = this.firstEpoch;
+    this.start = spanBatchStartTimestamp(batch, ctx.genesisTimestamp);
+    this.signed = spanTxsToSigned(batch.transactions, ctx.chainId);
+  }
+
+  /** Block `index` (negative counts from the end, as Array.prototype.at); undefined out of range. */
+  at(index: number): SpanBatchBlock | undefined {
+    const i = index < 0 ? this.length + index : index;
+    if (!Number.isInteger(i) || i < 0 || i >= this.length) return undefined;
+    if (i < this.cursor) {
+      this.cursor = 0;
+      this.cursorEpoch = this.firstEpoch;
+      this.cursorTx = 0;
+    }
+    const { originBits, blockTxCounts } = this.batch;
+    let steps = 0;
+    let tx = this.cursorTx;
+    for (let k = this.cursor; k < i; k++) {
+      tx += blockTxCounts[k]!;
+      steps += originBits[k + 1]!;
+    }
+    this.cursor = i;
+    this.cursorTx = tx;
+    if (steps > 0) this.cursorEpoch += BigInt(steps);
+    const count = blockTxCounts[i]!;
+    return {
+      timestamp: this.start + BigInt(i) * this.ctx.blockTime,
+      epochNumber: this.cursorEpoch,
+      transactions: this.signed.slice(tx, tx + count),
+    };
+  }
+}
+
+/**
  * The blocks of a span batch: timestamps, L1 origin numbers and each transaction rebuilt as its signed
- * EIP-2718 bytes for chain `ctx.chainId` (views of one buffer).
+ * EIP-2718 bytes for chain `ctx.chainId` (views of one buffer). Expands every block: derivation reads them
+ * through SpanBatchBlockList instead.
  */
 export function spanBatchBlocks(batch: SpanBatch, ctx: SpanBatchContext): SpanBatchBlock[] {
-  const epochs = spanBatchEpochNumbers(batch);
-  const start = spanBatchStartTimestamp(batch, ctx.genesisTimestamp);
-  const blocks = new Array<SpanBatchBlock>(epochs.length);
-  const signed = spanTxsToSigned(batch.transactions, ctx.chainId);
-  let t = 0;
-  for (let i = 0; i < epochs.length; i++) {
-    const count = batch.blockTxCounts[i]!;
-    const transactions = signed.slice(t, t + count);
-    t += count;
-    blocks[i] = { timestamp: start + BigInt(i) * ctx.blockTime, epochNumber: epochs[i]!, transactions };
-  }
-  return blocks;
+  const list = new SpanBatchBlockList(batch, ctx);
+  return Array.from({ length: list.length }, (_, i) => list.at(i)!);
 }
 
 /**

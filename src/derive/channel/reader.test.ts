@@ -159,7 +159,7 @@ describe("lenient decompression", () => {
       { reason: "output-cap", offset: 550 },
       { reason: "truncated-item", offset: 510, end: 612 },
     ]);
-    // Same with a corrupt checksum (the bisection path) and with brotli.
+    // Same with a corrupt checksum (the replay path) and with brotli.
     const bad = compressChannel(items, "zlib");
     bad[bad.length - 1]! ^= 0xff;
     expect(sameBatches(readChannel(bad, { maxOutput: 550 }).batches, items.slice(0, 5))).toBe(true);
@@ -188,9 +188,38 @@ describe("lenient decompression", () => {
   });
 });
 
+describe("lenient decompression in one streaming pass", () => {
+  it("reads a large stream with a bad checksum in two passes (only the failing chunk replayed), not by bisection", () => {
+    // About 10 MB of output: the bisection inflated it about 20 times to find the failing byte.
+    const raw = encodeBatchItems(Array.from({ length: 40 }, (_, i) => batch(1, 250_000, i)));
+    const ch = new Uint8Array(zlib.deflateSync(raw, { level: 1 }));
+    ch[ch.length - 1]! ^= 0xff;
+    const r = decompressLenient("zlib", ch);
+    expect(r.passes).toBe(2);
+    expect(r.stop).toEqual({ reason: "corrupt-stream", offset: ch.length - 1 });
+    expect(bytesEqual(r.output, raw)).toBe(true);
+  });
+
+  it("reads a sound stream, the real truncated one and a capped one in one pass", () => {
+    const items = Array.from({ length: 10 }, (_, i) => batch(1, 100, i));
+    for (const algo of ["zlib", "brotli"] as CompressionAlgo[]) {
+      const ch = compressChannel(items, algo);
+      expect(decompressLenient(algo, ch.subarray(algo === "brotli" ? 1 : 0)).passes).toBe(1);
+    }
+    const real = decompressLenient("zlib", realChannel());
+    expect([real.passes, real.output.length, real.stop]).toEqual([1, BATCHER_DECOMPRESSED_SIZE, undefined]);
+    const capped = decompressLenient("zlib", compressChannel(items, "zlib"), 550);
+    expect([capped.passes, capped.output.length, capped.stop]).toEqual([
+      1,
+      550,
+      { reason: "output-cap", offset: 550 },
+    ]);
+  });
+});
+
 /**
  * The oracle: a streaming decoder fed one byte at a time, flushed after each, stopped at its first error.
- * That is what a streaming reader (op-node's) has seen when it fails; the bisection must find the same.
+ * That is what a streaming reader (op-node's) has seen when it fails; the lenient reader must yield the same.
  */
 async function streamOneByteAtATime(algo: CompressionAlgo, input: Uint8Array): Promise<Uint8Array> {
   const dec = algo === "zlib" ? zlib.createInflate() : zlib.createBrotliDecompress();
@@ -210,7 +239,7 @@ async function streamOneByteAtATime(algo: CompressionAlgo, input: Uint8Array): P
   return new Uint8Array(Buffer.concat(chunks));
 }
 
-describe("the bisection equals a byte-at-a-time streaming decoder on corrupted channels", () => {
+describe("lenient decompression equals a byte-at-a-time streaming decoder on corrupted channels", () => {
   for (const algo of ["zlib", "brotli"] as CompressionAlgo[]) {
     it(algo, async () => {
       let seed = 11;

@@ -10,12 +10,13 @@
  * a bad checksum still gives the batches decoded before the point of failure. The output is cut off at
  * MAX_RLP_BYTES_PER_CHANNEL: batches wholly inside it still count.
  *
- * node:zlib decompresses synchronously with a flush finish (`Z_SYNC_FLUSH`, `BROTLI_OPERATION_FLUSH`), which
- * keeps the output of a truncated stream. When the decoder fails on the whole input (corrupt data, bad
- * checksum, output past the cap), the reader finds by bisection the longest input prefix it decodes
- * without failing: that prefix's output is the lenient output (the bisection runs only on failure).
+ * The input is decompressed in one streaming pass (minizlib: node's zlib and brotli decoders driven
+ * synchronously, flushing after every write so a truncated stream's output is kept), in chunks, stopping as
+ * soon as the output passes the cap. When a chunk fails (corrupt data, bad checksum), a second decoder replays
+ * the input before that chunk in one write, then the failing chunk a byte at a time: the output of the bytes
+ * before the one that fails is the lenient output, the same as a byte-at-a-time streaming reader's.
  */
-import zlib from "node:zlib";
+import { BrotliDecompress, Inflate, constants } from "minizlib";
 import { DroppedInputError } from "../errors.js";
 import { MAX_RLP_BYTES_PER_CHANNEL } from "./assembler.js";
 
@@ -75,22 +76,61 @@ const MARGIN: Record<CompressionAlgo, number> = {
   brotli: 1 << 25,
 };
 
-type Attempt = { ok: true; output: Buffer } | { ok: false; tooLarge: boolean };
+/** Input bytes written to the decoder at once; a failing chunk is replayed a byte at a time. */
+const CHUNK_BYTES = 4096;
 
-function attempt(algo: CompressionAlgo, input: Uint8Array, maxOutputLength: number): Attempt {
-  try {
-    const output =
+/** One decoder over one input: writes, collects the output, and says whether a write failed. */
+class StreamingDecoder {
+  readonly chunks: Buffer[] = [];
+  total = 0;
+  private readonly decoder: Inflate | BrotliDecompress;
+  private failure: { tooLarge: boolean } | undefined;
+
+  constructor(algo: CompressionAlgo, maxWriteOutput: number) {
+    // minizlib hands its options to node's decoder, which caps the output of one write at maxOutputLength
+    // (minizlib's typings omit the option).
+    const cap = { maxOutputLength: maxWriteOutput };
+    this.decoder =
       algo === "zlib"
-        ? zlib.inflateSync(input, { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength })
-        : zlib.brotliDecompressSync(input, {
-            finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
-            maxOutputLength,
-          });
-    return { ok: true, output };
-  } catch (e) {
-    const code = (e as { code?: unknown }).code;
-    return { ok: false, tooLarge: code === "ERR_BUFFER_TOO_LARGE" || e instanceof RangeError };
+        ? new Inflate({ flush: constants.Z_SYNC_FLUSH, ...cap })
+        : new BrotliDecompress({ flush: constants.BROTLI_OPERATION_FLUSH, ...cap });
+    this.decoder.on("data", (chunk: Buffer) => {
+      this.chunks.push(chunk);
+      this.total += chunk.length;
+    });
+    this.decoder.on("error", (error: unknown) => {
+      const { code, cause } = error as { code?: unknown; cause?: unknown };
+      this.failure = { tooLarge: code === "ERR_BUFFER_TOO_LARGE" || cause instanceof RangeError };
+    });
   }
+
+  /** Decodes `bytes`; false (and `failed` set) when the decoder refuses them. */
+  write(bytes: Uint8Array): boolean {
+    if (this.failure !== undefined) return false;
+    if (bytes.length > 0) this.decoder.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    return this.failure === undefined;
+  }
+
+  get failed(): { tooLarge: boolean } | undefined {
+    return this.failure;
+  }
+
+  /** The output so far, at most `max` bytes. */
+  output(max: number): Uint8Array {
+    const whole = Buffer.concat(this.chunks, Math.min(this.total, max));
+    return new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength);
+  }
+
+  close(): void {
+    this.decoder.close();
+  }
+}
+
+export interface LenientOutput {
+  readonly output: Uint8Array;
+  readonly stop?: ChannelStop;
+  /** Decoders run over the input: 1, or 2 when a chunk failed and was replayed. */
+  readonly passes: number;
 }
 
 /**
@@ -101,42 +141,55 @@ export function decompressLenient(
   algo: CompressionAlgo,
   stream: Uint8Array,
   maxOutput: number = MAX_RLP_BYTES_PER_CHANNEL,
-): { output: Uint8Array; stop?: ChannelStop } {
-  const limit = maxOutput + MARGIN[algo];
-  const whole = attempt(algo, stream, limit);
-  if (whole.ok) {
-    if (whole.output.length > maxOutput) {
-      return {
-        output: whole.output.subarray(0, maxOutput),
-        stop: { reason: "output-cap", offset: maxOutput },
-      };
+): LenientOutput {
+  const maxWriteOutput = maxOutput + MARGIN[algo];
+  const capped = (decoder: StreamingDecoder, passes: number): LenientOutput => ({
+    output: decoder.output(maxOutput),
+    stop: { reason: "output-cap", offset: maxOutput },
+    passes,
+  });
+  const first = new StreamingDecoder(algo, maxWriteOutput);
+  let failedAt = -1;
+  for (let at = 0; at < stream.length; at += CHUNK_BYTES) {
+    if (!first.write(stream.subarray(at, at + CHUNK_BYTES))) {
+      failedAt = at;
+      break;
     }
-    return { output: whole.output };
-  }
-  // Bisection: `lo` decodes without failing, `hi` fails (the whole input does).
-  let lo = 0;
-  let hi = stream.length;
-  let best: Buffer = Buffer.alloc(0);
-  let failure: Attempt = whole;
-  while (hi - lo > 1) {
-    const mid = lo + Math.floor((hi - lo) / 2);
-    const r = attempt(algo, stream.subarray(0, mid), limit);
-    if (r.ok) {
-      lo = mid;
-      best = r.output;
-    } else {
-      hi = mid;
-      failure = r;
+    if (first.total > maxOutput) {
+      first.close();
+      return capped(first, 1);
     }
   }
-  if (best.length > maxOutput) {
-    return { output: best.subarray(0, maxOutput), stop: { reason: "output-cap", offset: maxOutput } };
+  first.close();
+  if (failedAt < 0) return { output: first.output(maxOutput), passes: 1 };
+
+  // The chunk at `failedAt` failed: replay the input before it, then that chunk a byte at a time.
+  const replay = new StreamingDecoder(algo, maxWriteOutput);
+  try {
+    // The prefix decoded without failing in the first pass, and gives the same output again.
+    replay.write(stream.subarray(0, failedAt));
+    const end = Math.min(failedAt + CHUNK_BYTES, stream.length);
+    for (let at = failedAt; at < end; at++) {
+      const before = replay.total;
+      if (!replay.write(stream.subarray(at, at + 1))) {
+        if (before > maxOutput) return capped(replay, 2);
+        if (replay.failed?.tooLarge === true) {
+          // One input byte produced more than the margin: keep what came before, flagged as capped.
+          return { output: replay.output(before), stop: { reason: "output-cap", offset: before }, passes: 2 };
+        }
+        return { output: replay.output(before), stop: { reason: "corrupt-stream", offset: at }, passes: 2 };
+      }
+      if (replay.total > maxOutput) return capped(replay, 2);
+    }
+    // Not reached: the same bytes failed in the first pass.
+    return {
+      output: replay.output(maxOutput),
+      stop: { reason: "corrupt-stream", offset: end - 1 },
+      passes: 2,
+    };
+  } finally {
+    replay.close();
   }
-  if (!failure.ok && failure.tooLarge) {
-    // Only reachable if one input byte produced more than the margin: keep what we have, flagged as capped.
-    return { output: best, stop: { reason: "output-cap", offset: best.length } };
-  }
-  return { output: best, stop: { reason: "corrupt-stream", offset: hi - 1 } };
 }
 
 /**

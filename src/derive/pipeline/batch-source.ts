@@ -11,7 +11,7 @@
  * - a channel whose compression is unknown; and the rest of a channel from its first batch that does not decode.
  */
 import { decodeBatch } from "../batches/batch.js";
-import { spanBatchBlocks } from "../batches/expand.js";
+import { SpanBatchBlockList } from "../batches/expand.js";
 import type { Batch, SpanBatchContext } from "../batches/types.js";
 import { ChannelAssembler, readChannel } from "../channel/index.js";
 import { DroppedInputError } from "../errors.js";
@@ -90,7 +90,8 @@ export class BatchSource {
           },
         };
       }
-      const blocks = spanBatchBlocks(batch, this.spanContext);
+      // Blocks are computed when validation asks for them: nothing is expanded before the prefix checks.
+      const blocks = new SpanBatchBlockList(batch, this.spanContext);
       return {
         kind: "span",
         span: { parentCheck: batch.parentCheck, l1OriginCheck: batch.l1OriginCheck, blocks },

@@ -138,7 +138,7 @@ export class BatchStage {
     if (next.kind === "singular") return next.batch;
 
     const span = next.span;
-    const first = span.blocks[0]?.timestamp ?? 0n;
+    const first = span.blocks.at(0)?.timestamp ?? 0n;
     const prefix = await checkSpanBatchPrefix(this.config, this.l1Blocks, parent, span, origin, this.chain);
     let validity = prefix.validity;
     if (validity.kind === "accept" && prefix.parent !== undefined) {

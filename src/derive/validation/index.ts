@@ -11,6 +11,7 @@ export {
   type SafeChainReader,
   type SpanBatchView,
   type SpanBlock,
+  type SpanBlockList,
   type SpanPrefixResult,
   checkSpanBatchOverlap,
   checkSpanBatchPrefix,

@@ -22,6 +22,15 @@ export interface SpanBlock {
   readonly transactions: readonly Uint8Array[];
 }
 
+/**
+ * The blocks of a span batch by index (an array, or the derivation's SpanBatchBlockList, which computes each
+ * block when asked for, so that a span declaring millions of blocks is not expanded before it is validated).
+ */
+export interface SpanBlockList {
+  readonly length: number;
+  at(index: number): SpanBlock | undefined;
+}
+
 /** What validation needs of a span batch. */
 export interface SpanBatchView {
   /** First 20 bytes of the parent hash of the span's first block. */
@@ -29,7 +38,7 @@ export interface SpanBatchView {
   /** First 20 bytes of the L1 origin hash of the span's last block. */
   readonly l1OriginCheck: Uint8Array;
   /** At least one block, timestamps increasing. */
-  readonly blocks: readonly SpanBlock[];
+  readonly blocks: SpanBlockList;
 }
 
 /** An L2 block of the safe chain with its transactions (EIP-2718, deposits included). */
@@ -60,8 +69,8 @@ export async function checkSpanBatchPrefix(
   chain: SafeChainReader,
 ): Promise<SpanPrefixResult> {
   if (l1Blocks.length === 0) return { validity: undecided("no L1 blocks to check the span batch against") };
-  const first = span.blocks[0];
-  const last = span.blocks[span.blocks.length - 1];
+  const first = span.blocks.at(0);
+  const last = span.blocks.at(span.blocks.length - 1);
   if (first === undefined || last === undefined) return { validity: undecided("empty span batch") };
   const epoch = l1Blocks[0]!;
   const startEpochNum = first.epochNumber;
@@ -132,12 +141,12 @@ export async function checkSpanBatchOverlap(
   span: SpanBatchView,
   chain: SafeChainReader,
 ): Promise<BatchValidity> {
-  const first = span.blocks[0];
+  const first = span.blocks.at(0);
   if (first === undefined || first.timestamp >= safeHead.timestamp + config.blockTime) return ACCEPT;
   const overlapped = safeHead.number - parent.number;
   for (let i = 0n; i < overlapped; i++) {
     const number = parent.number + i + 1n;
-    const block = span.blocks[Number(i)];
+    const block = span.blocks.at(Number(i));
     if (block === undefined) break; // cannot happen: the span reaches past the safe head (prefix checks)
     const safe = await chain.block(number);
     let deposits = 0;
@@ -174,7 +183,8 @@ export function spanSingularBatches(
 ): { batches: Omit<SingularBatchData, "parentHash">[] } | { validity: BatchValidity } {
   const out: Omit<SingularBatchData, "parentHash">[] = [];
   let originIndex = 0;
-  for (const block of span.blocks) {
+  for (let i = 0; i < span.blocks.length; i++) {
+    const block = span.blocks.at(i)!;
     if (block.timestamp <= safeHead.timestamp) continue;
     if (block.epochNumber < safeHead.l1Origin.number) {
       return {

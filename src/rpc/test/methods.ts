@@ -126,6 +126,8 @@ export function createTestMethods(): { methods: MethodTable; state: TestMethodsS
         ctx.responseHeaders.set("Content-Type", "text/html");
         ctx.responseHeaders.set("x-injected", "a\r\nset-cookie: b");
         ctx.responseHeaders.set("bad name", "c");
+        // A handler bug a JavaScript caller can make: uWS throws on it half way through the response.
+        ctx.responseHeaders.set("x-not-a-string", 5 as unknown as string);
         return true;
       },
     ),
