@@ -658,7 +658,8 @@ export interface DebugDbGetParams {
 /**
  * Reads the node's database by key, as geth's debug_dbGet does for a hash-keyed store: a 32-byte
  * keccak256 hash gives the trie node, contract code or block header with that hash; `0x63` ('c')
- * followed by a code hash gives the code. The value always hashes to the key.
+ * followed by a code hash gives the code. The value always hashes to the key. With
+ * --rpc-surface reth or base only `0x63 ‖ codeHash` is taken, and unknown code is null (reth's rule).
  */
 export const debug_dbGet = defineMethod<DebugDbGetParams, T.Data | null>({
   name: "debug_dbGet",
@@ -1109,7 +1110,8 @@ export interface NodeHandlers {
   /**
    * Reads the node's database by key, as geth's debug_dbGet does for a hash-keyed store: a 32-byte
    * keccak256 hash gives the trie node, contract code or block header with that hash; `0x63` ('c')
-   * followed by a code hash gives the code. The value always hashes to the key.
+   * followed by a code hash gives the code. The value always hashes to the key. With
+   * --rpc-surface reth or base only `0x63 ‖ codeHash` is taken, and unknown code is null (reth's rule).
    */
   debug_dbGet: RpcHandler<DebugDbGetParams, T.Data | null>;
   /**
@@ -1490,7 +1492,8 @@ export class NodeClient {
   /**
    * Reads the node's database by key, as geth's debug_dbGet does for a hash-keyed store: a 32-byte
    * keccak256 hash gives the trie node, contract code or block header with that hash; `0x63` ('c')
-   * followed by a code hash gives the code. The value always hashes to the key.
+   * followed by a code hash gives the code. The value always hashes to the key. With
+   * --rpc-surface reth or base only `0x63 ‖ codeHash` is taken, and unknown code is null (reth's rule).
    */
   debug_dbGet(key: T.Data): Promise<T.Data | null> {
     return callMethod(this.transport, debug_dbGet, { key });
