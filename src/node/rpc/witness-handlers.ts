@@ -15,6 +15,7 @@ import { type BlockHeader, type PayloadAttributes, toHex } from "../../chain/ind
 import type { ChainNode } from "../chain-node.js";
 import { type BlockWitness, WitnessExecutionError, executeWithWitness } from "../execution-witness.js";
 import { attributesOf } from "../replica/leader-data.js";
+import { ConcurrencyLimit } from "./concurrency-limit.js";
 import type { NodeRpcLimits } from "./limits.js";
 import { describeSelector, findSelected } from "./shared.js";
 
@@ -32,28 +33,6 @@ export interface WitnessService {
   executionWitness(block: T.BlockNumberOrTag): Promise<WitnessOfBlock>;
   /** Builds a block on the sealed block `parentHash` from `attributes`. */
   executePayload(parentHash: Uint8Array, attributes: T.OpPayloadAttributes): Promise<BlockWitness>;
-}
-
-/** A counting semaphore: `run` waits for one of `slots` before calling `fn`. */
-class Slots {
-  private free: number;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(slots: number) {
-    this.free = slots;
-  }
-
-  async run<R>(fn: () => Promise<R>): Promise<R> {
-    if (this.free > 0) this.free--;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    try {
-      return await fn();
-    } finally {
-      const next = this.waiting.shift();
-      if (next !== undefined) next();
-      else this.free++;
-    }
-  }
 }
 
 /** Engine API attributes as the block builder takes them; InvalidParams for what this node cannot honour. */
@@ -88,7 +67,7 @@ function executionFailed(e: unknown): unknown {
 }
 
 export function createWitnessService(node: ChainNode, limits: NodeRpcLimits): WitnessService {
-  const slots = new Slots(limits.witnessMaxConcurrent);
+  const slots = new ConcurrencyLimit(limits.witnessMaxConcurrent);
   return {
     executionWitness: (selector) =>
       slots.run(async () => {
