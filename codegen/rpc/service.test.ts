@@ -121,6 +121,8 @@ const nodeHandlers: NodeHandlers = {
   optimism_syncStatus: unsupported,
   optimism_rollupConfig: unsupported,
   optimism_version: unsupported,
+  debug_executionWitness: unsupported,
+  debug_executePayload: unsupported,
   eth_getBlockByNumber: ({ block, fullTransactions }) => {
     if (block !== "latest" && block !== BLOCK.number) return null;
     return fullTransactions

@@ -309,6 +309,14 @@ export const ChainOpConfigCodec: wire.Codec<T.ChainOpConfig, T.ChainOpConfigJson
   { name: "eip1559DenominatorCanyon", codec: JsonU64Codec, optional: false },
 ], "a ChainOpConfig object");
 
+/** Validates, decodes and encodes {@link T.ExecutionWitness}. */
+export const ExecutionWitnessCodec: wire.Codec<T.ExecutionWitness, T.ExecutionWitnessJson> = wire.object<T.ExecutionWitness, T.ExecutionWitnessJson>([
+  { name: "state", codec: wire.array(DataCodec), optional: false },
+  { name: "codes", codec: wire.array(DataCodec), optional: false },
+  { name: "keys", codec: wire.array(DataCodec), optional: false },
+  { name: "headers", codec: wire.array(DataCodec), optional: false },
+], "an ExecutionWitness object");
+
 /** Validates, decodes and encodes {@link T.FeeHistory}. */
 export const FeeHistoryCodec: wire.Codec<T.FeeHistory, T.FeeHistoryJson> = wire.object<T.FeeHistory, T.FeeHistoryJson>([
   { name: "oldestBlock", codec: QuantityCodec, optional: false },
@@ -395,6 +403,20 @@ export const NewFilterCodec: wire.Codec<T.NewFilter, T.NewFilterJson> = wire.obj
   { name: "address", codec: FilterAddressCodec, optional: true },
   { name: "topics", codec: wire.union([wire.array(FilterTopicCodec), wire.nullValue]), optional: true },
 ], "a NewFilter object", [["blockHash"]]);
+
+/** Validates, decodes and encodes {@link T.OpPayloadAttributes}. */
+export const OpPayloadAttributesCodec: wire.Codec<T.OpPayloadAttributes, T.OpPayloadAttributesJson> = wire.object<T.OpPayloadAttributes, T.OpPayloadAttributesJson>([
+  { name: "timestamp", codec: Quantity64Codec, optional: false },
+  { name: "prevRandao", codec: Hash32Codec, optional: false },
+  { name: "suggestedFeeRecipient", codec: AddressCodec, optional: false },
+  { name: "withdrawals", codec: wire.union([wire.array(WithdrawalCodec), wire.nullValue]), optional: true },
+  { name: "parentBeaconBlockRoot", codec: wire.union([Hash32Codec, wire.nullValue]), optional: true },
+  { name: "transactions", codec: wire.union([wire.array(DataCodec), wire.nullValue]), optional: true },
+  { name: "noTxPool", codec: wire.union([wire.boolean, wire.nullValue]), optional: true },
+  { name: "gasLimit", codec: Quantity64Codec, optional: false },
+  { name: "eip1559Params", codec: wire.union([Bytes8Codec, wire.nullValue]), optional: true },
+  { name: "minBaseFee", codec: wire.union([Quantity64Codec, wire.nullValue]), optional: true },
+], "an OpPayloadAttributes object");
 
 /** Validates, decodes and encodes {@link T.SyncStatus}. */
 export const SyncStatusCodec: wire.Codec<T.SyncStatus, T.SyncStatusJson> = wire.object<T.SyncStatus, T.SyncStatusJson>([

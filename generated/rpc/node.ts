@@ -658,15 +658,63 @@ export interface DebugDbGetParams {
 /**
  * Reads the node's database by key, as geth's debug_dbGet does for a hash-keyed store: a 32-byte
  * keccak256 hash gives the trie node, contract code or block header with that hash; `0x63` ('c')
- * followed by a code hash gives the code. The value always hashes to the key.
+ * followed by a code hash gives the code. The value always hashes to the key. With
+ * --rpc-surface reth or base only `0x63 ‖ codeHash` is taken, and unknown code is null (reth's rule).
  */
-export const debug_dbGet = defineMethod<DebugDbGetParams, T.Data>({
+export const debug_dbGet = defineMethod<DebugDbGetParams, T.Data | null>({
   name: "debug_dbGet",
   paramStructure: "by-position",
   params: [
     { name: "key", codec: C.DataCodec, required: true },
   ],
-  result: C.DataCodec,
+  result: wire.union([C.DataCodec, wire.nullValue]),
+});
+
+/** Params of debug_executionWitness, in positional order. */
+export interface DebugExecutionWitnessParams {
+  /** Block number or tag (reth takes no hash here). */
+  block: T.BlockNumberOrTag;
+}
+
+/**
+ * Re-executes a sealed block on its parent's state and answers what a stateless execution of it
+ * needs (reth's debug_executionWitness): every trie node, contract code and ancestor header read,
+ * and the addresses and storage slots whose hashes name the trie paths. At most
+ * --rpc-witness-max-concurrent calls of this method and debug_executePayload run at once; more wait.
+ */
+export const debug_executionWitness = defineMethod<DebugExecutionWitnessParams, T.ExecutionWitness>({
+  name: "debug_executionWitness",
+  paramStructure: "by-position",
+  params: [
+    { name: "block", codec: C.BlockNumberOrTagCodec, required: true },
+  ],
+  result: C.ExecutionWitnessCodec,
+});
+
+/** Params of debug_executePayload, in positional order. */
+export interface DebugExecutePayloadParams {
+  /** Hash of the sealed parent block. */
+  parentHash: T.Hash32;
+  /**
+   * OP payload attributes; `transactions` are EIP-2718 encoded, the first the L1
+   * attributes deposit.
+   */
+  attributes: T.OpPayloadAttributes;
+}
+
+/**
+ * Builds a block on the sealed block `parentHash` from payload attributes and their transactions
+ * (no pool transactions), as Base's node and op-reth do, and answers its execution witness in
+ * debug_executionWitness's form. Bounded as debug_executionWitness.
+ */
+export const debug_executePayload = defineMethod<DebugExecutePayloadParams, T.ExecutionWitness>({
+  name: "debug_executePayload",
+  paramStructure: "by-position",
+  params: [
+    { name: "parentHash", codec: C.Hash32Codec, required: true },
+    { name: "attributes", codec: C.OpPayloadAttributesCodec, required: true },
+  ],
+  result: C.ExecutionWitnessCodec,
 });
 
 /** Params of eth_newFilter, in positional order. */
@@ -935,7 +983,7 @@ export const txpool_inspect = defineMethod<TxpoolInspectParams, T.TxPoolInspect>
 });
 
 /** Every node method spec, by method name, in spec order. */
-export const nodeMethods = { optimism_outputAtBlock, optimism_syncStatus, optimism_rollupConfig, optimism_version, eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance, eth_chainId, eth_blockNumber, eth_getTransactionCount, eth_sendRawTransaction, eth_getTransactionByHash, eth_getTransactionReceipt, eth_getBlockReceipts, eth_getBlockTransactionCountByNumber, eth_getBlockTransactionCountByHash, eth_getTransactionByBlockNumberAndIndex, eth_getTransactionByBlockHashAndIndex, eth_getUncleCountByBlockNumber, eth_getUncleCountByBlockHash, eth_call, eth_estimateGas, eth_createAccessList, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getCode, eth_getStorageAt, eth_getProof, eth_getLogs, net_version, web3_clientVersion, eth_sendRawTransactionSync, debug_getRawHeader, debug_getRawBlock, debug_getRawReceipts, debug_getRawTransaction, debug_dbGet, eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter, eth_subscribe, eth_unsubscribe, eth_accounts, eth_syncing, eth_blobBaseFee, net_listening, net_peerCount, web3_sha3, txpool_status, txpool_content, txpool_contentFrom, txpool_inspect } as const;
+export const nodeMethods = { optimism_outputAtBlock, optimism_syncStatus, optimism_rollupConfig, optimism_version, eth_getBlockByNumber, eth_getBlockByHash, eth_getBalance, eth_chainId, eth_blockNumber, eth_getTransactionCount, eth_sendRawTransaction, eth_getTransactionByHash, eth_getTransactionReceipt, eth_getBlockReceipts, eth_getBlockTransactionCountByNumber, eth_getBlockTransactionCountByHash, eth_getTransactionByBlockNumberAndIndex, eth_getTransactionByBlockHashAndIndex, eth_getUncleCountByBlockNumber, eth_getUncleCountByBlockHash, eth_call, eth_estimateGas, eth_createAccessList, eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory, eth_getCode, eth_getStorageAt, eth_getProof, eth_getLogs, net_version, web3_clientVersion, eth_sendRawTransactionSync, debug_getRawHeader, debug_getRawBlock, debug_getRawReceipts, debug_getRawTransaction, debug_dbGet, debug_executionWitness, debug_executePayload, eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter, eth_subscribe, eth_unsubscribe, eth_accounts, eth_syncing, eth_blobBaseFee, net_listening, net_peerCount, web3_sha3, txpool_status, txpool_content, txpool_contentFrom, txpool_inspect } as const;
 
 /** The hand-written handlers of the OP Stack chain node JSON-RPC service: one per method. */
 export interface NodeHandlers {
@@ -1062,9 +1110,23 @@ export interface NodeHandlers {
   /**
    * Reads the node's database by key, as geth's debug_dbGet does for a hash-keyed store: a 32-byte
    * keccak256 hash gives the trie node, contract code or block header with that hash; `0x63` ('c')
-   * followed by a code hash gives the code. The value always hashes to the key.
+   * followed by a code hash gives the code. The value always hashes to the key. With
+   * --rpc-surface reth or base only `0x63 ‖ codeHash` is taken, and unknown code is null (reth's rule).
    */
-  debug_dbGet: RpcHandler<DebugDbGetParams, T.Data>;
+  debug_dbGet: RpcHandler<DebugDbGetParams, T.Data | null>;
+  /**
+   * Re-executes a sealed block on its parent's state and answers what a stateless execution of it
+   * needs (reth's debug_executionWitness): every trie node, contract code and ancestor header read,
+   * and the addresses and storage slots whose hashes name the trie paths. At most
+   * --rpc-witness-max-concurrent calls of this method and debug_executePayload run at once; more wait.
+   */
+  debug_executionWitness: RpcHandler<DebugExecutionWitnessParams, T.ExecutionWitness>;
+  /**
+   * Builds a block on the sealed block `parentHash` from payload attributes and their transactions
+   * (no pool transactions), as Base's node and op-reth do, and answers its execution witness in
+   * debug_executionWitness's form. Bounded as debug_executionWitness.
+   */
+  debug_executePayload: RpcHandler<DebugExecutePayloadParams, T.ExecutionWitness>;
   /**
    * Installs a log filter polled with eth_getFilterChanges: logs of sealed blocks from now on matching
    * the address and topics (and a numeric fromBlock/toBlock, if given). A filter not polled for
@@ -1168,6 +1230,8 @@ export function bindNodeHandlers(handlers: NodeHandlers): MethodTable {
     bindMethod(debug_getRawReceipts, handlers.debug_getRawReceipts),
     bindMethod(debug_getRawTransaction, handlers.debug_getRawTransaction),
     bindMethod(debug_dbGet, handlers.debug_dbGet),
+    bindMethod(debug_executionWitness, handlers.debug_executionWitness),
+    bindMethod(debug_executePayload, handlers.debug_executePayload),
     bindMethod(eth_newFilter, handlers.eth_newFilter),
     bindMethod(eth_newBlockFilter, handlers.eth_newBlockFilter),
     bindMethod(eth_newPendingTransactionFilter, handlers.eth_newPendingTransactionFilter),
@@ -1428,10 +1492,30 @@ export class NodeClient {
   /**
    * Reads the node's database by key, as geth's debug_dbGet does for a hash-keyed store: a 32-byte
    * keccak256 hash gives the trie node, contract code or block header with that hash; `0x63` ('c')
-   * followed by a code hash gives the code. The value always hashes to the key.
+   * followed by a code hash gives the code. The value always hashes to the key. With
+   * --rpc-surface reth or base only `0x63 ‖ codeHash` is taken, and unknown code is null (reth's rule).
    */
-  debug_dbGet(key: T.Data): Promise<T.Data> {
+  debug_dbGet(key: T.Data): Promise<T.Data | null> {
     return callMethod(this.transport, debug_dbGet, { key });
+  }
+
+  /**
+   * Re-executes a sealed block on its parent's state and answers what a stateless execution of it
+   * needs (reth's debug_executionWitness): every trie node, contract code and ancestor header read,
+   * and the addresses and storage slots whose hashes name the trie paths. At most
+   * --rpc-witness-max-concurrent calls of this method and debug_executePayload run at once; more wait.
+   */
+  debug_executionWitness(block: T.BlockNumberOrTag): Promise<T.ExecutionWitness> {
+    return callMethod(this.transport, debug_executionWitness, { block });
+  }
+
+  /**
+   * Builds a block on the sealed block `parentHash` from payload attributes and their transactions
+   * (no pool transactions), as Base's node and op-reth do, and answers its execution witness in
+   * debug_executionWitness's form. Bounded as debug_executionWitness.
+   */
+  debug_executePayload(parentHash: T.Hash32, attributes: T.OpPayloadAttributes): Promise<T.ExecutionWitness> {
+    return callMethod(this.transport, debug_executePayload, { parentHash, attributes });
   }
 
   /**

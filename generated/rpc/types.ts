@@ -515,6 +515,29 @@ export interface DynamicFeeTransactionJson {
   s: QuantityJson;
 }
 
+/**
+ * What re-executing one block statelessly needs, in reth's form (alloy-rpc-types-debug's
+ * ExecutionWitness): lists of hex bytes, each value named by its keccak256.
+ */
+export interface ExecutionWitness {
+  /** RLP-encoded trie nodes of the account and storage tries that execution and the state root read. */
+  state: Data[];
+  /** Contract code read. */
+  codes: Data[];
+  /** Addresses (20 bytes) and storage slots (32 bytes) whose keccak256 is a trie key read. */
+  keys: Data[];
+  /** RLP-encoded ancestor headers, oldest first, from the oldest BLOCKHASH read up to the parent. */
+  headers: Data[];
+}
+
+/** Wire form of {@link ExecutionWitness}. */
+export interface ExecutionWitnessJson {
+  state: DataJson[];
+  codes: DataJson[];
+  keys: DataJson[];
+  headers: DataJson[];
+}
+
 /** Result of eth_feeHistory. */
 export interface FeeHistory {
   /** Lowest block number of the returned range. */
@@ -773,6 +796,40 @@ export interface NewFilterJson {
   toBlock?: BlockNumberOrTagJson;
   address?: FilterAddressJson;
   topics?: FilterTopicJson[] | null;
+}
+
+/** Engine API payload attributes of an OP Stack block (op-geth, op-reth and Base's node). */
+export interface OpPayloadAttributes {
+  timestamp: Quantity64;
+  prevRandao: Hash32;
+  suggestedFeeRecipient: Address;
+  /** Always empty on OP Stack chains. */
+  withdrawals?: Withdrawal[] | null;
+  /** Ecotone and later. */
+  parentBeaconBlockRoot?: Hash32 | null;
+  /** EIP-2718 encoded transactions, the L1 attributes deposit first. */
+  transactions?: Data[] | null;
+  /** Must be absent, null or true: the node never adds pool transactions here. */
+  noTxPool?: boolean | null;
+  gasLimit: Quantity64;
+  /** Holocene and later: denominator ‖ elasticity. */
+  eip1559Params?: Bytes8 | null;
+  /** Jovian and later. */
+  minBaseFee?: Quantity64 | null;
+}
+
+/** Wire form of {@link OpPayloadAttributes}. */
+export interface OpPayloadAttributesJson {
+  timestamp: Quantity64Json;
+  prevRandao: Hash32Json;
+  suggestedFeeRecipient: AddressJson;
+  withdrawals?: WithdrawalJson[] | null;
+  parentBeaconBlockRoot?: Hash32Json | null;
+  transactions?: DataJson[] | null;
+  noTxPool?: boolean | null;
+  gasLimit: Quantity64Json;
+  eip1559Params?: Bytes8Json | null;
+  minBaseFee?: Quantity64Json | null;
 }
 
 /** optimism_outputAtBlock's result (op-node's OutputResponse). */

@@ -281,6 +281,11 @@ export class BlockBuilder {
     return this.db.writtenKeys;
   }
 
+  /** The addresses and storage slots whose keccak256 the execution used as trie keys (a witness's `keys`). */
+  get keyPreimages(): Uint8Array[] {
+    return this.state.keyPreimages();
+  }
+
   get number(): bigint {
     return this.parent.number + 1n;
   }

@@ -39,6 +39,11 @@ export class BlockStateManager extends MerkleStateManager {
     return h;
   }
 
+  /** The addresses and storage slots whose keccak256 this state has used as trie keys (reads and writes). */
+  keyPreimages(): Uint8Array[] {
+    return [...this.hashedKeys.keys()].map((hex) => fromHex(hex));
+  }
+
   static create(db: PreimageTrieDB, stateRoot: Uint8Array, common: Common): BlockStateManager {
     // The base class keeps an @ethereumjs/mpt trie for its checkpoint bookkeeping; state reads and
     // writes go through FastTrie below.

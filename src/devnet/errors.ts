@@ -10,7 +10,8 @@ export type DevnetErrorKind =
   | "rollup-config-mismatch"
   | "deposit-not-included"
   | "prover-setup-failed"
-  | "prove-failed";
+  | "prove-failed"
+  | "slot-grid";
 
 /** Root of the devnet launcher's errors. */
 export abstract class DevnetError extends SuiteError<DevnetErrorKind> {
@@ -25,6 +26,13 @@ export abstract class DevnetError extends SuiteError<DevnetErrorKind> {
 export class DevnetUsageError extends DevnetError {
   constructor(message: string) {
     super(message, "usage");
+  }
+}
+
+/** The L1's saved slot grid (`<state dir>/beacon.json`) is unreadable or has another slot length. */
+export class SlotGridError extends DevnetError {
+  constructor(message: string, details: ErrorDetails, options?: { cause?: unknown }) {
+    super(message, "slot-grid", details, options);
   }
 }
 

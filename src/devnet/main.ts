@@ -1,8 +1,10 @@
 /**
  * The main job (`npm start`): an OP Stack devnet on a real L1 (docs/devnet.md). In order:
  *
- *   L1 (anvil)        http://127.0.0.1:8546  chain 900, JSON-RPC and the beacon blob API, 12 s slots, state in
- *                                            .data/l1; the L1 contracts deployed on first start
+ *   L1 (anvil)        http://127.0.0.1:8546  chain 900, JSON-RPC; one block per 12 s slot at genesis + slot × 12,
+ *                                            state in .data/l1; the L1 contracts deployed on first start
+ *   L1 beacon API     http://127.0.0.1:5052  genesis, spec, blobs and blob sidecars by slot; other /eth/ routes
+ *                                            are anvil's
  *   rollup config     .data/rollup.json      written once (genesis L1 block, addresses, forks), read by all
  *   L2 chain node     http://127.0.0.1:8545  chain 901 on real L1 origins, safe/finalized derived from L1, state
  *                                            in .data/node (websocket on the same port, flashblocks at /ws/flashblocks)
@@ -52,11 +54,13 @@ Options (each has an environment variable):
   --data-dir <dir>               DEVNET_DATA_DIR               state directory (default .data)
   --l1-port <port>               DEVNET_L1_PORT                L1 JSON-RPC and beacon API port on 127.0.0.1
                                                                (default 8546; 0 = any)
+  --l1-beacon-port <port>        DEVNET_L1_BEACON_PORT         L1 beacon API port on 127.0.0.1 (default 5052; 0 = any)
   --node-port <port>             DEVNET_NODE_PORT              L2 node JSON-RPC port on 127.0.0.1 (default 8545; 0 = any)
   --merchant-port <port>         DEVNET_MERCHANT_PORT          merchant API port on 127.0.0.1 (default 8650; 0 = any)
   --batcher-metrics-port <port>  DEVNET_BATCHER_METRICS_PORT   batcher /metrics port on 127.0.0.1 (default 7301; 0 = any)
   --prover-port <port>           DEVNET_PROVER_PORT            prover host JSON-RPC port on 127.0.0.1 (default 8555; 0 = any)
-  --l1-block-time <s>            DEVNET_L1_BLOCK_TIME          L1 slot time, seconds (default 12)
+  --l1-block-time <s>            DEVNET_L1_BLOCK_TIME          L1 slot time, seconds (default 12; fixed when the L1
+                                                               is created, kept in .data/l1/beacon.json)
   --l2-block-time <s>            DEVNET_L2_BLOCK_TIME          L2 block time, seconds, written to rollup.json on the
                                                                first start (default 2; a later start must agree)
   --data-availability <mode>     DEVNET_DATA_AVAILABILITY      how the batcher posts: blobs | calldata (default blobs)
@@ -79,6 +83,7 @@ const STOP_GRACE_MS = 15_000;
 interface DevnetConfig {
   dataDir: string;
   l1Port: number;
+  l1BeaconPort: number;
   nodePort: number;
   merchantPort: number;
   batcherMetricsPort: number;
@@ -115,6 +120,7 @@ function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): DevnetCon
     options: {
       "data-dir": { type: "string" },
       "l1-port": { type: "string" },
+      "l1-beacon-port": { type: "string" },
       "node-port": { type: "string" },
       "merchant-port": { type: "string" },
       "batcher-metrics-port": { type: "string" },
@@ -141,6 +147,10 @@ function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): DevnetCon
   return {
     dataDir: resolve(values["data-dir"] ?? env.DEVNET_DATA_DIR ?? ".data"),
     l1Port: portValue(values["l1-port"] ?? env.DEVNET_L1_PORT ?? "8546", "--l1-port"),
+    l1BeaconPort: portValue(
+      values["l1-beacon-port"] ?? env.DEVNET_L1_BEACON_PORT ?? "5052",
+      "--l1-beacon-port",
+    ),
     nodePort: portValue(values["node-port"] ?? env.DEVNET_NODE_PORT ?? "8545", "--node-port"),
     merchantPort: portValue(values["merchant-port"] ?? env.DEVNET_MERCHANT_PORT ?? "8650", "--merchant-port"),
     batcherMetricsPort: portValue(
@@ -270,18 +280,28 @@ async function main(config: DevnetConfig): Promise<number> {
       port: config.l1Port,
       stateDir: l1Dir,
       stateIntervalSeconds: config.l1BlockTime,
-      mining: { mode: "interval", blockTimeSeconds: config.l1BlockTime },
+      slots: { secondsPerSlot: config.l1BlockTime, beaconPort: config.l1BeaconPort },
+      onMineError: (e) => anvilLog.write(`[devnet] slot not mined: ${(e as Error).message}\n`),
       systemConfig: devnetSystemConfig(),
       onLine: (line) => anvilLog.write(`${line}\n`),
     });
+    const beacon = l1.beacon!;
     await add({
       name: "L1 (anvil)",
       pid: l1.anvil.process.pid,
       exited: l1.anvil.exited,
       stop: (graceMs) => l1.anvil.stop(graceMs),
     });
+    // The slot miner and the beacon API live in this process: stopped before anvil (parts stop in reverse).
+    await add({
+      name: "L1 beacon API and slot miner",
+      pid: undefined,
+      exited: new Promise(() => undefined),
+      stop: () => beacon.stop(),
+    });
     process.stdout.write(
-      `[devnet] L1 ${l1.anvil.resumed ? "resumed" : "started"} at ${l1.anvil.rpcUrl} (chain ${l1.anvil.chainId})\n`,
+      `[devnet] L1 ${l1.anvil.resumed ? "resumed" : "started"} at ${l1.anvil.rpcUrl} (chain ${l1.anvil.chainId}), ` +
+        `beacon API ${beacon.url} (${beacon.grid.secondsPerSlot} s slots from ${beacon.grid.genesisTime})\n`,
     );
 
     // 2. The rollup config, written once.
@@ -405,7 +425,7 @@ async function main(config: DevnetConfig): Promise<number> {
         "prover host",
         "src/host/main.ts",
         [
-          ...["--l1-rpc-url", l1.anvil.rpcUrl, "--l1-beacon-url", l1.anvil.beaconUrl],
+          ...["--l1-rpc-url", l1.anvil.rpcUrl, "--l1-beacon-url", beacon.url],
           ...["--l2-rpc-url", ready.url, "--l2-chain-id", String(ready.chainId)],
           ...["--rollup-config", rollup.path, "--vsock-cid", socket],
           ...["--listen", `127.0.0.1:${config.proverPort}`],
@@ -447,7 +467,7 @@ async function main(config: DevnetConfig): Promise<number> {
     updateRecord(config.dataDir, {
       endpoints: {
         l1RpcUrl: l1.anvil.rpcUrl,
-        l1BeaconUrl: l1.anvil.beaconUrl,
+        l1BeaconUrl: beacon.url,
         l2RpcUrl: ready.url,
         proverUrl,
         proposer,
@@ -493,7 +513,7 @@ async function main(config: DevnetConfig): Promise<number> {
       `${JSON.stringify({
         msg: "devnet ready",
         l1RpcUrl: l1.anvil.rpcUrl,
-        l1BeaconUrl: l1.anvil.beaconUrl,
+        l1BeaconUrl: beacon.url,
         l1ChainId: l1.anvil.chainId,
         l2RpcUrl: ready.url,
         nodeUrl: ready.url,

@@ -5,6 +5,7 @@ import { type LogLevel, parseLogLevel } from "../log/index.js";
 import { NodeError, type NodeErrorOptions } from "./errors.js";
 import { DEV_CHAIN_ID, DEV_DEFAULT_ACCOUNT_COUNT } from "../chain/index.js";
 import { LIMIT_SPECS, type NodeRpcLimits } from "./rpc/limits.js";
+import { RPC_SURFACES, type SurfaceOptions } from "./rpc/surfaces.js";
 
 export interface NodeConfig {
   host: string;
@@ -20,6 +21,8 @@ export interface NodeConfig {
   logLevel: LogLevel;
   /** Bounds on the cost of one request (docs/node.md, "Limits"). */
   rpcLimits: NodeRpcLimits;
+  /** --rpc-surface and --rpc-eth-proof-window: which client the node answers as (docs/node-surfaces.md). */
+  surface: SurfaceOptions;
   /** Set with --l1-rpc and --rollup-config: the chain runs on real L1 origins (docs/node.md "L1 mode"). */
   l1?: L1ModeConfig;
   /** Set with --follow: a read replica of the node at this JSON-RPC websocket URL (docs/node.md "Read replicas"). */
@@ -145,6 +148,18 @@ export const FLAGS: FlagSpec[] = [
   },
   ...LIMIT_SPECS.map((l) => ({ flag: l.flag, env: l.env, default: String(l.default), help: l.help })),
   {
+    flag: "--rpc-surface",
+    env: "NODE_RPC_SURFACE",
+    default: "full",
+    help: `answer as one client does (${RPC_SURFACES.join("|")}): its witness methods, formats and refusals (docs/node-surfaces.md)`,
+  },
+  {
+    flag: "--rpc-eth-proof-window",
+    env: "NODE_RPC_ETH_PROOF_WINDOW",
+    default: "0",
+    help: "with --rpc-surface reth or base: blocks behind the head eth_getProof still answers (reth's --rpc.eth-proof-window)",
+  },
+  {
     flag: "--log-level",
     env: "LOG_LEVEL",
     default: "info",
@@ -240,6 +255,13 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
   const rpcLimits = Object.fromEntries(
     LIMIT_SPECS.map((l) => [l.field, integer(l.flag, get(l.flag), 1, Number.MAX_SAFE_INTEGER)]),
   ) as unknown as NodeRpcLimits;
+  const surfaceName = get("--rpc-surface");
+  if (!(RPC_SURFACES as readonly string[]).includes(surfaceName))
+    throw new ConfigError(`--rpc-surface must be one of ${RPC_SURFACES.join(", ")}, got "${surfaceName}"`);
+  const surface: SurfaceOptions = {
+    surface: surfaceName as SurfaceOptions["surface"],
+    ethProofWindow: integer("--rpc-eth-proof-window", get("--rpc-eth-proof-window"), 0, 1_000_000_000),
+  };
   const l1Rpc = get("--l1-rpc");
   const rollupConfig = get("--rollup-config");
   if ((l1Rpc === "") !== (rollupConfig === ""))
@@ -270,6 +292,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     ...(follow === "" ? {} : { follow }),
     explicit,
     rpcLimits,
+    surface,
     host,
     port: integer("--port", get("--port"), 0, 65_535),
     dataDir: resolve(get("--data-dir")),

@@ -23,7 +23,8 @@ export type NodeErrorKind =
   | "leader-request-failed"
   | "leader-diverged"
   | "leader-data-invalid"
-  | "replica-verification";
+  | "replica-verification"
+  | "witness-execution";
 
 /** Structured fields and the cause of a node error. */
 export interface NodeErrorOptions {

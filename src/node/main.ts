@@ -110,6 +110,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     port: config.port,
     logger,
     limits: config.rpcLimits,
+    surface: config.surface,
     ...(tracker === undefined ? {} : { syncStatus: derivedSyncStatus(node, tracker) }),
   });
   let port: number;

@@ -7,6 +7,7 @@ import type { ChainNode } from "./chain-node.js";
 import { createNodeHandlers } from "./rpc/handlers.js";
 import type { SyncStatusSource } from "./rpc/sync-status.js";
 import { DEFAULT_NODE_RPC_LIMITS, type NodeRpcLimits, rpcServerLimits } from "./rpc/limits.js";
+import { DEFAULT_SURFACE_OPTIONS, type SurfaceOptions, applySurface } from "./rpc/surfaces.js";
 
 export const FLASHBLOCKS_PATH = "/ws/flashblocks";
 
@@ -18,13 +19,20 @@ export function createNodeServer(
     logger: Logger;
     limits?: NodeRpcLimits;
     syncStatus?: SyncStatusSource;
+    /** --rpc-surface: which client's methods and answers the node imitates (default: its own, `full`). */
+    surface?: SurfaceOptions;
   },
 ): RpcServer {
   const limits = options.limits ?? DEFAULT_NODE_RPC_LIMITS;
   // optimism_syncStatus: standalone by default; an L1-backed node passes its derived heads' source.
-  const { handlers, filterRegistry, offloaded } = createNodeHandlers(node, limits, options.syncStatus);
+  const { handlers, filterRegistry, offloaded, witness } = createNodeHandlers(
+    node,
+    limits,
+    options.syncStatus,
+  );
   const methods = new Map(bindNodeHandlers(handlers));
   for (const method of offloaded) methods.set(method.name, method); // docs/node.md "Block production under load"
+  applySurface(methods, node, witness, options.surface ?? DEFAULT_SURFACE_OPTIONS); // docs/node-surfaces.md
   const metrics = new MetricsRegistry({ processMetrics: true });
   const head = metrics.gauge({ name: "node_head_block_number", help: "number of the latest sealed block" });
   const snapshots = metrics.counter({

@@ -55,6 +55,8 @@ async function startDevnet(...extra: string[]): Promise<{ child: ServiceChild; r
       dataDir,
       "--l1-port",
       "0",
+      "--l1-beacon-port",
+      "0",
       "--node-port",
       "0",
       "--merchant-port",

@@ -49,6 +49,15 @@ describe("config", () => {
     });
   });
 
+  it("reads --rpc-surface and --rpc-eth-proof-window (default full, 0) and refuses an unknown surface", () => {
+    expect(parseConfig([], {})).toMatchObject({ surface: { surface: "full", ethProofWindow: 0 } });
+    expect(parseConfig(["--rpc-surface", "reth", "--rpc-eth-proof-window", "64"], {})).toMatchObject({
+      surface: { surface: "reth", ethProofWindow: 64 },
+    });
+    expect(parseConfig([], { NODE_RPC_SURFACE: "geth" })).toMatchObject({ surface: { surface: "geth" } });
+    expect(() => parseConfig(["--rpc-surface", "erigon"], {})).toThrow(ConfigError);
+  });
+
   it("documents every flag and its environment twin in --help", () => {
     const text = usage();
     for (const f of [

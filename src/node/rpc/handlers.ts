@@ -3,7 +3,8 @@
  * method group: blocks, transactions and receipts (block-handlers.ts), account state (state-handlers.ts),
  * calls (call-handlers.ts), fees (fee-handlers.ts), logs (log-handlers.ts), submission (send-handlers.ts),
  * chain and client identity (info-handlers.ts), subscriptions (notification-handlers.ts), polling filters
- * (filter-handlers.ts), raw debug reads (debug-handlers.ts) and the txpool namespace (txpool-handlers.ts).
+ * (filter-handlers.ts), raw debug reads (debug-handlers.ts), execution witnesses (witness-handlers.ts) and the
+ * txpool namespace (txpool-handlers.ts).
  * The groups share their helpers through shared.ts and errors.ts and never import one another.
  */
 import type { NodeHandlers } from "../../../generated/rpc/index.js";
@@ -24,13 +25,14 @@ import { createOffloadedStateMethods, createStateHandlers } from "./state-handle
 import { type SyncStatusSource, standaloneSyncStatus } from "./sync-status.js";
 import { DEFAULT_NODE_RPC_LIMITS, type NodeRpcLimits } from "./limits.js";
 import { createTxPoolHandlers } from "./txpool-handlers.js";
+import { type WitnessService, createWitnessHandlers, createWitnessService } from "./witness-handlers.js";
 
 /**
  * Every NodeHandlers method over `node`, bounded by `limits`, the rollup-node methods reading `syncStatus`
  * (standalone by default; optimism-handlers.ts), the registry of its polling filters (for
  * metrics), and the methods the server binds in place of their typed handler because their work and
  * serialization run off the event loop (`offloaded`: eth_getProof, full blocks, block receipts, eth_getLogs,
- * eth_feeHistory).
+ * eth_feeHistory), and the witness computations the client surfaces re-shape (surfaces.ts).
  */
 export function createNodeHandlers(
   node: ChainNode,
@@ -40,9 +42,11 @@ export function createNodeHandlers(
   handlers: NodeHandlers;
   filterRegistry: FilterRegistry;
   offloaded: BoundMethod[];
+  witness: WitnessService;
 } {
   const logs = createLogHandlers(node, limits);
   const filters = createFilterHandlers(node, logs.eth_getLogs, limits);
+  const witness = createWitnessService(node, limits);
   const handlers: NodeHandlers = {
     ...createBlockHandlers(node),
     ...createStateHandlers(node, limits),
@@ -54,6 +58,7 @@ export function createNodeHandlers(
     ...createNotificationHandlers(node, limits),
     ...filters.handlers,
     ...createDebugHandlers(node),
+    ...createWitnessHandlers(witness),
     ...createTxPoolHandlers(node),
     ...createOptimismHandlers(node, syncStatus),
   };
@@ -63,5 +68,5 @@ export function createNodeHandlers(
     ...createOffloadedLogMethods(node, limits),
     ...createOffloadedFeeMethods(node, limits),
   ];
-  return { handlers, filterRegistry: filters.registry, offloaded };
+  return { handlers, filterRegistry: filters.registry, offloaded, witness };
 }

@@ -36,6 +36,8 @@ export interface NodeRpcLimits {
   readonly proofMaxKeys: number;
   /** Storage keys all eth_getProof calls of one batch may ask for together. */
   readonly proofMaxKeysPerBatch: number;
+  /** debug_executionWitness and debug_executePayload calls executing at once (Base's node: 3); more wait. */
+  readonly witnessMaxConcurrent: number;
 }
 
 /** One line of the limits table: field, flag, environment variable, default, and what it bounds. */
@@ -138,6 +140,13 @@ export const LIMIT_SPECS: readonly LimitSpec[] = [
     env: "NODE_RPC_PROOF_MAX_KEYS_PER_BATCH",
     default: 10_000,
     help: "storage keys all eth_getProof calls of one batch may ask for together",
+  },
+  {
+    field: "witnessMaxConcurrent",
+    flag: "--rpc-witness-max-concurrent",
+    env: "NODE_RPC_WITNESS_MAX_CONCURRENT",
+    default: 3,
+    help: "debug_executionWitness / debug_executePayload calls executing at once (Base's node's 3); more wait their turn",
   },
 ];
 

@@ -1,0 +1,141 @@
+/**
+ * Execution witnesses: a block executed on its parent's state from the node's store, every preimage the
+ * execution read recorded, and the reads sorted into reth's four lists (trie nodes, code, key preimages,
+ * ancestor headers). What a stateless executor needs to run the block again from the witness alone.
+ */
+import { RLP } from "@ethereumjs/rlp";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import {
+  type BlockHeader,
+  BlockBuilder,
+  FastTrie,
+  type PayloadAttributes,
+  type PreimageSource,
+  PreimageTrieDB,
+  type RollupConfig,
+  type SealedBlock,
+  encodeHeader,
+  toHexRaw,
+} from "../chain/index.js";
+import { NodeError } from "./errors.js";
+import type { BlockStore } from "./store/block-store.js";
+
+/** reth's ExecutionWitness: lists of bytes (headers RLP-encoded, oldest first). */
+export interface BlockWitness {
+  state: Uint8Array[];
+  codes: Uint8Array[];
+  keys: Uint8Array[];
+  headers: Uint8Array[];
+}
+
+/** A transaction of a payload could not be included, or the block could not be built. */
+export class WitnessExecutionError extends NodeError {
+  constructor(message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
+    super(message, "witness-execution", options);
+  }
+}
+
+/** A preimage source over the store that remembers every value it answered, by unprefixed hex hash. */
+class RecordingSource implements PreimageSource {
+  readonly read = new Map<string, Uint8Array>();
+
+  constructor(private readonly store: BlockStore) {}
+
+  private remember(value: Uint8Array | undefined): Uint8Array | undefined {
+    // The store is keyed by 31 bytes of the hash: the value's own hash names it.
+    if (value !== undefined) this.read.set(toHexRaw(keccak_256(value)), value);
+    return value;
+  }
+
+  get(key: Uint8Array): Uint8Array {
+    const value = this.store.get(key);
+    this.remember(value);
+    return value;
+  }
+
+  tryGet(key: Uint8Array): Uint8Array | undefined {
+    return this.remember(this.store.tryGet(key));
+  }
+
+  tryGetByKeccak256Hex(hashHex: string): Uint8Array | undefined {
+    return this.remember(this.store.tryGetByKeccak256Hex(hashHex));
+  }
+}
+
+/** What to build: the parent, the attributes and the transactions of the block. */
+export interface WitnessInput {
+  config: RollupConfig;
+  store: BlockStore;
+  parent: BlockHeader;
+  attributes: PayloadAttributes;
+  transactions: readonly Uint8Array[];
+}
+
+/**
+ * Builds the block on `parent` with every read recorded and answers the block and its witness. A
+ * transaction that cannot be included is a WitnessExecutionError naming its index.
+ */
+export async function executeWithWitness(
+  input: WitnessInput,
+): Promise<{ block: SealedBlock; witness: BlockWitness }> {
+  const source = new RecordingSource(input.store);
+  const builder = await BlockBuilder.start({
+    config: input.config,
+    parent: input.parent,
+    attributes: input.attributes,
+    source,
+  });
+  for (let i = 0; i < input.transactions.length; i++) {
+    const result = await builder.addTransaction(input.transactions[i]!);
+    if (!result.ok)
+      throw new WitnessExecutionError(`transaction ${i} cannot be included: ${result.error.message}`, {
+        cause: result.error,
+        details: { transactionIndex: i },
+      });
+  }
+  const block = await builder.seal();
+  const keys = builder.keyPreimages;
+  return { block, witness: sortReads(input, source.read, keys) };
+}
+
+/** The account RLP fields [nonce, balance, storageRoot, codeHash]. */
+function codeHashOf(accountRlp: Uint8Array): string | undefined {
+  const fields = RLP.decode(accountRlp) as Uint8Array[];
+  const codeHash = fields[3];
+  return codeHash instanceof Uint8Array && codeHash.length === 32 ? toHexRaw(codeHash) : undefined;
+}
+
+/**
+ * Sorts the recorded reads: ancestor headers (read by BLOCKHASH) set the oldest header of the witness,
+ * whose headers then run from it to the parent, as reth's do (just the parent when no BLOCKHASH reached
+ * further back); code is what an account read names by its code hash; every other read is a trie node.
+ */
+function sortReads(input: WitnessInput, read: Map<string, Uint8Array>, keys: Uint8Array[]): BlockWitness {
+  const trie = new FastTrie(new PreimageTrieDB(input.store));
+  const codeHashes = new Set<string>();
+  for (const key of keys) {
+    if (key.length !== 20) continue;
+    const account = trie.get(input.parent.stateRoot, keccak_256(key));
+    const codeHash = account === undefined ? undefined : codeHashOf(account);
+    if (codeHash !== undefined) codeHashes.add(codeHash);
+  }
+  // BLOCKHASH(k) reads header k + 1 for its parent hash; reth's witness holds header k itself.
+  let oldest = input.parent.number;
+  const state: Uint8Array[] = [];
+  const codes: Uint8Array[] = [];
+  for (const [hash, value] of read) {
+    const number = input.store.blockNumberByHash(Uint8Array.from(Buffer.from(hash, "hex")));
+    if (number !== undefined) {
+      if (number - 1n < oldest) oldest = number - 1n;
+    } else if (codeHashes.has(hash)) codes.push(value);
+    else state.push(value);
+  }
+  const headers: Uint8Array[] = [];
+  for (let n = oldest; n <= input.parent.number; n++) {
+    const header = n === input.parent.number ? input.parent : input.store.blockByNumber(n)?.header;
+    if (header === undefined)
+      throw new WitnessExecutionError(`ancestor header ${n} is missing from the store`);
+    headers.push(encodeHeader(header));
+  }
+  return { state, codes, keys, headers };
+}
