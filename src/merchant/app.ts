@@ -39,6 +39,8 @@ export interface MerchantConfig {
   sqlitePath: string;
   confirmations: number;
   reconcileIntervalMs: number;
+  /** HTTP requests served at once; more are answered 503 (default 1024). */
+  maxInFlight?: number;
 }
 
 export interface RunningMerchantService {
@@ -110,7 +112,12 @@ export async function startMerchantService(
 
   const metrics = new MetricsRegistry({ processMetrics: true, defaultLabels: { service: "merchant" } });
   const app = uWS.App() as ClosableApp;
-  mountMerchantApi(app, { service, logger: logger.child({ component: "http" }), metrics });
+  mountMerchantApi(app, {
+    service,
+    logger: logger.child({ component: "http" }),
+    metrics,
+    ...(config.maxInFlight === undefined ? {} : { maxInFlight: config.maxInFlight }),
+  });
   const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
     app.listen(config.host, config.port, (socket) => {
       if (socket === false)

@@ -22,6 +22,8 @@ Options (each also read from the environment variable in brackets):
   --confirmations <n>          confirmations before a transaction's effect is final (default 2)
                                                                           [MERCHANT_CONFIRMATIONS]
   --reconcile-interval-ms <n>  reconciler period (default 1000)           [MERCHANT_RECONCILE_INTERVAL_MS]
+  --max-in-flight <n>          HTTP requests served at once; more are answered 503 (default 1024)
+                                                                          [MERCHANT_MAX_IN_FLIGHT]
   --log-level <level>          fatal|error|warn|info|debug|trace|silent (default info) [MERCHANT_LOG_LEVEL]
   -h, --help                   print this help
 `;
@@ -68,6 +70,7 @@ export function parseProcessConfig(argv: readonly string[], env: NodeJS.ProcessE
         sqlite: { type: "string" },
         confirmations: { type: "string" },
         "reconcile-interval-ms": { type: "string" },
+        "max-in-flight": { type: "string" },
         "log-level": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -113,6 +116,7 @@ export function parseProcessConfig(argv: readonly string[], env: NodeJS.ProcessE
       "--reconcile-interval-ms",
       10,
     ),
+    maxInFlight: positiveInt(pick("max-in-flight", "MERCHANT_MAX_IN_FLIGHT") ?? "1024", "--max-in-flight", 1),
   };
   if (payee !== undefined) merchant.payee = address(payee, "--payee");
   if (databaseUrl !== undefined) merchant.databaseUrl = databaseUrl;

@@ -27,7 +27,11 @@ export interface MerchantApiOptions {
   logger: Logger;
   metrics: MetricsRegistry;
   maxBodyBytes?: number;
+  /** Requests served at once; more are answered 503 `overloaded` (default 1024). */
+  maxInFlight?: number;
 }
+
+export const DEFAULT_MAX_IN_FLIGHT = 1024;
 
 function decision(result: DecisionResult): JsonResponse {
   const inFlight = result.order.state === "capturing" || result.order.state === "cancelling";
@@ -43,6 +47,7 @@ export function mountMerchantApi(app: TemplatedApp, options: MerchantApiOptions)
     logger: options.logger,
     metrics,
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+    maxInFlight: options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT,
   });
   router
     .get("/healthz", async () => ({ status: 200, body: { status: "ok" } }))
@@ -83,15 +88,20 @@ export function mountMerchantApi(app: TemplatedApp, options: MerchantApiOptions)
       const id = parseOrderId(request.params.id);
       return decision(await service.cancel(id, parseCancel(request.body)));
     });
-  app.get("/metrics", (res) => {
-    const state = { aborted: false };
-    res.onAborted(() => {
-      state.aborted = true;
-    });
-    void metrics.exposition().then((text) => {
-      if (state.aborted) return;
-      res.cork(() => res.writeStatus("200 OK").writeHeader("content-type", metrics.contentType).end(text));
-    });
-  });
+  const { guard } = router;
+  app.get(
+    "/metrics",
+    guard.route("/metrics", (res, _req, life) => {
+      metrics
+        .exposition()
+        .then((text) => {
+          if (!life.close()) return;
+          res.cork(() =>
+            res.writeStatus("200 OK").writeHeader("content-type", metrics.contentType).end(text),
+          );
+        })
+        .catch((error: unknown) => guard.fail(res, life, "/metrics", error));
+    }),
+  );
   router.finish();
 }

@@ -2,13 +2,16 @@
  * A small JSON router on uWebSockets.js for REST-style APIs: routes by method and path pattern
  * (uWS patterns, `:name` parameters), request bodies read with src/rpc's streaming body reader
  * under a byte limit and parsed as JSON, handler results and refused requests (RequestRefusedError) written as JSON.
- * Everything needed from the uWS request is copied before the first await (uWS invalidates it).
+ * Everything needed from the uWS request is copied before the first await (uWS invalidates it). Every uWS
+ * callback runs behind the CallbackGuard (an exception is answered 400/500, never escapes), and at most
+ * `maxInFlight` requests are served at once: one more is answered 503 `overloaded` at once.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from "@trufflesuite/uws-js-unofficial";
 import type { Logger } from "../../log/index.js";
 import type { Counter, Histogram, MetricsRegistry } from "../../metrics/index.js";
 import { readBody } from "../../rpc/index.js";
 import { type MerchantErrorKind, RequestRefusedError } from "../errors.js";
+import { CallbackGuard, type RequestLife } from "./guard.js";
 
 export interface JsonRequest {
   method: string;
@@ -31,6 +34,8 @@ export interface JsonRouterOptions {
   metrics: MetricsRegistry;
   /** Largest accepted request body in bytes. */
   maxBodyBytes: number;
+  /** Requests served at once (from the first byte to the answer); more are answered 503 at once. */
+  maxInFlight: number;
 }
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
@@ -79,6 +84,9 @@ export class JsonRouter {
   private readonly responses: Counter<"route" | "status">;
   private readonly durations: Histogram<"route">;
   private readonly patternsByPath = new Map<string, Set<string>>();
+  private readonly maxInFlight: number;
+  private inFlight = 0;
+  readonly guard: CallbackGuard;
 
   constructor(
     private readonly app: TemplatedApp,
@@ -86,6 +94,8 @@ export class JsonRouter {
   ) {
     this.logger = options.logger;
     this.maxBodyBytes = options.maxBodyBytes;
+    this.maxInFlight = options.maxInFlight;
+    this.guard = new CallbackGuard(options.logger);
     this.responses = options.metrics.counter({
       name: "merchant_http_responses_total",
       help: "HTTP responses of the merchant API by route pattern and status",
@@ -112,25 +122,50 @@ export class JsonRouter {
       const allowed = [...methods].map((m) => m.toUpperCase());
       for (const other of ["get", "post", "put", "del", "patch", "options", "head"] as const) {
         if (methods.has(other)) continue;
-        this.app[other](pattern, (res, req) => {
-          const method = req.getMethod().toUpperCase();
-          this.writeNow(
-            res,
-            pattern,
-            405,
-            errorBody("method_not_allowed", `${method} is not allowed on ${pattern}`, { allowed }),
-          );
-        });
+        this.app[other](
+          pattern,
+          this.guard.route(pattern, (res, req, life) => {
+            const method = req.getMethod().toUpperCase();
+            this.write(res, life, pattern, {
+              status: 405,
+              body: errorBody("method_not_allowed", `${method} is not allowed on ${pattern}`, { allowed }),
+            });
+          }),
+        );
       }
     }
-    this.app.any("/*", (res, req) => {
-      this.writeNow(
-        res,
-        "*",
-        404,
-        errorBody("route_not_found", `no route for ${req.getMethod().toUpperCase()} ${req.getUrl()}`),
-      );
+    this.app.any(
+      "/*",
+      this.guard.route("*", (res, req, life) => {
+        this.write(res, life, "*", {
+          status: 404,
+          body: errorBody("route_not_found", `no route for ${req.getMethod().toUpperCase()} ${req.getUrl()}`),
+        });
+      }),
+    );
+  }
+
+  /** Requests being served now. */
+  get requestsInFlight(): number {
+    return this.inFlight;
+  }
+
+  /** Counts the request in flight until it closes; false (and answered 503) when the router is full. */
+  private admit(res: HttpResponse, life: RequestLife, route: string): boolean {
+    if (this.inFlight >= this.maxInFlight) {
+      this.write(res, life, route, {
+        status: 503,
+        body: errorBody("overloaded", `the service is serving ${this.maxInFlight} requests; retry later`, {
+          maxInFlight: this.maxInFlight,
+        }),
+      });
+      return false;
+    }
+    this.inFlight += 1;
+    life.onClose(() => {
+      this.inFlight -= 1;
     });
+    return true;
   }
 
   private add(method: "get" | "post", pattern: string, handler: JsonHandler): this {
@@ -144,74 +179,77 @@ export class JsonRouter {
       this.patternsByPath.set(pattern, methods);
     }
     methods.add(method);
-    this.app[method](pattern, (res: HttpResponse, req: HttpRequest) => {
-      const started = process.hrtime.bigint();
-      const state = { aborted: false };
-      res.onAborted(() => {
-        state.aborted = true;
-      });
-      const params: Record<string, string> = {};
-      paramNames.forEach((name, i) => {
-        params[name] = decodeURIComponent(req.getParameter(i) ?? "");
-      });
-      const request = {
-        method: method.toUpperCase(),
-        path: req.getUrl(),
-        params,
-        query: new URLSearchParams(req.getQuery() ?? ""),
-      };
-      const contentType = req.getHeader("content-type").toLowerCase();
-      const finish = (response: JsonResponse): void => {
-        this.durations.observe({ route: pattern }, Number(process.hrtime.bigint() - started) / 1e9);
-        this.write(res, state, pattern, response);
-      };
-      const run = (body: unknown): void => {
-        handler({ ...request, body }).then(finish, (error: unknown) =>
-          finish(this.errorResponse(error, request.method, request.path)),
-        );
-      };
-      if (method === "get") {
-        run(undefined);
-        return;
-      }
-      readBody(res, this.maxBodyBytes, {
-        onTooLarge: (received) =>
-          finish({
-            status: 413,
-            body: errorBody(
-              "body_too_large",
-              `request body exceeds ${this.maxBodyBytes} bytes (got at least ${received})`,
+    this.app[method](
+      pattern,
+      this.guard.route(pattern, (res: HttpResponse, req: HttpRequest, life: RequestLife) => {
+        const started = process.hrtime.bigint();
+        if (!this.admit(res, life, pattern)) return;
+        const params: Record<string, string> = {};
+        paramNames.forEach((name, i) => {
+          params[name] = decodeURIComponent(req.getParameter(i) ?? "");
+        });
+        const request = {
+          method: method.toUpperCase(),
+          path: req.getUrl(),
+          params,
+          query: new URLSearchParams(req.getQuery() ?? ""),
+        };
+        const contentType = req.getHeader("content-type").toLowerCase();
+        const finish = (response: JsonResponse): void => {
+          this.durations.observe({ route: pattern }, Number(process.hrtime.bigint() - started) / 1e9);
+          this.write(res, life, pattern, response);
+        };
+        const run = (body: unknown): void => {
+          handler({ ...request, body })
+            .then(finish, (error: unknown) => finish(this.errorResponse(error, request.method, request.path)))
+            .catch((error: unknown) => this.guard.fail(res, life, pattern, error));
+        };
+        if (method === "get") {
+          run(undefined);
+          return;
+        }
+        readBody(res, this.maxBodyBytes, {
+          onTooLarge: (received) =>
+            this.guard.run(res, life, pattern, () =>
+              finish({
+                status: 413,
+                body: errorBody(
+                  "body_too_large",
+                  `request body exceeds ${this.maxBodyBytes} bytes (got at least ${received})`,
+                ),
+              }),
             ),
-          }),
-        onBody: (bytes) => {
-          if (bytes.byteLength === 0) {
-            run(undefined);
-            return;
-          }
-          if (!contentType.startsWith("application/json")) {
-            finish({
-              status: 415,
-              body: errorBody("unsupported_media_type", "request bodies must be application/json"),
-            });
-            return;
-          }
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(Buffer.from(bytes).toString("utf8"));
-          } catch (error) {
-            finish({
-              status: 400,
-              body: errorBody(
-                "malformed_json",
-                `the request body is not valid JSON: ${(error as Error).message}`,
-              ),
-            });
-            return;
-          }
-          run(parsed);
-        },
-      });
-    });
+          onBody: (bytes) =>
+            this.guard.run(res, life, pattern, () => {
+              if (bytes.byteLength === 0) {
+                run(undefined);
+                return;
+              }
+              if (!contentType.startsWith("application/json")) {
+                finish({
+                  status: 415,
+                  body: errorBody("unsupported_media_type", "request bodies must be application/json"),
+                });
+                return;
+              }
+              let parsed: unknown;
+              try {
+                parsed = JSON.parse(Buffer.from(bytes).toString("utf8"));
+              } catch (error) {
+                finish({
+                  status: 400,
+                  body: errorBody(
+                    "malformed_json",
+                    `the request body is not valid JSON: ${(error as Error).message}`,
+                  ),
+                });
+                return;
+              }
+              run(parsed);
+            }),
+        });
+      }),
+    );
     return this;
   }
 
@@ -224,14 +262,9 @@ export class JsonRouter {
     return { status: 500, body: errorBody("internal_error", "internal error; see the service log") };
   }
 
-  private writeNow(res: HttpResponse, route: string, status: number, body: unknown): void {
-    this.responses.inc({ route, status: String(status) });
-    res.writeStatus(statusLine(status)).writeHeader("content-type", "application/json").end(toJson(body));
-  }
-
-  private write(res: HttpResponse, state: { aborted: boolean }, route: string, response: JsonResponse): void {
-    if (state.aborted) return;
-    state.aborted = true;
+  /** Writes the answer unless the request was answered or aborted already. */
+  private write(res: HttpResponse, life: RequestLife, route: string, response: JsonResponse): void {
+    if (!life.close()) return;
     this.responses.inc({ route, status: String(response.status) });
     res.cork(() => {
       res

@@ -26,6 +26,8 @@ export interface MerchantProcessOptions {
   store: { sqlite: string } | { databaseUrl: string };
   env?: Record<string, string>;
   confirmations?: number;
+  /** More flags for src/merchant/main.ts. */
+  extraArgs?: string[];
 }
 
 export async function startMerchantProcess(options: MerchantProcessOptions): Promise<MerchantProcess> {
@@ -50,6 +52,7 @@ export async function startMerchantProcess(options: MerchantProcessOptions): Pro
     ...("sqlite" in options.store
       ? ["--sqlite", options.store.sqlite]
       : ["--database-url", options.store.databaseUrl]),
+    ...(options.extraArgs ?? []),
   ];
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
   delete env.DATABASE_URL;
