@@ -17,6 +17,7 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import type { Logger } from "../log/index.js";
 import { MetricsRegistry } from "../metrics/index.js";
+import { ApiKeys } from "./api-keys.js";
 import { MerchantChain } from "./chain.js";
 import { MerchantStartupError } from "./errors.js";
 import { mountMerchantApi } from "./http/api.js";
@@ -41,6 +42,11 @@ export interface MerchantConfig {
   reconcileIntervalMs: number;
   /** HTTP requests served at once; more are answered 503 (default 1024). */
   maxInFlight?: number;
+  /**
+   * A file that holds a write-scope API key once the service has started: kept when the key there still works,
+   * otherwise a new key is created and written (mode 0600). For a local setup (the devnet) whose clients read it.
+   */
+  bootstrapKeyFile?: string;
 }
 
 export interface RunningMerchantService {
@@ -110,10 +116,20 @@ export async function startMerchantService(
     payee: config.payee ?? account.address,
   });
 
+  const apiKeys = new ApiKeys(store);
+  if (config.bootstrapKeyFile !== undefined) {
+    const ensured = await apiKeys.ensureKeyFile(config.bootstrapKeyFile, "bootstrap", "write");
+    logger.info(
+      { keyId: ensured.id, file: config.bootstrapKeyFile, created: ensured.created },
+      ensured.created ? "bootstrap API key created" : "bootstrap API key kept",
+    );
+  }
+
   const metrics = new MetricsRegistry({ processMetrics: true, defaultLabels: { service: "merchant" } });
   const app = uWS.App() as ClosableApp;
   mountMerchantApi(app, {
     service,
+    apiKeys,
     logger: logger.child({ component: "http" }),
     metrics,
     ...(config.maxInFlight === undefined ? {} : { maxInFlight: config.maxInFlight }),

@@ -24,6 +24,8 @@ Options (each also read from the environment variable in brackets):
   --reconcile-interval-ms <n>  reconciler period (default 1000)           [MERCHANT_RECONCILE_INTERVAL_MS]
   --max-in-flight <n>          HTTP requests served at once; more are answered 503 (default 1024)
                                                                           [MERCHANT_MAX_IN_FLIGHT]
+  --bootstrap-key-file <path>  keep a write-scope API key in this file (created at start when the file has none
+                               that works; mode 0600) for local clients     [MERCHANT_BOOTSTRAP_KEY_FILE]
   --log-level <level>          fatal|error|warn|info|debug|trace|silent (default info) [MERCHANT_LOG_LEVEL]
   -h, --help                   print this help
 `;
@@ -71,6 +73,7 @@ export function parseProcessConfig(argv: readonly string[], env: NodeJS.ProcessE
         confirmations: { type: "string" },
         "reconcile-interval-ms": { type: "string" },
         "max-in-flight": { type: "string" },
+        "bootstrap-key-file": { type: "string" },
         "log-level": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -120,5 +123,7 @@ export function parseProcessConfig(argv: readonly string[], env: NodeJS.ProcessE
   };
   if (payee !== undefined) merchant.payee = address(payee, "--payee");
   if (databaseUrl !== undefined) merchant.databaseUrl = databaseUrl;
+  const bootstrapKeyFile = pick("bootstrap-key-file", "MERCHANT_BOOTSTRAP_KEY_FILE");
+  if (bootstrapKeyFile !== undefined) merchant.bootstrapKeyFile = bootstrapKeyFile;
   return { help, logLevel, merchant };
 }

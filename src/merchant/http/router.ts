@@ -10,7 +10,8 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from "@trufflesuite/uws-
 import type { Logger } from "../../log/index.js";
 import type { Counter, Histogram, MetricsRegistry } from "../../metrics/index.js";
 import { readBody } from "../../rpc/index.js";
-import { type MerchantErrorKind, RequestRefusedError } from "../errors.js";
+import { type ApiCaller, type ApiScope, scopeAllows } from "../api-keys.js";
+import { ForbiddenError, type MerchantErrorKind, RequestRefusedError, UnauthorizedError } from "../errors.js";
 import { CallbackGuard, type RequestLife } from "./guard.js";
 
 export interface JsonRequest {
@@ -20,11 +21,17 @@ export interface JsonRequest {
   query: URLSearchParams;
   /** Parsed JSON body; undefined when the body was empty. */
   body: unknown;
+  /** The API key's holder; null on public routes. */
+  caller: ApiCaller | null;
 }
+
+/** Who may call a route: anyone, or a key with this scope (write includes read). */
+export type RouteAccess = "public" | ApiScope;
 
 export interface JsonResponse {
   status: number;
   body: unknown;
+  headers?: Readonly<Record<string, string>>;
 }
 
 export type JsonHandler = (request: JsonRequest) => Promise<JsonResponse>;
@@ -36,10 +43,14 @@ export interface JsonRouterOptions {
   maxBodyBytes: number;
   /** Requests served at once (from the first byte to the answer); more are answered 503 at once. */
   maxInFlight: number;
+  /** The holder of a presented API key (the part after "Bearer "), or null when it is not a working key. */
+  authenticate(presented: string): Promise<ApiCaller | null>;
 }
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
   200: "200 OK",
+  401: "401 Unauthorized",
+  403: "403 Forbidden",
   201: "201 Created",
   202: "202 Accepted",
   400: "400 Bad Request",
@@ -56,6 +67,8 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
 /** The HTTP status a refused request is answered with, by the error's kind. */
 const STATUS_OF_KIND: Readonly<Partial<Record<MerchantErrorKind, number>>> = {
   "bad-request": 400,
+  unauthorized: 401,
+  forbidden: 403,
   "order-not-found": 404,
   "invalid-transition": 409,
   "order-conflict": 409,
@@ -85,6 +98,7 @@ export class JsonRouter {
   private readonly durations: Histogram<"route">;
   private readonly patternsByPath = new Map<string, Set<string>>();
   private readonly maxInFlight: number;
+  private readonly authenticate: (presented: string) => Promise<ApiCaller | null>;
   private inFlight = 0;
   readonly guard: CallbackGuard;
 
@@ -95,6 +109,7 @@ export class JsonRouter {
     this.logger = options.logger;
     this.maxBodyBytes = options.maxBodyBytes;
     this.maxInFlight = options.maxInFlight;
+    this.authenticate = options.authenticate;
     this.guard = new CallbackGuard(options.logger);
     this.responses = options.metrics.counter({
       name: "merchant_http_responses_total",
@@ -108,12 +123,24 @@ export class JsonRouter {
     });
   }
 
-  get(pattern: string, handler: JsonHandler): this {
-    return this.add("get", pattern, handler);
+  get(pattern: string, access: RouteAccess, handler: JsonHandler): this {
+    return this.add("get", pattern, access, handler);
   }
 
-  post(pattern: string, handler: JsonHandler): this {
-    return this.add("post", pattern, handler);
+  post(pattern: string, access: RouteAccess, handler: JsonHandler): this {
+    return this.add("post", pattern, access, handler);
+  }
+
+  /** The caller of a route that needs `access`, from the Authorization header; throws when refused. */
+  private async authorize(access: RouteAccess, authorization: string): Promise<ApiCaller | null> {
+    if (access === "public") return null;
+    const bearer = /^Bearer +(\S+)$/i.exec(authorization.trim());
+    if (bearer === null)
+      throw new UnauthorizedError("this route needs an API key: Authorization: Bearer <key>");
+    const caller = await this.authenticate(bearer[1] as string);
+    if (caller === null) throw new UnauthorizedError("the API key is not valid (unknown, revoked or ended)");
+    if (!scopeAllows(caller.scope, access)) throw new ForbiddenError(access, caller.scope, caller.keyId);
+    return caller;
   }
 
   /** Registers 405 for known paths with other methods and 404 for everything else. Call last. */
@@ -168,7 +195,7 @@ export class JsonRouter {
     return true;
   }
 
-  private add(method: "get" | "post", pattern: string, handler: JsonHandler): this {
+  private add(method: "get" | "post", pattern: string, access: RouteAccess, handler: JsonHandler): this {
     const paramNames = pattern
       .split("/")
       .filter((segment) => segment.startsWith(":"))
@@ -195,12 +222,14 @@ export class JsonRouter {
           query: new URLSearchParams(req.getQuery() ?? ""),
         };
         const contentType = req.getHeader("content-type").toLowerCase();
+        const authorization = req.getHeader("authorization");
         const finish = (response: JsonResponse): void => {
           this.durations.observe({ route: pattern }, Number(process.hrtime.bigint() - started) / 1e9);
           this.write(res, life, pattern, response);
         };
         const run = (body: unknown): void => {
-          handler({ ...request, body })
+          this.authorize(access, authorization)
+            .then((caller) => handler({ ...request, body, caller }))
             .then(finish, (error: unknown) => finish(this.errorResponse(error, request.method, request.path)))
             .catch((error: unknown) => this.guard.fail(res, life, pattern, error));
         };
@@ -256,7 +285,11 @@ export class JsonRouter {
   private errorResponse(error: unknown, method: string, path: string): JsonResponse {
     const status = error instanceof RequestRefusedError ? STATUS_OF_KIND[error.kind] : undefined;
     if (error instanceof RequestRefusedError && status !== undefined) {
-      return { status, body: errorBody(error.code, error.message, { ...error.details }) };
+      return {
+        status,
+        body: errorBody(error.code, error.message, { ...error.details }),
+        ...(status === 401 ? { headers: { "www-authenticate": 'Bearer realm="merchant"' } } : {}),
+      };
     }
     this.logger.error({ err: error, method, path }, "merchant API handler failed");
     return { status: 500, body: errorBody("internal_error", "internal error; see the service log") };
@@ -267,10 +300,9 @@ export class JsonRouter {
     if (!life.close()) return;
     this.responses.inc({ route, status: String(response.status) });
     res.cork(() => {
-      res
-        .writeStatus(statusLine(response.status))
-        .writeHeader("content-type", "application/json")
-        .end(toJson(response.body));
+      res.writeStatus(statusLine(response.status)).writeHeader("content-type", "application/json");
+      for (const [name, value] of Object.entries(response.headers ?? {})) res.writeHeader(name, value);
+      res.end(toJson(response.body));
     });
   }
 }

@@ -16,7 +16,12 @@ import type {
   OrderState,
   Transition,
 } from "../order.js";
+import type { ApiKeyRecord } from "../api-keys.js";
 import {
+  API_KEY_COLUMNS,
+  apiKeyFromRow,
+  apiKeyInsertValues,
+  type ApiKeyRow,
   type AttemptRow,
   attemptFromRow,
   clampLimit,
@@ -221,6 +226,36 @@ export class PostgresOrderStore implements OrderStore {
        ON CONFLICT (chain_id, token) DO UPDATE SET last_block = excluded.last_block`,
       [chainId.toString(), token, block.toString()],
     );
+  }
+
+  async insertApiKey(key: ApiKeyRecord): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES (${numbered(6)})`,
+      apiKeyInsertValues(key),
+    );
+  }
+
+  async getApiKey(id: string): Promise<ApiKeyRecord | null> {
+    const result = await this.pool.query<ApiKeyRow>(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = $1`, [
+      id,
+    ]);
+    const row = result.rows[0];
+    return row === undefined ? null : apiKeyFromRow(row);
+  }
+
+  async listApiKeys(): Promise<ApiKeyRecord[]> {
+    const result = await this.pool.query<ApiKeyRow>(
+      `SELECT ${API_KEY_COLUMNS} FROM api_keys ORDER BY created_at_ms, id`,
+    );
+    return result.rows.map(apiKeyFromRow);
+  }
+
+  async endApiKey(id: string, at: Date): Promise<boolean> {
+    const result = await this.pool.query(
+      "UPDATE api_keys SET ends_at_ms = LEAST(COALESCE(ends_at_ms, $1), $1) WHERE id = $2",
+      [at.getTime(), id],
+    );
+    return result.rowCount === 1;
   }
 
   async close(): Promise<void> {

@@ -2,6 +2,7 @@
 import type { Address, Hash, Hex } from "viem";
 import type { Attempt, AttemptKind, AttemptStatus, NewOrder, Order, OrderState } from "../order.js";
 import type { AuthorizationKind } from "../../payments/index.js";
+import type { ApiKeyRecord, ApiScope } from "../api-keys.js";
 
 export interface OrderRow {
   id: string;
@@ -118,4 +119,38 @@ export const PATCH_COLUMNS = [
 export function clampLimit(limit: number, max: number): number {
   if (!Number.isSafeInteger(limit) || limit < 1) return 1;
   return Math.min(limit, max);
+}
+
+export interface ApiKeyRow {
+  id: string;
+  name: string;
+  scope: string;
+  secret_sha256: string;
+  created_at_ms: string | number;
+  ends_at_ms: string | number | null;
+}
+
+export const API_KEY_COLUMNS = "id, name, scope, secret_sha256, created_at_ms, ends_at_ms";
+
+export function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    scope: row.scope as ApiScope,
+    secretHash: row.secret_sha256,
+    createdAt: new Date(Number(row.created_at_ms)),
+    endsAt: row.ends_at_ms === null ? null : new Date(Number(row.ends_at_ms)),
+  };
+}
+
+/** Insert parameters in API_KEY_COLUMNS order. */
+export function apiKeyInsertValues(key: ApiKeyRecord): unknown[] {
+  return [
+    key.id,
+    key.name,
+    key.scope,
+    key.secretHash,
+    key.createdAt.getTime(),
+    key.endsAt?.getTime() ?? null,
+  ];
 }

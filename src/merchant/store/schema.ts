@@ -42,6 +42,14 @@ const COMMON_CURSOR = `
   last_block TEXT NOT NULL,
   PRIMARY KEY (chain_id, token)`;
 
+const COMMON_API_KEYS = `
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  scope TEXT NOT NULL CHECK (scope IN ('read', 'write')),
+  secret_sha256 TEXT NOT NULL,
+  created_at_ms BIGINT NOT NULL,
+  ends_at_ms BIGINT`;
+
 function statements(transitionId: string): string[] {
   return [
     `CREATE TABLE IF NOT EXISTS orders (${COMMON_ORDERS})`,
@@ -59,6 +67,7 @@ function statements(transitionId: string): string[] {
       note TEXT,
       at_ms BIGINT NOT NULL)`,
     `CREATE TABLE IF NOT EXISTS reconciler_cursor (${COMMON_CURSOR})`,
+    `CREATE TABLE IF NOT EXISTS api_keys (${COMMON_API_KEYS})`,
   ];
 }
 

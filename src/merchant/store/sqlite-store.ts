@@ -15,7 +15,12 @@ import type {
   OrderState,
   Transition,
 } from "../order.js";
+import type { ApiKeyRecord } from "../api-keys.js";
 import {
+  API_KEY_COLUMNS,
+  apiKeyFromRow,
+  apiKeyInsertValues,
+  type ApiKeyRow,
   type AttemptRow,
   attemptFromRow,
   clampLimit,
@@ -228,6 +233,33 @@ export class SqliteOrderStore implements OrderStore {
       )
       .run(chainId.toString(), token, block.toString());
     return Promise.resolve();
+  }
+
+  insertApiKey(key: ApiKeyRecord): Promise<void> {
+    this.db
+      .prepare(`INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES (${placeholders(6)})`)
+      .run(...apiKeyInsertValues(key));
+    return Promise.resolve();
+  }
+
+  getApiKey(id: string): Promise<ApiKeyRecord | null> {
+    const row = this.db.prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = ?`).get(id) as
+      ApiKeyRow | undefined;
+    return Promise.resolve(row === undefined ? null : apiKeyFromRow(row));
+  }
+
+  listApiKeys(): Promise<ApiKeyRecord[]> {
+    const rows = this.db
+      .prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys ORDER BY created_at_ms, id`)
+      .all() as ApiKeyRow[];
+    return Promise.resolve(rows.map(apiKeyFromRow));
+  }
+
+  endApiKey(id: string, at: Date): Promise<boolean> {
+    const result = this.db
+      .prepare("UPDATE api_keys SET ends_at_ms = MIN(COALESCE(ends_at_ms, ?), ?) WHERE id = ?")
+      .run(at.getTime(), at.getTime(), id);
+    return Promise.resolve(result.changes === 1);
   }
 
   close(): Promise<void> {

@@ -8,6 +8,7 @@
  *   so callers broadcast only what is already durable.
  */
 import type { Hash } from "viem";
+import type { ApiKeyStore } from "../api-keys.js";
 import type {
   Attempt,
   AttemptStatus,
@@ -35,7 +36,8 @@ export interface InsertResult {
   created: boolean;
 }
 
-export interface OrderStore {
+/** Orders, their attempts and the reconciler's cursor; also the API keys (ApiKeyStore), in the same database. */
+export interface OrderStore extends ApiKeyStore {
   /** "sqlite" or "postgres". */
   readonly kind: string;
   /** Creates the tables if missing. */
