@@ -18,7 +18,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { Logger } from "../log/index.js";
 import { MetricsRegistry } from "../metrics/index.js";
 import { ApiKeys } from "./api-keys.js";
-import { MerchantChain } from "./chain.js";
+import { MerchantChain, type SettleAt } from "./chain.js";
 import { MerchantStartupError } from "./errors.js";
 import { mountMerchantApi } from "./http/api.js";
 import { OrderLocks } from "./order-locks.js";
@@ -38,7 +38,8 @@ export interface MerchantConfig {
   port: number;
   databaseUrl?: string;
   sqlitePath: string;
-  confirmations: number;
+  /** The block tag whose block settles orders (safe, or finalized). */
+  settleAt: SettleAt;
   reconcileIntervalMs: number;
   /** HTTP requests served at once; more are answered 503 (default 1024). */
   maxInFlight?: number;
@@ -98,13 +99,13 @@ export async function startMerchantService(
     relayer,
     locks,
     logger: logger.child({ component: "reconciler" }),
-    confirmations: config.confirmations,
+    settleAt: config.settleAt,
   });
-  // The first pass starts the log cursor at the current head when there is none yet.
+  // The first pass starts the log cursor at the current settled block when there is none yet.
   const cursor = await store.getCursor(domain.chainId, domain.verifyingContract);
   if (cursor === null) {
-    const head = await merchantChain.head();
-    await store.setCursor(domain.chainId, domain.verifyingContract, head.number);
+    const settled = await merchantChain.blockAtTag(config.settleAt);
+    await store.setCursor(domain.chainId, domain.verifyingContract, settled.number, settled.hash);
   }
   await reconciler.pass();
   const service = new OrderService({

@@ -33,7 +33,6 @@ export interface MerchantProcessOptions {
   /** SQLite file path, or a PostgreSQL URL. */
   store: { sqlite: string } | { databaseUrl: string };
   env?: Record<string, string>;
-  confirmations?: number;
   /** More flags for src/merchant/main.ts. */
   extraArgs?: string[];
 }
@@ -54,8 +53,6 @@ export async function startMerchantProcess(options: MerchantProcessOptions): Pro
     "127.0.0.1:0",
     "--reconcile-interval-ms",
     "100",
-    "--confirmations",
-    String(options.confirmations ?? 2),
     "--log-level",
     "info",
     ...("sqlite" in options.store
