@@ -10,7 +10,8 @@
  *                                            in .data/node (websocket on the same port, flashblocks at /ws/flashblocks)
  *   batcher           http://127.0.0.1:7301/metrics  posts sealed L2 blocks to the batch inbox (blobs)
  *   token             "Dev USD" on L2, deployed once by account 0 (recorded in .data/devnet.json)
- *   merchant service  http://127.0.0.1:8650  relays with account 1, orders in .data/merchant.db
+ *   merchant service  http://127.0.0.1:8650  relays with account 1, orders in .data/merchant.db, a write-scope
+ *                                            API key for local clients in .data/merchant-api-key
  *   verifiers         on L1                  TEEVerifier + AggregateVerifier, deployed once (recorded in .data/devnet.json);
  *                                            the proposer (account 5) and challenger (account 6) on the proposer list
  *   enclave           .data/enclave.sock     a local-mode enclave proving the devnet's chain (--rollup-config)
@@ -379,6 +380,7 @@ async function main(config: DevnetConfig): Promise<number> {
     const token = await ensureToken(ready.url, ready.chainId, config.dataDir);
     const relayer = devnetAccount("relayer");
     const buyer = devnetAccount("buyer");
+    const merchantKeyFile = join(config.dataDir, "merchant-api-key");
     const merchant = await add(
       startServiceChild(
         "merchant service",
@@ -392,6 +394,9 @@ async function main(config: DevnetConfig): Promise<number> {
           `127.0.0.1:${config.merchantPort}`,
           "--sqlite",
           join(config.dataDir, "merchant.db"),
+          // A write-scope API key the service keeps in this file (mode 0600) for the devnet's clients.
+          "--bootstrap-key-file",
+          merchantKeyFile,
         ],
         echoTo("[merchant]"),
         { MERCHANT_RELAYER_KEY: relayer.privateKey },
@@ -527,6 +532,7 @@ async function main(config: DevnetConfig): Promise<number> {
         batcherMetricsUrl,
         token,
         merchantUrl: `http://127.0.0.1:${merchantPort}`,
+        merchantApiKeyFile: merchantKeyFile,
         proverUrl,
         enclaveSigner,
         teeVerifier: verifiers.teeVerifier,

@@ -17,7 +17,8 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import type { Logger } from "../log/index.js";
 import { MetricsRegistry } from "../metrics/index.js";
-import { MerchantChain } from "./chain.js";
+import { ApiKeys } from "./api-keys.js";
+import { MerchantChain, type SettleAt } from "./chain.js";
 import { MerchantStartupError } from "./errors.js";
 import { mountMerchantApi } from "./http/api.js";
 import { OrderLocks } from "./order-locks.js";
@@ -37,8 +38,16 @@ export interface MerchantConfig {
   port: number;
   databaseUrl?: string;
   sqlitePath: string;
-  confirmations: number;
+  /** The block tag whose block settles orders (safe, or finalized). */
+  settleAt: SettleAt;
   reconcileIntervalMs: number;
+  /** HTTP requests served at once; more are answered 503 (default 1024). */
+  maxInFlight?: number;
+  /**
+   * A file that holds a write-scope API key once the service has started: kept when the key there still works,
+   * otherwise a new key is created and written (mode 0600). For a local setup (the devnet) whose clients read it.
+   */
+  bootstrapKeyFile?: string;
 }
 
 export interface RunningMerchantService {
@@ -90,13 +99,13 @@ export async function startMerchantService(
     relayer,
     locks,
     logger: logger.child({ component: "reconciler" }),
-    confirmations: config.confirmations,
+    settleAt: config.settleAt,
   });
-  // The first pass starts the log cursor at the current head when there is none yet.
+  // The first pass starts the log cursor at the current settled block when there is none yet.
   const cursor = await store.getCursor(domain.chainId, domain.verifyingContract);
   if (cursor === null) {
-    const head = await merchantChain.head();
-    await store.setCursor(domain.chainId, domain.verifyingContract, head.number);
+    const settled = await merchantChain.blockAtTag(config.settleAt);
+    await store.setCursor(domain.chainId, domain.verifyingContract, settled.number, settled.hash);
   }
   await reconciler.pass();
   const service = new OrderService({
@@ -108,9 +117,24 @@ export async function startMerchantService(
     payee: config.payee ?? account.address,
   });
 
+  const apiKeys = new ApiKeys(store);
+  if (config.bootstrapKeyFile !== undefined) {
+    const ensured = await apiKeys.ensureKeyFile(config.bootstrapKeyFile, "bootstrap", "write");
+    logger.info(
+      { keyId: ensured.id, file: config.bootstrapKeyFile, created: ensured.created },
+      ensured.created ? "bootstrap API key created" : "bootstrap API key kept",
+    );
+  }
+
   const metrics = new MetricsRegistry({ processMetrics: true, defaultLabels: { service: "merchant" } });
   const app = uWS.App() as ClosableApp;
-  mountMerchantApi(app, { service, logger: logger.child({ component: "http" }), metrics });
+  mountMerchantApi(app, {
+    service,
+    apiKeys,
+    logger: logger.child({ component: "http" }),
+    metrics,
+    ...(config.maxInFlight === undefined ? {} : { maxInFlight: config.maxInFlight }),
+  });
   const listenSocket = await new Promise<us_listen_socket>((resolve, reject) => {
     app.listen(config.host, config.port, (socket) => {
       if (socket === false)

@@ -35,7 +35,11 @@ export type RelayerWalletClient = WalletClient<Transport, Chain | undefined, Acc
 export interface SealedHead {
   number: bigint;
   timestamp: bigint;
+  hash: Hash;
 }
+
+/** The block tag settlements wait for: `safe` (derived from L1 on an OP chain) or `finalized`. */
+export type SettleAt = "safe" | "finalized";
 
 /** A token log that consumed a nonce. */
 export interface ConsumptionLog {
@@ -84,15 +88,29 @@ export class MerchantChain {
     return this.domainPromise;
   }
 
-  /** The latest sealed block's number and timestamp. */
+  /** The latest sealed block's number, timestamp and hash. */
   async head(): Promise<SealedHead> {
-    const block = await this.publicClient.getBlock({ blockTag: "latest" });
-    return { number: block.number, timestamp: block.timestamp };
+    return this.blockAtTag("latest");
+  }
+
+  /** The block a tag names now (latest, safe, finalized). */
+  async blockAtTag(tag: "latest" | SettleAt): Promise<SealedHead> {
+    const block = await this.publicClient.getBlock({ blockTag: tag });
+    return { number: block.number, timestamp: block.timestamp, hash: block.hash };
   }
 
   async blockAt(number: bigint): Promise<SealedHead> {
     const block = await this.publicClient.getBlock({ blockNumber: number });
-    return { number: block.number, timestamp: block.timestamp };
+    return { number: block.number, timestamp: block.timestamp, hash: block.hash };
+  }
+
+  /** The hash of the chain's block at `number` now, or null when the chain has no such block (yet). */
+  async blockHash(number: bigint): Promise<Hash | null> {
+    const block = await this.publicClient.request({
+      method: "eth_getBlockByNumber",
+      params: [numberToHex(number), false],
+    });
+    return block === null || block === undefined ? null : (block.hash as Hash | null);
   }
 
   verifySignature(signer: Address, digest: Hex, signature: Hex): Promise<SignatureVerdict> {

@@ -37,7 +37,9 @@ Development (a local chain with funded keys):
   deploy-token --key <0x..> [--name <name>] [--mint-to <address> --amount <units>]
                                     deploys Eip3009Token (owner = --key), optionally mints; prints the address
 
-Options: --url <url>, --rpc-url <url>, --token <address>, -h/--help
+Options: --url <url>, --rpc-url <url>, --token <address>, --api-key-file <path>, -h/--help
+API key (order commands): $MERCHANT_API_KEY, or a file named by --api-key-file or $MERCHANT_API_KEY_FILE (never
+on the command line); create keys with src/merchant/keys.ts (docs/merchant.md).
 Keys: --key may come from $MERCHANT_CLI_KEY instead (keeps it off the command line, which \`ps\` shows).
 Exit status: 0 ok, 1 the API answered an error (printed as JSON on stderr), 2 usage error.
 `;
@@ -53,6 +55,7 @@ export interface CliIo {
 
 const OPTIONS = {
   url: { type: "string" },
+  "api-key-file": { type: "string" },
   file: { type: "string" },
   state: { type: "string" },
   limit: { type: "string" },
@@ -109,7 +112,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.out(CLI_USAGE);
     return command === undefined && values.help !== true ? 2 : 0;
   }
-  const client = new MerchantClient(values.url ?? io.env.MERCHANT_URL ?? "http://127.0.0.1:8650");
+  const keyFile = values["api-key-file"] ?? io.env.MERCHANT_API_KEY_FILE;
+  let apiKey = io.env.MERCHANT_API_KEY;
+  if (keyFile !== undefined && keyFile !== "") {
+    try {
+      apiKey = readFileSync(keyFile, "utf8").trim();
+    } catch (error) {
+      io.err(`merchant-cli: cannot read the API key file ${keyFile}: ${(error as Error).message}\n`);
+      return 2;
+    }
+  }
+  const client = new MerchantClient(values.url ?? io.env.MERCHANT_URL ?? "http://127.0.0.1:8650", {
+    ...(apiKey === undefined || apiKey === "" ? {} : { apiKey }),
+  });
   const needId = (): string => {
     if (id === undefined) throw new CliUsageError(`${command} needs an order id`);
     if (extra.length > 0) throw new CliUsageError(`unexpected arguments: ${extra.join(" ")}`);

@@ -33,11 +33,18 @@ export interface CreateOrderBody {
 
 const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
+export interface MerchantClientOptions {
+  /** The API key sent as `Authorization: Bearer <key>` (every route but /healthz and /metrics needs one). */
+  apiKey?: string;
+}
+
 export class MerchantClient {
   private readonly base: string;
+  private readonly apiKey: string | undefined;
 
-  constructor(baseUrl: string) {
+  constructor(baseUrl: string, options: MerchantClientOptions = {}) {
     this.base = baseUrl.replace(/\/+$/, "");
+    this.apiKey = options.apiKey;
   }
 
   /** Raw request: status and parsed JSON body. */
@@ -46,14 +53,13 @@ export class MerchantClient {
     path: string,
     body?: unknown,
   ): Promise<{ status: number; json: unknown }> {
+    const headers: Record<string, string> = {};
+    if (this.apiKey !== undefined) headers.authorization = `Bearer ${this.apiKey}`;
+    if (body !== undefined) headers["content-type"] = "application/json";
     const response = await fetch(`${this.base}${path}`, {
       method,
-      ...(body === undefined
-        ? {}
-        : {
-            body: typeof body === "string" ? body : JSON.stringify(body),
-            headers: { "content-type": "application/json" },
-          }),
+      headers,
+      ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
     });
     const text = await response.text();
     if (text.length > MAX_RESPONSE_BYTES)

@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { type Address, getAddress, type Hex, isAddress } from "viem";
 import { type LogLevel, parseLogLevel } from "../log/index.js";
 import type { MerchantConfig } from "./app.js";
+import type { SettleAt } from "./chain.js";
 import { ConfigError } from "./errors.js";
 
 export const MERCHANT_USAGE = `Usage: merchant [options]
@@ -19,9 +20,13 @@ Options (each also read from the environment variable in brackets):
                                                                           [MERCHANT_LISTEN]
   --database-url <url>         PostgreSQL connection URL; when set, used instead of SQLite [DATABASE_URL]
   --sqlite <path>              SQLite database file (default ./merchant.db) [MERCHANT_SQLITE_PATH]
-  --confirmations <n>          confirmations before a transaction's effect is final (default 2)
-                                                                          [MERCHANT_CONFIRMATIONS]
+  --settle-at <tag>            safe | finalized: the block tag whose block settles orders (default safe)
+                                                                          [MERCHANT_SETTLE_AT]
   --reconcile-interval-ms <n>  reconciler period (default 1000)           [MERCHANT_RECONCILE_INTERVAL_MS]
+  --max-in-flight <n>          HTTP requests served at once; more are answered 503 (default 1024)
+                                                                          [MERCHANT_MAX_IN_FLIGHT]
+  --bootstrap-key-file <path>  keep a write-scope API key in this file (created at start when the file has none
+                               that works; mode 0600) for local clients     [MERCHANT_BOOTSTRAP_KEY_FILE]
   --log-level <level>          fatal|error|warn|info|debug|trace|silent (default info) [MERCHANT_LOG_LEVEL]
   -h, --help                   print this help
 `;
@@ -48,6 +53,12 @@ export function parseListen(text: string): { host: string; port: number } {
   return { host: (match[1] as string).replace(/^\[|\]$/g, ""), port };
 }
 
+function settleAt(text: string): SettleAt {
+  if (text !== "safe" && text !== "finalized")
+    throw new ConfigError(`--settle-at must be safe or finalized, got ${text}`);
+  return text;
+}
+
 function address(text: string, name: string): Address {
   if (!isAddress(text, { strict: false })) throw new ConfigError(`${name} must be a 20-byte hex address`);
   return getAddress(text);
@@ -66,8 +77,10 @@ export function parseProcessConfig(argv: readonly string[], env: NodeJS.ProcessE
         listen: { type: "string" },
         "database-url": { type: "string" },
         sqlite: { type: "string" },
-        confirmations: { type: "string" },
+        "settle-at": { type: "string" },
         "reconcile-interval-ms": { type: "string" },
+        "max-in-flight": { type: "string" },
+        "bootstrap-key-file": { type: "string" },
         "log-level": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -107,14 +120,17 @@ export function parseProcessConfig(argv: readonly string[], env: NodeJS.ProcessE
     host: listen.host,
     port: listen.port,
     sqlitePath: pick("sqlite", "MERCHANT_SQLITE_PATH") ?? "./merchant.db",
-    confirmations: positiveInt(pick("confirmations", "MERCHANT_CONFIRMATIONS") ?? "2", "--confirmations", 1),
+    settleAt: settleAt(pick("settle-at", "MERCHANT_SETTLE_AT") ?? "safe"),
     reconcileIntervalMs: positiveInt(
       pick("reconcile-interval-ms", "MERCHANT_RECONCILE_INTERVAL_MS") ?? "1000",
       "--reconcile-interval-ms",
       10,
     ),
+    maxInFlight: positiveInt(pick("max-in-flight", "MERCHANT_MAX_IN_FLIGHT") ?? "1024", "--max-in-flight", 1),
   };
   if (payee !== undefined) merchant.payee = address(payee, "--payee");
   if (databaseUrl !== undefined) merchant.databaseUrl = databaseUrl;
+  const bootstrapKeyFile = pick("bootstrap-key-file", "MERCHANT_BOOTSTRAP_KEY_FILE");
+  if (bootstrapKeyFile !== undefined) merchant.bootstrapKeyFile = bootstrapKeyFile;
   return { help, logLevel, merchant };
 }

@@ -9,6 +9,8 @@ import type { OrderState } from "./order.js";
 
 export type MerchantErrorKind =
   | "bad-request"
+  | "unauthorized"
+  | "forbidden"
   | "order-not-found"
   | "invalid-transition"
   | "invalid-signature"
@@ -60,6 +62,24 @@ export abstract class RequestRefusedError extends MerchantError {
 export class BadRequestError extends RequestRefusedError {
   constructor(message: string, details: Record<string, unknown> = {}) {
     super("bad-request", "bad_request", message, details);
+  }
+}
+
+/** No API key, or one that is malformed, unknown, revoked or past its end. */
+export class UnauthorizedError extends RequestRefusedError {
+  constructor(message: string) {
+    super("unauthorized", "unauthorized", message);
+  }
+}
+
+/** The API key is valid but its scope does not allow the route. */
+export class ForbiddenError extends RequestRefusedError {
+  constructor(needed: string, scope: string, keyId: string) {
+    super("forbidden", "forbidden", `this route needs the ${needed} scope; key ${keyId} has ${scope}`, {
+      needed,
+      scope,
+      keyId,
+    });
   }
 }
 

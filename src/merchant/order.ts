@@ -75,6 +75,13 @@ export interface Order extends OrderKey {
   settledTxHash: Hash | null;
   /** Why the order is failed, or how a lost race was resolved. */
   note: string | null;
+  /**
+   * The block whose contents moved the order to what the chain shows (captured, cancelled, expired, failed by a
+   * reverted transaction), and the state it was in before: if that block leaves the chain the order goes back
+   * to `settledFrom` and is evaluated again. Null for orders no block settled.
+   */
+  settledBlock: bigint | null;
+  settledFrom: OrderState | null;
   /** Latest block when the order was accepted: nothing can have consumed the nonce at or before it. */
   createdBlock: bigint;
   createdAt: Date;
@@ -84,7 +91,16 @@ export interface Order extends OrderKey {
 /** What a new order is made of; the store assigns state `authorized`, version 1 and the timestamps. */
 export type NewOrder = Omit<
   Order,
-  "state" | "version" | "cancelSignature" | "txHash" | "settledTxHash" | "note" | "createdAt" | "updatedAt"
+  | "state"
+  | "version"
+  | "cancelSignature"
+  | "txHash"
+  | "settledTxHash"
+  | "note"
+  | "settledBlock"
+  | "settledFrom"
+  | "createdAt"
+  | "updatedAt"
 >;
 
 export type AttemptKind = "capture" | "cancel";
@@ -110,12 +126,15 @@ export interface Attempt {
 
 export type NewAttempt = Omit<Attempt, "status" | "createdAt" | "updatedAt">;
 
-/** Fields a transition may set alongside the state. */
+/** Fields a transition may set alongside the state (null clears a field). */
 export interface TransitionPatch {
   cancelSignature?: Hex;
   txHash?: Hash;
-  settledTxHash?: Hash;
+  settledTxHash?: Hash | null;
   note?: string;
+  /** Decimal block number. */
+  settledBlock?: string | null;
+  settledFrom?: OrderState | null;
 }
 
 export interface Transition {

@@ -1,6 +1,10 @@
 /**
- * Settles orders from what the chain shows. Each pass, against the latest block with the required
- * confirmations (the "safe head", default: latest - 1, i.e. 2 confirmations):
+ * Settles orders from what the chain shows. Each pass, against the node's `safe` block (or `finalized`, by
+ * configuration; on an OP chain `safe` is derived from batches on L1):
+ * 0. blocks that left the chain: the hash stored beside the log cursor (a checkpoint) is compared with the chain's
+ *    block at that height; when it differs, the newest checkpoint still on the chain is the fork point, every
+ *    order settled in a block above it goes back to the state it was settled from (our attempts of it are
+ *    checked again, and re-sent when their receipt is gone), and the cursor moves back to the fork point;
  * 1. our recorded attempts: a missing receipt means re-sending the same signed bytes (never a new
  *    transaction); a mined one is marked mined/reverted;
  * 2. the token's AuthorizationUsed / AuthorizationCanceled logs since the last pass: an order whose
@@ -14,10 +18,17 @@
  */
 import type { Hash } from "viem";
 import { isExpiredAt } from "../payments/index.js";
-import type { ConsumptionLog, MerchantChain } from "./chain.js";
+import type { ConsumptionLog, MerchantChain, SettleAt } from "./chain.js";
 import type { Logger } from "../log/index.js";
 import type { OrderLocks } from "./order-locks.js";
-import { type Attempt, type Order, type OrderState, WATCHED_STATES } from "./order.js";
+import {
+  FINAL_STATES,
+  IN_FLIGHT_STATES,
+  type Attempt,
+  type Order,
+  type OrderState,
+  WATCHED_STATES,
+} from "./order.js";
 import type { Relayer } from "./relayer.js";
 import { driveOrder } from "./drive.js";
 import type { OrderStore } from "./store/store.js";
@@ -28,8 +39,8 @@ export interface ReconcilerOptions {
   relayer: Relayer;
   locks: OrderLocks;
   logger: Logger;
-  /** Confirmations a block needs before its effects are final (default 2). */
-  confirmations?: number;
+  /** The block tag whose block settles orders: safe (default) or finalized. */
+  settleAt?: SettleAt;
   /** Blocks per eth_getLogs request (default 5000). */
   maxLogRange?: bigint;
   /**
@@ -41,6 +52,8 @@ export interface ReconcilerOptions {
 
 export interface ReconcileReport {
   safeHead: bigint;
+  /** Orders moved back because the block that settled them left the chain. */
+  rewound: number;
   settled: number;
   expired: number;
   rebroadcast: number;
@@ -53,7 +66,7 @@ export class Reconciler {
   private readonly relayer: Relayer;
   private readonly locks: OrderLocks;
   private readonly logger: Logger;
-  readonly confirmations: number;
+  readonly settleAt: SettleAt;
   private readonly maxLogRange: bigint;
   private readonly attemptCheckAfterMs: number;
   private recovered = false;
@@ -68,7 +81,7 @@ export class Reconciler {
     this.relayer = options.relayer;
     this.locks = options.locks;
     this.logger = options.logger;
-    this.confirmations = Math.max(1, options.confirmations ?? 2);
+    this.settleAt = options.settleAt ?? "safe";
     this.maxLogRange = options.maxLogRange ?? 5000n;
     this.attemptCheckAfterMs = options.attemptCheckAfterMs ?? 1000;
   }
@@ -117,15 +130,24 @@ export class Reconciler {
   }
 
   private async runPass(): Promise<ReconcileReport> {
-    const report: ReconcileReport = { safeHead: 0n, settled: 0, expired: 0, rebroadcast: 0, redriven: 0 };
-    const head = await this.chain.head();
-    const safeHead = head.number - BigInt(this.confirmations - 1);
+    const report: ReconcileReport = {
+      safeHead: 0n,
+      rewound: 0,
+      settled: 0,
+      expired: 0,
+      rebroadcast: 0,
+      redriven: 0,
+    };
+    const sealed = await this.chain.blockAtTag(this.settleAt);
+    const safeHead = sealed.number;
     report.safeHead = safeHead;
-    if (safeHead < 0n) return report;
     const domain = await this.chain.domain();
 
+    // 0. Blocks that left the chain.
+    report.rewound = await this.rewindReplacedBlocks(domain.chainId, domain.verifyingContract);
+
     // 1. Our attempts.
-    const reverted: Attempt[] = [];
+    const reverted: { attempt: Attempt; block: bigint }[] = [];
     const checkBefore = this.recovered ? Date.now() - this.attemptCheckAfterMs : Number.POSITIVE_INFINITY;
     this.recovered = true;
     for (const attempt of await this.store.attemptsInStatus(["prepared", "broadcast"])) {
@@ -150,7 +172,7 @@ export class Reconciler {
       }
       if (receipt.blockNumber > safeHead) continue;
       await this.store.setAttemptStatus(attempt.txHash, receipt.status === "success" ? "mined" : "reverted");
-      if (receipt.status === "reverted") reverted.push(attempt);
+      if (receipt.status === "reverted") reverted.push({ attempt, block: receipt.blockNumber });
     }
 
     // 2. Consumption logs since the cursor.
@@ -158,15 +180,20 @@ export class Reconciler {
     let from = cursor === null ? 0n : cursor + 1n;
     while (from <= safeHead) {
       const to = from + this.maxLogRange - 1n < safeHead ? from + this.maxLogRange - 1n : safeHead;
-      for (const log of await this.chain.consumptionLogs(from, to)) {
+      const hash = to === safeHead ? sealed.hash : await this.chain.blockHash(to);
+      if (hash === null) break;
+      const logs = await this.chain.consumptionLogs(from, to);
+      // The logs belong to the block `hash` only if the chain still holds it: otherwise the next pass looks again.
+      if ((await this.chain.blockHash(to)) !== hash) break;
+      for (const log of logs) {
         if (await this.applyConsumption(log)) report.settled += 1;
       }
-      await this.store.setCursor(domain.chainId, domain.verifyingContract, to);
+      await this.store.setCursor(domain.chainId, domain.verifyingContract, to, hash);
       from = to + 1n;
     }
 
     // 3. Reverted attempts whose order no log settled.
-    for (const attempt of reverted) {
+    for (const { attempt, block } of reverted) {
       const order = await this.store.getOrder(attempt.orderId);
       if (order === null || (order.state !== "capturing" && order.state !== "cancelling")) continue;
       if (order.txHash !== attempt.txHash) continue;
@@ -177,14 +204,17 @@ export class Reconciler {
           id: order.id,
           from: [order.state],
           to: "failed",
-          patch: { note: `our ${attempt.kind} ${attempt.txHash} reverted and the nonce is unused` },
+          patch: {
+            note: `our ${attempt.kind} ${attempt.txHash} reverted and the nonce is unused`,
+            settledBlock: block.toString(),
+            settledFrom: order.state,
+          },
         });
       }
       report.settled += 1;
     }
 
     // 4. Expiry of voided orders on sealed chain time.
-    const sealed = safeHead === head.number ? head : await this.chain.blockAt(safeHead);
     for (const order of await this.store.ordersInStates(["voided"])) {
       if (!isExpiredAt(order, sealed.timestamp)) continue;
       const moved = await this.store.transition({
@@ -193,6 +223,8 @@ export class Reconciler {
         to: "expired",
         patch: {
           note: `block ${sealed.number} timestamp ${sealed.timestamp} >= validBefore ${order.validBefore}; nonce unused`,
+          settledBlock: sealed.number.toString(),
+          settledFrom: "voided",
         },
       });
       if (moved !== null) report.expired += 1;
@@ -226,6 +258,59 @@ export class Reconciler {
     return report;
   }
 
+  /**
+   * Step 0: when the block at the newest checkpoint is no longer the chain's, finds the newest checkpoint that
+   * still is (the fork point; 0 when none is: everything is evaluated again), moves every order settled above it
+   * back to the state it was settled from, and the cursor back to the fork point. Returns the orders moved.
+   */
+  private async rewindReplacedBlocks(chainId: bigint, token: string): Promise<number> {
+    const checkpoints = await this.store.checkpoints(chainId, token);
+    const newest = checkpoints[0];
+    if (newest === undefined || (await this.chain.blockHash(newest.block)) === newest.hash) return 0;
+    let fork = 0n;
+    for (const checkpoint of checkpoints.slice(1)) {
+      if ((await this.chain.blockHash(checkpoint.block)) === checkpoint.hash) {
+        fork = checkpoint.block;
+        break;
+      }
+    }
+    if (fork === 0n)
+      this.logger.error(
+        { oldestCheckpoint: checkpoints.at(-1)?.block },
+        "the chain changed below every stored checkpoint: every settled order is evaluated again",
+      );
+    else this.logger.warn({ replacedAbove: fork, was: newest }, "blocks left the chain: rewinding");
+    let rewound = 0;
+    for (const order of await this.store.ordersInStates([...FINAL_STATES, ...IN_FLIGHT_STATES])) {
+      const reopened = order.settledBlock !== null && order.settledBlock > fork && order.settledFrom !== null;
+      if (reopened) {
+        const moved = await this.store.transition({
+          id: order.id,
+          from: [order.state],
+          to: order.settledFrom as OrderState,
+          patch: {
+            settledTxHash: null,
+            settledBlock: null,
+            settledFrom: null,
+            note: `block ${order.settledBlock} that settled it left the chain (replaced above block ${fork}): back to ${order.settledFrom}, evaluated again`,
+          },
+        });
+        if (moved === null) continue;
+        rewound += 1;
+        this.logger.warn(
+          { order: order.id, from: order.state, to: moved.state, block: order.settledBlock },
+          "order rewound: its block left the chain",
+        );
+      } else if (!IN_FLIGHT_STATES.includes(order.state)) continue;
+      // Our transactions for it are checked again (re-sent, the same bytes, when their receipt is gone).
+      for (const attempt of await this.store.attemptsOf(order.id))
+        if (attempt.status === "mined" || attempt.status === "reverted")
+          await this.store.setAttemptStatus(attempt.txHash, "broadcast");
+    }
+    await this.store.rewindCursor(chainId, token, fork);
+    return rewound;
+  }
+
   /** Moves the order of a consumption log to what happened; true when it changed. */
   private async applyConsumption(log: ConsumptionLog): Promise<boolean> {
     const domain = await this.chain.domain();
@@ -236,7 +321,7 @@ export class Reconciler {
       nonce: log.nonce,
     });
     if (order === null) return false;
-    return this.settle(order, log.kind, log.transactionHash, "");
+    return this.settle(order, log.kind, log.transactionHash, "", log.blockNumber);
   }
 
   /**
@@ -244,10 +329,10 @@ export class Reconciler {
    * order to it. Leaves the order alone when the nonce is unused.
    */
   async settleFromChain(order: Order, context: string, toBlock?: bigint): Promise<boolean> {
-    const last = toBlock ?? (await this.chain.head()).number;
+    const last = toBlock ?? (await this.chain.blockAtTag(this.settleAt)).number;
     const consumer = await this.chain.consumer(order.authorizer, order.nonce, order.createdBlock, last);
     if (consumer === null) return false;
-    return this.settle(order, consumer.kind, consumer.transactionHash, context);
+    return this.settle(order, consumer.kind, consumer.transactionHash, context, consumer.blockNumber);
   }
 
   private async settle(
@@ -255,29 +340,47 @@ export class Reconciler {
     kind: "used" | "canceled",
     txHash: Hash,
     context: string,
+    block: bigint,
   ): Promise<boolean> {
     const to: OrderState = kind === "used" ? "captured" : "cancelled";
     const from = WATCHED_STATES.filter(
       (state) => state !== to && (to === "cancelled" || state !== "expired"),
     );
-    const ours = order.txHash !== null && order.txHash.toLowerCase() === txHash.toLowerCase();
-    const what = kind === "used" ? "captured" : "cancelled";
-    const note = ours
-      ? `${what} by our transaction ${txHash}`
-      : `${what} onchain by transaction ${txHash}, not ours${lostRace(order.state, kind)}${context === "" ? "" : ` (${context})`}`;
     // Cross-check with the token's own record before calling it final.
     if (!(await this.chain.authorizationUsed(order.authorizer, order.nonce))) return false;
-    const moved = await this.store.transition({
-      id: order.id,
-      from,
-      to,
-      patch: { settledTxHash: txHash, note },
-    });
-    if (moved !== null) {
-      this.logger.info({ order: order.id, from: order.state, to, txHash }, "order settled from the chain");
+    // The state it is settled from is recorded (a rewind returns to it): compare-and-set on that one state.
+    let current: Order | null = order;
+    for (let tries = 0; tries < 3 && current !== null && from.includes(current.state); tries++) {
+      const moved = await this.store.transition({
+        id: current.id,
+        from: [current.state],
+        to,
+        patch: {
+          settledTxHash: txHash,
+          note: settlementNote(current, kind, txHash, context),
+          settledBlock: block.toString(),
+          settledFrom: current.state,
+        },
+      });
+      if (moved !== null) {
+        this.logger.info(
+          { order: order.id, from: current.state, to, txHash },
+          "order settled from the chain",
+        );
+        return true;
+      }
+      current = await this.store.getOrder(order.id);
     }
-    return moved !== null;
+    return false;
   }
+}
+
+function settlementNote(order: Order, kind: "used" | "canceled", txHash: Hash, context: string): string {
+  const ours = order.txHash !== null && order.txHash.toLowerCase() === txHash.toLowerCase();
+  const what = kind === "used" ? "captured" : "cancelled";
+  return ours
+    ? `${what} by our transaction ${txHash}`
+    : `${what} onchain by transaction ${txHash}, not ours${lostRace(order.state, kind)}${context === "" ? "" : ` (${context})`}`;
 }
 
 function lostRace(state: OrderState, kind: "used" | "canceled"): string {

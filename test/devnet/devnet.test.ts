@@ -28,6 +28,7 @@ interface DevnetReady {
   nodeUrl: string;
   token: Address;
   merchantUrl: string;
+  merchantApiKeyFile: string;
   buyer: Address;
   proverUrl: string;
   enclaveSigner: Address;
@@ -115,7 +116,11 @@ describe("npm start (the devnet)", () => {
       args: [first.ready.buyer],
     });
     expect(balance).toBe(1_000_000n * 10n ** 6n);
-    const orders = await fetch(`${first.ready.merchantUrl}/orders`);
+    // The merchant API needs the key the devnet's merchant keeps in its data directory.
+    expect((await fetch(`${first.ready.merchantUrl}/orders`)).status).toBe(401);
+    const orders = await fetch(`${first.ready.merchantUrl}/orders`, {
+      headers: { authorization: `Bearer ${readFileSync(first.ready.merchantApiKeyFile, "utf8").trim()}` },
+    });
     expect(orders.status).toBe(200);
     const headBefore = await client.getBlockNumber();
     // The prover side: the host answers, its enclave's signer is registered, the verifiers are on the L1 with
@@ -164,7 +169,16 @@ describe("npm start (the devnet)", () => {
     );
     const again = createPublicClient({ transport: http(second.ready.nodeUrl, { timeout: 60_000 }) });
     expect(await again.getBlockNumber()).toBeGreaterThanOrEqual(headBefore);
-    expect((await fetch(`${second.ready.merchantUrl}/orders`)).status).toBe(200);
+    // The restarted merchant keeps the same key.
+    expect(
+      (
+        await fetch(`${second.ready.merchantUrl}/orders`, {
+          headers: {
+            authorization: `Bearer ${readFileSync(second.ready.merchantApiKeyFile, "utf8").trim()}`,
+          },
+        })
+      ).status,
+    ).toBe(200);
 
     // A deposit made on L1 with viem's OP Stack actions (npm run deposit) arrives on L2 with its mint and value,
     // and the safe head passes its block as the batcher's channels land on L1.

@@ -21,7 +21,7 @@ describe("merchant process configuration", () => {
       port: 8650,
       databaseUrl: "postgres://u@127.0.0.1/db",
       sqlitePath: "./merchant.db",
-      confirmations: 2,
+      settleAt: "safe",
     });
     expect(config.merchant.payee).toBeUndefined();
     // A flag wins over the environment.
@@ -35,12 +35,17 @@ describe("merchant process configuration", () => {
         KEY,
         "--listen",
         "[::1]:0",
-        "--confirmations",
-        "5",
+        "--settle-at",
+        "finalized",
       ],
       { MERCHANT_RPC_URL: "http://b:2" },
     );
-    expect(flagged.merchant).toMatchObject({ rpcUrl: "http://a:1", host: "::1", port: 0, confirmations: 5 });
+    expect(flagged.merchant).toMatchObject({
+      rpcUrl: "http://a:1",
+      host: "::1",
+      port: 0,
+      settleAt: "finalized",
+    });
   });
 
   it("refuses missing or malformed settings with a message naming them", () => {
@@ -53,7 +58,7 @@ describe("merchant process configuration", () => {
       /relayer-key/,
     );
     expect(() => parseProcessConfig([...base, "--token", "0x12"], {})).toThrow(/--token/);
-    expect(() => parseProcessConfig([...base, "--confirmations", "0"], {})).toThrow(/confirmations/);
+    expect(() => parseProcessConfig([...base, "--settle-at", "latest"], {})).toThrow(/settle-at/);
     expect(() => parseProcessConfig([...base, "--bogus"], {})).toThrow(ConfigError);
     expect(() => parseListen("localhost")).toThrow(/host:port/);
     expect(() => parseListen("h:70000")).toThrow(/out of range/);

@@ -312,7 +312,7 @@ describe.each(["sqlite", "postgres"] as const)("merchant service on %s", (storeK
         out: (t) => (out += t),
         err: (t) => (err += t),
         readStdin: async () => stdin,
-        env: {},
+        env: { MERCHANT_API_KEY_FILE: merchant.keyFile },
       });
       return { status, out, err };
     };

@@ -12,7 +12,7 @@ import { startThrowawayCluster, type ThrowawayCluster } from "./support/throwawa
 import type { NewOrder } from "../../src/merchant/order.js";
 import { PostgresOrderStore } from "../../src/merchant/store/postgres-store.js";
 import { SqliteOrderStore } from "../../src/merchant/store/sqlite-store.js";
-import type { OrderStore } from "../../src/merchant/store/store.js";
+import { CHECKPOINTS_KEPT, type OrderStore } from "../../src/merchant/store/store.js";
 
 const TOKEN: Address = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 const BUYER: Address = "0x2B5AD5c4795c026514f8317c7a215E218DcCD6cF";
@@ -149,11 +149,50 @@ describe.each(Object.keys(stores))("%s order store", (kind) => {
     expect((await store.ordersInStates(["voided"])).length).toBe(voided.length);
   });
 
-  it("keeps a reconciler cursor per (chainId, token)", async () => {
+  it("keeps a reconciler cursor per (chainId, token) with block hashes beside it, and rewinds it", async () => {
     expect(await store.getCursor(901n, TOKEN)).toBeNull();
-    await store.setCursor(901n, TOKEN, 10n);
-    await store.setCursor(901n, TOKEN, 12n);
+    await store.setCursor(901n, TOKEN, 10n, hash(10));
+    await store.setCursor(901n, TOKEN, 12n, hash(12));
     expect(await store.getCursor(901n, TOKEN)).toBe(12n);
     expect(await store.getCursor(902n, TOKEN)).toBeNull();
+    expect(await store.checkpoints(901n, TOKEN)).toEqual([
+      { block: 12n, hash: hash(12) },
+      { block: 10n, hash: hash(10) },
+    ]);
+    // Only the newest CHECKPOINTS_KEPT are kept.
+    await store.setCursor(901n, TOKEN, 12n + BigInt(CHECKPOINTS_KEPT), hash(1000));
+    expect((await store.checkpoints(901n, TOKEN)).map((c) => c.block)).toEqual([
+      12n + BigInt(CHECKPOINTS_KEPT),
+    ]);
+    await store.setCursor(901n, TOKEN, 300n, hash(300));
+    await store.rewindCursor(901n, TOKEN, 299n);
+    expect(await store.getCursor(901n, TOKEN)).toBe(299n);
+    expect(await store.checkpoints(901n, TOKEN)).toEqual([
+      { block: 12n + BigInt(CHECKPOINTS_KEPT), hash: hash(1000) },
+    ]);
+    expect(await store.checkpoints(902n, TOKEN)).toEqual([]);
+  });
+
+  it("records and clears the block that settled an order and the state it was settled from", async () => {
+    const { order } = await store.insertOrder(newOrder());
+    const settled = await store.transition({
+      id: order.id,
+      from: ["authorized"],
+      to: "captured",
+      patch: { settledTxHash: `0x${"ab".repeat(32)}`, settledBlock: "77", settledFrom: "authorized" },
+    });
+    expect([settled?.settledBlock, settled?.settledFrom]).toEqual([77n, "authorized"]);
+    const back = await store.transition({
+      id: order.id,
+      from: ["captured"],
+      to: "authorized",
+      patch: { settledTxHash: null, settledBlock: null, settledFrom: null, note: "rewound" },
+    });
+    expect([back?.state, back?.settledTxHash, back?.settledBlock, back?.settledFrom]).toEqual([
+      "authorized",
+      null,
+      null,
+      null,
+    ]);
   });
 });

@@ -6,11 +6,12 @@
  *   POST /orders/:id/capture     capture onchain (202 while in flight, 200 when replayed)
  *   POST /orders/:id/void        void offchain (no transaction)
  *   POST /orders/:id/cancel      cancel onchain with the buyer's signed CancelAuthorization
- *   GET  /healthz, GET /metrics
+ *   GET  /healthz, GET /metrics  (public; every other route needs an API key, docs/merchant.md)
  */
 import type { TemplatedApp } from "@trufflesuite/uws-js-unofficial";
 import type { Logger } from "../../log/index.js";
 import type { MetricsRegistry } from "../../metrics/index.js";
+import type { ApiCaller, ApiKeys } from "../api-keys.js";
 import type { DecisionResult, OrderService } from "../service.js";
 import { type JsonResponse, JsonRouter } from "./router.js";
 import {
@@ -24,16 +25,26 @@ import {
 
 export interface MerchantApiOptions {
   service: OrderService;
+  apiKeys: ApiKeys;
   logger: Logger;
   metrics: MetricsRegistry;
   maxBodyBytes?: number;
+  /** Requests served at once; more are answered 503 `overloaded` (default 1024). */
+  maxInFlight?: number;
 }
 
-function decision(result: DecisionResult): JsonResponse {
+export const DEFAULT_MAX_IN_FLIGHT = 1024;
+
+/** Whether answers to this caller may carry buyers' signatures. */
+function seesSignatures(caller: ApiCaller | null): boolean {
+  return caller?.scope === "write";
+}
+
+function decision(result: DecisionResult, caller: ApiCaller | null): JsonResponse {
   const inFlight = result.order.state === "capturing" || result.order.state === "cancelling";
   return {
     status: result.changed && inFlight ? 202 : 200,
-    body: { order: orderToJson(result.order), changed: result.changed },
+    body: { order: orderToJson(result.order, seesSignatures(caller)), changed: result.changed },
   };
 }
 
@@ -43,55 +54,67 @@ export function mountMerchantApi(app: TemplatedApp, options: MerchantApiOptions)
     logger: options.logger,
     metrics,
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+    maxInFlight: options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT,
+    authenticate: (presented) => options.apiKeys.verify(presented),
   });
   router
-    .get("/healthz", async () => ({ status: 200, body: { status: "ok" } }))
-    .post("/orders", async (request) => {
+    .get("/healthz", "public", async () => ({ status: 200, body: { status: "ok" } }))
+    .post("/orders", "write", async (request) => {
       const result = await service.create(parseCreateOrder(request.body));
       return {
         status: result.changed ? 201 : 200,
-        body: { order: orderToJson(result.order), changed: result.changed },
+        body: { order: orderToJson(result.order, seesSignatures(request.caller)), changed: result.changed },
       };
     })
-    .get("/orders", async (request) => {
+    .get("/orders", "read", async (request) => {
       const query = parseListQuery(request.query);
       const orders = await service.list(query);
       const last = orders.at(-1);
       return {
         status: 200,
         body: {
-          orders: orders.map(orderToJson),
+          orders: orders.map((order) => orderToJson(order, seesSignatures(request.caller))),
           next: orders.length === query.limit && last !== undefined ? last.id : null,
         },
       };
     })
-    .get("/orders/:id", async (request) => ({
+    .get("/orders/:id", "read", async (request) => ({
       status: 200,
-      body: { order: orderToJson(await service.get(parseOrderId(request.params.id))) },
+      body: {
+        order: orderToJson(
+          await service.get(parseOrderId(request.params.id)),
+          seesSignatures(request.caller),
+        ),
+      },
     }))
-    .post("/orders/:id/capture", async (request) => {
+    .post("/orders/:id/capture", "write", async (request) => {
       const id = parseOrderId(request.params.id);
       parseEmpty(request.body, "capture");
-      return decision(await service.capture(id));
+      return decision(await service.capture(id), request.caller);
     })
-    .post("/orders/:id/void", async (request) => {
+    .post("/orders/:id/void", "write", async (request) => {
       const id = parseOrderId(request.params.id);
       parseEmpty(request.body, "void");
-      return decision(await service.void(id));
+      return decision(await service.void(id), request.caller);
     })
-    .post("/orders/:id/cancel", async (request) => {
+    .post("/orders/:id/cancel", "write", async (request) => {
       const id = parseOrderId(request.params.id);
-      return decision(await service.cancel(id, parseCancel(request.body)));
+      return decision(await service.cancel(id, parseCancel(request.body)), request.caller);
     });
-  app.get("/metrics", (res) => {
-    const state = { aborted: false };
-    res.onAborted(() => {
-      state.aborted = true;
-    });
-    void metrics.exposition().then((text) => {
-      if (state.aborted) return;
-      res.cork(() => res.writeStatus("200 OK").writeHeader("content-type", metrics.contentType).end(text));
-    });
-  });
+  const { guard } = router;
+  app.get(
+    "/metrics",
+    guard.route("/metrics", (res, _req, life) => {
+      metrics
+        .exposition()
+        .then((text) => {
+          if (!life.close()) return;
+          res.cork(() =>
+            res.writeStatus("200 OK").writeHeader("content-type", metrics.contentType).end(text),
+          );
+        })
+        .catch((error: unknown) => guard.fail(res, life, "/metrics", error));
+    }),
+  );
   router.finish();
 }

@@ -2,13 +2,17 @@
  * A small JSON router on uWebSockets.js for REST-style APIs: routes by method and path pattern
  * (uWS patterns, `:name` parameters), request bodies read with src/rpc's streaming body reader
  * under a byte limit and parsed as JSON, handler results and refused requests (RequestRefusedError) written as JSON.
- * Everything needed from the uWS request is copied before the first await (uWS invalidates it).
+ * Everything needed from the uWS request is copied before the first await (uWS invalidates it). Every uWS
+ * callback runs behind the CallbackGuard (an exception is answered 400/500, never escapes), and at most
+ * `maxInFlight` requests are served at once: one more is answered 503 `overloaded` at once.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from "@trufflesuite/uws-js-unofficial";
 import type { Logger } from "../../log/index.js";
 import type { Counter, Histogram, MetricsRegistry } from "../../metrics/index.js";
 import { readBody } from "../../rpc/index.js";
-import { type MerchantErrorKind, RequestRefusedError } from "../errors.js";
+import { type ApiCaller, type ApiScope, scopeAllows } from "../api-keys.js";
+import { ForbiddenError, type MerchantErrorKind, RequestRefusedError, UnauthorizedError } from "../errors.js";
+import { CallbackGuard, type RequestLife } from "./guard.js";
 
 export interface JsonRequest {
   method: string;
@@ -17,11 +21,17 @@ export interface JsonRequest {
   query: URLSearchParams;
   /** Parsed JSON body; undefined when the body was empty. */
   body: unknown;
+  /** The API key's holder; null on public routes. */
+  caller: ApiCaller | null;
 }
+
+/** Who may call a route: anyone, or a key with this scope (write includes read). */
+export type RouteAccess = "public" | ApiScope;
 
 export interface JsonResponse {
   status: number;
   body: unknown;
+  headers?: Readonly<Record<string, string>>;
 }
 
 export type JsonHandler = (request: JsonRequest) => Promise<JsonResponse>;
@@ -31,10 +41,16 @@ export interface JsonRouterOptions {
   metrics: MetricsRegistry;
   /** Largest accepted request body in bytes. */
   maxBodyBytes: number;
+  /** Requests served at once (from the first byte to the answer); more are answered 503 at once. */
+  maxInFlight: number;
+  /** The holder of a presented API key (the part after "Bearer "), or null when it is not a working key. */
+  authenticate(presented: string): Promise<ApiCaller | null>;
 }
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
   200: "200 OK",
+  401: "401 Unauthorized",
+  403: "403 Forbidden",
   201: "201 Created",
   202: "202 Accepted",
   400: "400 Bad Request",
@@ -51,6 +67,8 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
 /** The HTTP status a refused request is answered with, by the error's kind. */
 const STATUS_OF_KIND: Readonly<Partial<Record<MerchantErrorKind, number>>> = {
   "bad-request": 400,
+  unauthorized: 401,
+  forbidden: 403,
   "order-not-found": 404,
   "invalid-transition": 409,
   "order-conflict": 409,
@@ -79,6 +97,10 @@ export class JsonRouter {
   private readonly responses: Counter<"route" | "status">;
   private readonly durations: Histogram<"route">;
   private readonly patternsByPath = new Map<string, Set<string>>();
+  private readonly maxInFlight: number;
+  private readonly authenticate: (presented: string) => Promise<ApiCaller | null>;
+  private inFlight = 0;
+  readonly guard: CallbackGuard;
 
   constructor(
     private readonly app: TemplatedApp,
@@ -86,6 +108,9 @@ export class JsonRouter {
   ) {
     this.logger = options.logger;
     this.maxBodyBytes = options.maxBodyBytes;
+    this.maxInFlight = options.maxInFlight;
+    this.authenticate = options.authenticate;
+    this.guard = new CallbackGuard(options.logger);
     this.responses = options.metrics.counter({
       name: "merchant_http_responses_total",
       help: "HTTP responses of the merchant API by route pattern and status",
@@ -98,12 +123,24 @@ export class JsonRouter {
     });
   }
 
-  get(pattern: string, handler: JsonHandler): this {
-    return this.add("get", pattern, handler);
+  get(pattern: string, access: RouteAccess, handler: JsonHandler): this {
+    return this.add("get", pattern, access, handler);
   }
 
-  post(pattern: string, handler: JsonHandler): this {
-    return this.add("post", pattern, handler);
+  post(pattern: string, access: RouteAccess, handler: JsonHandler): this {
+    return this.add("post", pattern, access, handler);
+  }
+
+  /** The caller of a route that needs `access`, from the Authorization header; throws when refused. */
+  private async authorize(access: RouteAccess, authorization: string): Promise<ApiCaller | null> {
+    if (access === "public") return null;
+    const bearer = /^Bearer +(\S+)$/i.exec(authorization.trim());
+    if (bearer === null)
+      throw new UnauthorizedError("this route needs an API key: Authorization: Bearer <key>");
+    const caller = await this.authenticate(bearer[1] as string);
+    if (caller === null) throw new UnauthorizedError("the API key is not valid (unknown, revoked or ended)");
+    if (!scopeAllows(caller.scope, access)) throw new ForbiddenError(access, caller.scope, caller.keyId);
+    return caller;
   }
 
   /** Registers 405 for known paths with other methods and 404 for everything else. Call last. */
@@ -112,28 +149,53 @@ export class JsonRouter {
       const allowed = [...methods].map((m) => m.toUpperCase());
       for (const other of ["get", "post", "put", "del", "patch", "options", "head"] as const) {
         if (methods.has(other)) continue;
-        this.app[other](pattern, (res, req) => {
-          const method = req.getMethod().toUpperCase();
-          this.writeNow(
-            res,
-            pattern,
-            405,
-            errorBody("method_not_allowed", `${method} is not allowed on ${pattern}`, { allowed }),
-          );
-        });
+        this.app[other](
+          pattern,
+          this.guard.route(pattern, (res, req, life) => {
+            const method = req.getMethod().toUpperCase();
+            this.write(res, life, pattern, {
+              status: 405,
+              body: errorBody("method_not_allowed", `${method} is not allowed on ${pattern}`, { allowed }),
+            });
+          }),
+        );
       }
     }
-    this.app.any("/*", (res, req) => {
-      this.writeNow(
-        res,
-        "*",
-        404,
-        errorBody("route_not_found", `no route for ${req.getMethod().toUpperCase()} ${req.getUrl()}`),
-      );
-    });
+    this.app.any(
+      "/*",
+      this.guard.route("*", (res, req, life) => {
+        this.write(res, life, "*", {
+          status: 404,
+          body: errorBody("route_not_found", `no route for ${req.getMethod().toUpperCase()} ${req.getUrl()}`),
+        });
+      }),
+    );
   }
 
-  private add(method: "get" | "post", pattern: string, handler: JsonHandler): this {
+  /** Requests being served now. */
+  get requestsInFlight(): number {
+    return this.inFlight;
+  }
+
+  /** Counts the request in flight until it closes; false (and answered 503) when the router is full. */
+  private admit(res: HttpResponse, life: RequestLife, route: string): boolean {
+    if (this.inFlight >= this.maxInFlight) {
+      this.write(res, life, route, {
+        status: 503,
+        body: errorBody("overloaded", `the service is serving ${this.maxInFlight} requests; retry later`, {
+          maxInFlight: this.maxInFlight,
+        }),
+      });
+      return false;
+    }
+    this.inFlight += 1;
+    life.onClose(() => {
+      this.inFlight -= 1;
+    });
+    return true;
+  }
+
+  private add(method: "get" | "post", pattern: string, access: RouteAccess, handler: JsonHandler): this {
     const paramNames = pattern
       .split("/")
       .filter((segment) => segment.startsWith(":"))
@@ -144,100 +206,103 @@ export class JsonRouter {
       this.patternsByPath.set(pattern, methods);
     }
     methods.add(method);
-    this.app[method](pattern, (res: HttpResponse, req: HttpRequest) => {
-      const started = process.hrtime.bigint();
-      const state = { aborted: false };
-      res.onAborted(() => {
-        state.aborted = true;
-      });
-      const params: Record<string, string> = {};
-      paramNames.forEach((name, i) => {
-        params[name] = decodeURIComponent(req.getParameter(i) ?? "");
-      });
-      const request = {
-        method: method.toUpperCase(),
-        path: req.getUrl(),
-        params,
-        query: new URLSearchParams(req.getQuery() ?? ""),
-      };
-      const contentType = req.getHeader("content-type").toLowerCase();
-      const finish = (response: JsonResponse): void => {
-        this.durations.observe({ route: pattern }, Number(process.hrtime.bigint() - started) / 1e9);
-        this.write(res, state, pattern, response);
-      };
-      const run = (body: unknown): void => {
-        handler({ ...request, body }).then(finish, (error: unknown) =>
-          finish(this.errorResponse(error, request.method, request.path)),
-        );
-      };
-      if (method === "get") {
-        run(undefined);
-        return;
-      }
-      readBody(res, this.maxBodyBytes, {
-        onTooLarge: (received) =>
-          finish({
-            status: 413,
-            body: errorBody(
-              "body_too_large",
-              `request body exceeds ${this.maxBodyBytes} bytes (got at least ${received})`,
+    this.app[method](
+      pattern,
+      this.guard.route(pattern, (res: HttpResponse, req: HttpRequest, life: RequestLife) => {
+        const started = process.hrtime.bigint();
+        if (!this.admit(res, life, pattern)) return;
+        const params: Record<string, string> = {};
+        paramNames.forEach((name, i) => {
+          params[name] = decodeURIComponent(req.getParameter(i) ?? "");
+        });
+        const request = {
+          method: method.toUpperCase(),
+          path: req.getUrl(),
+          params,
+          query: new URLSearchParams(req.getQuery() ?? ""),
+        };
+        const contentType = req.getHeader("content-type").toLowerCase();
+        const authorization = req.getHeader("authorization");
+        const finish = (response: JsonResponse): void => {
+          this.durations.observe({ route: pattern }, Number(process.hrtime.bigint() - started) / 1e9);
+          this.write(res, life, pattern, response);
+        };
+        const run = (body: unknown): void => {
+          this.authorize(access, authorization)
+            .then((caller) => handler({ ...request, body, caller }))
+            .then(finish, (error: unknown) => finish(this.errorResponse(error, request.method, request.path)))
+            .catch((error: unknown) => this.guard.fail(res, life, pattern, error));
+        };
+        if (method === "get") {
+          run(undefined);
+          return;
+        }
+        readBody(res, this.maxBodyBytes, {
+          onTooLarge: (received) =>
+            this.guard.run(res, life, pattern, () =>
+              finish({
+                status: 413,
+                body: errorBody(
+                  "body_too_large",
+                  `request body exceeds ${this.maxBodyBytes} bytes (got at least ${received})`,
+                ),
+              }),
             ),
-          }),
-        onBody: (bytes) => {
-          if (bytes.byteLength === 0) {
-            run(undefined);
-            return;
-          }
-          if (!contentType.startsWith("application/json")) {
-            finish({
-              status: 415,
-              body: errorBody("unsupported_media_type", "request bodies must be application/json"),
-            });
-            return;
-          }
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(Buffer.from(bytes).toString("utf8"));
-          } catch (error) {
-            finish({
-              status: 400,
-              body: errorBody(
-                "malformed_json",
-                `the request body is not valid JSON: ${(error as Error).message}`,
-              ),
-            });
-            return;
-          }
-          run(parsed);
-        },
-      });
-    });
+          onBody: (bytes) =>
+            this.guard.run(res, life, pattern, () => {
+              if (bytes.byteLength === 0) {
+                run(undefined);
+                return;
+              }
+              if (!contentType.startsWith("application/json")) {
+                finish({
+                  status: 415,
+                  body: errorBody("unsupported_media_type", "request bodies must be application/json"),
+                });
+                return;
+              }
+              let parsed: unknown;
+              try {
+                parsed = JSON.parse(Buffer.from(bytes).toString("utf8"));
+              } catch (error) {
+                finish({
+                  status: 400,
+                  body: errorBody(
+                    "malformed_json",
+                    `the request body is not valid JSON: ${(error as Error).message}`,
+                  ),
+                });
+                return;
+              }
+              run(parsed);
+            }),
+        });
+      }),
+    );
     return this;
   }
 
   private errorResponse(error: unknown, method: string, path: string): JsonResponse {
     const status = error instanceof RequestRefusedError ? STATUS_OF_KIND[error.kind] : undefined;
     if (error instanceof RequestRefusedError && status !== undefined) {
-      return { status, body: errorBody(error.code, error.message, { ...error.details }) };
+      return {
+        status,
+        body: errorBody(error.code, error.message, { ...error.details }),
+        ...(status === 401 ? { headers: { "www-authenticate": 'Bearer realm="merchant"' } } : {}),
+      };
     }
     this.logger.error({ err: error, method, path }, "merchant API handler failed");
     return { status: 500, body: errorBody("internal_error", "internal error; see the service log") };
   }
 
-  private writeNow(res: HttpResponse, route: string, status: number, body: unknown): void {
-    this.responses.inc({ route, status: String(status) });
-    res.writeStatus(statusLine(status)).writeHeader("content-type", "application/json").end(toJson(body));
-  }
-
-  private write(res: HttpResponse, state: { aborted: boolean }, route: string, response: JsonResponse): void {
-    if (state.aborted) return;
-    state.aborted = true;
+  /** Writes the answer unless the request was answered or aborted already. */
+  private write(res: HttpResponse, life: RequestLife, route: string, response: JsonResponse): void {
+    if (!life.close()) return;
     this.responses.inc({ route, status: String(response.status) });
     res.cork(() => {
-      res
-        .writeStatus(statusLine(response.status))
-        .writeHeader("content-type", "application/json")
-        .end(toJson(response.body));
+      res.writeStatus(statusLine(response.status)).writeHeader("content-type", "application/json");
+      for (const [name, value] of Object.entries(response.headers ?? {})) res.writeHeader(name, value);
+      res.end(toJson(response.body));
     });
   }
 }

@@ -186,7 +186,8 @@ export interface OrderJson {
   validAfter: string;
   validBefore: string;
   nonce: string;
-  signature: string;
+  /** The buyer's authorization signature: only in answers to callers with the write scope. */
+  signature?: string;
   txHash: string | null;
   settledTxHash: string | null;
   note: string | null;
@@ -196,8 +197,12 @@ export interface OrderJson {
   updatedAt: string;
 }
 
-export function orderToJson(order: Order): OrderJson {
-  return {
+/**
+ * An order as the API answers it. The buyer's signature is included only for `withSignature` (callers with the
+ * write scope): anyone holding a TransferWithAuthorization signature can submit it.
+ */
+export function orderToJson(order: Order, withSignature: boolean): OrderJson {
+  const json: OrderJson = {
     id: order.id,
     state: order.state,
     kind: order.kind,
@@ -209,7 +214,6 @@ export function orderToJson(order: Order): OrderJson {
     validAfter: order.validAfter.toString(),
     validBefore: order.validBefore.toString(),
     nonce: order.nonce,
-    signature: order.signature,
     txHash: order.txHash,
     settledTxHash: order.settledTxHash,
     note: order.note,
@@ -218,4 +222,6 @@ export function orderToJson(order: Order): OrderJson {
     createdAt: order.createdAt.toISOString(),
     updatedAt: order.updatedAt.toISOString(),
   };
+  if (withSignature) json.signature = order.signature;
+  return json;
 }

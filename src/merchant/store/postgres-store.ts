@@ -16,10 +16,16 @@ import type {
   OrderState,
   Transition,
 } from "../order.js";
+import type { ApiKeyRecord } from "../api-keys.js";
 import {
+  API_KEY_COLUMNS,
+  apiKeyFromRow,
+  apiKeyInsertValues,
+  type ApiKeyRow,
   type AttemptRow,
   attemptFromRow,
   clampLimit,
+  ORDER_COLUMN_COUNT,
   ORDER_COLUMNS,
   orderFromRow,
   orderInsertValues,
@@ -27,8 +33,15 @@ import {
   PATCH_COLUMNS,
 } from "./rows.js";
 import { StoreError } from "../errors.js";
-import { POSTGRES_SCHEMA } from "./schema.js";
-import { type InsertResult, type ListOrdersQuery, MAX_LIST_LIMIT, type OrderStore } from "./store.js";
+import { ORDERS_ADDED_COLUMNS, POSTGRES_SCHEMA } from "./schema.js";
+import {
+  type Checkpoint,
+  CHECKPOINTS_KEPT,
+  type InsertResult,
+  type ListOrdersQuery,
+  MAX_LIST_LIMIT,
+  type OrderStore,
+} from "./store.js";
 
 function numbered(count: number, start = 1): string {
   return Array.from({ length: count }, (_, i) => `$${i + start}`).join(", ");
@@ -57,6 +70,8 @@ export class PostgresOrderStore implements OrderStore {
       await client.query("BEGIN");
       await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
       for (const statement of POSTGRES_SCHEMA) await client.query(statement);
+      for (const [column, type] of ORDERS_ADDED_COLUMNS)
+        await client.query(`ALTER TABLE orders ADD COLUMN IF NOT EXISTS ${column} ${type}`);
       await client.query("COMMIT");
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
@@ -68,7 +83,7 @@ export class PostgresOrderStore implements OrderStore {
 
   async insertOrder(order: NewOrder): Promise<InsertResult> {
     const inserted = await this.pool.query<OrderRow>(
-      `INSERT INTO orders (${ORDER_COLUMNS}) VALUES (${numbered(20)})
+      `INSERT INTO orders (${ORDER_COLUMNS}) VALUES (${numbered(ORDER_COLUMN_COUNT)})
        ON CONFLICT (chain_id, token, authorizer, nonce) DO NOTHING RETURNING ${ORDER_COLUMNS}`,
       orderInsertValues(order, this.now()),
     );
@@ -215,12 +230,68 @@ export class PostgresOrderStore implements OrderStore {
     return row === undefined ? null : BigInt(row.last_block);
   }
 
-  async setCursor(chainId: bigint, token: string, block: bigint): Promise<void> {
+  async setCursor(chainId: bigint, token: string, block: bigint, hash: Hash): Promise<void> {
     await this.pool.query(
-      `INSERT INTO reconciler_cursor (chain_id, token, last_block) VALUES ($1, $2, $3)
-       ON CONFLICT (chain_id, token) DO UPDATE SET last_block = excluded.last_block`,
+      `WITH cursor AS (
+         INSERT INTO reconciler_cursor (chain_id, token, last_block) VALUES ($1, $2, $3)
+         ON CONFLICT (chain_id, token) DO UPDATE SET last_block = excluded.last_block
+       ), pruned AS (
+         DELETE FROM reconciler_checkpoints WHERE chain_id = $1 AND token = $2 AND CAST(block AS NUMERIC) <= CAST($5::text AS NUMERIC)
+       )
+       INSERT INTO reconciler_checkpoints (chain_id, token, block, hash) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (chain_id, token, block) DO UPDATE SET hash = excluded.hash`,
+      [chainId.toString(), token, block.toString(), hash, (block - BigInt(CHECKPOINTS_KEPT)).toString()],
+    );
+  }
+
+  async checkpoints(chainId: bigint, token: string): Promise<Checkpoint[]> {
+    const result = await this.pool.query<{ block: string; hash: string }>(
+      `SELECT block, hash FROM reconciler_checkpoints WHERE chain_id = $1 AND token = $2
+       ORDER BY CAST(block AS NUMERIC) DESC`,
+      [chainId.toString(), token],
+    );
+    return result.rows.map((row) => ({ block: BigInt(row.block), hash: row.hash as Hash }));
+  }
+
+  async rewindCursor(chainId: bigint, token: string, block: bigint): Promise<void> {
+    await this.pool.query(
+      `WITH cursor AS (
+         UPDATE reconciler_cursor SET last_block = $3::text WHERE chain_id = $1 AND token = $2
+       )
+       DELETE FROM reconciler_checkpoints
+       WHERE chain_id = $1 AND token = $2 AND CAST(block AS NUMERIC) > CAST($3::text AS NUMERIC)`,
       [chainId.toString(), token, block.toString()],
     );
+  }
+
+  async insertApiKey(key: ApiKeyRecord): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES (${numbered(6)})`,
+      apiKeyInsertValues(key),
+    );
+  }
+
+  async getApiKey(id: string): Promise<ApiKeyRecord | null> {
+    const result = await this.pool.query<ApiKeyRow>(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = $1`, [
+      id,
+    ]);
+    const row = result.rows[0];
+    return row === undefined ? null : apiKeyFromRow(row);
+  }
+
+  async listApiKeys(): Promise<ApiKeyRecord[]> {
+    const result = await this.pool.query<ApiKeyRow>(
+      `SELECT ${API_KEY_COLUMNS} FROM api_keys ORDER BY created_at_ms, id`,
+    );
+    return result.rows.map(apiKeyFromRow);
+  }
+
+  async endApiKey(id: string, at: Date): Promise<boolean> {
+    const result = await this.pool.query(
+      "UPDATE api_keys SET ends_at_ms = LEAST(COALESCE(ends_at_ms, $1), $1) WHERE id = $2",
+      [at.getTime(), id],
+    );
+    return result.rowCount === 1;
   }
 
   async close(): Promise<void> {

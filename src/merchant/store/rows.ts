@@ -2,6 +2,7 @@
 import type { Address, Hash, Hex } from "viem";
 import type { Attempt, AttemptKind, AttemptStatus, NewOrder, Order, OrderState } from "../order.js";
 import type { AuthorizationKind } from "../../payments/index.js";
+import type { ApiKeyRecord, ApiScope } from "../api-keys.js";
 
 export interface OrderRow {
   id: string;
@@ -21,6 +22,8 @@ export interface OrderRow {
   tx_hash: string | null;
   settled_tx_hash: string | null;
   note: string | null;
+  settled_block: string | null;
+  settled_from: string | null;
   created_block: string;
   created_at_ms: string | number;
   updated_at_ms: string | number;
@@ -40,7 +43,11 @@ export interface AttemptRow {
 
 export const ORDER_COLUMNS =
   "id, chain_id, token, authorizer, nonce, kind, payee, value, valid_after, valid_before, signature, " +
-  "state, version, cancel_signature, tx_hash, settled_tx_hash, note, created_block, created_at_ms, updated_at_ms";
+  "state, version, cancel_signature, tx_hash, settled_tx_hash, note, settled_block, settled_from, created_block, " +
+  "created_at_ms, updated_at_ms";
+
+/** How many columns ORDER_COLUMNS names (the insert's placeholders). */
+export const ORDER_COLUMN_COUNT = ORDER_COLUMNS.split(",").length;
 
 export function orderFromRow(row: OrderRow): Order {
   return {
@@ -61,6 +68,8 @@ export function orderFromRow(row: OrderRow): Order {
     txHash: row.tx_hash as Hash | null,
     settledTxHash: row.settled_tx_hash as Hash | null,
     note: row.note,
+    settledBlock: row.settled_block === null ? null : BigInt(row.settled_block),
+    settledFrom: row.settled_from as OrderState | null,
     createdBlock: BigInt(row.created_block),
     createdAt: new Date(Number(row.created_at_ms)),
     updatedAt: new Date(Number(row.updated_at_ms)),
@@ -83,6 +92,8 @@ export function orderInsertValues(order: NewOrder, nowMs: number): unknown[] {
     order.signature,
     "authorized",
     1,
+    null,
+    null,
     null,
     null,
     null,
@@ -113,9 +124,45 @@ export const PATCH_COLUMNS = [
   ["txHash", "tx_hash"],
   ["settledTxHash", "settled_tx_hash"],
   ["note", "note"],
+  ["settledBlock", "settled_block"],
+  ["settledFrom", "settled_from"],
 ] as const;
 
 export function clampLimit(limit: number, max: number): number {
   if (!Number.isSafeInteger(limit) || limit < 1) return 1;
   return Math.min(limit, max);
+}
+
+export interface ApiKeyRow {
+  id: string;
+  name: string;
+  scope: string;
+  secret_sha256: string;
+  created_at_ms: string | number;
+  ends_at_ms: string | number | null;
+}
+
+export const API_KEY_COLUMNS = "id, name, scope, secret_sha256, created_at_ms, ends_at_ms";
+
+export function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    scope: row.scope as ApiScope,
+    secretHash: row.secret_sha256,
+    createdAt: new Date(Number(row.created_at_ms)),
+    endsAt: row.ends_at_ms === null ? null : new Date(Number(row.ends_at_ms)),
+  };
+}
+
+/** Insert parameters in API_KEY_COLUMNS order. */
+export function apiKeyInsertValues(key: ApiKeyRecord): unknown[] {
+  return [
+    key.id,
+    key.name,
+    key.scope,
+    key.secretHash,
+    key.createdAt.getTime(),
+    key.endsAt?.getTime() ?? null,
+  ];
 }

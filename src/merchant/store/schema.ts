@@ -20,6 +20,8 @@ const COMMON_ORDERS = `
   tx_hash TEXT,
   settled_tx_hash TEXT,
   note TEXT,
+  settled_block TEXT,
+  settled_from TEXT,
   created_block TEXT NOT NULL,
   created_at_ms BIGINT NOT NULL,
   updated_at_ms BIGINT NOT NULL,
@@ -42,6 +44,28 @@ const COMMON_CURSOR = `
   last_block TEXT NOT NULL,
   PRIMARY KEY (chain_id, token)`;
 
+/** Block hashes beside the cursor: the blocks the reconciler scanned up to, to notice when they leave the chain. */
+const COMMON_CHECKPOINTS = `
+  chain_id TEXT NOT NULL,
+  token TEXT NOT NULL,
+  block TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  PRIMARY KEY (chain_id, token, block)`;
+
+/** Columns added to `orders` after its first version: added to an existing table when missing. */
+export const ORDERS_ADDED_COLUMNS: readonly (readonly [string, string])[] = [
+  ["settled_block", "TEXT"],
+  ["settled_from", "TEXT"],
+];
+
+const COMMON_API_KEYS = `
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  scope TEXT NOT NULL CHECK (scope IN ('read', 'write')),
+  secret_sha256 TEXT NOT NULL,
+  created_at_ms BIGINT NOT NULL,
+  ends_at_ms BIGINT`;
+
 function statements(transitionId: string): string[] {
   return [
     `CREATE TABLE IF NOT EXISTS orders (${COMMON_ORDERS})`,
@@ -59,6 +83,8 @@ function statements(transitionId: string): string[] {
       note TEXT,
       at_ms BIGINT NOT NULL)`,
     `CREATE TABLE IF NOT EXISTS reconciler_cursor (${COMMON_CURSOR})`,
+    `CREATE TABLE IF NOT EXISTS api_keys (${COMMON_API_KEYS})`,
+    `CREATE TABLE IF NOT EXISTS reconciler_checkpoints (${COMMON_CHECKPOINTS})`,
   ];
 }
 

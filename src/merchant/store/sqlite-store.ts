@@ -15,10 +15,16 @@ import type {
   OrderState,
   Transition,
 } from "../order.js";
+import type { ApiKeyRecord } from "../api-keys.js";
 import {
+  API_KEY_COLUMNS,
+  apiKeyFromRow,
+  apiKeyInsertValues,
+  type ApiKeyRow,
   type AttemptRow,
   attemptFromRow,
   clampLimit,
+  ORDER_COLUMN_COUNT,
   ORDER_COLUMNS,
   orderFromRow,
   orderInsertValues,
@@ -26,8 +32,15 @@ import {
   PATCH_COLUMNS,
 } from "./rows.js";
 import { StoreError } from "../errors.js";
-import { SQLITE_SCHEMA } from "./schema.js";
-import { type InsertResult, type ListOrdersQuery, MAX_LIST_LIMIT, type OrderStore } from "./store.js";
+import { ORDERS_ADDED_COLUMNS, SQLITE_SCHEMA } from "./schema.js";
+import {
+  type Checkpoint,
+  CHECKPOINTS_KEPT,
+  type InsertResult,
+  type ListOrdersQuery,
+  MAX_LIST_LIMIT,
+  type OrderStore,
+} from "./store.js";
 
 function placeholders(count: number): string {
   return Array.from({ length: count }, () => "?").join(", ");
@@ -52,6 +65,11 @@ export class SqliteOrderStore implements OrderStore {
   migrate(): Promise<void> {
     this.db.transaction(() => {
       for (const statement of SQLITE_SCHEMA) this.db.prepare(statement).run();
+      const existing = new Set(
+        (this.db.prepare("PRAGMA table_info(orders)").all() as { name: string }[]).map((c) => c.name),
+      );
+      for (const [column, type] of ORDERS_ADDED_COLUMNS)
+        if (!existing.has(column)) this.db.prepare(`ALTER TABLE orders ADD COLUMN ${column} ${type}`).run();
     })();
     return Promise.resolve();
   }
@@ -60,7 +78,7 @@ export class SqliteOrderStore implements OrderStore {
     const run = this.db.transaction((): InsertResult => {
       const inserted = this.db
         .prepare(
-          `INSERT INTO orders (${ORDER_COLUMNS}) VALUES (${placeholders(20)})
+          `INSERT INTO orders (${ORDER_COLUMNS}) VALUES (${placeholders(ORDER_COLUMN_COUNT)})
            ON CONFLICT (chain_id, token, authorizer, nonce) DO NOTHING`,
         )
         .run(...orderInsertValues(order, this.now()));
@@ -220,14 +238,80 @@ export class SqliteOrderStore implements OrderStore {
     return Promise.resolve(row === undefined ? null : BigInt(row.last_block));
   }
 
-  setCursor(chainId: bigint, token: string, block: bigint): Promise<void> {
-    this.db
-      .prepare(
-        `INSERT INTO reconciler_cursor (chain_id, token, last_block) VALUES (?, ?, ?)
-         ON CONFLICT (chain_id, token) DO UPDATE SET last_block = excluded.last_block`,
-      )
-      .run(chainId.toString(), token, block.toString());
+  setCursor(chainId: bigint, token: string, block: bigint, hash: Hash): Promise<void> {
+    const [chain, number] = [chainId.toString(), block.toString()];
+    this.db.transaction(() => {
+      this.db
+        .prepare(
+          `INSERT INTO reconciler_cursor (chain_id, token, last_block) VALUES (?, ?, ?)
+           ON CONFLICT (chain_id, token) DO UPDATE SET last_block = excluded.last_block`,
+        )
+        .run(chain, token, number);
+      this.db
+        .prepare(
+          `INSERT INTO reconciler_checkpoints (chain_id, token, block, hash) VALUES (?, ?, ?, ?)
+           ON CONFLICT (chain_id, token, block) DO UPDATE SET hash = excluded.hash`,
+        )
+        .run(chain, token, number, hash);
+      this.db
+        .prepare(
+          `DELETE FROM reconciler_checkpoints WHERE chain_id = ? AND token = ? AND CAST(block AS INTEGER) <= ?`,
+        )
+        .run(chain, token, (block - BigInt(CHECKPOINTS_KEPT)).toString());
+    })();
     return Promise.resolve();
+  }
+
+  checkpoints(chainId: bigint, token: string): Promise<Checkpoint[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT block, hash FROM reconciler_checkpoints WHERE chain_id = ? AND token = ?
+         ORDER BY CAST(block AS INTEGER) DESC`,
+      )
+      .all(chainId.toString(), token) as { block: string; hash: string }[];
+    return Promise.resolve(rows.map((row) => ({ block: BigInt(row.block), hash: row.hash as Hash })));
+  }
+
+  rewindCursor(chainId: bigint, token: string, block: bigint): Promise<void> {
+    const [chain, number] = [chainId.toString(), block.toString()];
+    this.db.transaction(() => {
+      this.db
+        .prepare("UPDATE reconciler_cursor SET last_block = ? WHERE chain_id = ? AND token = ?")
+        .run(number, chain, token);
+      this.db
+        .prepare(
+          "DELETE FROM reconciler_checkpoints WHERE chain_id = ? AND token = ? AND CAST(block AS INTEGER) > ?",
+        )
+        .run(chain, token, number);
+    })();
+    return Promise.resolve();
+  }
+
+  insertApiKey(key: ApiKeyRecord): Promise<void> {
+    this.db
+      .prepare(`INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES (${placeholders(6)})`)
+      .run(...apiKeyInsertValues(key));
+    return Promise.resolve();
+  }
+
+  getApiKey(id: string): Promise<ApiKeyRecord | null> {
+    const row = this.db.prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = ?`).get(id) as
+      ApiKeyRow | undefined;
+    return Promise.resolve(row === undefined ? null : apiKeyFromRow(row));
+  }
+
+  listApiKeys(): Promise<ApiKeyRecord[]> {
+    const rows = this.db
+      .prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys ORDER BY created_at_ms, id`)
+      .all() as ApiKeyRow[];
+    return Promise.resolve(rows.map(apiKeyFromRow));
+  }
+
+  endApiKey(id: string, at: Date): Promise<boolean> {
+    const result = this.db
+      .prepare("UPDATE api_keys SET ends_at_ms = MIN(COALESCE(ends_at_ms, ?), ?) WHERE id = ?")
+      .run(at.getTime(), at.getTime(), id);
+    return Promise.resolve(result.changes === 1);
   }
 
   close(): Promise<void> {

@@ -8,6 +8,7 @@
  *   so callers broadcast only what is already durable.
  */
 import type { Hash } from "viem";
+import type { ApiKeyStore } from "../api-keys.js";
 import type {
   Attempt,
   AttemptStatus,
@@ -29,13 +30,23 @@ export interface ListOrdersQuery {
 
 export const MAX_LIST_LIMIT = 500;
 
+/** A block the reconciler scanned up to, with its hash then. */
+export interface Checkpoint {
+  block: bigint;
+  hash: Hash;
+}
+
+/** Checkpoints kept per (chainId, token): how far back a replaced chain can be traced to the block it shares. */
+export const CHECKPOINTS_KEPT = 256;
+
 export interface InsertResult {
   order: Order;
   /** False when an order for the same (chainId, token, authorizer, nonce) already existed. */
   created: boolean;
 }
 
-export interface OrderStore {
+/** Orders, their attempts and the reconciler's cursor; also the API keys (ApiKeyStore), in the same database. */
+export interface OrderStore extends ApiKeyStore {
   /** "sqlite" or "postgres". */
   readonly kind: string;
   /** Creates the tables if missing. */
@@ -59,7 +70,15 @@ export interface OrderStore {
   attemptsInStatus(statuses: readonly AttemptStatus[]): Promise<Attempt[]>;
   /** The last block whose token logs the reconciler has applied, per (chainId, token). */
   getCursor(chainId: bigint, token: string): Promise<bigint | null>;
-  setCursor(chainId: bigint, token: string, block: bigint): Promise<void>;
+  /**
+   * Moves the cursor to `block` and stores its hash beside it (a checkpoint); only the newest CHECKPOINTS_KEPT
+   * checkpoints are kept.
+   */
+  setCursor(chainId: bigint, token: string, block: bigint, hash: Hash): Promise<void>;
+  /** The stored checkpoints, newest first. */
+  checkpoints(chainId: bigint, token: string): Promise<Checkpoint[]>;
+  /** Moves the cursor back to `block` and forgets the checkpoints above it (their blocks left the chain). */
+  rewindCursor(chainId: bigint, token: string, block: bigint): Promise<void>;
   close(): Promise<void>;
 }
 

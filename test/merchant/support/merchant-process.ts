@@ -1,8 +1,12 @@
 /**
  * Runs src/merchant/main.ts as a separate process (so tests can kill -9 it) and waits for its
- * "merchant service listening" log line to learn the port.
+ * "merchant service listening" log line to learn the port. The service creates a write-scope API key at start
+ * (--bootstrap-key-file); `client` sends it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { nodeArgs } from "../../../src/bundles/index.js";
 import { MerchantClient } from "../../../src/merchant/client.js";
@@ -11,7 +15,11 @@ const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
 export interface MerchantProcess {
   url: string;
+  /** Sends the bootstrap write key. */
   client: MerchantClient;
+  /** The bootstrap write-scope API key and the file it was written to. */
+  apiKey: string;
+  keyFile: string;
   child: ChildProcess;
   /** Resolves with the exit signal (e.g. "SIGKILL") or code. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -26,10 +34,12 @@ export interface MerchantProcessOptions {
   /** SQLite file path, or a PostgreSQL URL. */
   store: { sqlite: string } | { databaseUrl: string };
   env?: Record<string, string>;
-  confirmations?: number;
+  /** More flags for src/merchant/main.ts. */
+  extraArgs?: string[];
 }
 
 export async function startMerchantProcess(options: MerchantProcessOptions): Promise<MerchantProcess> {
+  const keyFile = join(mkdtempSync(join(tmpdir(), "merchant-key-")), "api-key");
   const args = [
     ...nodeArgs("src/merchant/main.ts"),
     "--rpc-url",
@@ -42,13 +52,14 @@ export async function startMerchantProcess(options: MerchantProcessOptions): Pro
     "127.0.0.1:0",
     "--reconcile-interval-ms",
     "100",
-    "--confirmations",
-    String(options.confirmations ?? 2),
     "--log-level",
     "info",
     ...("sqlite" in options.store
       ? ["--sqlite", options.store.sqlite]
       : ["--database-url", options.store.databaseUrl]),
+    "--bootstrap-key-file",
+    keyFile,
+    ...(options.extraArgs ?? []),
   ];
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
   delete env.DATABASE_URL;
@@ -90,9 +101,12 @@ export async function startMerchantProcess(options: MerchantProcessOptions): Pro
     });
   });
   const url = `http://127.0.0.1:${port}`;
+  const apiKey = readFileSync(keyFile, "utf8").trim();
   return {
     url,
-    client: new MerchantClient(url),
+    client: new MerchantClient(url, { apiKey }),
+    apiKey,
+    keyFile,
     child,
     exited,
     output: () => output,
