@@ -1,19 +1,14 @@
 /**
  * The recorded devnet witness (conformance/fixtures/, docs/conformance.md "The recorded witness") is still
- * valid: it proves offline with our proof program (src/proof's runProgram over the recorded preimages, loaded
+ * valid: it proves offline with our proof program (src/proof/program's runProgram over the recorded preimages, loaded
  * as the enclave loads a Prove frame) to exactly the manifest's output roots, and its boot keys are the
  * manifest's. A change of the program or of the fixture's format that breaks it fails here; re-record with
  * `npm run conformance:record`.
  */
 import { describe, expect, it } from "vitest";
 import { toHex } from "../src/chain/index.js";
-import {
-  loadVerifiedPreimages,
-  OfflineOracle,
-  readBootInfo,
-  refusePrecompileKeys,
-  runProgram,
-} from "../src/proof/index.js";
+import { loadVerifiedPreimages, readBootInfo } from "../src/proof/preimages/index.js";
+import { OfflineOracle, refusePrecompileKeys, runProgram } from "../src/proof/program/index.js";
 import { FIXTURE_FORMAT, FIXTURE_WITNESS_PATH, recordedWitness } from "./fixture.js";
 import {
   agreedStateRootKey,

@@ -1,6 +1,6 @@
 /**
  * The suite's journal reconstruction against the enclave's own journal builder and signer
- * (src/proof/proposals.ts buildProofResult, enclave/signer.ts): every proof it builds passes, for ranges
+ * (src/proof/onchain/journals.ts buildProofResult, enclave/signer.ts): every proof it builds passes, for ranges
  * of 1, 2, 5 and 10 blocks and intervals 1, 2 and 5; a wrong image hash, another signer, another
  * proposer or a tampered root is reported.
  */
@@ -8,7 +8,8 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { EnclaveSigner } from "../enclave/index.js";
 import type { Preimage, ProofResult } from "../generated/protocol/index.js";
-import { type BootInfo, BootKey, bootPreimageKey, buildProofResult, u64be } from "../src/proof/index.js";
+import { buildProofResult } from "../src/proof/onchain/index.js";
+import { type BootInfo, BootKey, bootPreimageKey, u64be } from "../src/proof/preimages/index.js";
 import { imageHashFromPcrs, journalProblems } from "./journal-check.js";
 
 const random = (length: number): Uint8Array => new Uint8Array(randomBytes(length));

@@ -8,7 +8,8 @@ import type { Journal } from "../generated/journal/index.js";
 import type { Preimage, Proposal, ProofResult } from "../generated/protocol/index.js";
 import { PCR0_LENGTH, teeImageHashOf } from "../src/attestation/index.js";
 import { bytesEqual } from "../src/chain/index.js";
-import { BootKey, recoverJournalSigner, sampleIntermediateRoots } from "../src/proof/index.js";
+import { recoverJournalSigner, sampleIntermediateRoots } from "../src/proof/onchain/index.js";
+import { BootKey } from "../src/proof/preimages/index.js";
 import { bootValue } from "./witness.js";
 
 function hex(bytes: Uint8Array): string {

@@ -14,7 +14,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { depositPortalAbi } from "../contracts/index.js";
 import { devAccounts, rollupConfigToJson, toHex } from "../src/chain/index.js";
 import { collectWitness } from "../src/host/index.js";
-import type { BootInfo } from "../src/proof/index.js";
+import type { BootInfo } from "../src/proof/preimages/index.js";
 import { type BatcherProcess, startChainBatcher, startL1Chain } from "../test/node/l1-chain.js";
 import { ConformanceError } from "./errors.js";
 import { FIXTURE_DIR, FIXTURE_FORMAT, type RecordedManifest } from "./fixture.js";

@@ -21,7 +21,7 @@ import {
   preimageKeyBytes,
   preimageKeyFromBytes,
   sha256PreimageKey,
-} from "../src/proof/index.js";
+} from "../src/proof/preimages/index.js";
 import { ConformanceError } from "./errors.js";
 
 /** A chain id no prover has in its config-hash table. */

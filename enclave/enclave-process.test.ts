@@ -19,7 +19,7 @@ import {
   computeConfigHash,
   configHashFor,
   signerAddressOf as addressOfPublicKey,
-} from "../src/proof/index.js";
+} from "../src/proof/onchain/index.js";
 import { type RunningEnclave, startEnclave } from "./test/enclave-process.js";
 import { bootPreimages, honestWitness, keccakPreimage, sha256Preimage, text } from "./test/fixtures.js";
 import { callEnclave, enclaveClient, exchangeRawBytes } from "./test/transport.js";

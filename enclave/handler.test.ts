@@ -1,6 +1,7 @@
 /** The Error response text: chosen by the failure's class, never by its message text. */
 import { describe, expect, it } from "vitest";
-import { MissingBootKeyError, UnsupportedChainError } from "../src/proof/index.js";
+import { UnsupportedChainError } from "../src/proof/onchain/index.js";
+import { MissingBootKeyError } from "../src/proof/preimages/index.js";
 import { errorMessage } from "./handler.js";
 import { StageUnavailableError } from "./prove.js";
 

@@ -8,7 +8,7 @@ import {
   type RequestHandlers,
   type Response,
 } from "../generated/protocol/index.js";
-import { UnsupportedChainError } from "../src/proof/index.js";
+import { UnsupportedChainError } from "../src/proof/onchain/index.js";
 import { type ProofProgram, runProof } from "./prove.js";
 import type { SecurityModule } from "./security-module.js";
 

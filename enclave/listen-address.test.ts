@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { callEnclave } from "./test/transport.js";
-import { formatListenAddress, ListenAddressError, parseListenAddress } from "../src/proof/index.js";
+import { formatListenAddress, ListenAddressError, parseListenAddress } from "../src/proof/transport/index.js";
 import { EnclaveServer } from "./server.js";
 
 describe("listen addresses (local mode)", () => {

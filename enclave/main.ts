@@ -13,7 +13,7 @@ import { bytesToHex } from "viem";
 import { parseRollupConfig } from "../src/chain/index.js";
 import { VMADDR_CID_ANY } from "../native/index.js";
 import { teeImageHashOf } from "../src/attestation/index.js";
-import { parseListenAddress } from "../src/proof/index.js";
+import { ENCLAVE_VSOCK_PORT, parseListenAddress } from "../src/proof/transport/index.js";
 import { handleRequest } from "./handler.js";
 import { LocalSecurityModule } from "./local-security-module.js";
 import { jsonLinesLogger as log } from "./log.js";
@@ -22,9 +22,6 @@ import { type DevelopmentChain, developmentChain, enclaveChains } from "./prove.
 import type { SecurityModule } from "./security-module.js";
 import { EnclaveServer, type ServerAddress } from "./server.js";
 import { EnclaveSigner } from "./signer.js";
-
-/** docs/protocol.md "Host-to-enclave vsock protocol": the enclave listens on port 8000, any context id. */
-const ENCLAVE_VSOCK_PORT = 8000;
 
 const USAGE = `Usage: npx tsx enclave/main.ts --local --listen <address> [--read-timeout-ms <ms>] [--rollup-config <file>]
        npx tsx enclave/main.ts            (on AWS Nitro: listens on vsock port ${ENCLAVE_VSOCK_PORT})
@@ -65,7 +62,9 @@ async function main(): Promise<void> {
   let listen: ServerAddress;
   if (securityModule.mode === "nitro") {
     if (values.listen !== undefined)
-      throw new Error("--listen is for local mode; on Nitro the enclave listens on vsock port 8000");
+      throw new Error(
+        `--listen is for local mode; on Nitro the enclave listens on vsock port ${ENCLAVE_VSOCK_PORT}`,
+      );
     listen = { kind: "vsock", cid: VMADDR_CID_ANY, port: ENCLAVE_VSOCK_PORT };
   } else {
     if (values.listen === undefined)

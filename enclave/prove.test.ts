@@ -5,12 +5,8 @@ import type { Response } from "../generated/protocol/index.js";
 import { handleRequest, type RequestHandlerDeps } from "./handler.js";
 import { LocalSecurityModule } from "./local-security-module.js";
 import { findBuiltInChain } from "../src/chain/index.js";
-import {
-  computeConfigHash,
-  configHashFor,
-  preimageKeyBytes,
-  UnsupportedChainError,
-} from "../src/proof/index.js";
+import { computeConfigHash, configHashFor, UnsupportedChainError } from "../src/proof/onchain/index.js";
+import { preimageKeyBytes } from "../src/proof/preimages/index.js";
 import { developmentChain, enclaveChains } from "./prove.js";
 import { EnclaveSigner } from "./signer.js";
 import { bootPreimages, honestWitness, keccakPreimage, sha256Preimage, text } from "./test/fixtures.js";

@@ -14,19 +14,15 @@ import {
   type RollupConfig,
 } from "../src/chain/index.js";
 import {
-  type BootInfo,
   buildProofResult,
-  type ChainConfigLookup,
   computeConfigHash,
   configHashFor,
   type ExecutedRange,
   type JournalSigner,
-  loadVerifiedPreimages,
-  programExecutor,
-  readBootInfo,
-  refusePrecompileKeys,
   supportedChainIds,
-} from "../src/proof/index.js";
+} from "../src/proof/onchain/index.js";
+import { type BootInfo, loadVerifiedPreimages, readBootInfo } from "../src/proof/preimages/index.js";
+import { type ChainConfigLookup, programExecutor, refusePrecompileKeys } from "../src/proof/program/index.js";
 import { EnclaveError } from "./errors.js";
 
 /** Derives the range from L1 data and re-executes it against the verified preimages. */

@@ -7,7 +7,7 @@ import {
   FrameReader,
   type Response,
 } from "../generated/protocol/index.js";
-import { parseListenAddress } from "../src/proof/index.js";
+import { parseListenAddress } from "../src/proof/transport/index.js";
 import { EnclaveServer } from "./server.js";
 import { exchangeRawBytes } from "./test/transport.js";
 

@@ -12,13 +12,9 @@ import {
   type ProofResult,
   type Response,
 } from "../../generated/protocol/index.js";
-import {
-  BootKey,
-  type ListenAddress,
-  preimageKeyBytes,
-  signerAddressOf,
-  u64be,
-} from "../../src/proof/index.js";
+import { signerAddressOf } from "../../src/proof/onchain/index.js";
+import { BootKey, preimageKeyBytes, u64be } from "../../src/proof/preimages/index.js";
+import { type ListenAddress } from "../../src/proof/transport/index.js";
 import { readAttestation } from "../attestation.js";
 import { type Check, CheckFailed, CheckSkipped, expectThat } from "../check.js";
 import { exchange, RawEnclaveConnection } from "../enclave-connection.js";

@@ -18,7 +18,7 @@ import {
 import { packJournal } from "../../generated/journal/index.js";
 import { EnclaveSigner } from "../../enclave/index.js";
 import { LocalAttestor } from "../../src/attestation/index.js";
-import { BootKey } from "../../src/proof/index.js";
+import { BootKey } from "../../src/proof/preimages/index.js";
 import { bootValue } from "../witness.js";
 
 const random = (length: number): Uint8Array => new Uint8Array(randomBytes(length));

@@ -25,7 +25,8 @@ import {
 import type { Request } from "../../generated/protocol/index.js";
 import type { RollupConfig } from "../../src/chain/index.js";
 import { teeImageHashOf } from "../../src/attestation/index.js";
-import { type ListenAddress, UnsupportedChainError } from "../../src/proof/index.js";
+import { UnsupportedChainError } from "../../src/proof/onchain/index.js";
+import { type ListenAddress } from "../../src/proof/transport/index.js";
 
 export interface FailOpenBehaviours {
   readonly failOpen?: boolean;

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import type { ListenAddress } from "../../src/proof/index.js";
+import type { ListenAddress } from "../../src/proof/transport/index.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 

@@ -62,10 +62,22 @@ export const PACKAGES: readonly PackageDeclaration[] = [
   library("src/payments", 2, "EIP-3009 authorizations: signing, verification, relaying"),
   library("src/derive", 2, "derivation: L2 payload attributes from L1 data"),
   library(
-    "src/proof",
-    3,
-    "what the enclave, host, registrar and conformance suite share: boot info, config hashes, journals",
+    "src/proof/transport",
+    1,
+    "the TEE transport host and enclave share: addresses, the vsock port, frame writes",
   ),
+  library(
+    "src/service-kit",
+    1,
+    "flags with environment twins, usage text, process start and the back-off loop",
+  ),
+  library("src/proof/preimages", 2, "preimage keys (one 32-byte type), the verified store, boot information"),
+  library(
+    "src/proof/onchain",
+    3,
+    "onchain encodings: journals and proposal signatures, config hashes, AggregateVerifier arguments",
+  ),
+  library("src/proof/program", 4, "the proof program: prologue, derivation and execution, epilogue"),
   library(
     "src/chain-rpc",
     3,

@@ -9,7 +9,7 @@
  */
 import type { Preimage } from "../../generated/protocol/index.js";
 import type { ProofRequest } from "../../generated/rpc/index.js";
-import { type BootInfo, bootInfoPreimages } from "../proof/index.js";
+import { type BootInfo, bootInfoPreimages } from "../proof/preimages/index.js";
 
 /** The boot information of a proof request for chain `l2ChainId`. */
 export function bootInfoOf(request: ProofRequest, l2ChainId: bigint): BootInfo {

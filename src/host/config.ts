@@ -9,8 +9,8 @@ import { parseArgs } from "node:util";
 import { type Address, getAddress, isAddress } from "viem";
 import { parseRollupConfig, type RollupConfig } from "../chain/index.js";
 import { type LogLevel, parseLogLevel, UnknownLogLevelError } from "../log/index.js";
-import { BUILT_IN_CHAINS, supportedChainIds } from "../proof/index.js";
-import { type EnclaveAddress, EnclaveAddressError, parseEnclaveAddresses } from "./enclave-address.js";
+import { BUILT_IN_CHAINS, supportedChainIds } from "../proof/onchain/index.js";
+import { type EnclaveAddress, EnclaveAddressError, parseEnclaveAddresses } from "../proof/transport/index.js";
 import { HostError } from "./errors.js";
 import { DEFAULT_PROOF_TIMEOUT_MS } from "./proof-service.js";
 

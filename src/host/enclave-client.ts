@@ -3,8 +3,8 @@
  * connection), checks that the response is the one asked for, and records the exchange in the metrics.
  */
 import type { Preimage, ProofResult, Request, Response } from "../../generated/protocol/index.js";
-import { PUBLIC_KEY_LENGTH } from "../proof/index.js";
-import { type EnclaveAddress, formatEnclaveAddress } from "./enclave-address.js";
+import { PUBLIC_KEY_LENGTH } from "../proof/onchain/index.js";
+import { type EnclaveAddress, formatEnclaveAddress } from "../proof/transport/index.js";
 import { HostError } from "./errors.js";
 import type { EnclaveCallOutcome, HostMetrics } from "./metrics.js";
 import { callEnclave } from "./transport/enclave-call.js";

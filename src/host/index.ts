@@ -16,15 +16,6 @@ export {
 } from "./config.js";
 export { createProverHost, type ProverHost, type ProverHostDeps } from "./host.js";
 export {
-  type EnclaveAddress,
-  EnclaveAddressError,
-  ENCLAVE_VSOCK_PORT,
-  formatEnclaveAddress,
-  parseEnclaveAddress,
-  parseEnclaveAddresses,
-  type VsockAddress,
-} from "./enclave-address.js";
-export {
   EnclaveClient,
   type EnclaveClientOptions,
   EnclaveRefusedError,

@@ -11,7 +11,7 @@ import type {
 } from "../../generated/protocol/index.js";
 import type { ProofRequest, ProofResult, Proposal } from "../../generated/rpc/index.js";
 import type { Logger } from "../log/index.js";
-import { SIGNATURE_LENGTH } from "../proof/index.js";
+import { SIGNATURE_LENGTH } from "../proof/onchain/index.js";
 import { bootPreimages } from "./boot-preimages.js";
 import { EnclaveRefusedError } from "./enclave-client.js";
 import { HostError } from "./errors.js";

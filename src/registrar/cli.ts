@@ -22,7 +22,7 @@ import {
   type AttestationPolicy,
   DEFAULT_MAX_ATTESTATION_AGE_MS,
 } from "../attestation/index.js";
-import { signerAddressOf } from "../proof/index.js";
+import { signerAddressOf } from "../proof/onchain/index.js";
 import { readAttestedSigners } from "./attested-signers.js";
 import { registerAttestedSigners } from "./register.js";
 import { RegistrarError } from "./errors.js";

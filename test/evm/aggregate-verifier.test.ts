@@ -1,7 +1,7 @@
 /**
  * AggregateVerifier (contracts/src/AggregateVerifier.sol) on the devnet's L1: anvil brought up by startDevnetL1 (the
  * TEEProverRegistry, DepositPortal and SystemConfig at their addresses), then TEEVerifier and AggregateVerifier
- * deployed after them by deployProofVerifiers. Proposals are built by our proof library (src/proof buildProofResult)
+ * deployed after them by deployProofVerifiers. Proposals are built by our proof library (src/proof/onchain buildProofResult)
  * and signed by the enclave's signer (enclave/signer.ts) registered in the registry; the proposer submits the
  * sampled per-block roots and the aggregate signature with v + 27, as issue 13's proposer does. Real blocks, so
  * the L1 origin is checked through BLOCKHASH and the EIP-2935 history contract.
@@ -38,13 +38,13 @@ import { devnetSystemConfig } from "../../src/devnet/accounts.js";
 import { DEVNET_L1_MNEMONIC } from "../../src/devnet/l1/anvil.js";
 import { type DevnetL1, startDevnetL1 } from "../../src/devnet/l1/bootstrap.js";
 import {
-  type BootInfo,
   buildProofResult,
   configHashFor,
   type ProposalContext,
   sampledBlockNumbers,
   supportedChainIds,
-} from "../../src/proof/index.js";
+} from "../../src/proof/onchain/index.js";
+import { type BootInfo } from "../../src/proof/preimages/index.js";
 
 const deployer = mnemonicToAccount(DEVNET_L1_MNEMONIC, { addressIndex: 0 });
 const proposer = mnemonicToAccount(DEVNET_L1_MNEMONIC, { addressIndex: 5 });

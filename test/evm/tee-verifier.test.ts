@@ -1,6 +1,6 @@
 /**
  * TEEVerifier (contracts/src/TEEVerifier.sol) on the EVM harness, with TEEProverRegistry: proposals built by our
- * proof library (src/proof buildProofResult) and signed by the enclave's signer (enclave/signer.ts) verify once v is
+ * proof library (src/proof/onchain buildProofResult) and signed by the enclave's signer (enclave/signer.ts) verify once v is
  * normalised to 27/28; every other proof is refused with the reason the contract names.
  */
 import { secp256k1 } from "@noble/curves/secp256k1.js";
@@ -21,7 +21,6 @@ import { packJournal } from "../../generated/journal/index.js";
 import type { ProofResult } from "../../generated/protocol/index.js";
 import {
   aggregateJournal,
-  type BootInfo,
   buildProofResult,
   configHashFor,
   type ExecutedRange,
@@ -30,7 +29,8 @@ import {
   type ProposalContext,
   signerAddressOf,
   supportedChainIds,
-} from "../../src/proof/index.js";
+} from "../../src/proof/onchain/index.js";
+import { type BootInfo } from "../../src/proof/preimages/index.js";
 import { type CallOutcome, type DeployedContract, EvmHarness } from "./harness.js";
 
 const OWNER: Address = "0x0000000000000000000000000000000000000a01";

@@ -1,6 +1,6 @@
 /** The host's boot preimages read back through the enclave's own boot-information reader. */
 import { describe, expect, it } from "vitest";
-import { readBootInfo } from "../../src/proof/index.js";
+import { readBootInfo } from "../../src/proof/preimages/index.js";
 import { PREIMAGE_KEY_TYPE_DISCRIMINANTS } from "../../generated/protocol/index.js";
 import type { ProofRequest } from "../../generated/rpc/index.js";
 import { bootPreimages } from "../../src/host/index.js";

@@ -15,7 +15,7 @@ import {
   buildProofResult,
   configHashFor,
   recoverSignerAddress,
-} from "../../src/proof/index.js";
+} from "../../src/proof/onchain/index.js";
 
 const fill = (byte: number): Uint8Array => new Uint8Array(32).fill(byte);
 const hex = (bytes: Uint8Array): string => `0x${Buffer.from(bytes).toString("hex")}`;

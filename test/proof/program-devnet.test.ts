@@ -38,26 +38,30 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  OutputRootMismatchError,
+  recoverJournalSigner,
+  perBlockJournals,
+} from "../../src/proof/onchain/index.js";
+import {
   type BootInfo,
   BootKey,
-  InvalidWitnessError,
   isBootPreimageKey,
   loadVerifiedPreimages,
+  preimageKeyBytes,
+  readBootInfo,
+  u64be,
+  bootPreimageKey,
+} from "../../src/proof/preimages/index.js";
+import {
+  InvalidWitnessError,
   MissingWitnessError,
   OfflineOracle,
-  OutputRootMismatchError,
-  preimageKeyBytes,
-  ProofError,
+  ProgramError,
   programExecutor,
-  readBootInfo,
   RefusedPreimageKeyError,
   refusePrecompileKeys,
   runProgram,
-  recoverJournalSigner,
-  perBlockJournals,
-  u64be,
-  bootPreimageKey,
-} from "../../src/proof/index.js";
+} from "../../src/proof/program/index.js";
 import { runProof } from "../../enclave/prove.js";
 import { EnclaveSigner } from "../../enclave/signer.js";
 import { type BatcherProcess, type L1Chain, startChainBatcher, startL1Chain } from "../node/l1-chain.js";
@@ -337,8 +341,8 @@ describe("the proof program on the devnet", () => {
       u64be(boot.claimedL2BlockNumber + 100_000n),
     );
     const farError = await replay(far).catch((e: unknown) => e);
-    expect(farError).toBeInstanceOf(ProofError);
-    expect(["range-not-derived", "missing-preimage"]).toContain((farError as ProofError).kind);
+    expect(farError).toBeInstanceOf(ProgramError);
+    expect(["range-not-derived", "missing-preimage"]).toContain((farError as ProgramError).kind);
   });
 
   it("(d) a withheld preimage is refused as missing, never read as a default", async () => {

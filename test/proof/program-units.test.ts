@@ -33,7 +33,7 @@ import {
   refusePrecompileKeys,
   RefusedPreimageKeyError,
   rootsOfUnity,
-} from "../../src/proof/index.js";
+} from "../../src/proof/program/index.js";
 
 const BLS_MODULUS = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n;
 

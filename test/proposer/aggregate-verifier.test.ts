@@ -1,5 +1,5 @@
 /**
- * src/proof/aggregate-verifier.ts against AggregateVerifier on anvil (the devnet's L1 contracts, then TEEVerifier and
+ * src/proof/onchain/aggregate-verifier.ts against AggregateVerifier on anvil (the devnet's L1 contracts, then TEEVerifier and
  * AggregateVerifier by deployProofVerifiers): prover results (our proof library's buildProofResult, signed by an
  * in-process enclave signer registered in the registry, in prover_prove's result shape) become propose() and
  * nullify() arguments the contract accepts; the pure checks refuse results that do not fit.
@@ -40,7 +40,7 @@ import {
   ProposalStatus,
   proposeArguments,
   supportedChainIds,
-} from "../../src/proof/index.js";
+} from "../../src/proof/onchain/index.js";
 
 const account = (index: number) => mnemonicToAccount(DEVNET_L1_MNEMONIC, { addressIndex: index });
 const deployer = account(0);

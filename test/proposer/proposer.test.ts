@@ -20,7 +20,7 @@ import {
   type OnchainProposal,
   ProposalStatus,
   proposeArguments,
-} from "../../src/proof/index.js";
+} from "../../src/proof/onchain/index.js";
 import { l1Account, l1PrivateKey, type ProverChain, startProverChain } from "../support/prover-chain.js";
 import { type LogLine, type ServiceProcess, spawnService } from "./spawn-service.js";
 

@@ -19,7 +19,7 @@ import {
 } from "../../chain/index.js";
 import type { Preimage } from "../../../generated/protocol/index.js";
 import { MissingWitnessError, RefusedPreimageKeyError } from "./errors.js";
-import { preimageKeyBytes } from "../preimages.js";
+import { preimageKeyBytes } from "../preimages/index.js";
 
 /** What the program is about to read (kona's hint names, our own encoding: `<type> <0x hex args…>`). */
 export type Hint =

@@ -3,11 +3,11 @@
  * docs/decisions.md "Journal details"). Nothing is signed unless the range ends at the claimed block with the claimed root.
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { bytesEqual } from "../chain/index.js";
-import { type Journal, packJournal } from "../../generated/journal/index.js";
-import type { ProofResult, Proposal } from "../../generated/protocol/index.js";
-import type { BootInfo } from "./boot-info.js";
-import { ProofError } from "./errors.js";
+import { bytesEqual } from "../../chain/index.js";
+import { type Journal, packJournal } from "../../../generated/journal/index.js";
+import type { ProofResult, Proposal } from "../../../generated/protocol/index.js";
+import type { BootInfo } from "../preimages/index.js";
+import { OnchainError } from "./errors.js";
 import { sampleIntermediateRoots } from "./sampling.js";
 import { recoverSignerAddress } from "./signer-address.js";
 
@@ -29,7 +29,7 @@ export interface ProposalContext {
 }
 
 /** The re-executed range does not end with the claimed output root at the claimed block: nothing is signed. */
-export class OutputRootMismatchError extends ProofError<"output-root-mismatch"> {
+export class OutputRootMismatchError extends OnchainError<"output-root-mismatch"> {
   override readonly name = "OutputRootMismatchError";
   constructor(message: string, details: { readonly claimedBlock: bigint; readonly lastBlock?: bigint }) {
     super(message, { kind: "output-root-mismatch", details });

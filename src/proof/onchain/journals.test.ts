@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { describe, expect, it } from "vitest";
-import { packJournal } from "../../generated/journal/index.js";
-import type { BootInfo } from "./boot-info.js";
+import { packJournal } from "../../../generated/journal/index.js";
+import type { BootInfo } from "../preimages/index.js";
 import { configHashFor } from "./chain-configs.js";
 import {
   aggregateJournal,
@@ -11,9 +11,9 @@ import {
   OutputRootMismatchError,
   perBlockJournals,
   type ProposalContext,
-} from "./proposals.js";
+} from "./journals.js";
 import { SamplingError } from "./sampling.js";
-import { EnclaveSigner } from "../../enclave/index.js";
+import { EnclaveSigner } from "../../../enclave/index.js";
 import { recoverSignerAddress } from "./signer-address.js";
 
 function hex(...pieces: string[]): Uint8Array {

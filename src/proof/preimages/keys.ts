@@ -5,13 +5,13 @@
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { PreimageStore } from "../chain/index.js";
+import { PreimageStore } from "../../chain/index.js";
 import {
   type Preimage,
   type PreimageKey,
   PREIMAGE_KEY_TYPE_DISCRIMINANTS,
   preimageKeyTypeFromDiscriminant,
-} from "../../generated/protocol/index.js";
+} from "../../../generated/protocol/index.js";
 
 /** The 32-byte key form: the key type's discriminant, then the 31 data bytes. */
 export function preimageKeyBytes(key: PreimageKey): Uint8Array {
