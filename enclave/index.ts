@@ -22,9 +22,17 @@ export {
   type ProofProgram,
   type RangeExecutor,
   runProof,
-  StageUnavailableError,
 } from "./prove.js";
 export { EnclaveSigner, type RandomSource } from "./signer.js";
+export {
+  checkNitroFlags,
+  ENCLAVE_FLAGS,
+  ENCLAVE_USAGE,
+  type EnclaveCommandLine,
+  type EnclaveConfig,
+  EnclaveConfigError,
+  parseEnclaveCommandLine,
+} from "./config.js";
 export {
   type AttestationRequest,
   AttestationInputTooLargeError,

@@ -23,19 +23,10 @@ import {
 } from "../src/proof/onchain/index.js";
 import { type BootInfo, loadVerifiedPreimages, readBootInfo } from "../src/proof/preimages/index.js";
 import { type ChainConfigLookup, programExecutor, refusePrecompileKeys } from "../src/proof/program/index.js";
-import { EnclaveError } from "./errors.js";
 
 /** Derives the range from L1 data and re-executes it against the verified preimages. */
 export interface RangeExecutor {
   execute(boot: BootInfo, preimages: PreimageSource): Promise<ExecutedRange>;
-}
-
-/** A pipeline stage that is not part of this build. */
-export class StageUnavailableError extends EnclaveError<"stage-unavailable"> {
-  override readonly name = "StageUnavailableError";
-  constructor(message: string, details: { readonly stage: string }) {
-    super(message, { kind: "stage-unavailable", details });
-  }
 }
 
 export interface ProofProgram {

@@ -132,14 +132,35 @@ export function parseFlags(
   };
 }
 
-/** The options part of a usage text: each flag, its placeholder, its help and its twin. */
-export function renderFlagUsage(flags: readonly FlagSpec[], column = 44): string[] {
+/**
+ * The options part of a usage text: each flag and its placeholder, then its help wrapped to `width` columns from
+ * `column` on, then its twin.
+ */
+export function renderFlagUsage(flags: readonly FlagSpec[], column = 44, width = 118): string[] {
+  const indent = "".padEnd(column);
   return flags.map((spec) => {
     const names = `${spec.short === undefined ? "" : `-${spec.short}, `}--${spec.flag}`;
     const left = `  ${names}${spec.value === undefined ? "" : ` <${spec.value}>`}`;
-    const twin = spec.env === undefined ? "" : `\n${"".padEnd(column)}env ${spec.env}`;
-    return `${left.padEnd(column)}${spec.help}${twin}`;
+    const lines = wrap(spec.help, Math.max(20, width - column));
+    const twin = spec.env === undefined ? [] : [`env ${spec.env}`];
+    return [...lines, ...twin]
+      .map((line, i) => (i === 0 ? `${left.padEnd(column)}${line}` : `${indent}${line}`))
+      .join("\n");
   });
+}
+
+/** `text` in lines of at most `width` characters, broken between words. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter((w) => w.length > 0)) {
+    if (line.length > 0 && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line.length === 0 ? word : `${line} ${word}`;
+  }
+  lines.push(line);
+  return lines;
 }
 
 /** An integer flag value of at least `min`; `fail` otherwise. */
@@ -163,11 +184,17 @@ export function urlFlag(
     throw fail(`--${flag}: "${text}" is not a URL`, { flag, value: text }, error);
   }
   if (!schemes.includes(url.protocol))
-    throw fail(`--${flag}: "${text}" must be a ${schemes.map((s) => s.slice(0, -1)).join(" or ")} URL`, {
-      flag,
-      value: text,
-    });
+    throw fail(`--${flag}: "${text}" must be an ${schemeNames(schemes)} URL`, { flag, value: text });
   return text;
+}
+
+/** "http(s) or ws(s)" for ["http:", "https:", "ws:", "wss:"]. */
+function schemeNames(schemes: readonly string[]): string {
+  const names = schemes.map((scheme) => scheme.slice(0, -1));
+  return names
+    .filter((name) => !(name.endsWith("s") && names.includes(name.slice(0, -1))))
+    .map((name) => (names.includes(`${name}s`) ? `${name}(s)` : name))
+    .join(" or ");
 }
 
 /** An address flag value, checksummed; `fail` otherwise. */

@@ -74,9 +74,9 @@ describe("prover_prove errors", () => {
         "NoValidSigner: none valid",
       ],
       [
-        new EnclaveRefusedError("unix:/tmp/e.sock", "StageUnavailableError: not built"),
+        new EnclaveRefusedError("unix:/tmp/e.sock", "MissingWitnessError: missing preimage"),
         -32000,
-        "StageUnavailableError: not built",
+        "MissingWitnessError: missing preimage",
       ],
       [new ProofTimeoutError(103n, 2), -32000, "proof request for L2 block 103 timed out after 2 s"],
       [new ProofCancelledError(103n), -32000, "proof request for L2 block 103 was cancelled"],

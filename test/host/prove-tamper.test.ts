@@ -1,5 +1,5 @@
 /**
- * Witness tampering in transit (issue 13, "Tests that must exist and pass"): a second host process over the
+ * Witness tampering in transit: a second host process over the
  * L1-backed chain (test/support/prover-chain.ts) reaches the local-mode enclave process through a tamper proxy
  * (test/host/tamper-proxy.ts) that edits the Prove frame. Unedited, the proof goes through (the control);
  * a changed byte in a preimage value, a dropped preimage and two swapped blob field elements are each refused by
