@@ -67,7 +67,7 @@ describe("renderFlagUsage", () => {
       "  --dry-run         send nothing",
     ]);
     const long: FlagSpec = { flag: "x", help: "one two three four five six seven eight nine ten" };
-    expect(renderFlagUsage([long], 10, 33)).toEqual([
+    expect(renderFlagUsage([long], 10, 34)).toEqual([
       "  --x     one two three four five\n          six seven eight nine ten",
     ]);
   });
