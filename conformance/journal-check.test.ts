@@ -87,8 +87,10 @@ describe("journalProblems", () => {
   it("reports a tampered output root and an aggregate that differs from a single block's proposal", () => {
     const { result, witness } = prove(3, 1n);
     const tampered: ProofResult = {
-      ...result,
-      proposals: result.proposals.map((p, i) => (i === 1 ? { ...p, outputRoot: root(0x99) } : p)),
+      Tee: {
+        ...result.Tee,
+        proposals: result.Tee.proposals.map((p, i) => (i === 1 ? { ...p, output_root: root(0x99) } : p)),
+      },
     };
     const problems = journalProblems(tampered, {
       witness,
@@ -98,8 +100,10 @@ describe("journalProblems", () => {
     expect(problems.map((p) => p.slice(0, 20))).toEqual(["proposal 1 (block 10", "aggregate proposal: "]);
     const single = prove(1, 1n);
     const forged: ProofResult = {
-      ...single.result,
-      aggregateProposal: { ...single.result.aggregateProposal, signature: new Uint8Array(65) },
+      Tee: {
+        ...single.result.Tee,
+        aggregate_proposal: { ...single.result.Tee.aggregate_proposal, signature: new Uint8Array(65) },
+      },
     };
     expect(
       journalProblems(forged, {

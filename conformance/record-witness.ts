@@ -162,7 +162,7 @@ async function record(outDir: string): Promise<RecordedManifest> {
       throw new RecordingError("the program's roots differ from the node's", { programRoots, roots });
     }
     const keyTypes: Record<string, number> = {};
-    for (const [key] of collected.preimages) keyTypes[key.keyType] = (keyTypes[key.keyType] ?? 0) + 1;
+    for (const [key] of collected.preimages) keyTypes[key.key_type] = (keyTypes[key.key_type] ?? 0) + 1;
     const inRange = (b: number) => b > agreed && b <= claimed;
     const manifest: RecordedManifest = {
       format: FIXTURE_FORMAT,

@@ -3,7 +3,8 @@
  * 3-7): verify every hash-keyed preimage, read the boot information, look up the config hash (refusing
  * unknown chains), derive and execute the range, check the claim, then sign the journals.
  */
-import type { Preimage, ProofResult } from "../generated/protocol/index.js";
+import type { Preimage } from "../generated/protocol/index.js";
+import type { ProofResult } from "../generated/rpc/index.js";
 import {
   DEV_CHAIN_ID,
   DEV_GENESIS_TIME,

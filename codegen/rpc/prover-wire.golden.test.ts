@@ -45,7 +45,7 @@ describe("prover JSON-RPC wire form", () => {
         proposals: [proposalJson("b1", "51", "aa", 250), proposalJson("b2", "52", "b1", 251)],
       },
     };
-    const decoded: ProofResult = ProofResultCodec.decode(json);
+    const decoded: ProofResult = ProofResultCodec.decode(json, "result");
     expect(decoded.Tee.proposals[1]!.prev_output_root).toEqual(bytes(0xb1, 32));
     expect(decoded.Tee.aggregate_proposal.l2_block_number).toBe(251n);
     expect(JSON.stringify(ProofResultCodec.encode(decoded))).toBe(JSON.stringify(json));
@@ -62,7 +62,7 @@ describe("prover JSON-RPC wire form", () => {
       proposer: hex("33", 20),
       intermediate_block_interval: 2,
     };
-    const decoded: ProofRequest = ProofRequestCodec.decode(json);
+    const decoded: ProofRequest = ProofRequestCodec.decode(json, "request");
     expect(decoded.claimed_l2_block_number).toBe(251n);
     expect(decoded.proposer).toEqual(bytes(0x33, 20));
     expect(JSON.stringify(ProofRequestCodec.encode(decoded))).toBe(JSON.stringify(json));

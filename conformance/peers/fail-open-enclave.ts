@@ -68,7 +68,7 @@ export async function startFailOpenEnclave(
   };
   const lenient = (request: Request): Request =>
     request.kind === "Prove" && behaviours.acceptsPrecompileKeys === true
-      ? { ...request, preimages: request.preimages.filter(([key]) => key.keyType !== "Precompile") }
+      ? { ...request, preimages: request.preimages.filter(([key]) => key.key_type !== "Precompile") }
       : request;
   const server = new EnclaveServer({
     listen: { kind: "unix", path: join(dir, "enclave.sock") },

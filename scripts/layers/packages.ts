@@ -54,7 +54,11 @@ export const PACKAGES: readonly PackageDeclaration[] = [
   foundation("native", "node-gyp addons: AWS Nitro NSM device and vsock sockets"),
   foundation("contracts", "Solidity sources, solc-compiled artifacts and ABIs"),
   foundation("generated/rpc", "generated JSON-RPC types, codecs, clients and handler binders (from spec/)"),
-  foundation("generated/protocol", "generated bincode frames of the host-enclave protocol (from spec/)"),
+  // Above generated/rpc: the frames carry the prover's data model, generated once there.
+  {
+    ...foundation("generated/protocol", "generated bincode frames of the host-enclave protocol (from spec/)"),
+    rank: 0.5,
+  },
   foundation("generated/journal", "generated journal packer (from spec/)"),
   library("src/chain", 1, "OP Stack block execution, headers, tries, preimages, rollup configs"),
   library("src/rpc", 1, "JSON-RPC 2.0 server core on uWebSockets.js"),

@@ -32,7 +32,7 @@ export {
   ProofService,
   type ProofServiceOptions,
   ProofTimeoutError,
-  toRpcResult,
+  checkProofResult,
   validateProofRequest,
 } from "./proof-service.js";
 export { EnclaveRouter, NoValidSignerError, type Route } from "./router.js";

@@ -21,7 +21,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deployProofVerifiers, teeProverRegistryAbi } from "../../contracts/index.js";
 import { EnclaveSigner } from "../../enclave/signer.js";
 import type { ProofRequest, ProofResult as RpcProofResult } from "../../generated/rpc/index.js";
-import type { Proposal as ProtocolProposal } from "../../generated/protocol/index.js";
 import { devnetSystemConfig } from "../../src/devnet/accounts.js";
 import { DEVNET_L1_MNEMONIC } from "../../src/devnet/l1/anvil.js";
 import { type DevnetL1, startDevnetL1 } from "../../src/devnet/l1/bootstrap.js";
@@ -55,16 +54,6 @@ const signer = EnclaveSigner.generate((length) => new Uint8Array(length).fill(9)
 const trueRoot = (block: bigint): Hex => keccak256(new TextEncoder().encode(`output ${block}`));
 const wrongRoot = (block: bigint): Hex => keccak256(new TextEncoder().encode(`wrong ${block}`));
 
-const rpcProposal = (p: ProtocolProposal) => ({
-  output_root: p.outputRoot,
-  signature: p.signature,
-  l1_origin_hash: p.l1OriginHash,
-  l1_origin_number: p.l1OriginNumber,
-  l2_block_number: p.l2BlockNumber,
-  prev_output_root: p.prevOutputRoot,
-  config_hash: p.configHash,
-});
-
 /** What prover_prove returns for `request`, with `rootAt` as the chain's output roots (the enclave's signature). */
 function prove(request: ProofRequest, rootAt: (block: bigint) => Hex): RpcProofResult {
   const end = request.claimed_l2_block_number;
@@ -89,12 +78,7 @@ function prove(request: ProofRequest, rootAt: (block: bigint) => Hex): RpcProofR
     { startBlock: agreedBlock, outputRoots },
     signer,
   );
-  return {
-    Tee: {
-      aggregate_proposal: rpcProposal(result.aggregateProposal),
-      proposals: result.proposals.map(rpcProposal),
-    },
-  };
+  return result;
 }
 
 /** Test-side stand-in for the L2 block hashes: block n's "hash" names it. */

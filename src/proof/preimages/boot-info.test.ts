@@ -111,11 +111,11 @@ describe("boot information", () => {
 
   it("a boot preimage key is the 32-byte local key without its type byte", () => {
     const key = bootPreimageKey(BootKey.L1HeadNumber);
-    expect(key.keyType).toBe("Local");
+    expect(key.key_type).toBe("Local");
     expect(preimageKeyBytes(key)).toEqual(localBootKey(BootKey.L1HeadNumber));
     expect(isBootPreimageKey(key, BootKey.L1HeadNumber)).toBe(true);
     expect(isBootPreimageKey(key, BootKey.L1Head)).toBe(false);
-    expect(isBootPreimageKey({ keyType: "Keccak256", data: key.data }, BootKey.L1HeadNumber)).toBe(false);
+    expect(isBootPreimageKey({ key_type: "Keccak256", data: key.data }, BootKey.L1HeadNumber)).toBe(false);
   });
 
   it("its errors are PreimageErrors with a kind and the key in their details", () => {

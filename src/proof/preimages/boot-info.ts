@@ -68,12 +68,12 @@ export function localBootKey(index: number): Uint8Array {
 
 /** The boot index as a protocol preimage key: type Local, the 31 data bytes of the 32-byte key. */
 export function bootPreimageKey(index: number): PreimageKey {
-  return { data: localBootKey(index).slice(1), keyType: "Local" };
+  return { data: localBootKey(index).slice(1), key_type: "Local" };
 }
 
 /** True when `key` is the local key of boot index `index`. */
 export function isBootPreimageKey(key: PreimageKey, index: number): boolean {
-  if (key.keyType !== "Local") return false;
+  if (key.key_type !== "Local") return false;
   const expected = bootPreimageKey(index).data;
   return key.data.length === expected.length && key.data.every((byte, i) => byte === expected[i]);
 }
