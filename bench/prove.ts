@@ -9,7 +9,7 @@
  * transfer from the host (a pass-through proxy in front of the enclave, test/host/tamper-proxy.ts, times the frame
  * and the enclave's round trip); the enclave's stages — verification (every hash-keyed preimage checked, boot info
  * read), derivation, execution and signing — measured by replaying the same frame in this process with the code the
- * enclave runs (src/proof: loadVerifiedPreimages, runProgram over the offline oracle, buildProofResult); and the
+ * enclave runs (src/proof/preimages, src/proof/program, src/proof/onchain: loadVerifiedPreimages, runProgram over the offline oracle, buildProofResult); and the
  * enclave process's peak RSS (VmHWM, reset before each range where the kernel allows it).
  * Usage: npm run bench:prove [-- --ranges 1,10,100]
  */
@@ -21,14 +21,9 @@ import { privateKeyToAccount } from "viem/accounts";
 import { depositPortalAbi } from "../contracts/index.js";
 import { EnclaveSigner } from "../enclave/index.js";
 import { devAccounts } from "../src/chain/index.js";
-import {
-  buildProofResult,
-  loadVerifiedPreimages,
-  OfflineOracle,
-  readBootInfo,
-  refusePrecompileKeys,
-  runProgram,
-} from "../src/proof/index.js";
+import { buildProofResult } from "../src/proof/onchain/index.js";
+import { loadVerifiedPreimages, readBootInfo } from "../src/proof/preimages/index.js";
+import { OfflineOracle, refusePrecompileKeys, runProgram } from "../src/proof/program/index.js";
 import { l1Account } from "../test/support/prover-chain.js";
 import { type ProveChain, rpc, startProveChain, until } from "../test/proof/prove-chain.js";
 import { startTamperProxy } from "../test/host/tamper-proxy.js";

@@ -13,7 +13,7 @@ import {
   type Request,
   type Response,
 } from "../generated/protocol/index.js";
-import type { ListenAddress } from "../src/proof/index.js";
+import type { ListenAddress } from "../src/proof/transport/index.js";
 import { ConformanceError, type ConformanceErrorOptions } from "./errors.js";
 
 /** The suite could not talk to the enclave (connect, timeout, a frame it cannot read). */

@@ -1,19 +1,14 @@
 /**
  * The recorded devnet witness (conformance/fixtures/, docs/conformance.md "The recorded witness") is still
- * valid: it proves offline with our proof program (src/proof's runProgram over the recorded preimages, loaded
+ * valid: it proves offline with our proof program (src/proof/program's runProgram over the recorded preimages, loaded
  * as the enclave loads a Prove frame) to exactly the manifest's output roots, and its boot keys are the
  * manifest's. A change of the program or of the fixture's format that breaks it fails here; re-record with
  * `npm run conformance:record`.
  */
 import { describe, expect, it } from "vitest";
 import { toHex } from "../src/chain/index.js";
-import {
-  loadVerifiedPreimages,
-  OfflineOracle,
-  readBootInfo,
-  refusePrecompileKeys,
-  runProgram,
-} from "../src/proof/index.js";
+import { loadVerifiedPreimages, readBootInfo } from "../src/proof/preimages/index.js";
+import { OfflineOracle, refusePrecompileKeys, runProgram } from "../src/proof/program/index.js";
 import { FIXTURE_FORMAT, FIXTURE_WITNESS_PATH, recordedWitness } from "./fixture.js";
 import {
   agreedStateRootKey,
@@ -47,7 +42,7 @@ describe("the recorded devnet witness", () => {
     expect(l1HeadHeaderKey(preimages)).toBeDefined();
     expect(agreedStateRootKey(preimages)).toBeDefined();
     expect(firstBlobElement(preimages)).toBeDefined();
-    expect(preimages.some(([key]) => key.keyType === "Precompile")).toBe(false);
+    expect(preimages.some(([key]) => key.key_type === "Precompile")).toBe(false);
     const inRange = (block: number) =>
       block > manifest.startBlock && block <= manifest.boot.claimedL2BlockNumber;
     expect(manifest.contents.userTransactions.filter((t) => inRange(t.block)).length).toBeGreaterThan(0);
@@ -57,8 +52,8 @@ describe("the recorded devnet witness", () => {
   it("loads through the --witness reader (gzip'd) to the same preimages", async () => {
     const loaded = await loadWitnessFile(FIXTURE_WITNESS_PATH);
     expect(loaded.length).toBe(preimages.length);
-    expect(loaded.map(([k, v]) => `${k.keyType}:${toHex(k.data)}:${toHex(v)}`)).toEqual(
-      preimages.map(([k, v]) => `${k.keyType}:${toHex(k.data)}:${toHex(v)}`),
+    expect(loaded.map(([k, v]) => `${k.key_type}:${toHex(k.data)}:${toHex(v)}`)).toEqual(
+      preimages.map(([k, v]) => `${k.key_type}:${toHex(k.data)}:${toHex(v)}`),
     );
   });
 
@@ -87,8 +82,8 @@ describe("the recorded devnet witness", () => {
     ]) {
       expect(valueOf(preimages, key)).toBeDefined();
       const error = await replay(withoutKey(preimages, key)).catch((e: unknown) => e);
-      expect(error, key.keyType).toBeInstanceOf(Error);
-      expect((error as { kind?: string }).kind, key.keyType).toBe("missing-preimage");
+      expect(error, key.key_type).toBeInstanceOf(Error);
+      expect((error as { kind?: string }).kind, key.key_type).toBe("missing-preimage");
     }
   }, 300_000);
 });

@@ -1,6 +1,6 @@
 /**
  * The suite's journal reconstruction against the enclave's own journal builder and signer
- * (src/proof/proposals.ts buildProofResult, enclave/signer.ts): every proof it builds passes, for ranges
+ * (src/proof/onchain/journals.ts buildProofResult, enclave/signer.ts): every proof it builds passes, for ranges
  * of 1, 2, 5 and 10 blocks and intervals 1, 2 and 5; a wrong image hash, another signer, another
  * proposer or a tampered root is reported.
  */
@@ -8,7 +8,8 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { EnclaveSigner } from "../enclave/index.js";
 import type { Preimage, ProofResult } from "../generated/protocol/index.js";
-import { type BootInfo, BootKey, bootPreimageKey, buildProofResult, u64be } from "../src/proof/index.js";
+import { buildProofResult } from "../src/proof/onchain/index.js";
+import { type BootInfo, BootKey, bootPreimageKey, u64be } from "../src/proof/preimages/index.js";
 import { imageHashFromPcrs, journalProblems } from "./journal-check.js";
 
 const random = (length: number): Uint8Array => new Uint8Array(randomBytes(length));
@@ -86,8 +87,10 @@ describe("journalProblems", () => {
   it("reports a tampered output root and an aggregate that differs from a single block's proposal", () => {
     const { result, witness } = prove(3, 1n);
     const tampered: ProofResult = {
-      ...result,
-      proposals: result.proposals.map((p, i) => (i === 1 ? { ...p, outputRoot: root(0x99) } : p)),
+      Tee: {
+        ...result.Tee,
+        proposals: result.Tee.proposals.map((p, i) => (i === 1 ? { ...p, output_root: root(0x99) } : p)),
+      },
     };
     const problems = journalProblems(tampered, {
       witness,
@@ -97,8 +100,10 @@ describe("journalProblems", () => {
     expect(problems.map((p) => p.slice(0, 20))).toEqual(["proposal 1 (block 10", "aggregate proposal: "]);
     const single = prove(1, 1n);
     const forged: ProofResult = {
-      ...single.result,
-      aggregateProposal: { ...single.result.aggregateProposal, signature: new Uint8Array(65) },
+      Tee: {
+        ...single.result.Tee,
+        aggregate_proposal: { ...single.result.Tee.aggregate_proposal, signature: new Uint8Array(65) },
+      },
     };
     expect(
       journalProblems(forged, {

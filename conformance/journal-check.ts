@@ -5,10 +5,12 @@
  * (or another layout) is reported as a problem.
  */
 import type { Journal } from "../generated/journal/index.js";
-import type { Preimage, Proposal, ProofResult } from "../generated/protocol/index.js";
+import type { Preimage } from "../generated/protocol/index.js";
+import type { Proposal, ProofResult } from "../generated/rpc/index.js";
 import { PCR0_LENGTH, teeImageHashOf } from "../src/attestation/index.js";
 import { bytesEqual } from "../src/chain/index.js";
-import { BootKey, recoverJournalSigner, sampleIntermediateRoots } from "../src/proof/index.js";
+import { recoverJournalSigner, sampleIntermediateRoots } from "../src/proof/onchain/index.js";
+import { BootKey } from "../src/proof/preimages/index.js";
 import { bootValue } from "./witness.js";
 
 function hex(bytes: Uint8Array): string {
@@ -58,35 +60,35 @@ export function journalProblems(result: ProofResult, expected: JournalExpectatio
   const proposer = bootValue(expected.witness, BootKey.Proposer);
   const interval = readU64(bootValue(expected.witness, BootKey.IntermediateBlockInterval));
   if (proposer?.length !== 20) return ["the witness has no 20-byte proposer boot value"];
-  if (result.proposals.length === 0) return ["the proof result has no per-block proposals"];
+  if (result.Tee.proposals.length === 0) return ["the proof result has no per-block proposals"];
   const journalOf = (proposal: Proposal, start: bigint, prev: Uint8Array, roots: Uint8Array[]): Journal => ({
     proposer,
-    l1OriginHash: proposal.l1OriginHash,
+    l1OriginHash: proposal.l1_origin_hash,
     prevOutputRoot: prev,
     startingL2Block: start,
-    outputRoot: proposal.outputRoot,
-    endingL2Block: proposal.l2BlockNumber,
+    outputRoot: proposal.output_root,
+    endingL2Block: proposal.l2_block_number,
     intermediateRoots: roots,
-    configHash: proposal.configHash,
+    configHash: proposal.config_hash,
     teeImageHash: expected.teeImageHash,
   });
   const problems: string[] = [];
-  result.proposals.forEach((proposal, i) => {
-    if (proposal.l2BlockNumber === 0n) {
+  result.Tee.proposals.forEach((proposal, i) => {
+    if (proposal.l2_block_number === 0n) {
       problems.push(`proposal ${i}: l2_block_number 0 has no parent`);
       return;
     }
-    const journal = journalOf(proposal, proposal.l2BlockNumber - 1n, proposal.prevOutputRoot, []);
+    const journal = journalOf(proposal, proposal.l2_block_number - 1n, proposal.prev_output_root, []);
     problems.push(
-      ...checkSigned(`proposal ${i} (block ${proposal.l2BlockNumber})`, journal, proposal, expected),
+      ...checkSigned(`proposal ${i} (block ${proposal.l2_block_number})`, journal, proposal, expected),
     );
   });
-  const aggregate = result.aggregateProposal;
-  const first = result.proposals[0] as Proposal;
-  if (result.proposals.length === 1) {
+  const aggregate = result.Tee.aggregate_proposal;
+  const first = result.Tee.proposals[0] as Proposal;
+  if (result.Tee.proposals.length === 1) {
     if (
       !bytesEqual(aggregate.signature, first.signature) ||
-      !bytesEqual(aggregate.outputRoot, first.outputRoot)
+      !bytesEqual(aggregate.output_root, first.output_root)
     ) {
       problems.push("a one-block range's aggregate proposal differs from its per-block proposal");
     }
@@ -94,13 +96,13 @@ export function journalProblems(result: ProofResult, expected: JournalExpectatio
   }
   if (interval === undefined || interval === 0n)
     return [...problems, "the witness has no usable interval boot value"];
-  const start = first.l2BlockNumber - 1n;
+  const start = first.l2_block_number - 1n;
   const roots = sampleIntermediateRoots(
     start,
-    result.proposals.map((proposal) => proposal.outputRoot),
+    result.Tee.proposals.map((proposal) => proposal.output_root),
     interval,
   );
-  const journal = journalOf(aggregate, start, aggregate.prevOutputRoot, roots);
+  const journal = journalOf(aggregate, start, aggregate.prev_output_root, roots);
   problems.push(...checkSigned("aggregate proposal", journal, aggregate, expected));
   return problems;
 }

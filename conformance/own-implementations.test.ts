@@ -7,7 +7,7 @@
  * control (nobody can prove it) the proof-dependent checks SKIP for the documented reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatListenAddress } from "../src/proof/index.js";
+import { formatListenAddress } from "../src/proof/transport/index.js";
 import { type RunningEnclave, startEnclave } from "../enclave/test/enclave-process.js";
 import { hostArgs, type RunningHost, startHost } from "../test/host/spawn-host.js";
 import { type NodeProcess, startNodeProcess } from "../test/node/spawn-node.js";

@@ -14,7 +14,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { depositPortalAbi } from "../contracts/index.js";
 import { devAccounts, rollupConfigToJson, toHex } from "../src/chain/index.js";
 import { collectWitness } from "../src/host/index.js";
-import type { BootInfo } from "../src/proof/index.js";
+import type { BootInfo } from "../src/proof/preimages/index.js";
 import { type BatcherProcess, startChainBatcher, startL1Chain } from "../test/node/l1-chain.js";
 import { ConformanceError } from "./errors.js";
 import { FIXTURE_DIR, FIXTURE_FORMAT, type RecordedManifest } from "./fixture.js";
@@ -162,7 +162,7 @@ async function record(outDir: string): Promise<RecordedManifest> {
       throw new RecordingError("the program's roots differ from the node's", { programRoots, roots });
     }
     const keyTypes: Record<string, number> = {};
-    for (const [key] of collected.preimages) keyTypes[key.keyType] = (keyTypes[key.keyType] ?? 0) + 1;
+    for (const [key] of collected.preimages) keyTypes[key.key_type] = (keyTypes[key.key_type] ?? 0) + 1;
     const inRange = (b: number) => b > agreed && b <= claimed;
     const manifest: RecordedManifest = {
       format: FIXTURE_FORMAT,

@@ -4,7 +4,7 @@
  * 1 when any check fails (2 on a usage error).
  */
 import { parseArgs } from "node:util";
-import { parseListenAddress } from "../src/proof/index.js";
+import { parseListenAddress } from "../src/proof/transport/index.js";
 import { formatResult, formatSummary } from "./check.js";
 import { ConformanceError } from "./errors.js";
 import { allCheckIds, type ConformanceTargets, runConformance } from "./suite.js";

@@ -4,7 +4,7 @@
  * devnet witness of conformance/fixtures).
  */
 import type { Preimage } from "../generated/protocol/index.js";
-import type { ListenAddress } from "../src/proof/index.js";
+import type { ListenAddress } from "../src/proof/transport/index.js";
 import { type Check, type CheckResult, runCheck, type TargetKind } from "./check.js";
 import { type EnclaveContext, enclaveChecks } from "./checks/enclave.js";
 import { type HostContext, hostChecks } from "./checks/host.js";

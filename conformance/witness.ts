@@ -21,7 +21,7 @@ import {
   preimageKeyBytes,
   preimageKeyFromBytes,
   sha256PreimageKey,
-} from "../src/proof/index.js";
+} from "../src/proof/preimages/index.js";
 import { ConformanceError } from "./errors.js";
 
 /** A chain id no prover has in its config-hash table. */
@@ -149,11 +149,11 @@ export async function loadWitnessFile(path: string): Promise<Preimage[]> {
 
 /** The keccak256 key naming a 32-byte hash (the key of the value that hashes to it). */
 export function keccakKeyOfHash(hash: Uint8Array): PreimageKey {
-  return { data: hash.slice(1), keyType: "Keccak256" };
+  return { data: hash.slice(1), key_type: "Keccak256" };
 }
 
 const sameKey = (a: PreimageKey, b: PreimageKey): boolean =>
-  a.keyType === b.keyType && a.data.every((x, i) => x === b.data[i]);
+  a.key_type === b.key_type && a.data.every((x, i) => x === b.data[i]);
 
 /** The value under `key` in `witness`, if any. */
 export function valueOf(witness: readonly Preimage[], key: PreimageKey): Uint8Array | undefined {
@@ -189,7 +189,7 @@ export function agreedStateRootKey(witness: readonly Preimage[]): PreimageKey | 
 
 /** The first blob field element of the witness (blob keys are not content-addressed: the KZG commitment covers them). */
 export function firstBlobElement(witness: readonly Preimage[]): Preimage | undefined {
-  return witness.find(([key]) => key.keyType === "Blob");
+  return witness.find(([key]) => key.key_type === "Blob");
 }
 
 /** `witness` with the value under `key` replaced. */

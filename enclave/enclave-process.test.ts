@@ -19,7 +19,7 @@ import {
   computeConfigHash,
   configHashFor,
   signerAddressOf as addressOfPublicKey,
-} from "../src/proof/index.js";
+} from "../src/proof/onchain/index.js";
 import { type RunningEnclave, startEnclave } from "./test/enclave-process.js";
 import { bootPreimages, honestWitness, keccakPreimage, sha256Preimage, text } from "./test/fixtures.js";
 import { callEnclave, enclaveClient, exchangeRawBytes } from "./test/transport.js";
@@ -105,7 +105,7 @@ describe("enclave process (local mode, Unix socket)", () => {
   });
 
   it("answers a truncated frame and an undecodable payload with Error", async () => {
-    const frame = encodeRequestFrame({ kind: "SignerAttestation", userData: text("abc"), nonce: null });
+    const frame = encodeRequestFrame({ kind: "SignerAttestation", user_data: text("abc"), nonce: null });
     const truncated = await sendRaw(frame.subarray(0, frame.length - 2));
     expect(truncated).toMatchObject({
       kind: "Error",
@@ -138,7 +138,7 @@ describe("enclave process (local mode, Unix socket)", () => {
       fc.constant(encodeRequest({ kind: "SignerPublicKey" })),
       fc
         .uint8Array({ maxLength: 64 })
-        .map((u) => encodeRequest({ kind: "SignerAttestation", userData: u, nonce: null })),
+        .map((u) => encodeRequest({ kind: "SignerAttestation", user_data: u, nonce: null })),
     );
     const framed = (payload: Uint8Array) => {
       const out = new Uint8Array(4 + payload.length);

@@ -1,8 +1,9 @@
 /** The Error response text: chosen by the failure's class, never by its message text. */
 import { describe, expect, it } from "vitest";
-import { MissingBootKeyError, UnsupportedChainError } from "../src/proof/index.js";
+import { UnsupportedChainError } from "../src/proof/onchain/index.js";
+import { MissingBootKeyError } from "../src/proof/preimages/index.js";
 import { errorMessage } from "./handler.js";
-import { StageUnavailableError } from "./prove.js";
+import { EnclaveBusyError } from "./server.js";
 
 describe("errorMessage", () => {
   it("keeps UnsupportedChain's own message and prefixes every other error with its class name", () => {
@@ -12,8 +13,8 @@ describe("errorMessage", () => {
     expect(errorMessage(new MissingBootKeyError(5))).toBe(
       "MissingBootKeyError: missing boot information: local key 5 (L2ChainId)",
     );
-    expect(errorMessage(new StageUnavailableError("not built", { stage: "derivation" }))).toBe(
-      "StageUnavailableError: not built",
+    expect(errorMessage(new EnclaveBusyError("busy", { announced: 2, admitted: 1, budget: 2 }))).toBe(
+      "EnclaveBusyError: busy",
     );
     // A message that merely starts like the UnsupportedChain refusal (docs/protocol.md "Errors") is not one.
     expect(errorMessage(new Error("UnsupportedChain: spoofed"))).toBe("Error: UnsupportedChain: spoofed");

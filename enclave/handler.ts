@@ -8,7 +8,7 @@ import {
   type RequestHandlers,
   type Response,
 } from "../generated/protocol/index.js";
-import { UnsupportedChainError } from "../src/proof/index.js";
+import { UnsupportedChainError } from "../src/proof/onchain/index.js";
 import { type ProofProgram, runProof } from "./prove.js";
 import type { SecurityModule } from "./security-module.js";
 
@@ -37,12 +37,12 @@ export function enclaveHandlers(deps: RequestHandlerDeps): RequestHandlers {
       return { kind: "Prove", result: await runProof(deps.program, request.preimages) };
     },
     async signerPublicKey() {
-      return { kind: "SignerPublicKey", publicKey: deps.identity.publicKey };
+      return { kind: "SignerPublicKey", public_key: deps.identity.publicKey };
     },
     async signerAttestation(request) {
       const document = await deps.securityModule.attest({
         publicKey: deps.identity.publicKey,
-        userData: request.userData,
+        userData: request.user_data,
         nonce: request.nonce,
       });
       return { kind: "SignerAttestation", document };

@@ -2,8 +2,9 @@
  * The enclave process's parts, for the conformance suite and tests that run an enclave in-process: request
  * handlers, the proof program as the enclave runs it, the signer, the security modules and the local-mode
  * server. The process itself is enclave/main.ts. What the enclave shares with the host, the registrar and
- * the conformance suite (boot keys, config hashes, journals, signer addresses, listen addresses) is in
- * src/proof.
+ * the conformance suite is in the src/proof packages: boot keys and preimages (src/proof/preimages), config
+ * hashes, journals and signer addresses (src/proof/onchain), the program (src/proof/program), listen addresses and
+ * frame writes (src/proof/transport).
  */
 export { EnclaveError, type EnclaveErrorKind, type EnclaveErrorOptions } from "./errors.js";
 export {
@@ -21,9 +22,17 @@ export {
   type ProofProgram,
   type RangeExecutor,
   runProof,
-  StageUnavailableError,
 } from "./prove.js";
 export { EnclaveSigner, type RandomSource } from "./signer.js";
+export {
+  checkNitroFlags,
+  ENCLAVE_FLAGS,
+  ENCLAVE_USAGE,
+  type EnclaveCommandLine,
+  type EnclaveConfig,
+  EnclaveConfigError,
+  parseEnclaveCommandLine,
+} from "./config.js";
 export {
   type AttestationRequest,
   AttestationInputTooLargeError,
@@ -40,11 +49,5 @@ export {
   NitroUnavailableError,
   openNitroSecurityModule,
 } from "./nitro.js";
-export {
-  EnclaveBusyError,
-  EnclaveServer,
-  type EnclaveServerOptions,
-  type ServerAddress,
-  type VsockListenAddress,
-} from "./server.js";
+export { EnclaveBusyError, EnclaveServer, type EnclaveServerOptions, type ServerAddress } from "./server.js";
 export { jsonLinesLogger, type LogFields, type Logger, silentLogger } from "./log.js";

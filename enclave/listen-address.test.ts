@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { callEnclave } from "./test/transport.js";
-import { formatListenAddress, ListenAddressError, parseListenAddress } from "../src/proof/index.js";
+import { formatListenAddress, ListenAddressError, parseListenAddress } from "../src/proof/transport/index.js";
 import { EnclaveServer } from "./server.js";
 
 describe("listen addresses (local mode)", () => {
@@ -29,7 +29,7 @@ describe("listen addresses (local mode)", () => {
   it("serves one request per connection on 127.0.0.1", async () => {
     const server = new EnclaveServer({
       listen: parseListenAddress("127.0.0.1:0"),
-      handle: async () => ({ kind: "SignerPublicKey", publicKey: new Uint8Array([4, 1, 2]) }),
+      handle: async () => ({ kind: "SignerPublicKey", public_key: new Uint8Array([4, 1, 2]) }),
     });
     await server.start();
     try {

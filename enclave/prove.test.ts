@@ -5,12 +5,8 @@ import type { Response } from "../generated/protocol/index.js";
 import { handleRequest, type RequestHandlerDeps } from "./handler.js";
 import { LocalSecurityModule } from "./local-security-module.js";
 import { findBuiltInChain } from "../src/chain/index.js";
-import {
-  computeConfigHash,
-  configHashFor,
-  preimageKeyBytes,
-  UnsupportedChainError,
-} from "../src/proof/index.js";
+import { computeConfigHash, configHashFor, UnsupportedChainError } from "../src/proof/onchain/index.js";
+import { preimageKeyBytes } from "../src/proof/preimages/index.js";
 import { developmentChain, enclaveChains } from "./prove.js";
 import { EnclaveSigner } from "./signer.js";
 import { bootPreimages, honestWitness, keccakPreimage, sha256Preimage, text } from "./test/fixtures.js";
@@ -39,7 +35,7 @@ function errorOf(response: Response): string {
 
 describe("preimage keys", () => {
   it("the 32-byte form is the type byte then the 31 data bytes", () => {
-    const key = preimageKeyBytes({ data: new Uint8Array(31).fill(9), keyType: "Sha256" });
+    const key = preimageKeyBytes({ data: new Uint8Array(31).fill(9), key_type: "Sha256" });
     expect(key[0]).toBe(4);
     expect(key.subarray(1)).toEqual(new Uint8Array(31).fill(9));
   });
@@ -143,10 +139,10 @@ describe("identity requests", () => {
   it("SignerPublicKey answers the 65-byte key; attestation embeds it", async () => {
     const d = deps();
     const pk = await handleRequest(d, { kind: "SignerPublicKey" });
-    expect(pk).toEqual({ kind: "SignerPublicKey", publicKey: d.identity.publicKey });
+    expect(pk).toEqual({ kind: "SignerPublicKey", public_key: d.identity.publicKey });
     const att = await handleRequest(d, {
       kind: "SignerAttestation",
-      userData: new Uint8Array(513),
+      user_data: new Uint8Array(513),
       nonce: null,
     });
     expect(errorOf(att)).toMatch(/AttestationInputTooLargeError: user_data is 513 bytes/);

@@ -3,7 +3,8 @@
  * 3-7): verify every hash-keyed preimage, read the boot information, look up the config hash (refusing
  * unknown chains), derive and execute the range, check the claim, then sign the journals.
  */
-import type { Preimage, ProofResult } from "../generated/protocol/index.js";
+import type { Preimage } from "../generated/protocol/index.js";
+import type { ProofResult } from "../generated/rpc/index.js";
 import {
   DEV_CHAIN_ID,
   DEV_GENESIS_TIME,
@@ -14,32 +15,19 @@ import {
   type RollupConfig,
 } from "../src/chain/index.js";
 import {
-  type BootInfo,
   buildProofResult,
-  type ChainConfigLookup,
   computeConfigHash,
   configHashFor,
   type ExecutedRange,
   type JournalSigner,
-  loadVerifiedPreimages,
-  programExecutor,
-  readBootInfo,
-  refusePrecompileKeys,
   supportedChainIds,
-} from "../src/proof/index.js";
-import { EnclaveError } from "./errors.js";
+} from "../src/proof/onchain/index.js";
+import { type BootInfo, loadVerifiedPreimages, readBootInfo } from "../src/proof/preimages/index.js";
+import { type ChainConfigLookup, programExecutor, refusePrecompileKeys } from "../src/proof/program/index.js";
 
 /** Derives the range from L1 data and re-executes it against the verified preimages. */
 export interface RangeExecutor {
   execute(boot: BootInfo, preimages: PreimageSource): Promise<ExecutedRange>;
-}
-
-/** A pipeline stage that is not part of this build. */
-export class StageUnavailableError extends EnclaveError<"stage-unavailable"> {
-  override readonly name = "StageUnavailableError";
-  constructor(message: string, details: { readonly stage: string }) {
-    super(message, { kind: "stage-unavailable", details });
-  }
 }
 
 export interface ProofProgram {

@@ -7,7 +7,7 @@ import {
   FrameReader,
   type Response,
 } from "../generated/protocol/index.js";
-import { parseListenAddress } from "../src/proof/index.js";
+import { parseListenAddress } from "../src/proof/transport/index.js";
 import { EnclaveServer } from "./server.js";
 import { exchangeRawBytes } from "./test/transport.js";
 
@@ -52,7 +52,7 @@ describe("EnclaveServer buffered-bytes budget", () => {
 
     // B announces 30 (80 + 30 > 100): refused before its payload is read.
     const padded = new Uint8Array(30);
-    padded.set(encodeRequest({ kind: "SignerAttestation", userData: new Uint8Array(26), nonce: null }));
+    padded.set(encodeRequest({ kind: "SignerAttestation", user_data: new Uint8Array(26), nonce: null }));
     expect(await send(frame(padded))).toEqual({
       kind: "Error",
       message: "enclave busy: a 30-byte request does not fit next to 80 bytes already admitted (budget 100)",
@@ -65,7 +65,7 @@ describe("EnclaveServer buffered-bytes budget", () => {
 
     a.destroy();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const fits = encodeRequest({ kind: "SignerAttestation", userData: new Uint8Array(60), nonce: null });
+    const fits = encodeRequest({ kind: "SignerAttestation", user_data: new Uint8Array(60), nonce: null });
     expect(await send(frame(fits))).toEqual({ kind: "Error", message: "handled SignerAttestation" });
   });
 });

@@ -12,25 +12,23 @@ import {
   encodeResponseFrame,
   MAX_REQUEST_PAYLOAD_BYTES,
   type FrameReader,
-  frameWriteChunks,
   newRequestFrameReader,
   READ_TIMEOUT_MS,
   type Request,
   type Response,
 } from "../generated/protocol/index.js";
 import { listenVsock, type StreamListener } from "../native/index.js";
-import { type ListenAddress, formatListenAddress } from "../src/proof/index.js";
+import {
+  formatListenAddress,
+  type ListenAddress,
+  type VsockAddress,
+  writeFrame,
+} from "../src/proof/transport/index.js";
 import { EnclaveError } from "./errors.js";
 import { type Logger, silentLogger } from "./log.js";
 
-/** Nitro mode: AF_VSOCK through native/vsock (docs/protocol.md "Host-to-enclave vsock protocol": port 8000, any context id). */
-export interface VsockListenAddress {
-  readonly kind: "vsock";
-  readonly cid: number;
-  readonly port: number;
-}
-
-export type ServerAddress = ListenAddress | VsockListenAddress;
+/** Local mode: a Unix socket or a loopback port; Nitro mode: AF_VSOCK through native/vsock (any context id). */
+export type ServerAddress = ListenAddress | VsockAddress;
 
 export interface EnclaveServerOptions {
   readonly listen: ServerAddress;
@@ -45,24 +43,6 @@ export interface EnclaveServerOptions {
    */
   readonly maxBufferedRequestBytes?: number;
   readonly log?: Logger;
-}
-
-/** Writes all chunks, waiting for the socket to drain when it asks to. */
-async function writeChunks(socket: Socket, chunks: readonly Uint8Array[]): Promise<void> {
-  for (const chunk of chunks) {
-    if (socket.destroyed) return;
-    if (!socket.write(chunk)) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          socket.off("drain", done);
-          socket.off("close", done);
-          resolve();
-        };
-        socket.on("drain", done);
-        socket.on("close", done);
-      });
-    }
-  }
 }
 
 /** The announced request does not fit the server's budget for buffered request bytes (refuses the frame). */
@@ -221,7 +201,7 @@ export class EnclaveServer {
   ): Promise<void> {
     const response = await this.responseFor(outcome);
     try {
-      await writeChunks(socket, frameWriteChunks(encodeResponseFrame(response)));
+      await writeFrame(socket, encodeResponseFrame(response));
       socket.end();
     } catch (error) {
       this.log("warn", "could not write the response", { error: (error as Error).message });

@@ -4,7 +4,7 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex, recoverAddress, hexToBytes } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { recoverSignerAddress, signerAddressOf as addressOfPublicKey } from "../src/proof/index.js";
+import { recoverSignerAddress, signerAddressOf as addressOfPublicKey } from "../src/proof/onchain/index.js";
 import { EnclaveSigner } from "./signer.js";
 
 const N = secp256k1.Point.CURVE().n;

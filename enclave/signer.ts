@@ -4,7 +4,7 @@
  */
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { SIGNATURE_LENGTH, signerAddressOf } from "../src/proof/index.js";
+import { SIGNATURE_LENGTH, signerAddressOf } from "../src/proof/onchain/index.js";
 
 /** Where the signer gets its entropy (the security module's random source). */
 export type RandomSource = (length: number) => Uint8Array;

@@ -5,7 +5,7 @@
  */
 import type { GeneratedFile } from "../files.js";
 import type { FieldSpec, ProtocolSpec, TypeExpr, VariantSpec } from "./protocol-spec.js";
-import { camelCase, emptySource, literal, toGenerated } from "./source.js";
+import { emptySource, literal, toGenerated } from "./source.js";
 import { ProtocolSpecError } from "../errors.js";
 
 function lowerFirst(name: string): string {
@@ -38,12 +38,12 @@ export function emitClient(spec: ProtocolSpec, tsType: (expr: TypeExpr) => strin
   const methods = request.variants.map((v) => {
     const paired = responseVariant(v.response ?? "");
     const pairedFields = fieldsOf(paired);
-    const params = fieldsOf(v).map((f) => `${camelCase(f.name)}: ${noteTypes(f.type)}`);
-    const args = fieldsOf(v).map((f) => camelCase(f.name));
+    const params = fieldsOf(v).map((f) => `${f.name}: ${noteTypes(f.type)}`);
+    const args = fieldsOf(v).map((f) => f.name);
     const single = pairedFields.length === 1 ? pairedFields[0] : undefined;
     if (single === undefined) imported.add(`${res}${paired.name}`);
     const returns = single === undefined ? `${res}${paired.name}` : noteTypes(single.type);
-    const value = single === undefined ? "response" : `response.${camelCase(single.name)}`;
+    const value = single === undefined ? "response" : `response.${single.name}`;
     const body = `const response = await this.send({ kind: ${literal(v.name)}${args.map((a) => `, ${a}`).join("")} });
 if (response.kind === ${literal(paired.name)}) return ${value};
 throw unexpected(response, ${literal(paired.name)});`;
@@ -78,7 +78,7 @@ export class UnexpectedResponseError extends ProtocolError<"unexpected-response"
 }
 
 function unexpected(response: ${res}, expected: string): Error {
-  if (response.kind === ${literal(err)}) return new RemoteErrorResponse(response.${camelCase(fieldsOf(responseVariant(err))[0]?.name ?? "message")});
+  if (response.kind === ${literal(err)}) return new RemoteErrorResponse(response.${fieldsOf(responseVariant(err))[0]?.name ?? "message"});
   return new UnexpectedResponseError(\`expected ${res}::\${expected}, got ${res}::\${response.kind}\`);
 }
 

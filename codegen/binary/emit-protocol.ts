@@ -11,7 +11,7 @@ import {
 } from "./protocol-spec.js";
 import { emitClient } from "./emit-client.js";
 import { emitDispatch } from "./emit-dispatch.js";
-import { camelCase, emptySource, literal, toGenerated } from "./source.js";
+import { emptySource, literal, toGenerated } from "./source.js";
 import { ProtocolSpecError } from "../errors.js";
 
 const VARINT_BITS = { u16: 16, u32: 32, u64: 64 } as const;
@@ -161,7 +161,21 @@ function emitTypes(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
   const path = "protocol/types.ts";
   const sf = emptySource(path);
   sf.addStatements(`/** ${spec.doc} */`);
+  const models = [...spec.types].filter(([, t]) => modelName(t) !== undefined);
+  if (models.length > 0)
+    sf.addImportDeclaration({
+      leadingTrivia:
+        "// The prover's data model is generated once, from spec/typespec, into generated/rpc; the frames carry it as is.\n",
+      isTypeOnly: true,
+      namedImports: models.map(([name, t]) =>
+        modelName(t) === name ? name : { name: modelName(t)!, alias: name },
+      ),
+      moduleSpecifier: "../rpc/index.js",
+    });
+  if (models.length > 0)
+    sf.addExportDeclaration({ isTypeOnly: true, namedExports: models.map(([name]) => name) });
   for (const [name, t] of spec.types) {
+    if (modelName(t) !== undefined) continue;
     switch (t.kind) {
       case "fixedBytes":
         sf.addTypeAlias({
@@ -183,7 +197,7 @@ function emitTypes(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
           isExported: true,
           docs: [t.doc],
           properties: t.fields.map((f) => ({
-            name: camelCase(f.name),
+            name: f.name,
             type: compiler.tsType(f.type),
             isReadonly: true,
             docs: [`Wire field \`${f.name}\`.`],
@@ -195,7 +209,7 @@ function emitTypes(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
           name,
           isExported: true,
           docs: [t.doc],
-          type: `readonly [${t.items.map((f) => `${camelCase(f.name)}: ${compiler.tsType(f.type)}`).join(", ")}]`,
+          type: `readonly [${t.items.map((f) => `${f.name}: ${compiler.tsType(f.type)}`).join(", ")}]`,
         });
         break;
       case "enum":
@@ -231,7 +245,7 @@ function emitTypes(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
               properties: [
                 { name: "kind", type: literal(v.name), isReadonly: true },
                 ...variantFields(v).map((f) => ({
-                  name: camelCase(f.name),
+                  name: f.name,
                   type: compiler.tsType(f.type),
                   isReadonly: true,
                 })),
@@ -252,6 +266,16 @@ function emitTypes(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
   return toGenerated(path, sf);
 }
 
+/** The generated/rpc model a struct or enum is, if any. */
+function modelName(t: NamedTypeSpec): string | undefined {
+  return t.kind === "struct" || t.kind === "enum" ? t.model : undefined;
+}
+
+/** An externally tagged enum (a model's): `{ Variant: { fields } }`, as its JSON is. */
+function isExternallyTagged(t: NamedTypeSpec): boolean {
+  return t.kind === "enum" && t.model !== undefined;
+}
+
 function writeBody(name: string, t: NamedTypeSpec, compiler: TypeCompiler): string {
   switch (t.kind) {
     case "fixedBytes":
@@ -261,9 +285,7 @@ function writeBody(name: string, t: NamedTypeSpec, compiler: TypeCompiler): stri
     case "bytes":
       return "w.bytes(value);";
     case "struct":
-      return t.fields
-        .map((f) => compiler.write(f.type, `value.${camelCase(f.name)}`, `${name}.${f.name}`))
-        .join("\n");
+      return t.fields.map((f) => compiler.write(f.type, `value.${f.name}`, `${name}.${f.name}`)).join("\n");
     case "tuple":
       return t.items.map((f, i) => compiler.write(f.type, `value[${i}]`, `${name}.${f.name}`)).join("\n");
     case "enum": {
@@ -273,10 +295,19 @@ function writeBody(name: string, t: NamedTypeSpec, compiler: TypeCompiler): stri
           .join("\n");
         return `switch (value) {\n${cases}\ndefault:\nthrow new BincodeEncodeError(\`${name}: unknown variant \${String(value)}\`);\n}`;
       }
+      if (isExternallyTagged(t)) {
+        const branches = t.variants.map((v, i) => {
+          const fields = variantFields(v).map((f) =>
+            compiler.write(f.type, `inner.${f.name}`, `${name}::${v.name}.${f.name}`),
+          );
+          return `if (${literal(v.name)} in value) {\nconst inner = value.${v.name};\nw.variant(${i});\n${fields.join("\n")}\nreturn;\n}`;
+        });
+        return `${branches.join("\n")}\nthrow new BincodeEncodeError(\`${name}: no known variant in \${Object.keys(value).join(", ")}\`);`;
+      }
       const cases = t.variants
         .map((v, i) => {
           const fields = variantFields(v).map((f) =>
-            compiler.write(f.type, `value.${camelCase(f.name)}`, `${name}::${v.name}.${f.name}`),
+            compiler.write(f.type, `value.${f.name}`, `${name}::${v.name}.${f.name}`),
           );
           return `case ${literal(v.name)}:\nw.variant(${i});\n${fields.join("\n")}${fields.length > 0 ? "\n" : ""}return;`;
         })
@@ -295,16 +326,12 @@ function readBody(name: string, t: NamedTypeSpec, compiler: TypeCompiler): strin
     case "bytes":
       return `return r.bytes(${literal(name)});`;
     case "struct": {
-      const reads = t.fields.map(
-        (f) => `const ${camelCase(f.name)} = ${compiler.read(f.type, `${name}.${f.name}`)};`,
-      );
-      return `${reads.join("\n")}\nreturn { ${t.fields.map((f) => camelCase(f.name)).join(", ")} };`;
+      const reads = t.fields.map((f) => `const ${f.name} = ${compiler.read(f.type, `${name}.${f.name}`)};`);
+      return `${reads.join("\n")}\nreturn { ${t.fields.map((f) => f.name).join(", ")} };`;
     }
     case "tuple": {
-      const reads = t.items.map(
-        (f) => `const ${camelCase(f.name)} = ${compiler.read(f.type, `${name}.${f.name}`)};`,
-      );
-      return `${reads.join("\n")}\nreturn [${t.items.map((f) => camelCase(f.name)).join(", ")}];`;
+      const reads = t.items.map((f) => `const ${f.name} = ${compiler.read(f.type, `${name}.${f.name}`)};`);
+      return `${reads.join("\n")}\nreturn [${t.items.map((f) => f.name).join(", ")}];`;
     }
     case "enum": {
       const unknown = `default:\nreturn r.failAt(start, \`${name}: unknown variant index \${index}\`);`;
@@ -312,9 +339,11 @@ function readBody(name: string, t: NamedTypeSpec, compiler: TypeCompiler): strin
         if (isUnitOnly(t.variants)) return `case ${i}:\nreturn ${literal(v.name)};`;
         const fields = variantFields(v);
         const reads = fields.map(
-          (f) => `const ${camelCase(f.name)} = ${compiler.read(f.type, `${name}::${v.name}.${f.name}`)};`,
+          (f) => `const ${f.name} = ${compiler.read(f.type, `${name}::${v.name}.${f.name}`)};`,
         );
-        const props = [`kind: ${literal(v.name)}`, ...fields.map((f) => camelCase(f.name))].join(", ");
+        if (isExternallyTagged(t))
+          return `case ${i}: {\n${reads.join("\n")}\nreturn { ${v.name}: { ${fields.map((f) => f.name).join(", ")} } };\n}`;
+        const props = [`kind: ${literal(v.name)}`, ...fields.map((f) => f.name)].join(", ");
         return `case ${i}: {\n${reads.join("\n")}${reads.length > 0 ? "\n" : ""}return { ${props} };\n}`;
       });
       return `const start = r.position;\nconst index = r.variant();\nswitch (index) {\n${cases.join("\n")}\n${unknown}\n}`;

@@ -37,9 +37,21 @@ export type NamedTypeSpec =
       readonly doc: string;
     }
   | { readonly kind: "bytes"; readonly doc: string }
-  | { readonly kind: "struct"; readonly fields: readonly FieldSpec[]; readonly doc: string }
+  | {
+      readonly kind: "struct";
+      readonly fields: readonly FieldSpec[];
+      readonly doc: string;
+      /** The JSON-RPC model (generated/rpc) that is this type's TypeScript form: one type for both codecs. */
+      readonly model?: string;
+    }
   | { readonly kind: "tuple"; readonly items: readonly FieldSpec[]; readonly doc: string }
-  | { readonly kind: "enum"; readonly variants: readonly VariantSpec[]; readonly doc: string };
+  | {
+      readonly kind: "enum";
+      readonly variants: readonly VariantSpec[];
+      readonly doc: string;
+      /** As `model` of a struct; such an enum is externally tagged ({ Variant: { fields } }), as its JSON is. */
+      readonly model?: string;
+    };
 
 export interface FrameSpec {
   readonly lengthPrefixBytes: number;
@@ -120,6 +132,11 @@ function parseFields(value: unknown, where: string): FieldSpec[] {
   return fields;
 }
 
+/** The optional `model`: the name of the generated/rpc type this protocol type is. */
+function modelOf(o: Record<string, unknown>, where: string): { readonly model?: string } {
+  return o.model === undefined ? {} : { model: asString(o.model, `${where}.model`) };
+}
+
 function parseNamedType(name: string, value: unknown): NamedTypeSpec {
   const where = `types.${name}`;
   const o = asObject(value, where);
@@ -136,7 +153,7 @@ function parseNamedType(name: string, value: unknown): NamedTypeSpec {
     case "bytes":
       return { kind: "bytes", doc };
     case "struct":
-      return { kind: "struct", fields: parseFields(o.fields, `${where}.fields`), doc };
+      return { kind: "struct", fields: parseFields(o.fields, `${where}.fields`), doc, ...modelOf(o, where) };
     case "tuple":
       return { kind: "tuple", items: parseFields(o.items, `${where}.items`), doc };
     case "enum": {
@@ -159,7 +176,10 @@ function parseNamedType(name: string, value: unknown): NamedTypeSpec {
       if (variants.length === 0) fail(where, "an enum needs at least one variant");
       if (new Set(variants.map((v) => v.name)).size !== variants.length)
         fail(where, "duplicate variant names");
-      return { kind: "enum", variants, doc };
+      const model = modelOf(o, where);
+      if (model.model !== undefined && variants.some((v) => v.items !== undefined))
+        fail(where, "an enum with a model has struct-like variants only");
+      return { kind: "enum", variants, doc, ...model };
     }
     default:
       return fail(where, `unknown kind ${String(o.kind)}`);

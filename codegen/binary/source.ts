@@ -26,11 +26,6 @@ export function toGenerated(path: string, source: SourceFile): GeneratedFile {
   return { path, content: GENERATED_HEADER + source.getFullText() };
 }
 
-/** snake_case -> camelCase, for TypeScript property names. */
-export function camelCase(name: string): string {
-  return name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-}
-
 /** JSON.stringify for an identifier-safe string literal in generated code. */
 export function literal(value: string): string {
   return JSON.stringify(value);

@@ -290,7 +290,7 @@ describe("composite codecs", () => {
   });
 });
 
-describe("constraints from the spec (issue 15)", () => {
+describe("constraints from the spec", () => {
   const decode = (codec: Codec<unknown, unknown>, raw: unknown): unknown => codec.decode(raw, "filter");
 
   it("a filter refuses blockHash together with fromBlock or toBlock; null counts as absent", () => {

@@ -260,7 +260,7 @@ describe("generated/openrpc", () => {
     expect(Object.keys(prover)).not.toContain("Block");
   });
 
-  it("param schemas state the server's constraints (issue 15)", async () => {
+  it("param schemas state the server's constraints", async () => {
     const node = await published("node");
     const schemas = node.components?.schemas as Record<string, Json>;
     expect(schemas.Filter?.not).toEqual({

@@ -6,19 +6,11 @@
 import { randomBytes } from "node:crypto";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import {
-  decodeResponsePayload,
-  type Preimage,
-  type ProofResult,
-  type Response,
-} from "../../generated/protocol/index.js";
-import {
-  BootKey,
-  type ListenAddress,
-  preimageKeyBytes,
-  signerAddressOf,
-  u64be,
-} from "../../src/proof/index.js";
+import { decodeResponsePayload, type Preimage, type Response } from "../../generated/protocol/index.js";
+import type { ProofResult } from "../../generated/rpc/index.js";
+import { signerAddressOf } from "../../src/proof/onchain/index.js";
+import { BootKey, preimageKeyBytes, u64be } from "../../src/proof/preimages/index.js";
+import { type ListenAddress } from "../../src/proof/transport/index.js";
 import { readAttestation } from "../attestation.js";
 import { type Check, CheckFailed, CheckSkipped, expectThat } from "../check.js";
 import { exchange, RawEnclaveConnection } from "../enclave-connection.js";
@@ -70,7 +62,7 @@ async function fetchPublicKey(context: EnclaveContext): Promise<Uint8Array> {
   const response = await exchange(context.address, { kind: "SignerPublicKey" }, context.responseTimeoutMs);
   if (response.kind !== "SignerPublicKey")
     throw new CheckFailed(`SignerPublicKey answered with ${describe(response)}`);
-  return response.publicKey;
+  return response.public_key;
 }
 
 async function knownPublicKey(context: EnclaveContext): Promise<Uint8Array> {
@@ -110,7 +102,7 @@ async function expectRefused(
   const response = await prove(context, defect, witness);
   if (response.kind === "Prove") {
     throw new CheckFailed(
-      `a request with ${defect} was signed (${response.result.proposals.length} per-block proposals)`,
+      `a request with ${defect} was signed (${response.result.Tee.proposals.length} per-block proposals)`,
     );
   }
   expectThat(response.kind === "Error", `a request with ${defect} was answered with ${describe(response)}`);
@@ -240,7 +232,7 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
       const nonce = new Uint8Array(randomBytes(16));
       const response = await exchange(
         context.address,
-        { kind: "SignerAttestation", userData, nonce },
+        { kind: "SignerAttestation", user_data: userData, nonce },
         context.responseTimeoutMs,
       );
       if (response.kind !== "SignerAttestation") {
@@ -415,7 +407,7 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
         ...context.witness,
         [
           {
-            keyType: "Precompile",
+            key_type: "Precompile",
             data: keccak_256(new TextEncoder().encode("conformance: precompile")).slice(1),
           },
           new Uint8Array([1]),
@@ -438,7 +430,7 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
           `the unmodified ${context.witnessSource} witness was not proved (${describe(control)})`,
         );
       }
-      const { proposals, aggregateProposal } = control.result;
+      const { proposals, aggregate_proposal: aggregateProposal } = control.result.Tee;
       const agreed = bootValue(context.witness, BootKey.AgreedOutputRoot) ?? new Uint8Array(32);
       const claimed = bootValue(context.witness, BootKey.ClaimedOutputRoot) ?? new Uint8Array(32);
       const claimedBlock = readU64(bootValue(context.witness, BootKey.ClaimedL2BlockNumber));
@@ -452,27 +444,27 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
       let prev = agreed;
       proposals.forEach((p, i) => {
         const block = expected === undefined ? undefined : expected.startBlock + BigInt(i) + 1n;
-        if (!equalBytes(p.prevOutputRoot, prev))
+        if (!equalBytes(p.prev_output_root, prev))
           problems.push(
-            `proposal ${i}: prevOutputRoot ${hex(p.prevOutputRoot)} does not chain from ${hex(prev)}`,
+            `proposal ${i}: prevOutputRoot ${hex(p.prev_output_root)} does not chain from ${hex(prev)}`,
           );
-        if (block !== undefined && p.l2BlockNumber !== block)
-          problems.push(`proposal ${i}: block ${p.l2BlockNumber}, expected ${block}`);
+        if (block !== undefined && p.l2_block_number !== block)
+          problems.push(`proposal ${i}: block ${p.l2_block_number}, expected ${block}`);
         const root = expected?.outputRoots[i];
-        if (root !== undefined && !equalBytes(p.outputRoot, root))
+        if (root !== undefined && !equalBytes(p.output_root, root))
           problems.push(
-            `proposal ${i} (block ${p.l2BlockNumber}): root ${hex(p.outputRoot)}, the chain's is ${hex(root)}`,
+            `proposal ${i} (block ${p.l2_block_number}): root ${hex(p.output_root)}, the chain's is ${hex(root)}`,
           );
-        prev = p.outputRoot;
+        prev = p.output_root;
       });
       if (!equalBytes(prev, claimed)) problems.push(`the last proposal's root ${hex(prev)} is not the claim`);
-      if (!equalBytes(aggregateProposal.outputRoot, claimed))
-        problems.push(`the aggregate root ${hex(aggregateProposal.outputRoot)} is not the claim`);
-      if (claimedBlock !== undefined && aggregateProposal.l2BlockNumber !== claimedBlock)
+      if (!equalBytes(aggregateProposal.output_root, claimed))
+        problems.push(`the aggregate root ${hex(aggregateProposal.output_root)} is not the claim`);
+      if (claimedBlock !== undefined && aggregateProposal.l2_block_number !== claimedBlock)
         problems.push(
-          `the aggregate is at block ${aggregateProposal.l2BlockNumber}, the claim at ${claimedBlock}`,
+          `the aggregate is at block ${aggregateProposal.l2_block_number}, the claim at ${claimedBlock}`,
         );
-      if (!equalBytes(aggregateProposal.prevOutputRoot, agreed))
+      if (!equalBytes(aggregateProposal.prev_output_root, agreed))
         problems.push("the aggregate's prevOutputRoot is not the agreed root");
       expectThat(problems.length === 0, problems.join("; "));
       return `${proposals.length} per-block proposals from the agreed root to the claim${expected === undefined ? "" : ", each root the recorded chain's"}`;

@@ -11,14 +11,14 @@ import {
   decodeRequestPayload,
   encodeResponseFrame,
   type Preimage,
-  type Proposal,
   type Request,
   type Response,
 } from "../../generated/protocol/index.js";
+import type { Proposal } from "../../generated/rpc/index.js";
 import { packJournal } from "../../generated/journal/index.js";
 import { EnclaveSigner } from "../../enclave/index.js";
 import { LocalAttestor } from "../../src/attestation/index.js";
-import { BootKey } from "../../src/proof/index.js";
+import { BootKey } from "../../src/proof/preimages/index.js";
 import { bootValue } from "../witness.js";
 
 const random = (length: number): Uint8Array => new Uint8Array(randomBytes(length));
@@ -45,22 +45,22 @@ export async function startCarelessEnclave(): Promise<CarelessEnclave> {
   function signAnything(preimages: readonly Preimage[]): Proposal {
     const block = u64(bootValue(preimages, BootKey.ClaimedL2BlockNumber), 1n);
     const proposal = {
-      outputRoot: bytesOr(bootValue(preimages, BootKey.ClaimedOutputRoot), 32),
-      l1OriginHash: bytesOr(bootValue(preimages, BootKey.L1Head), 32),
-      l1OriginNumber: u64(bootValue(preimages, BootKey.L1HeadNumber), 0n),
-      l2BlockNumber: block,
-      prevOutputRoot: bytesOr(bootValue(preimages, BootKey.AgreedOutputRoot), 32),
-      configHash: keccak_256(new TextEncoder().encode("careless config")),
+      output_root: bytesOr(bootValue(preimages, BootKey.ClaimedOutputRoot), 32),
+      l1_origin_hash: bytesOr(bootValue(preimages, BootKey.L1Head), 32),
+      l1_origin_number: u64(bootValue(preimages, BootKey.L1HeadNumber), 0n),
+      l2_block_number: block,
+      prev_output_root: bytesOr(bootValue(preimages, BootKey.AgreedOutputRoot), 32),
+      config_hash: keccak_256(new TextEncoder().encode("careless config")),
     };
     const journal = packJournal({
       proposer: bytesOr(bootValue(preimages, BootKey.Proposer), 20),
-      l1OriginHash: proposal.l1OriginHash,
-      prevOutputRoot: proposal.prevOutputRoot,
+      l1OriginHash: proposal.l1_origin_hash,
+      prevOutputRoot: proposal.prev_output_root,
       startingL2Block: block - 1n,
-      outputRoot: proposal.outputRoot,
+      outputRoot: proposal.output_root,
       endingL2Block: block,
       intermediateRoots: [],
-      configHash: proposal.configHash,
+      configHash: proposal.config_hash,
       teeImageHash: madeUpImageHash,
     });
     return { ...proposal, signature: signer.signJournal(journal) };
@@ -69,19 +69,19 @@ export async function startCarelessEnclave(): Promise<CarelessEnclave> {
   async function answer(request: Request): Promise<Response> {
     switch (request.kind) {
       case "SignerPublicKey":
-        return { kind: "SignerPublicKey", publicKey: signer.publicKey };
+        return { kind: "SignerPublicKey", public_key: signer.publicKey };
       case "SignerAttestation":
         return {
           kind: "SignerAttestation",
           document: await attestor.attest({
             publicKey: signer.publicKey,
-            userData: request.userData,
+            userData: request.user_data,
             nonce: request.nonce,
           }),
         };
       case "Prove": {
         const proposal = signAnything(request.preimages);
-        return { kind: "Prove", result: { kind: "Tee", aggregateProposal: proposal, proposals: [proposal] } };
+        return { kind: "Prove", result: { Tee: { aggregate_proposal: proposal, proposals: [proposal] } } };
       }
     }
   }

@@ -25,7 +25,8 @@ import {
 import type { Request } from "../../generated/protocol/index.js";
 import type { RollupConfig } from "../../src/chain/index.js";
 import { teeImageHashOf } from "../../src/attestation/index.js";
-import { type ListenAddress, UnsupportedChainError } from "../../src/proof/index.js";
+import { UnsupportedChainError } from "../../src/proof/onchain/index.js";
+import { type ListenAddress } from "../../src/proof/transport/index.js";
 
 export interface FailOpenBehaviours {
   readonly failOpen?: boolean;
@@ -67,7 +68,7 @@ export async function startFailOpenEnclave(
   };
   const lenient = (request: Request): Request =>
     request.kind === "Prove" && behaviours.acceptsPrecompileKeys === true
-      ? { ...request, preimages: request.preimages.filter(([key]) => key.keyType !== "Precompile") }
+      ? { ...request, preimages: request.preimages.filter(([key]) => key.key_type !== "Precompile") }
       : request;
   const server = new EnclaveServer({
     listen: { kind: "unix", path: join(dir, "enclave.sock") },

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { nodeArgs } from "../../src/bundles/index.js";
-import type { ListenAddress } from "../../src/proof/index.js";
+import type { ListenAddress } from "../../src/proof/transport/index.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 

@@ -5,7 +5,7 @@ import {
   isBootPreimageKey,
   keccak256PreimageKey,
   sha256PreimageKey,
-} from "../../src/proof/index.js";
+} from "../../src/proof/preimages/index.js";
 
 /** A keccak256 key for `hashOf` (its hash's last 31 bytes), holding `value` (which may not match). */
 export function keccakPreimage(hashOf: Uint8Array, value: Uint8Array = hashOf): Preimage {

@@ -6,7 +6,7 @@
 import { connect } from "node:net";
 import { type Request, RequestClient, type Response } from "../../generated/protocol/index.js";
 import { callEnclave as hostCallEnclave } from "../../src/host/index.js";
-import type { ListenAddress } from "../../src/proof/index.js";
+import type { ListenAddress } from "../../src/proof/transport/index.js";
 
 export interface CallOptions {
   /** Read timeout for the whole exchange (default: the protocol's 5 minutes). */

@@ -37,13 +37,13 @@ export class RequestClient {
   /** Request::SignerPublicKey, answered by Response::SignerPublicKey. */
   async signerPublicKey(): Promise<Bytes> {
     const response = await this.send({ kind: "SignerPublicKey" });
-    if (response.kind === "SignerPublicKey") return response.publicKey;
+    if (response.kind === "SignerPublicKey") return response.public_key;
     throw unexpected(response, "SignerPublicKey");
   }
 
   /** Request::SignerAttestation, answered by Response::SignerAttestation. */
-  async signerAttestation(userData: Uint8Array | null, nonce: Uint8Array | null): Promise<Bytes> {
-    const response = await this.send({ kind: "SignerAttestation", userData, nonce });
+  async signerAttestation(user_data: Uint8Array | null, nonce: Uint8Array | null): Promise<Bytes> {
+    const response = await this.send({ kind: "SignerAttestation", user_data, nonce });
     if (response.kind === "SignerAttestation") return response.document;
     throw unexpected(response, "SignerAttestation");
   }

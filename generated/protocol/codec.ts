@@ -119,14 +119,14 @@ export function decodePreimageKeyType(bytes: Uint8Array): PreimageKeyType {
 /** Appends a PreimageKey to a bincode writer. */
 export function writePreimageKey(w: BincodeWriter, value: PreimageKey): void {
   w.fixedArray(value.data, 31, "PreimageKey.data");
-  writePreimageKeyType(w, value.keyType);
+  writePreimageKeyType(w, value.key_type);
 }
 
 /** Reads a PreimageKey from a bincode reader (throws BincodeDecodeError). */
 export function readPreimageKey(r: BincodeReader): PreimageKey {
   const data = r.raw(31);
-  const keyType = readPreimageKeyType(r);
-  return { data, keyType };
+  const key_type = readPreimageKeyType(r);
+  return { data, key_type };
 }
 
 /** A PreimageKey as a complete bincode payload. */
@@ -174,25 +174,25 @@ export function decodePreimage(bytes: Uint8Array): Preimage {
 
 /** Appends a Proposal to a bincode writer. */
 export function writeProposal(w: BincodeWriter, value: Proposal): void {
-  writeB256(w, value.outputRoot);
+  writeB256(w, value.output_root);
   writeBytes(w, value.signature);
-  writeB256(w, value.l1OriginHash);
-  w.varint(value.l1OriginNumber, 64);
-  w.varint(value.l2BlockNumber, 64);
-  writeB256(w, value.prevOutputRoot);
-  writeB256(w, value.configHash);
+  writeB256(w, value.l1_origin_hash);
+  w.varint(value.l1_origin_number, 64);
+  w.varint(value.l2_block_number, 64);
+  writeB256(w, value.prev_output_root);
+  writeB256(w, value.config_hash);
 }
 
 /** Reads a Proposal from a bincode reader (throws BincodeDecodeError). */
 export function readProposal(r: BincodeReader): Proposal {
-  const outputRoot = readB256(r);
+  const output_root = readB256(r);
   const signature = readBytes(r);
-  const l1OriginHash = readB256(r);
-  const l1OriginNumber = r.varint(64);
-  const l2BlockNumber = r.varint(64);
-  const prevOutputRoot = readB256(r);
-  const configHash = readB256(r);
-  return { outputRoot, signature, l1OriginHash, l1OriginNumber, l2BlockNumber, prevOutputRoot, configHash };
+  const l1_origin_hash = readB256(r);
+  const l1_origin_number = r.varint(64);
+  const l2_block_number = r.varint(64);
+  const prev_output_root = readB256(r);
+  const config_hash = readB256(r);
+  return { output_root, signature, l1_origin_hash, l1_origin_number, l2_block_number, prev_output_root, config_hash };
 }
 
 /** A Proposal as a complete bincode payload. */
@@ -212,17 +212,16 @@ export function decodeProposal(bytes: Uint8Array): Proposal {
 
 /** Appends a ProofResult to a bincode writer. */
 export function writeProofResult(w: BincodeWriter, value: ProofResult): void {
-  switch (value.kind) {
-    case "Tee":
-      w.variant(0);
-      writeProposal(w, value.aggregateProposal);
-      w.vec(value.proposals, (item0) => {
-        writeProposal(w, item0);
-      });
-      return;
-    default:
-      throw new BincodeEncodeError(`ProofResult: unknown variant ${String((value as { kind: unknown }).kind)}`);
+  if ("Tee" in value) {
+    const inner = value.Tee;
+    w.variant(0);
+    writeProposal(w, inner.aggregate_proposal);
+    w.vec(inner.proposals, (item0) => {
+      writeProposal(w, item0);
+    });
+    return;
   }
+  throw new BincodeEncodeError(`ProofResult: no known variant in ${Object.keys(value).join(", ")}`);
 }
 
 /** Reads a ProofResult from a bincode reader (throws BincodeDecodeError). */
@@ -231,9 +230,9 @@ export function readProofResult(r: BincodeReader): ProofResult {
   const index = r.variant();
   switch (index) {
     case 0: {
-      const aggregateProposal = readProposal(r);
+      const aggregate_proposal = readProposal(r);
       const proposals = r.vec(135, "ProofResult::Tee.proposals", () => readProposal(r));
-      return { kind: "Tee", aggregateProposal, proposals };
+      return { Tee: { aggregate_proposal, proposals } };
     }
     default:
       return r.failAt(start, `ProofResult: unknown variant index ${index}`);
@@ -269,7 +268,7 @@ export function writeRequest(w: BincodeWriter, value: Request): void {
       return;
     case "SignerAttestation":
       w.variant(2);
-      w.option(value.userData, (some0) => {
+      w.option(value.user_data, (some0) => {
         w.bytes(some0, 512, "Request::SignerAttestation.user_data");
       });
       w.option(value.nonce, (some0) => {
@@ -294,9 +293,9 @@ export function readRequest(r: BincodeReader): Request {
       return { kind: "SignerPublicKey" };
     }
     case 2: {
-      const userData = r.option("Request::SignerAttestation.user_data", () => r.bytes("Request::SignerAttestation.user_data", 512));
+      const user_data = r.option("Request::SignerAttestation.user_data", () => r.bytes("Request::SignerAttestation.user_data", 512));
       const nonce = r.option("Request::SignerAttestation.nonce", () => r.bytes("Request::SignerAttestation.nonce", 512));
-      return { kind: "SignerAttestation", userData, nonce };
+      return { kind: "SignerAttestation", user_data, nonce };
     }
     default:
       return r.failAt(start, `Request: unknown variant index ${index}`);
@@ -327,7 +326,7 @@ export function writeResponse(w: BincodeWriter, value: Response): void {
       return;
     case "SignerPublicKey":
       w.variant(1);
-      writeBytes(w, value.publicKey);
+      writeBytes(w, value.public_key);
       return;
     case "SignerAttestation":
       w.variant(2);
@@ -352,8 +351,8 @@ export function readResponse(r: BincodeReader): Response {
       return { kind: "Prove", result };
     }
     case 1: {
-      const publicKey = readBytes(r);
-      return { kind: "SignerPublicKey", publicKey };
+      const public_key = readBytes(r);
+      return { kind: "SignerPublicKey", public_key };
     }
     case 2: {
       const document = readBytes(r);

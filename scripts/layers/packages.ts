@@ -58,7 +58,11 @@ export const PACKAGES: readonly PackageDeclaration[] = [
   foundation("native", "node-gyp addons: AWS Nitro NSM device and vsock sockets"),
   foundation("contracts", "Solidity sources, solc-compiled artifacts and ABIs"),
   foundation("generated/rpc", "generated JSON-RPC types, codecs, clients and handler binders (from spec/)"),
-  foundation("generated/protocol", "generated bincode frames of the host-enclave protocol (from spec/)"),
+  // Above generated/rpc: the frames carry the prover's data model, generated once there.
+  {
+    ...foundation("generated/protocol", "generated bincode frames of the host-enclave protocol (from spec/)"),
+    rank: 0.5,
+  },
   foundation("generated/journal", "generated journal packer (from spec/)"),
   library("src/chain", 1, "OP Stack block execution, headers, tries, preimages, rollup configs"),
   library("src/rpc", 1, "JSON-RPC 2.0 server core on uWebSockets.js"),
@@ -71,10 +75,22 @@ export const PACKAGES: readonly PackageDeclaration[] = [
   library("src/payments", 2, "EIP-3009 authorizations: signing, verification, relaying"),
   library("src/derive", 2, "derivation: L2 payload attributes from L1 data"),
   library(
-    "src/proof",
-    3,
-    "what the enclave, host, registrar and conformance suite share: boot info, config hashes, journals",
+    "src/proof/transport",
+    1,
+    "the TEE transport host and enclave share: addresses, the vsock port, frame writes",
   ),
+  library(
+    "src/service-kit",
+    1,
+    "flags with environment twins, usage text, process start and the back-off loop",
+  ),
+  library("src/proof/preimages", 2, "preimage keys (one 32-byte type), the verified store, boot information"),
+  library(
+    "src/proof/onchain",
+    3,
+    "onchain encodings: journals and proposal signatures, config hashes, AggregateVerifier arguments",
+  ),
+  library("src/proof/program", 4, "the proof program: prologue, derivation and execution, epilogue"),
   library(
     "src/chain-rpc",
     3,

@@ -16,11 +16,9 @@ import {
   nullifyRequest,
   type OnchainProposal,
   ProposalStatus,
-  startStepLoop,
-  type StepLoop,
   type VerifierIntervals,
-  verifierServiceClients,
-} from "../proof/index.js";
+} from "../proof/onchain/index.js";
+import { startStepLoop, type StepLoop, verifierServiceClients } from "../service-kit/index.js";
 import type { ChallengerConfig } from "./config.js";
 import { NullifyRevertedError } from "./errors.js";
 

@@ -1,5 +1,9 @@
 /** Command-line flags and environment variables of the challenger process (docs/proposer.md "Flags"). */
-import { integerFlag, parseVerifierServiceCommandLine, type VerifierServiceConfig } from "../proof/index.js";
+import {
+  integerFlag,
+  parseVerifierServiceCommandLine,
+  type VerifierServiceConfig,
+} from "../service-kit/index.js";
 import { ChallengerConfigError } from "./errors.js";
 
 export const CHALLENGER_USAGE = `Usage: challenger [options]

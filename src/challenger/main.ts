@@ -7,13 +7,13 @@
  * `--help` lists every flag and its environment twin. A bad flag prints one line to stderr and exits 2; SIGINT or
  * SIGTERM stops the loop and exits 0 (a restart scans Proposed events again from --start-block).
  */
-import { startVerifierServiceProcess } from "../proof/index.js";
+import { startServiceProcess } from "../service-kit/index.js";
 import { exitOnShutdownSignals } from "../rpc/index.js";
 import { parseChallengerCommandLine } from "./config.js";
 import { ChallengerConfigError } from "./errors.js";
 import { startChallenger } from "./challenger.js";
 
-const started = startVerifierServiceProcess({
+const started = startServiceProcess({
   name: "challenger",
   parse: parseChallengerCommandLine,
   configError: ChallengerConfigError,

@@ -26,11 +26,11 @@ import { aggregateVerifierAbi, teeVerifierAbi } from "../../contracts/index.js";
 import type { Journal } from "../../generated/journal/index.js";
 import {
   aggregateJournal,
-  type BootInfo,
   journalDigest,
   perBlockJournals,
   type ProposalContext,
-} from "../proof/index.js";
+} from "../proof/onchain/index.js";
+import { type BootInfo } from "../proof/preimages/index.js";
 import { runCli } from "./cli.js";
 import { DevnetProveError, DevnetUsageError } from "./errors.js";
 import { readRecord } from "./record.js";

@@ -7,7 +7,7 @@ import { type Address, createWalletClient, getAddress, type Hex, http, toHex } f
 import { privateKeyToAccount } from "viem/accounts";
 import { deployProofVerifiers, teeProverRegistryAbi } from "../../contracts/index.js";
 import { genesisFactsOf, type RollupConfig } from "../chain/index.js";
-import { computeConfigHash } from "../proof/index.js";
+import { computeConfigHash } from "../proof/onchain/index.js";
 import { devnetAccount } from "./accounts.js";
 import { runRegistrarCli } from "../registrar/index.js";
 import { jsonLine } from "./child.js";

@@ -3,13 +3,13 @@
  * keys 1-5 and 8-10. Keys 6 and 7 (rollup and L1 chain config JSON) are only for chains not built into
  * the enclave; the host starts only for built-in chains, so it never sends them.
  *
- * Until witness collection exists (a later issue) these are the only preimages the host sends, so the
- * enclave verifies them, reads the boot information, checks the chain, and then refuses at its missing
- * derivation stage; that refusal comes back to the caller as -32000. No proof is faked.
+ * With a rollup config (--rollup-config) the host adds the witness it collects by running the proof program
+ * natively (src/host/witness); without one these are the only preimages it sends, and the enclave refuses
+ * the request at the first preimage it misses (MissingWitnessError, -32000 to the caller). No proof is faked.
  */
 import type { Preimage } from "../../generated/protocol/index.js";
 import type { ProofRequest } from "../../generated/rpc/index.js";
-import { type BootInfo, bootInfoPreimages } from "../proof/index.js";
+import { type BootInfo, bootInfoPreimages } from "../proof/preimages/index.js";
 
 /** The boot information of a proof request for chain `l2ChainId`. */
 export function bootInfoOf(request: ProofRequest, l2ChainId: bigint): BootInfo {

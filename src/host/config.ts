@@ -5,12 +5,20 @@
  * values.
  */
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
-import { type Address, getAddress, isAddress } from "viem";
+import type { Address } from "viem";
 import { parseRollupConfig, type RollupConfig } from "../chain/index.js";
-import { type LogLevel, parseLogLevel, UnknownLogLevelError } from "../log/index.js";
-import { BUILT_IN_CHAINS, supportedChainIds } from "../proof/index.js";
-import { type EnclaveAddress, EnclaveAddressError, parseEnclaveAddresses } from "./enclave-address.js";
+import type { LogLevel } from "../log/index.js";
+import {
+  addressFlag,
+  type FlagFailure,
+  type FlagSpec,
+  logLevelFlag,
+  parseFlags,
+  renderFlagUsage,
+  urlFlag,
+} from "../service-kit/index.js";
+import { BUILT_IN_CHAINS, supportedChainIds } from "../proof/onchain/index.js";
+import { type EnclaveAddress, EnclaveAddressError, parseEnclaveAddresses } from "../proof/transport/index.js";
 import { HostError } from "./errors.js";
 import { DEFAULT_PROOF_TIMEOUT_MS } from "./proof-service.js";
 
@@ -50,15 +58,6 @@ export class HostConfigError extends HostError<"config"> {
   ) {
     super(message, { kind: "config", details, cause: options.cause });
   }
-}
-
-interface FlagSpec {
-  readonly flag: string;
-  readonly env: string;
-  readonly value: string;
-  readonly help: string;
-  readonly multiple?: boolean;
-  readonly boolean?: boolean;
 }
 
 export const DEFAULT_LISTEN = "127.0.0.1:7300";
@@ -128,7 +127,6 @@ export const HOST_FLAGS: readonly FlagSpec[] = [
   {
     flag: "process-metrics",
     env: "PROVER_PROCESS_METRICS",
-    value: "",
     boolean: true,
     help: "also export process metrics (CPU, memory, GC) on GET /metrics",
   },
@@ -141,10 +139,6 @@ export const HOST_FLAGS: readonly FlagSpec[] = [
 ];
 
 export function hostUsage(): string {
-  const lines = HOST_FLAGS.map((spec) => {
-    const left = `  --${spec.flag}${spec.value === "" ? "" : ` <${spec.value}>`}`;
-    return `${left.padEnd(44)}${spec.help}\n${"".padEnd(44)}env ${spec.env}`;
-  });
   return [
     "Usage: tsx src/host/main.ts [options]",
     "",
@@ -152,28 +146,18 @@ export function hostUsage(): string {
     "healthz) on one HTTP listener, with GET /healthz and GET /metrics, in front of one or more enclaves.",
     "",
     "Options (each flag has an environment twin; the flag wins):",
-    ...lines,
+    ...renderFlagUsage(HOST_FLAGS),
     "  --help                                    this text",
     "",
   ].join("\n");
 }
 
-function requireUrl(name: string, text: string | undefined): string {
-  if (text === undefined || text.length === 0)
-    throw new HostConfigError(`--${name} is required`, { flag: name });
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new HostConfigError(`--${name}: "${text}" is not a URL`, { flag: name });
-  }
-  if (!["http:", "https:", "ws:", "wss:"].includes(url.protocol))
-    throw new HostConfigError(`--${name}: "${text}" must be an http(s) or ws(s) URL`, { flag: name });
-  return text;
-}
+const fail: FlagFailure = (message, details, cause) =>
+  new HostConfigError(message, { ...(details.flag === undefined ? {} : { flag: details.flag }) }, { cause });
 
-function parseChainId(text: string | undefined): bigint {
-  if (text === undefined) throw new HostConfigError("--l2-chain-id is required", { flag: "l2-chain-id" });
+const URL_SCHEMES = ["http:", "https:", "ws:", "wss:"];
+
+function parseChainId(text: string): bigint {
   if (!/^\d{1,20}$/.test(text))
     throw new HostConfigError(`--l2-chain-id: "${text}" is not a chain id`, { flag: "l2-chain-id" });
   const chainId = BigInt(text);
@@ -223,55 +207,19 @@ function parseSeconds(name: string, text: string): number {
   return Math.round(seconds * 1000);
 }
 
-function parseBooleanEnv(name: string, text: string): boolean {
-  if (/^(1|true|yes|on)$/i.test(text)) return true;
-  if (/^(0|false|no|off|)$/i.test(text)) return false;
-  throw new HostConfigError(`${name}: "${text}" is not a boolean`, { flag: name });
-}
-
 export type ParsedCommandLine =
   { readonly kind: "help"; readonly text: string } | { readonly kind: "run"; readonly config: HostConfig };
 
 /** Parses flags (argv without the node and script) and their environment twins. */
 export function parseHostCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedCommandLine {
-  let values: Record<string, string | boolean | string[] | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        help: { type: "boolean" },
-        ...Object.fromEntries(
-          HOST_FLAGS.map((spec) => [
-            spec.flag,
-            spec.boolean === true
-              ? { type: "boolean" as const }
-              : { type: "string" as const, multiple: spec.multiple === true },
-          ]),
-        ),
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new HostConfigError(`${(error as Error).message}\n\n${hostUsage()}`, {}, { cause: error });
-  }
-  if (values.help === true) return { kind: "help", text: hostUsage() };
+  const flags = parseFlags(argv, env, HOST_FLAGS, {
+    fail: (message, details, cause) => fail(`${message}\n\n${hostUsage()}`, details, cause),
+  });
+  if (flags.help) return { kind: "help", text: hostUsage() };
 
-  const text = (flag: string): string | undefined => {
-    const fromFlag = values[flag];
-    if (typeof fromFlag === "string") return fromFlag;
-    const spec = HOST_FLAGS.find((candidate) => candidate.flag === flag)!;
-    return env[spec.env];
-  };
-
-  const enclaveTexts = Array.isArray(values["vsock-cid"])
-    ? values["vsock-cid"]
-    : env.PROVER_VSOCK_CID === undefined
-      ? []
-      : [env.PROVER_VSOCK_CID];
   let enclaves: EnclaveAddress[];
   try {
-    enclaves = parseEnclaveAddresses(enclaveTexts);
+    enclaves = parseEnclaveAddresses(flags.list("vsock-cid"));
   } catch (error) {
     if (error instanceof EnclaveAddressError)
       throw new HostConfigError(`--vsock-cid: ${error.message}`, { flag: "vsock-cid" }, { cause: error });
@@ -280,15 +228,9 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
   if (enclaves.length === 0)
     throw new HostConfigError("--vsock-cid is required: at least one enclave", { flag: "vsock-cid" });
 
-  const registryText = text("tee-prover-registry-address");
-  let registryAddress: Address | undefined;
-  if (registryText !== undefined && registryText.length > 0) {
-    if (!isAddress(registryText, { strict: false }))
-      throw new HostConfigError(`--tee-prover-registry-address: "${registryText}" is not an address`, {
-        flag: "tee-prover-registry-address",
-      });
-    registryAddress = getAddress(registryText);
-  }
+  const registryText = flags.text("tee-prover-registry-address");
+  const registryAddress: Address | undefined =
+    registryText === undefined ? undefined : addressFlag(registryText, "tee-prover-registry-address", fail);
   if (enclaves.length > 1 && registryAddress === undefined) {
     throw new HostConfigError(
       `${enclaves.length} enclaves are configured but no --tee-prover-registry-address: with more than one enclave the host routes by onchain signer validity, so a registry is required`,
@@ -296,30 +238,16 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
     );
   }
 
-  let logLevel: LogLevel = "info";
-  const levelText = text("log-level");
-  if (levelText !== undefined) {
-    try {
-      logLevel = parseLogLevel(levelText);
-    } catch (error) {
-      if (error instanceof UnknownLogLevelError)
-        throw new HostConfigError(`--log-level: ${error.message}`, { flag: "log-level" }, { cause: error });
-      throw error;
-    }
-  }
-
-  const timeoutText = text("proof-request-timeout");
+  const timeoutText = flags.text("proof-request-timeout");
   const proofTimeoutMs =
     timeoutText === undefined ? DEFAULT_PROOF_TIMEOUT_MS : parseSeconds("proof-request-timeout", timeoutText);
-  const drainText = text("shutdown-drain");
-  const processMetricsEnv = env.PROVER_PROCESS_METRICS;
-  const l1RpcUrl = requireUrl("l1-rpc-url", text("l1-rpc-url"));
-  const beaconText = text("l1-beacon-url");
-  const l1BeaconUrl =
-    beaconText === undefined || beaconText.length === 0 ? l1RpcUrl : requireUrl("l1-beacon-url", beaconText);
-  const l2RpcUrl = requireUrl("l2-rpc-url", text("l2-rpc-url"));
-  const l2ChainId = parseChainId(text("l2-chain-id"));
-  const rollupPath = text("rollup-config");
+  const drainText = flags.text("shutdown-drain");
+  const url = (flag: string): string => urlFlag(flags.need(flag), flag, fail, URL_SCHEMES);
+  const l1RpcUrl = url("l1-rpc-url");
+  const l1BeaconUrl = flags.text("l1-beacon-url") === undefined ? l1RpcUrl : url("l1-beacon-url");
+  const l2RpcUrl = url("l2-rpc-url");
+  const l2ChainId = parseChainId(flags.need("l2-chain-id"));
+  const rollupPath = flags.text("rollup-config");
 
   return {
     kind: "run",
@@ -328,18 +256,13 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
       l1BeaconUrl,
       l2RpcUrl,
       l2ChainId,
-      rollupConfig:
-        rollupPath === undefined || rollupPath.length === 0
-          ? undefined
-          : readRollupConfig(rollupPath, l2ChainId),
-      listen: parseListen(text("listen") ?? DEFAULT_LISTEN),
+      rollupConfig: rollupPath === undefined ? undefined : readRollupConfig(rollupPath, l2ChainId),
+      listen: parseListen(flags.text("listen") ?? DEFAULT_LISTEN),
       enclaves,
       proofTimeoutMs,
       registryAddress,
-      logLevel,
-      processMetrics:
-        values["process-metrics"] === true ||
-        (processMetricsEnv !== undefined && parseBooleanEnv("PROVER_PROCESS_METRICS", processMetricsEnv)),
+      logLevel: logLevelFlag(flags.text("log-level"), "log-level", fail),
+      processMetrics: flags.bool("process-metrics"),
       shutdownDrainMs:
         drainText === undefined ? proofTimeoutMs + 10_000 : parseSeconds("shutdown-drain", drainText),
     },

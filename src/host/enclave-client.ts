@@ -2,9 +2,10 @@
  * Typed operations on one configured enclave: each opens its own connection (one request per
  * connection), checks that the response is the one asked for, and records the exchange in the metrics.
  */
-import type { Preimage, ProofResult, Request, Response } from "../../generated/protocol/index.js";
-import { PUBLIC_KEY_LENGTH } from "../proof/index.js";
-import { type EnclaveAddress, formatEnclaveAddress } from "./enclave-address.js";
+import type { Preimage, Request, Response } from "../../generated/protocol/index.js";
+import type { ProofResult } from "../../generated/rpc/index.js";
+import { PUBLIC_KEY_LENGTH } from "../proof/onchain/index.js";
+import { type EnclaveAddress, formatEnclaveAddress } from "../proof/transport/index.js";
 import { HostError } from "./errors.js";
 import type { EnclaveCallOutcome, HostMetrics } from "./metrics.js";
 import { callEnclave } from "./transport/enclave-call.js";
@@ -58,7 +59,7 @@ export class EnclaveClient {
   async signerPublicKey(signal?: AbortSignal): Promise<Uint8Array> {
     const response = await this.exchange({ kind: "SignerPublicKey" }, signal);
     if (response.kind !== "SignerPublicKey") throw this.unexpected("SignerPublicKey", response);
-    const key = response.publicKey;
+    const key = response.public_key;
     if (key.length !== PUBLIC_KEY_LENGTH || key[0] !== 0x04) {
       throw new UnexpectedEnclaveResponseError(
         this.name,
@@ -74,7 +75,7 @@ export class EnclaveClient {
     nonce: Uint8Array | null,
     signal?: AbortSignal,
   ): Promise<Uint8Array> {
-    const response = await this.exchange({ kind: "SignerAttestation", userData, nonce }, signal);
+    const response = await this.exchange({ kind: "SignerAttestation", user_data: userData, nonce }, signal);
     if (response.kind !== "SignerAttestation") throw this.unexpected("SignerAttestation", response);
     return response.document;
   }

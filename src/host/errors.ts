@@ -7,7 +7,6 @@ import { SuiteError, type SuiteErrorOptions } from "../errors/index.js";
 
 export type HostErrorKind =
   | "config"
-  | "enclave-address"
   | "enclave-refused"
   | "unexpected-enclave-response"
   | "enclave-transport"

@@ -7,7 +7,7 @@ import type { Logger } from "../log/index.js";
 import type { MetricsRegistry } from "../metrics/index.js";
 import { createRpcServer, type RpcServer } from "../rpc/index.js";
 import type { HostConfig } from "./config.js";
-import { formatEnclaveAddress } from "./enclave-address.js";
+import { formatEnclaveAddress } from "../proof/transport/index.js";
 import { EnclaveClient } from "./enclave-client.js";
 import { createProverHandlers } from "./handlers.js";
 import { HealthLatch } from "./health.js";

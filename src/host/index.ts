@@ -16,15 +16,6 @@ export {
 } from "./config.js";
 export { createProverHost, type ProverHost, type ProverHostDeps } from "./host.js";
 export {
-  type EnclaveAddress,
-  EnclaveAddressError,
-  ENCLAVE_VSOCK_PORT,
-  formatEnclaveAddress,
-  parseEnclaveAddress,
-  parseEnclaveAddresses,
-  type VsockAddress,
-} from "./enclave-address.js";
-export {
   EnclaveClient,
   type EnclaveClientOptions,
   EnclaveRefusedError,
@@ -41,7 +32,7 @@ export {
   ProofService,
   type ProofServiceOptions,
   ProofTimeoutError,
-  toRpcResult,
+  checkProofResult,
   validateProofRequest,
 } from "./proof-service.js";
 export { EnclaveRouter, NoValidSignerError, type Route } from "./router.js";

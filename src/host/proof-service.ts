@@ -5,13 +5,9 @@
  * a transport failure); the prover_prove handler turns them into JSON-RPC errors (handlers.ts).
  */
 import { bytesToHex } from "viem";
-import type {
-  ProofResult as WireProofResult,
-  Proposal as WireProposal,
-} from "../../generated/protocol/index.js";
-import type { ProofRequest, ProofResult, Proposal } from "../../generated/rpc/index.js";
+import type { ProofRequest, ProofResult } from "../../generated/rpc/index.js";
 import type { Logger } from "../log/index.js";
-import { SIGNATURE_LENGTH } from "../proof/index.js";
+import { SIGNATURE_LENGTH } from "../proof/onchain/index.js";
 import { bootPreimages } from "./boot-preimages.js";
 import { EnclaveRefusedError } from "./enclave-client.js";
 import { HostError } from "./errors.js";
@@ -92,31 +88,19 @@ export function validateProofRequest(request: ProofRequest): void {
     );
 }
 
-function toRpcProposal(proposal: WireProposal): Proposal {
-  if (proposal.signature.length !== SIGNATURE_LENGTH)
-    throw new InvalidProofResultError(
-      `enclave returned a ${proposal.signature.length}-byte signature, expected 65`,
-      { signatureLength: proposal.signature.length },
-    );
-  return {
-    output_root: proposal.outputRoot,
-    signature: proposal.signature,
-    l1_origin_hash: proposal.l1OriginHash,
-    l1_origin_number: proposal.l1OriginNumber,
-    l2_block_number: proposal.l2BlockNumber,
-    prev_output_root: proposal.prevOutputRoot,
-    config_hash: proposal.configHash,
-  };
-}
-
-/** The enclave's ProofResult (protocol types) as the prover_prove result (RPC types). */
-export function toRpcResult(result: WireProofResult): ProofResult {
-  return {
-    Tee: {
-      aggregate_proposal: toRpcProposal(result.aggregateProposal),
-      proposals: result.proposals.map(toRpcProposal),
-    },
-  };
+/**
+ * The enclave's result as prover_prove returns it (one type for both wire formats: nothing to convert), after
+ * checking what the JSON form pins and the bincode form does not: every signature is 65 bytes.
+ */
+export function checkProofResult(result: ProofResult): ProofResult {
+  for (const proposal of [result.Tee.aggregate_proposal, ...result.Tee.proposals]) {
+    if (proposal.signature.length !== SIGNATURE_LENGTH)
+      throw new InvalidProofResultError(
+        `enclave returned a ${proposal.signature.length}-byte signature, expected 65`,
+        { signatureLength: proposal.signature.length },
+      );
+  }
+  return result;
 }
 
 /** How a failed proof ended, by the failure's class (timeouts and cancellations are decided before). */
@@ -215,6 +199,6 @@ export class ProofService {
       },
       "proving",
     );
-    return toRpcResult(await route.enclave.prove(preimages, signal));
+    return checkProofResult(await route.enclave.prove(preimages, signal));
   }
 }

@@ -6,7 +6,7 @@
  */
 import { bytesToHex } from "viem";
 import type { Logger } from "../log/index.js";
-import { signerAddressOf } from "../proof/index.js";
+import { signerAddressOf } from "../proof/onchain/index.js";
 import type { EnclaveClient } from "./enclave-client.js";
 import { HostError } from "./errors.js";
 import type { HealthLatch } from "./health.js";

@@ -1,5 +1,5 @@
 /** Command-line flags and environment variables of the proposer process (docs/proposer.md "Flags"). */
-import { parseVerifierServiceCommandLine, type VerifierServiceConfig } from "../proof/index.js";
+import { parseVerifierServiceCommandLine, type VerifierServiceConfig } from "../service-kit/index.js";
 import { ProposerConfigError } from "./errors.js";
 
 export const PROPOSER_USAGE = `Usage: proposer [options]

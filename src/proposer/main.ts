@@ -7,13 +7,13 @@
  * `--help` lists every flag and its environment twin. A bad flag prints one line to stderr and exits 2; SIGINT or
  * SIGTERM stops the loop and exits 0 (the contract is the proposer's state: a restart resumes from latestBlock).
  */
-import { startVerifierServiceProcess } from "../proof/index.js";
+import { startServiceProcess } from "../service-kit/index.js";
 import { exitOnShutdownSignals } from "../rpc/index.js";
 import { parseProposerCommandLine } from "./config.js";
 import { ProposerConfigError } from "./errors.js";
 import { startProposer } from "./proposer.js";
 
-const started = startVerifierServiceProcess({
+const started = startServiceProcess({
   name: "proposer",
   parse: parseProposerCommandLine,
   configError: ProposerConfigError,

@@ -11,11 +11,9 @@ import {
   aggregateVerifierAbi,
   type OnchainProposal,
   proposeArguments,
-  startStepLoop,
-  type StepLoop,
   type VerifierIntervals,
-  verifierServiceClients,
-} from "../proof/index.js";
+} from "../proof/onchain/index.js";
+import { startStepLoop, type StepLoop, verifierServiceClients } from "../service-kit/index.js";
 import type { ProposerConfig } from "./config.js";
 import { L1HeadReorgedError, ParentMismatchError, ProposeRevertedError } from "./errors.js";
 

@@ -6,7 +6,7 @@
 import type { ProverClient } from "../../generated/rpc/index.js";
 import { type AttestationPolicy, teeImageHashOf, verifyAttestation } from "../attestation/index.js";
 import { bytesEqual } from "../chain/index.js";
-import { signerAddressOf } from "../proof/index.js";
+import { signerAddressOf } from "../proof/onchain/index.js";
 import { RegistrarError } from "./errors.js";
 
 /** Bytes of the random nonce the registrar sends with every attestation request. */

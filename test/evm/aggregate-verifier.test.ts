@@ -1,7 +1,7 @@
 /**
  * AggregateVerifier (contracts/src/AggregateVerifier.sol) on the devnet's L1: anvil brought up by startDevnetL1 (the
  * TEEProverRegistry, DepositPortal and SystemConfig at their addresses), then TEEVerifier and AggregateVerifier
- * deployed after them by deployProofVerifiers. Proposals are built by our proof library (src/proof buildProofResult)
+ * deployed after them by deployProofVerifiers. Proposals are built by our proof library (src/proof/onchain buildProofResult)
  * and signed by the enclave's signer (enclave/signer.ts) registered in the registry; the proposer submits the
  * sampled per-block roots and the aggregate signature with v + 27, as issue 13's proposer does. Real blocks, so
  * the L1 origin is checked through BLOCKHASH and the EIP-2935 history contract.
@@ -38,13 +38,13 @@ import { devnetSystemConfig } from "../../src/devnet/accounts.js";
 import { DEVNET_L1_MNEMONIC } from "../../src/devnet/l1/anvil.js";
 import { type DevnetL1, startDevnetL1 } from "../../src/devnet/l1/bootstrap.js";
 import {
-  type BootInfo,
   buildProofResult,
   configHashFor,
   type ProposalContext,
   sampledBlockNumbers,
   supportedChainIds,
-} from "../../src/proof/index.js";
+} from "../../src/proof/onchain/index.js";
+import { type BootInfo } from "../../src/proof/preimages/index.js";
 
 const deployer = mnemonicToAccount(DEVNET_L1_MNEMONIC, { addressIndex: 0 });
 const proposer = mnemonicToAccount(DEVNET_L1_MNEMONIC, { addressIndex: 5 });
@@ -127,7 +127,7 @@ function proveRange(options: {
 function sampledRoots(proof: RangeProof): Hex[] {
   const count = Number(proof.end - proof.start);
   return sampledBlockNumbers(proof.start, count, proof.interval).map((block) =>
-    bytesToHex(proof.result.proposals[Number(block - proof.start - 1n)]!.outputRoot),
+    bytesToHex(proof.result.Tee.proposals[Number(block - proof.start - 1n)]!.output_root),
   );
 }
 
@@ -141,7 +141,7 @@ function normalised(signature: Uint8Array, vOffset = 27): Hex {
 /** AggregateVerifier's proposal proof: type 0 ‖ l1OriginHash ‖ uint256 l1OriginNumber ‖ signature. */
 function proposalProof(
   proof: RangeProof,
-  signature: Hex = normalised(proof.result.aggregateProposal.signature),
+  signature: Hex = normalised(proof.result.Tee.aggregate_proposal.signature),
 ): Hex {
   return concatHex(["0x00", proof.l1.hash, numberToHex(proof.l1.number, { size: 32 }), signature]);
 }
@@ -326,7 +326,7 @@ describe("AggregateVerifier on the devnet's L1", () => {
       sampledRoots(proof),
       proposalProof(proof, signature),
     ];
-    const raw = proof.result.aggregateProposal.signature;
+    const raw = proof.result.Tee.aggregate_proposal.signature;
     expect(await revertOf(proposer, "propose", args(normalised(raw, 0)))).toBe(
       `SignatureInvalidV(${raw[64]})`,
     );
@@ -518,7 +518,7 @@ describe("AggregateVerifier on the devnet's L1", () => {
       by: challenger,
       l1: { hash: stored.l1Head, number: stored.l1HeadNumber },
     });
-    const counterProof = concatHex(["0x00", normalised(counter.result.aggregateProposal.signature)]);
+    const counterProof = concatHex(["0x00", normalised(counter.result.Tee.aggregate_proposal.signature)]);
     const receipt = await send(challenger, "nullify", [badId, counterProof, 1n, bytesToHex(trueRoot(14n))]);
     expect(receipt.logs.map((log) => log.topics[0])).toEqual([
       keccak256(new TextEncoder().encode("Nullified(uint256,address,uint256,bytes32)")),
@@ -547,7 +547,7 @@ describe("AggregateVerifier on the devnet's L1", () => {
     const l1Ref = { hash: stored.l1Head, number: stored.l1HeadNumber };
     const attack = (b: bigint) => (b === 14n ? wrongRoot(b) : trueRoot(b));
     const challenge = (proof: RangeProof) =>
-      concatHex(["0x00", normalised(proof.result.aggregateProposal.signature)]);
+      concatHex(["0x00", normalised(proof.result.Tee.aggregate_proposal.signature)]);
 
     // The proposed root itself is no counter-claim.
     const same = proveRange({ start: 12n, end: 14n, by: challenger, l1: l1Ref });
@@ -608,7 +608,7 @@ describe("AggregateVerifier on the devnet's L1", () => {
     );
     const proof = proveRange({ start: 10n, end: 11n, interval: 1n, by: proposer, l1: await l1Head() });
     // One block: the aggregate proposal is the per-block one (a journal without intermediate roots).
-    expect(proof.result.aggregateProposal).toBe(proof.result.proposals[0]);
+    expect(proof.result.Tee.aggregate_proposal).toBe(proof.result.Tee.proposals[0]);
     const root = bytesToHex(trueRoot(11n));
     const saved = verifier;
     verifier = oneBlock.aggregateVerifier;

@@ -1,6 +1,6 @@
 /**
  * TEEVerifier (contracts/src/TEEVerifier.sol) on the EVM harness, with TEEProverRegistry: proposals built by our
- * proof library (src/proof buildProofResult) and signed by the enclave's signer (enclave/signer.ts) verify once v is
+ * proof library (src/proof/onchain buildProofResult) and signed by the enclave's signer (enclave/signer.ts) verify once v is
  * normalised to 27/28; every other proof is refused with the reason the contract names.
  */
 import { secp256k1 } from "@noble/curves/secp256k1.js";
@@ -21,7 +21,6 @@ import { packJournal } from "../../generated/journal/index.js";
 import type { ProofResult } from "../../generated/protocol/index.js";
 import {
   aggregateJournal,
-  type BootInfo,
   buildProofResult,
   configHashFor,
   type ExecutedRange,
@@ -30,7 +29,8 @@ import {
   type ProposalContext,
   signerAddressOf,
   supportedChainIds,
-} from "../../src/proof/index.js";
+} from "../../src/proof/onchain/index.js";
+import { type BootInfo } from "../../src/proof/preimages/index.js";
 import { type CallOutcome, type DeployedContract, EvmHarness } from "./harness.js";
 
 const OWNER: Address = "0x0000000000000000000000000000000000000a01";
@@ -138,14 +138,14 @@ describe("TEEVerifier", () => {
     const { ctx, range, result } = proveRange(signer, IMAGE);
     expectAccepted(
       await verify(
-        teeProof(PROPOSER, result.aggregateProposal.signature),
+        teeProof(PROPOSER, result.Tee.aggregate_proposal.signature),
         IMAGE,
         journalDigest(aggregateJournal(ctx, range)),
       ),
     );
     const journals = perBlockJournals(ctx, range);
-    expect(result.proposals).toHaveLength(5);
-    for (const [i, proposal] of result.proposals.entries()) {
+    expect(result.Tee.proposals).toHaveLength(5);
+    for (const [i, proposal] of result.Tee.proposals.entries()) {
       expectAccepted(
         await verify(teeProof(PROPOSER, proposal.signature), IMAGE, journalDigest(journals[i]!)),
       );
@@ -154,7 +154,7 @@ describe("TEEVerifier", () => {
 
   it("refuses the enclave's raw recovery id (v 0/1)", async () => {
     const { ctx, range, result } = proveRange(signer, IMAGE);
-    const sig = result.aggregateProposal.signature;
+    const sig = result.Tee.aggregate_proposal.signature;
     const outcome = await verify(
       teeProof(PROPOSER, sig, 0),
       IMAGE,
@@ -166,7 +166,7 @@ describe("TEEVerifier", () => {
   it("refuses a high-s signature although it recovers to the registered signer", async () => {
     const { ctx, range, result } = proveRange(signer, IMAGE);
     const digest = journalDigest(aggregateJournal(ctx, range));
-    const twin = highS(result.aggregateProposal.signature);
+    const twin = highS(result.Tee.aggregate_proposal.signature);
     const recovered = secp256k1.Signature.fromBytes(twin.subarray(0, 64), "compact")
       .addRecoveryBit(twin[64] as number)
       .recoverPublicKey(digest)
@@ -179,7 +179,11 @@ describe("TEEVerifier", () => {
   it("refuses a signer registered for another image than the claimed image id", async () => {
     const { ctx, range, result } = proveRange(signer, IMAGE);
     const digest = journalDigest(aggregateJournal(ctx, range));
-    const outcome = await verify(teeProof(PROPOSER, result.aggregateProposal.signature), OTHER_IMAGE, digest);
+    const outcome = await verify(
+      teeProof(PROPOSER, result.Tee.aggregate_proposal.signature),
+      OTHER_IMAGE,
+      digest,
+    );
     expect(outcome.revertReason).toBe(`ImageIdMismatch(${IMAGE},${OTHER_IMAGE})`);
   });
 
@@ -187,12 +191,12 @@ describe("TEEVerifier", () => {
     const rogue = enclaveSigner(9);
     const { ctx, range, result } = proveRange(rogue, IMAGE);
     const digest = journalDigest(aggregateJournal(ctx, range));
-    const outcome = await verify(teeProof(PROPOSER, result.aggregateProposal.signature), IMAGE, digest);
+    const outcome = await verify(teeProof(PROPOSER, result.Tee.aggregate_proposal.signature), IMAGE, digest);
     expect(outcome.revertReason).toBe(`InvalidSigner(${getAddress(bytesToHex(rogue.address))})`);
 
     const honest = proveRange(signer, IMAGE);
     const honestDigest = journalDigest(aggregateJournal(honest.ctx, honest.range));
-    const proof = teeProof(PROPOSER, honest.result.aggregateProposal.signature);
+    const proof = teeProof(PROPOSER, honest.result.Tee.aggregate_proposal.signature);
     expectAccepted(await verify(proof, IMAGE, honestDigest));
     expect((await registry.write("deregisterSigner", [signerAddress], { from: OWNER })).success).toBe(true);
     expect((await verify(proof, IMAGE, honestDigest)).revertReason).toBe(`InvalidSigner(${signerAddress})`);
@@ -202,7 +206,7 @@ describe("TEEVerifier", () => {
     const { ctx, range, result } = proveRange(signer, IMAGE);
     const tampered = { ...aggregateJournal(ctx, range), intermediateRoots: [root("wrong")] };
     const outcome = await verify(
-      teeProof(PROPOSER, result.aggregateProposal.signature),
+      teeProof(PROPOSER, result.Tee.aggregate_proposal.signature),
       IMAGE,
       journalDigest(tampered),
     );
@@ -213,7 +217,7 @@ describe("TEEVerifier", () => {
   it("refuses a proposer off the registry's list, and a proof of the wrong length", async () => {
     const { ctx, range, result } = proveRange(signer, IMAGE, STRANGER);
     const digest = journalDigest(aggregateJournal(ctx, range));
-    const proof = teeProof(STRANGER, result.aggregateProposal.signature);
+    const proof = teeProof(STRANGER, result.Tee.aggregate_proposal.signature);
     expect((await verify(proof, IMAGE, digest)).revertReason).toBe(`InvalidProposer(${STRANGER})`);
     expect((await verify(proof.slice(0, -2) as Hex, IMAGE, digest)).revertReason).toBe(
       "InvalidProofFormat(84)",

@@ -1,6 +1,6 @@
 /** The host's boot preimages read back through the enclave's own boot-information reader. */
 import { describe, expect, it } from "vitest";
-import { readBootInfo } from "../../src/proof/index.js";
+import { readBootInfo } from "../../src/proof/preimages/index.js";
 import { PREIMAGE_KEY_TYPE_DISCRIMINANTS } from "../../generated/protocol/index.js";
 import type { ProofRequest } from "../../generated/rpc/index.js";
 import { bootPreimages } from "../../src/host/index.js";
@@ -20,10 +20,10 @@ describe("bootPreimages", () => {
       intermediate_block_interval: 7n,
     };
     const preimages = bootPreimages(request, 84532n);
-    expect(preimages.map(([key]) => key.keyType)).toEqual(Array(8).fill("Local"));
+    expect(preimages.map(([key]) => key.key_type)).toEqual(Array(8).fill("Local"));
     const byKey = new Map(
       preimages.map(([key, value]) => [
-        Buffer.from([PREIMAGE_KEY_TYPE_DISCRIMINANTS[key.keyType], ...key.data]).toString("hex"),
+        Buffer.from([PREIMAGE_KEY_TYPE_DISCRIMINANTS[key.key_type], ...key.data]).toString("hex"),
         value,
       ]),
     );

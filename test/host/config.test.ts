@@ -4,13 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { findBuiltInChain, rollupConfigToJson } from "../../src/chain/index.js";
+import { HostConfigError, parseHostCommandLine } from "../../src/host/index.js";
 import {
   EnclaveAddressError,
-  HostConfigError,
   parseEnclaveAddress,
   parseEnclaveAddresses,
-  parseHostCommandLine,
-} from "../../src/host/index.js";
+} from "../../src/proof/transport/index.js";
 
 const BASE = [
   "--l1-rpc-url",

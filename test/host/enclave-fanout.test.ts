@@ -9,7 +9,7 @@ import { verifyAttestationDocument } from "../../src/attestation/index.js";
 import { type RunningEnclave, startEnclave } from "../../enclave/test/enclave-process.js";
 import { hostClient, type HostCall, rpcFailure } from "./host-client.js";
 import { hostArgs, type RunningHost, startHost } from "./spawn-host.js";
-import { formatListenAddress } from "../../src/proof/index.js";
+import { formatListenAddress } from "../../src/proof/transport/index.js";
 
 /** A registry address is required with three enclaves; enclave_* calls never consult it. */
 const REGISTRY = "0x00000000000000000000000000000000000000aa";

@@ -15,7 +15,7 @@ import {
   ProofCancelledError,
   proofRpcError,
   ProofTimeoutError,
-  toRpcResult,
+  checkProofResult,
   validateProofRequest,
 } from "../../src/host/index.js";
 import type { ProofRequest } from "../../generated/rpc/index.js";
@@ -74,9 +74,9 @@ describe("prover_prove errors", () => {
         "NoValidSigner: none valid",
       ],
       [
-        new EnclaveRefusedError("unix:/tmp/e.sock", "StageUnavailableError: not built"),
+        new EnclaveRefusedError("unix:/tmp/e.sock", "MissingWitnessError: missing preimage"),
         -32000,
-        "StageUnavailableError: not built",
+        "MissingWitnessError: missing preimage",
       ],
       [new ProofTimeoutError(103n, 2), -32000, "proof request for L2 block 103 timed out after 2 s"],
       [new ProofCancelledError(103n), -32000, "proof request for L2 block 103 was cancelled"],
@@ -104,15 +104,15 @@ describe("prover_prove errors", () => {
 
   it("a proposal signature of the wrong length is an invalid proof result", () => {
     const proposal = {
-      outputRoot: new Uint8Array(32),
+      output_root: new Uint8Array(32),
       signature: new Uint8Array(64),
-      l1OriginHash: new Uint8Array(32),
-      l1OriginNumber: 1n,
-      l2BlockNumber: 2n,
-      prevOutputRoot: new Uint8Array(32),
-      configHash: new Uint8Array(32),
+      l1_origin_hash: new Uint8Array(32),
+      l1_origin_number: 1n,
+      l2_block_number: 2n,
+      prev_output_root: new Uint8Array(32),
+      config_hash: new Uint8Array(32),
     };
-    expect(() => toRpcResult({ kind: "Tee", aggregateProposal: proposal, proposals: [proposal] })).toThrow(
+    expect(() => checkProofResult({ Tee: { aggregate_proposal: proposal, proposals: [proposal] } })).toThrow(
       expect.objectContaining({ kind: "invalid-proof-result", details: { signatureLength: 64 } }),
     );
   });

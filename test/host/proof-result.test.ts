@@ -1,7 +1,6 @@
 /**
- * The success path's conversion: a ProofResult signed by the enclave's own proposal builder and signer
- * (real components; the enclave cannot produce one end to end until derivation exists), converted by
- * the host and encoded by the generated codec, has the wire shape of docs/decisions.md "Host JSON-RPC encodings".
+ * The success path: a ProofResult signed by the enclave's own proposal builder and signer, checked by the
+ * host and encoded by the generated codec (the same object: one type for bincode and JSON-RPC), has the wire shape of docs/decisions.md "Host JSON-RPC encodings".
  */
 import { randomBytes } from "node:crypto";
 import { keccak_256 } from "@noble/hashes/sha3.js";
@@ -9,18 +8,18 @@ import { describe, expect, it } from "vitest";
 import { EnclaveSigner } from "../../enclave/index.js";
 import { packJournal } from "../../generated/journal/index.js";
 import { ProofResultCodec } from "../../generated/rpc/codecs.js";
-import { toRpcResult } from "../../src/host/index.js";
+import { checkProofResult } from "../../src/host/index.js";
 import {
   aggregateJournal,
   buildProofResult,
   configHashFor,
   recoverSignerAddress,
-} from "../../src/proof/index.js";
+} from "../../src/proof/onchain/index.js";
 
 const fill = (byte: number): Uint8Array => new Uint8Array(32).fill(byte);
 const hex = (bytes: Uint8Array): string => `0x${Buffer.from(bytes).toString("hex")}`;
 
-describe("toRpcResult", () => {
+describe("the enclave's result as the prover_prove result", () => {
   it("turns the enclave's signed proposals into the externally tagged Tee result", () => {
     const signer = EnclaveSigner.generate((n) => new Uint8Array(randomBytes(n)));
     const boot = {
@@ -35,7 +34,7 @@ describe("toRpcResult", () => {
     };
     const ctx = { boot, configHash: configHashFor(84532n), teeImageHash: new Uint8Array(32) };
     const range = { startBlock: 100n, outputRoots: [fill(0xa1), fill(0xa2), fill(0xa3)] };
-    const wire = ProofResultCodec.encode(toRpcResult(buildProofResult(ctx, range, signer)));
+    const wire = ProofResultCodec.encode(checkProofResult(buildProofResult(ctx, range, signer)));
     const json = JSON.parse(JSON.stringify(wire)) as {
       Tee: { aggregate_proposal: Record<string, unknown>; proposals: Record<string, unknown>[] };
     };

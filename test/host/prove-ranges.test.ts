@@ -4,7 +4,7 @@
  * - ranges of 1, 2, 10 and 30 blocks with intermediate intervals 1, 2, 5 and 10 (30 blocks with 10 and with 5):
  *   the per-block proposals chain from the agreed root to the claim, every root is the node's
  *   optimism_outputAtBlock, every signature (per block and aggregate) recovers to the enclave's signer over a
- *   journal rebuilt here with viem's encodePacked (not src/proof's packer);
+ *   journal rebuilt here with viem's encodePacked (not src/proof/onchain's packer);
  * - each multi-block aggregate is accepted by AggregateVerifier.propose on the L1 (v + 27) and by TEEVerifier.verify;
  *   a tampered root, an unregistered signer and another image hash are refused;
  * - a range across the L1 epoch that brought a user deposit (DepositPortal) and a gas limit change (SystemConfig)

@@ -1,5 +1,5 @@
 /**
- * Witness tampering in transit (issue 13, "Tests that must exist and pass"): a second host process over the
+ * Witness tampering in transit: a second host process over the
  * L1-backed chain (test/support/prover-chain.ts) reaches the local-mode enclave process through a tamper proxy
  * (test/host/tamper-proxy.ts) that edits the Prove frame. Unedited, the proof goes through (the control);
  * a changed byte in a preimage value, a dropped preimage and two swapped blob field elements are each refused by
@@ -28,7 +28,7 @@ const served = (response: "Prove" | "Error") =>
 
 /** The preimage under the keccak256 key of `hash` (a header, an output root's preimage, …). */
 const keyedBy = (hash: Hex) => (preimage: Preimage) =>
-  preimage[0].keyType === "Keccak256" && bytesEqual(preimage[0].data, hexToBytes(hash).slice(1));
+  preimage[0].key_type === "Keccak256" && bytesEqual(preimage[0].data, hexToBytes(hash).slice(1));
 
 /** Proves through the proxy with `edit`; returns the host's error and the enclave's answer. */
 async function proveEdited(edit: (preimages: readonly Preimage[]) => Preimage[]) {
@@ -72,7 +72,7 @@ describe("a Prove frame edited between the host and enclave processes", () => {
     // The frame carries blob field elements (the range's batches are in blobs) for the swap below.
     const prove = exchange!.request;
     if (prove.kind !== "Prove") throw new Error("not a Prove request");
-    expect(prove.preimages.filter(([key]) => key.keyType === "Blob").length).toBeGreaterThan(1);
+    expect(prove.preimages.filter(([key]) => key.key_type === "Blob").length).toBeGreaterThan(1);
     expect(prove.preimages.some(keyedBy(request.l1Head.hash))).toBe(true);
   }, 900_000);
 
@@ -99,7 +99,7 @@ describe("a Prove frame edited between the host and enclave processes", () => {
 
   it("refuses two swapped blob field elements", async () => {
     const message = await proveEdited((preimages) => {
-      const blobs = preimages.flatMap((preimage, i) => (preimage[0].keyType === "Blob" ? [i] : []));
+      const blobs = preimages.flatMap((preimage, i) => (preimage[0].key_type === "Blob" ? [i] : []));
       const a = blobs[0]!;
       const b = blobs.find((i) => !bytesEqual(preimages[i]![1], preimages[a]![1]));
       expect(b).toBeDefined();

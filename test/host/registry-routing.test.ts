@@ -15,7 +15,7 @@ import { hostClient, type HostCall, rpcFailure } from "./host-client.js";
 import { proofRequest } from "./proof-request.js";
 import { deployRegistry, LOCAL_IMAGE_HASH } from "./registry.js";
 import { hostArgs, type RunningHost, startHost } from "./spawn-host.js";
-import { formatListenAddress } from "../../src/proof/index.js";
+import { formatListenAddress } from "../../src/proof/transport/index.js";
 
 const OTHER_IMAGE_HASH = pad("0xab", { size: 32 });
 

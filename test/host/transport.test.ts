@@ -130,7 +130,7 @@ describe("host transport client against hostile peers", () => {
       encodeResponseFrame({ kind: "SignerAttestation", document: new Uint8Array([1]) }),
     );
     const shortKey = await startRawResponder(
-      encodeResponseFrame({ kind: "SignerPublicKey", publicKey: new Uint8Array(33).fill(2) }),
+      encodeResponseFrame({ kind: "SignerPublicKey", public_key: new Uint8Array(33).fill(2) }),
     );
     try {
       await expect(new EnclaveClient(unix(wrongKind.path)).signerPublicKey()).rejects.toBeInstanceOf(
@@ -153,7 +153,7 @@ describe("host transport client against hostile peers", () => {
     const value = new Uint8Array(4_000_000).map((_, i) => i % 251);
     const request = {
       kind: "Prove" as const,
-      preimages: [[{ data: new Uint8Array(31), keyType: "GlobalGeneric" as const }, value]] as Preimage[],
+      preimages: [[{ data: new Uint8Array(31), key_type: "GlobalGeneric" as const }, value]] as Preimage[],
     };
     const expected = encodeRequestFrame(request);
     const done = new Promise<void>((resolve) => (allReceived = resolve));

@@ -24,7 +24,7 @@ import { eip3009TokenAbi } from "../../contracts/artifacts.js";
 import { loadArtifact } from "../../contracts/artifacts.js";
 import { deployArtifact } from "../../contracts/deploy.js";
 import { chainConfig, publicActionsL2 } from "viem/op-stack";
-import { devChainGenesisConfig } from "../../src/proof/index.js";
+import { devChainGenesisConfig } from "../../src/proof/onchain/index.js";
 import { DEV_GENESIS_TIME } from "../../src/chain/index.js";
 import {
   call,

@@ -38,26 +38,30 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  OutputRootMismatchError,
+  recoverJournalSigner,
+  perBlockJournals,
+} from "../../src/proof/onchain/index.js";
+import {
   type BootInfo,
   BootKey,
-  InvalidWitnessError,
   isBootPreimageKey,
   loadVerifiedPreimages,
+  preimageKeyBytes,
+  readBootInfo,
+  u64be,
+  bootPreimageKey,
+} from "../../src/proof/preimages/index.js";
+import {
+  InvalidWitnessError,
   MissingWitnessError,
   OfflineOracle,
-  OutputRootMismatchError,
-  preimageKeyBytes,
-  ProofError,
+  ProgramError,
   programExecutor,
-  readBootInfo,
   RefusedPreimageKeyError,
   refusePrecompileKeys,
   runProgram,
-  recoverJournalSigner,
-  perBlockJournals,
-  u64be,
-  bootPreimageKey,
-} from "../../src/proof/index.js";
+} from "../../src/proof/program/index.js";
 import { runProof } from "../../enclave/prove.js";
 import { EnclaveSigner } from "../../enclave/signer.js";
 import { type BatcherProcess, type L1Chain, startChainBatcher, startL1Chain } from "../node/l1-chain.js";
@@ -276,7 +280,7 @@ describe("the proof program on the devnet", () => {
     expect(metrics.preimageCount).toBe(collected.preimages.length);
     expect(metrics.witnessBytes).toBeGreaterThan(0);
     // The range's batches came in blobs: the witness carries blob elements.
-    expect(collected.preimages.some(([key]) => key.keyType === "Blob")).toBe(true);
+    expect(collected.preimages.some(([key]) => key.key_type === "Blob")).toBe(true);
     expect(metrics.fetches["state"] ?? 0).toBeGreaterThan(0);
     console.log(
       JSON.stringify({
@@ -299,12 +303,12 @@ describe("the proof program on the devnet", () => {
       id === chain.rollup.l2ChainId ? { rollupConfig: chain.rollup } : undefined,
     );
     const proof = await runProof({ signer, teeImageHash: new Uint8Array(32), executor }, collected.preimages);
-    expect(proof.proposals.map((p) => toHex(p.outputRoot))).toEqual(nodeRoots.map(toHex));
+    expect(proof.Tee.proposals.map((p) => toHex(p.output_root))).toEqual(nodeRoots.map(toHex));
     const journals = perBlockJournals(
-      { boot, configHash: proof.proposals[0]!.configHash, teeImageHash: new Uint8Array(32) },
+      { boot, configHash: proof.Tee.proposals[0]!.config_hash, teeImageHash: new Uint8Array(32) },
       { startBlock: replayed.startBlock, outputRoots: replayed.outputRoots },
     );
-    proof.proposals.forEach((p, i) =>
+    proof.Tee.proposals.forEach((p, i) =>
       expect(toHex(recoverJournalSigner(journals[i]!, p.signature))).toBe(toHex(signer.address)),
     );
   });
@@ -337,15 +341,15 @@ describe("the proof program on the devnet", () => {
       u64be(boot.claimedL2BlockNumber + 100_000n),
     );
     const farError = await replay(far).catch((e: unknown) => e);
-    expect(farError).toBeInstanceOf(ProofError);
-    expect(["range-not-derived", "missing-preimage"]).toContain((farError as ProofError).kind);
+    expect(farError).toBeInstanceOf(ProgramError);
+    expect(["range-not-derived", "missing-preimage"]).toContain((farError as ProgramError).kind);
   });
 
   it("(d) a withheld preimage is refused as missing, never read as a default", async () => {
     const keyOf = (p: Preimage) => toHex(preimageKeyBytes(p[0]));
     const without = (drop: (p: Preimage, i: number) => boolean) =>
       collected.preimages.filter((p, i) => !drop(p, i));
-    const nonBoot = collected.preimages.filter(([key]) => key.keyType !== "Local");
+    const nonBoot = collected.preimages.filter(([key]) => key.key_type !== "Local");
     // The agreed output's opening, the agreed L2 header, and a sample across the record.
     const picks = [nonBoot[0]!, nonBoot[1]!];
     for (let i = 1; i <= 6; i++) picks.push(nonBoot[Math.floor((i * nonBoot.length) / 7)]!);
@@ -371,7 +375,7 @@ describe("the proof program on the devnet", () => {
   });
 
   it("(e) a tampered blob element or a precompile-result key is refused", async () => {
-    const index = collected.preimages.findIndex(([key]) => key.keyType === "Blob");
+    const index = collected.preimages.findIndex(([key]) => key.key_type === "Blob");
     expect(index).toBeGreaterThan(-1);
     const tampered = collected.preimages.map((p, i): Preimage => {
       if (i !== index) return p;
@@ -383,7 +387,7 @@ describe("the proof program on the devnet", () => {
     expect(error).toBeInstanceOf(InvalidWitnessError);
     expect((error as InvalidWitnessError).details.what).toMatch(/^blob /);
     // Two elements swapped: each is a valid field element, the blob is not the committed one.
-    const blobIndexes = collected.preimages.flatMap(([key], i) => (key.keyType === "Blob" ? [i] : []));
+    const blobIndexes = collected.preimages.flatMap(([key], i) => (key.key_type === "Blob" ? [i] : []));
     const value = (i: number) => toHex(collected.preimages[i]![1]);
     const i1 = blobIndexes.find((i) => /[1-9a-f]/.test(value(i).slice(2)))!;
     const i2 = blobIndexes.find((i) => value(i) !== value(i1))!;
@@ -397,7 +401,7 @@ describe("the proof program on the devnet", () => {
     expect(await replay(swapped).catch((e: unknown) => e)).toBeInstanceOf(InvalidWitnessError);
     const withPrecompile: Preimage[] = [
       ...collected.preimages,
-      [{ keyType: "Precompile", data: new Uint8Array(31).fill(7) }, new Uint8Array([1])],
+      [{ key_type: "Precompile", data: new Uint8Array(31).fill(7) }, new Uint8Array([1])],
     ];
     const signer = countingSigner();
     await expect(

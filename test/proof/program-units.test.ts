@@ -33,7 +33,7 @@ import {
   refusePrecompileKeys,
   RefusedPreimageKeyError,
   rootsOfUnity,
-} from "../../src/proof/index.js";
+} from "../../src/proof/program/index.js";
 
 const BLS_MODULUS = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n;
 
@@ -174,10 +174,10 @@ describe("the offline oracle fails closed", () => {
 
   it("precompile-result keys are refused", () => {
     expect(() =>
-      refusePrecompileKeys([[{ keyType: "Precompile", data: new Uint8Array(31) }, new Uint8Array([1])]]),
+      refusePrecompileKeys([[{ key_type: "Precompile", data: new Uint8Array(31) }, new Uint8Array([1])]]),
     ).toThrow(RefusedPreimageKeyError);
     expect(() =>
-      refusePrecompileKeys([[{ keyType: "Keccak256", data: new Uint8Array(31) }, new Uint8Array(0)]]),
+      refusePrecompileKeys([[{ key_type: "Keccak256", data: new Uint8Array(31) }, new Uint8Array(0)]]),
     ).not.toThrow();
   });
 });

@@ -5,7 +5,7 @@
  * over the same chain whose enclave address is any Unix socket, e.g. a tamper proxy in front of the enclave.
  */
 import { type Hex, hexToBytes } from "viem";
-import type { BootInfo } from "../../src/proof/index.js";
+import type { BootInfo } from "../../src/proof/preimages/index.js";
 import {
   type ProverChain,
   type ProverChainOptions,

@@ -1,5 +1,5 @@
 /**
- * src/proof/aggregate-verifier.ts against AggregateVerifier on anvil (the devnet's L1 contracts, then TEEVerifier and
+ * src/proof/onchain/aggregate-verifier.ts against AggregateVerifier on anvil (the devnet's L1 contracts, then TEEVerifier and
  * AggregateVerifier by deployProofVerifiers): prover results (our proof library's buildProofResult, signed by an
  * in-process enclave signer registered in the registry, in prover_prove's result shape) become propose() and
  * nullify() arguments the contract accepts; the pure checks refuse results that do not fit.
@@ -21,7 +21,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deployProofVerifiers, teeProverRegistryAbi } from "../../contracts/index.js";
 import { EnclaveSigner } from "../../enclave/signer.js";
 import type { ProofRequest, ProofResult as RpcProofResult } from "../../generated/rpc/index.js";
-import type { Proposal as ProtocolProposal } from "../../generated/protocol/index.js";
 import { devnetSystemConfig } from "../../src/devnet/accounts.js";
 import { DEVNET_L1_MNEMONIC } from "../../src/devnet/l1/anvil.js";
 import { type DevnetL1, startDevnetL1 } from "../../src/devnet/l1/bootstrap.js";
@@ -40,7 +39,7 @@ import {
   ProposalStatus,
   proposeArguments,
   supportedChainIds,
-} from "../../src/proof/index.js";
+} from "../../src/proof/onchain/index.js";
 
 const account = (index: number) => mnemonicToAccount(DEVNET_L1_MNEMONIC, { addressIndex: index });
 const deployer = account(0);
@@ -54,16 +53,6 @@ const signer = EnclaveSigner.generate((length) => new Uint8Array(length).fill(9)
 
 const trueRoot = (block: bigint): Hex => keccak256(new TextEncoder().encode(`output ${block}`));
 const wrongRoot = (block: bigint): Hex => keccak256(new TextEncoder().encode(`wrong ${block}`));
-
-const rpcProposal = (p: ProtocolProposal) => ({
-  output_root: p.outputRoot,
-  signature: p.signature,
-  l1_origin_hash: p.l1OriginHash,
-  l1_origin_number: p.l1OriginNumber,
-  l2_block_number: p.l2BlockNumber,
-  prev_output_root: p.prevOutputRoot,
-  config_hash: p.configHash,
-});
 
 /** What prover_prove returns for `request`, with `rootAt` as the chain's output roots (the enclave's signature). */
 function prove(request: ProofRequest, rootAt: (block: bigint) => Hex): RpcProofResult {
@@ -89,12 +78,7 @@ function prove(request: ProofRequest, rootAt: (block: bigint) => Hex): RpcProofR
     { startBlock: agreedBlock, outputRoots },
     signer,
   );
-  return {
-    Tee: {
-      aggregate_proposal: rpcProposal(result.aggregateProposal),
-      proposals: result.proposals.map(rpcProposal),
-    },
-  };
+  return result;
 }
 
 /** Test-side stand-in for the L2 block hashes: block n's "hash" names it. */

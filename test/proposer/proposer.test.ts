@@ -11,8 +11,6 @@ import { type Hex, bytesToHex, getAddress, hexToBytes, zeroHash } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { teeProverRegistryAbi } from "../../contracts/index.js";
 import { EnclaveSigner } from "../../enclave/signer.js";
-import type { Proposal as ProtocolProposal } from "../../generated/protocol/index.js";
-import type { ProofResult as RpcProofResult } from "../../generated/rpc/index.js";
 import {
   aggregateVerifierAbi,
   buildProofResult,
@@ -20,7 +18,7 @@ import {
   type OnchainProposal,
   ProposalStatus,
   proposeArguments,
-} from "../../src/proof/index.js";
+} from "../../src/proof/onchain/index.js";
 import { l1Account, l1PrivateKey, type ProverChain, startProverChain } from "../support/prover-chain.js";
 import { type LogLine, type ServiceProcess, spawnService } from "./spawn-service.js";
 
@@ -181,7 +179,7 @@ describe("the proposer and challenger processes on a prover chain", () => {
         { startBlock: start, outputRoots },
         rogueSigner,
       );
-      const args = proposeArguments(rpcResult(result), start, pc);
+      const args = proposeArguments(result, start, pc);
       const hash = await wallet.writeContract({
         address: pc.addresses.aggregateVerifier,
         abi: aggregateVerifierAbi,
@@ -216,17 +214,3 @@ describe("the proposer and challenger processes on a prover chain", () => {
       expect((await proposal(BigInt(line.id as number))).status).toBe(ProposalStatus.Proven);
   }, 400_000);
 });
-
-/** prover_prove's result shape (the host's answer) for a result built in-process. */
-function rpcResult(result: ReturnType<typeof buildProofResult>): RpcProofResult {
-  const rpc = (p: ProtocolProposal) => ({
-    output_root: p.outputRoot,
-    signature: p.signature,
-    l1_origin_hash: p.l1OriginHash,
-    l1_origin_number: p.l1OriginNumber,
-    l2_block_number: p.l2BlockNumber,
-    prev_output_root: p.prevOutputRoot,
-    config_hash: p.configHash,
-  });
-  return { Tee: { aggregate_proposal: rpc(result.aggregateProposal), proposals: result.proposals.map(rpc) } };
-}

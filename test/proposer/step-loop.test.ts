@@ -1,8 +1,8 @@
-/** The services' step loop and error lines (src/proof/aggregate-verifier-service.ts), in process. */
+/** The services' step loop and error lines (src/service-kit), in process. */
 import { describe, expect, it } from "vitest";
 import { createMemoryLogger } from "../../src/log/index.js";
-import { briefError, startStepLoop, type StepOutcome } from "../../src/proof/index.js";
-import { ProposalEncodingError } from "../../src/proof/index.js";
+import { briefError, startStepLoop, type StepOutcome } from "../../src/service-kit/index.js";
+import { ProposalEncodingError } from "../../src/proof/onchain/index.js";
 
 describe("startStepLoop", () => {
   it("runs again at once, waits the poll interval, backs off doubling on errors, resets after a success", async () => {

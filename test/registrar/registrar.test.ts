@@ -16,7 +16,7 @@ import { deployRegistry, LOCAL_IMAGE_HASH } from "../host/registry.js";
 import { hostArgs, type RunningHost, startHost } from "../host/spawn-host.js";
 import { clients } from "../node/helpers.js";
 import { type NodeProcess, startNodeProcess } from "../node/spawn-node.js";
-import { formatListenAddress } from "../../src/proof/index.js";
+import { formatListenAddress } from "../../src/proof/transport/index.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 

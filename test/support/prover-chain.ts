@@ -26,7 +26,7 @@ import { type RunningEnclave, startEnclave } from "../../enclave/test/enclave-pr
 import { httpTransport, NodeClient, type OutputResponse } from "../../generated/rpc/index.js";
 import { devAccounts, genesisFactsOf } from "../../src/chain/index.js";
 import { DEVNET_L1_MNEMONIC } from "../../src/devnet/l1/anvil.js";
-import { computeConfigHash } from "../../src/proof/index.js";
+import { computeConfigHash } from "../../src/proof/onchain/index.js";
 import { runRegistrarCli } from "../../src/registrar/index.js";
 import { type RunningHost, startHost as spawnHost } from "../host/spawn-host.js";
 import { type BatcherProcess, type L1Chain, startChainBatcher, startL1Chain } from "../node/l1-chain.js";

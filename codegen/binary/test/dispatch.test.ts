@@ -23,10 +23,10 @@ const handlers: RequestHandlers = {
   },
   async signerPublicKey() {
     calls.push("key");
-    return { kind: "SignerPublicKey", publicKey: new Uint8Array([4]) };
+    return { kind: "SignerPublicKey", public_key: new Uint8Array([4]) };
   },
   async signerAttestation(request) {
-    calls.push(`attest ${request.userData?.length ?? "none"}`);
+    calls.push(`attest ${request.user_data?.length ?? "none"}`);
     return { kind: "SignerAttestation", document: new Uint8Array([0x84]) };
   },
 };
@@ -39,12 +39,12 @@ describe("dispatchRequest", () => {
   it("routes every variant to its handler and maps failures to the error response", async () => {
     expect(await dispatchRequest(handlers, { kind: "SignerPublicKey" }, toError)).toEqual({
       kind: "SignerPublicKey",
-      publicKey: new Uint8Array([4]),
+      public_key: new Uint8Array([4]),
     });
     expect(
       await dispatchRequest(
         handlers,
-        { kind: "SignerAttestation", userData: new Uint8Array(3), nonce: null },
+        { kind: "SignerAttestation", user_data: new Uint8Array(3), nonce: null },
         toError,
       ),
     ).toEqual({ kind: "SignerAttestation", document: new Uint8Array([0x84]) });

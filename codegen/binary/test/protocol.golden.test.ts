@@ -26,8 +26,8 @@ import { bytes, repeat } from "./hex.js";
 const KECCAK_ABC_DATA = "03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45"; // 31 bytes
 const SHA256_ABC_DATA = "7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"; // 31 bytes
 
-function key(dataHex: string, keyType: PreimageKey["keyType"]): PreimageKey {
-  return { data: bytes(dataHex), keyType };
+function key(dataHex: string, keyType: PreimageKey["key_type"]): PreimageKey {
+  return { data: bytes(dataHex), key_type: keyType };
 }
 
 describe("PreimageKey golden vectors: 31 data bytes, then the key type's variant index", () => {
@@ -114,28 +114,28 @@ describe("Request golden vectors", () => {
 
   it("SignerAttestation without user_data and nonce", () => {
     checkRequest(
-      { kind: "SignerAttestation", userData: null, nonce: null },
+      { kind: "SignerAttestation", user_data: null, nonce: null },
       bytes("02", /* None */ "00", /* None */ "00"),
     );
   });
 
   it("SignerAttestation with user_data and nonce", () => {
     checkRequest(
-      { kind: "SignerAttestation", userData: bytes("dead"), nonce: bytes("010203") },
+      { kind: "SignerAttestation", user_data: bytes("dead"), nonce: bytes("010203") },
       bytes("02", /* Some */ "01", /* len 2 */ "02", "dead", /* Some */ "01", /* len 3 */ "03", "010203"),
     );
   });
 
   it("SignerAttestation with user_data only", () => {
     checkRequest(
-      { kind: "SignerAttestation", userData: bytes("beef"), nonce: null },
+      { kind: "SignerAttestation", user_data: bytes("beef"), nonce: null },
       bytes("02", /* Some */ "01", /* len 2 */ "02", "beef", /* None */ "00"),
     );
   });
 
   it("SignerAttestation with nonce only (empty user_data differs from None)", () => {
     checkRequest(
-      { kind: "SignerAttestation", userData: new Uint8Array(0), nonce: bytes("ff") },
+      { kind: "SignerAttestation", user_data: new Uint8Array(0), nonce: bytes("ff") },
       bytes("02", /* Some */ "01", /* len 0 */ "00", /* Some */ "01", /* len 1 */ "01", "ff"),
     );
   });
@@ -149,13 +149,13 @@ const G_UNCOMPRESSED =
 
 function proposal(fill: { root: string; sig: string; prev: string }, l2BlockNumber: bigint): Proposal {
   return {
-    outputRoot: bytes(repeat(fill.root, 32)),
+    output_root: bytes(repeat(fill.root, 32)),
     signature: bytes(repeat(fill.sig, 65)),
-    l1OriginHash: bytes(repeat("e1", 32)),
-    l1OriginNumber: 70_000n,
-    l2BlockNumber,
-    prevOutputRoot: bytes(repeat(fill.prev, 32)),
-    configHash: bytes(repeat("c0", 32)),
+    l1_origin_hash: bytes(repeat("e1", 32)),
+    l1_origin_number: 70_000n,
+    l2_block_number: l2BlockNumber,
+    prev_output_root: bytes(repeat(fill.prev, 32)),
+    config_hash: bytes(repeat("c0", 32)),
   };
 }
 
@@ -178,7 +178,7 @@ function proposalWire(
 describe("Response golden vectors", () => {
   it("SignerPublicKey with a 65-byte key", () => {
     checkResponse(
-      { kind: "SignerPublicKey", publicKey: bytes(G_UNCOMPRESSED) },
+      { kind: "SignerPublicKey", public_key: bytes(G_UNCOMPRESSED) },
       bytes("01", /* Response::SignerPublicKey */ "41", /* length 65 */ G_UNCOMPRESSED),
     );
   });
@@ -218,9 +218,10 @@ describe("Response golden vectors", () => {
       {
         kind: "Prove",
         result: {
-          kind: "Tee",
-          aggregateProposal: proposal(aggregate, 251n),
-          proposals: [proposal(first, 250n), proposal(second, 251n)],
+          Tee: {
+            aggregate_proposal: proposal(aggregate, 251n),
+            proposals: [proposal(first, 250n), proposal(second, 251n)],
+          },
         },
       },
       bytes(

@@ -82,7 +82,7 @@ describe("decoder rejections", () => {
     );
     // Exactly 512 is accepted.
     const ok = decodeRequest(bytes("02", "01", "fb 0002", repeat("ab", 512), "00"));
-    expect(ok).toEqual({ kind: "SignerAttestation", userData: new Uint8Array(512).fill(0xab), nonce: null });
+    expect(ok).toEqual({ kind: "SignerAttestation", user_data: new Uint8Array(512).fill(0xab), nonce: null });
   });
 
   it("varint overflow and non-canonical varints", () => {
@@ -139,10 +139,10 @@ describe("decoder rejections", () => {
 describe("encoder refusals", () => {
   it("user_data or nonce over 512 bytes", () => {
     expect(() =>
-      encodeRequest({ kind: "SignerAttestation", userData: new Uint8Array(513), nonce: null }),
+      encodeRequest({ kind: "SignerAttestation", user_data: new Uint8Array(513), nonce: null }),
     ).toThrow(/user_data: 513 bytes exceed the cap of 512/);
     expect(() =>
-      encodeRequest({ kind: "SignerAttestation", userData: null, nonce: new Uint8Array(513) }),
+      encodeRequest({ kind: "SignerAttestation", user_data: null, nonce: new Uint8Array(513) }),
     ).toThrow(BincodeEncodeError);
   });
 
@@ -156,31 +156,33 @@ describe("encoder refusals", () => {
     expect(() =>
       encodeRequest({
         kind: "Prove",
-        preimages: [[{ data: new Uint8Array(32), keyType: "Local" }, new Uint8Array(0)]],
+        preimages: [[{ data: new Uint8Array(32), key_type: "Local" }, new Uint8Array(0)]],
       }),
     ).toThrow(BincodeEncodeError);
   });
 
   it("a B256 that is not 32 bytes and a u64 out of range", () => {
     const proposal = {
-      outputRoot: new Uint8Array(32),
+      output_root: new Uint8Array(32),
       signature: new Uint8Array(65),
-      l1OriginHash: new Uint8Array(32),
-      l1OriginNumber: 1n,
-      l2BlockNumber: 2n,
-      prevOutputRoot: new Uint8Array(32),
-      configHash: new Uint8Array(32),
+      l1_origin_hash: new Uint8Array(32),
+      l1_origin_number: 1n,
+      l2_block_number: 2n,
+      prev_output_root: new Uint8Array(32),
+      config_hash: new Uint8Array(32),
     };
     const response = (p: typeof proposal) => ({
       kind: "Prove" as const,
-      result: { kind: "Tee" as const, aggregateProposal: p, proposals: [] },
+      result: { Tee: { aggregate_proposal: p, proposals: [] } },
     });
-    expect(() => encodeResponse(response({ ...proposal, outputRoot: new Uint8Array(31) }))).toThrow(
+    expect(() => encodeResponse(response({ ...proposal, output_root: new Uint8Array(31) }))).toThrow(
       /B256 must be 32 bytes/,
     );
-    expect(() => encodeResponse(response({ ...proposal, l2BlockNumber: 1n << 64n }))).toThrow(
+    expect(() => encodeResponse(response({ ...proposal, l2_block_number: 1n << 64n }))).toThrow(
       /u64 out of range/,
     );
-    expect(() => encodeResponse(response({ ...proposal, l1OriginNumber: -1n }))).toThrow(/u64 out of range/);
+    expect(() => encodeResponse(response({ ...proposal, l1_origin_number: -1n }))).toThrow(
+      /u64 out of range/,
+    );
   });
 });

@@ -16,6 +16,7 @@ import {
   encodeResponse,
   PREIMAGE_KEY_TYPE_VARIANTS,
   type PreimageKey,
+  type ProofResult,
   type Proposal,
   type Request,
   type Response,
@@ -27,23 +28,21 @@ const bytesArb = fc.uint8Array({ maxLength: 400 });
 
 const preimageKey: fc.Arbitrary<PreimageKey> = fc.record({
   data: fc.uint8Array({ minLength: 31, maxLength: 31 }),
-  keyType: fc.constantFrom(...PREIMAGE_KEY_TYPE_VARIANTS),
+  key_type: fc.constantFrom(...PREIMAGE_KEY_TYPE_VARIANTS),
 });
 
 const proposal: fc.Arbitrary<Proposal> = fc.record({
-  outputRoot: b256,
+  output_root: b256,
   signature: fc.uint8Array({ minLength: 0, maxLength: 70 }),
-  l1OriginHash: b256,
-  l1OriginNumber: u64,
-  l2BlockNumber: u64,
-  prevOutputRoot: b256,
-  configHash: b256,
+  l1_origin_hash: b256,
+  l1_origin_number: u64,
+  l2_block_number: u64,
+  prev_output_root: b256,
+  config_hash: b256,
 });
 
-const proofResult = fc.record({
-  kind: fc.constant("Tee" as const),
-  aggregateProposal: proposal,
-  proposals: fc.array(proposal, { maxLength: 5 }),
+const proofResult: fc.Arbitrary<ProofResult> = fc.record({
+  Tee: fc.record({ aggregate_proposal: proposal, proposals: fc.array(proposal, { maxLength: 5 }) }),
 });
 
 const request: fc.Arbitrary<Request> = fc.oneof(
@@ -54,14 +53,14 @@ const request: fc.Arbitrary<Request> = fc.oneof(
   fc.constant({ kind: "SignerPublicKey" as const }),
   fc.record({
     kind: fc.constant("SignerAttestation" as const),
-    userData: fc.option(bytesArb, { nil: null }),
+    user_data: fc.option(bytesArb, { nil: null }),
     nonce: fc.option(bytesArb, { nil: null }),
   }),
 );
 
 const response: fc.Arbitrary<Response> = fc.oneof(
   fc.record({ kind: fc.constant("Prove" as const), result: proofResult }),
-  fc.record({ kind: fc.constant("SignerPublicKey" as const), publicKey: bytesArb }),
+  fc.record({ kind: fc.constant("SignerPublicKey" as const), public_key: bytesArb }),
   fc.record({
     kind: fc.constant("SignerAttestation" as const),
     document: fc.uint8Array({ maxLength: 5000 }),

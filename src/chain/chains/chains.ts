@@ -19,7 +19,7 @@ import { SUPERCHAIN_CHAIN_DATA } from "./superchain.generated.js";
 /** Channel timeout from Granite on, in L1 blocks (a protocol constant; the registry does not list it). */
 export const GRANITE_CHANNEL_TIMEOUT = 50n;
 
-/** The genesis facts the enclave's config hash commits to (same fields as src/proof/config-hash.ts). */
+/** The genesis facts the enclave's config hash commits to (same fields as src/proof/onchain/config-hash.ts). */
 export interface ChainGenesisFacts {
   readonly chainId: bigint;
   readonly l1GenesisHash: Uint8Array;

@@ -14,7 +14,7 @@ export const DEV_DEFAULT_ACCOUNT_COUNT = 10;
 /**
  * Genesis time of every new dev chain: 2026-01-01T00:00:00Z. Fixed, not the time of first start, so that a
  * chain with the default id and accounts has one genesis hash everywhere and the enclave can carry its
- * config hash in its build-time table (src/proof/dev-chain.ts). Blocks after genesis carry wall-clock times.
+ * config hash in its build-time table (src/proof/onchain/dev-chain.ts). Blocks after genesis carry wall-clock times.
  */
 export const DEV_GENESIS_TIME = 1_767_225_600n;
 /** Genesis base fee (wei); later blocks follow OP's EIP-1559 rules (Holocene extraData, defaults). */

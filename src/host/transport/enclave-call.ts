@@ -11,14 +11,13 @@ import {
   decodeResponsePayload,
   encodeRequestFrame,
   FrameError,
-  frameWriteChunks,
   MAX_RESPONSE_PAYLOAD_BYTES,
   newResponseFrameReader,
   READ_TIMEOUT_MS,
   type Request,
   type Response,
 } from "../../../generated/protocol/index.js";
-import { type EnclaveAddress, formatEnclaveAddress } from "../enclave-address.js";
+import { type EnclaveAddress, formatEnclaveAddress, writeFrame } from "../../proof/transport/index.js";
 import { EnclaveCallAbortedError, EnclaveTransportError } from "./errors.js";
 import { openVsock } from "./vsock.js";
 
@@ -46,24 +45,6 @@ async function open(address: EnclaveAddress): Promise<{ socket: Socket; connecte
       return { socket: connect({ host: address.host, port: address.port }), connected: false };
     case "vsock":
       return { socket: await openVsock(address.cid, address.port), connected: true };
-  }
-}
-
-/** Writes every chunk, waiting for 'drain' whenever the socket's buffer is full. */
-async function writeChunks(socket: Socket, chunks: readonly Uint8Array[]): Promise<void> {
-  for (const chunk of chunks) {
-    if (socket.destroyed) return;
-    if (!socket.write(chunk)) {
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          socket.off("drain", done);
-          socket.off("close", done);
-          resolve();
-        };
-        socket.on("drain", done);
-        socket.on("close", done);
-      });
-    }
   }
 }
 
@@ -130,7 +111,7 @@ function exchange(
       if (Number.isFinite(startTimeoutMs)) {
         readTimer = setTimeout(() => fail(`no response within ${startTimeoutMs} ms`), startTimeoutMs);
       }
-      writeChunks(socket, frameWriteChunks(frame)).catch((error: unknown) =>
+      writeFrame(socket, frame).catch((error: unknown) =>
         fail(`write failed: ${(error as Error).message}`, error),
       );
     };

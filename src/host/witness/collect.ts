@@ -6,7 +6,7 @@ import type { L1ChainConfig, RollupConfig } from "../../chain/index.js";
 import type { Preimage } from "../../../generated/protocol/index.js";
 import type { ProofRequest } from "../../../generated/rpc/index.js";
 import { bootInfoOf } from "../boot-preimages.js";
-import { type ProgramResult, type ProgramTimings, runProgram } from "../../proof/index.js";
+import { type ProgramResult, type ProgramTimings, runProgram } from "../../proof/program/index.js";
 import { FetchingOracle, type FetchingOracleOptions } from "./oracle.js";
 
 export interface CollectWitnessOptions extends FetchingOracleOptions {

@@ -45,15 +45,17 @@ import { type Kzg, loadKzg } from "../../derive/index.js";
 import type { Preimage } from "../../../generated/protocol/index.js";
 import {
   type BootInfo,
-  blobPreimages,
   bootInfoPreimages,
+  preimageKeyBytes,
+  preimageKeyFromBytes,
+} from "../../proof/preimages/index.js";
+import {
+  blobPreimages,
   formatHint,
   type Hint,
   OUTPUT_ROOT_PREIMAGE_BYTES,
-  preimageKeyBytes,
-  preimageKeyFromBytes,
   type ProgramOracle,
-} from "../../proof/index.js";
+} from "../../proof/program/index.js";
 import { HostError } from "../errors.js";
 
 /** A source answered something that does not check, or could not answer what a hint named. */

@@ -1,12 +1,22 @@
 /**
- * The proof program's refusals (docs/proof.md "Fail closed"). Each is a ProofError: the enclave signs nothing
+ * The proof program's refusals (docs/proof.md "Fail closed"). Each is a ProgramError: the enclave signs nothing
  * after any of them, and callers branch on the class or `kind`.
  */
 import { describePreimageKey } from "../../chain/index.js";
-import { ProofError } from "../errors.js";
+import { SuiteError } from "../../errors/index.js";
+
+export type ProgramErrorKind =
+  "missing-preimage" | "refused-preimage-key" | "invalid-witness" | "agreed-output" | "range-not-derived";
+
+/** Root of the proof program's errors. */
+export abstract class ProgramError<
+  Kind extends ProgramErrorKind = ProgramErrorKind,
+> extends SuiteError<Kind> {
+  readonly package = "program";
+}
 
 /** A preimage the program needs is not in the witness (never read as "no data"). */
-export class MissingWitnessError extends ProofError<"missing-preimage"> {
+export class MissingWitnessError extends ProgramError<"missing-preimage"> {
   override readonly name = "MissingWitnessError";
   constructor(
     readonly key: Uint8Array,
@@ -22,7 +32,7 @@ export class MissingWitnessError extends ProofError<"missing-preimage"> {
 }
 
 /** A preimage key type the program never accepts (precompile results: the program computes them itself). */
-export class RefusedPreimageKeyError extends ProofError<"refused-preimage-key"> {
+export class RefusedPreimageKeyError extends ProgramError<"refused-preimage-key"> {
   override readonly name = "RefusedPreimageKeyError";
   constructor(key: Uint8Array, reason: string) {
     super(`preimage key ${describePreimageKey(key)} refused: ${reason}`, {
@@ -33,7 +43,7 @@ export class RefusedPreimageKeyError extends ProofError<"refused-preimage-key"> 
 }
 
 /** A preimage that is present but cannot be what it claims to be (size, shape, blob commitment, trie). */
-export class InvalidWitnessError extends ProofError<"invalid-witness"> {
+export class InvalidWitnessError extends ProgramError<"invalid-witness"> {
   override readonly name = "InvalidWitnessError";
   constructor(
     message: string,
@@ -45,7 +55,7 @@ export class InvalidWitnessError extends ProofError<"invalid-witness"> {
 }
 
 /** The agreed output root does not open to a consistent L2 head (state root or message passer root differ). */
-export class AgreedOutputMismatchError extends ProofError<"agreed-output"> {
+export class AgreedOutputMismatchError extends ProgramError<"agreed-output"> {
   override readonly name = "AgreedOutputMismatchError";
   constructor(message: string, details: { readonly field: string } & Record<string, unknown>) {
     super(message, { kind: "agreed-output", details });
@@ -53,7 +63,7 @@ export class AgreedOutputMismatchError extends ProofError<"agreed-output"> {
 }
 
 /** Derivation reached the L1 head before the claimed block (or the claim is not after the agreed head). */
-export class RangeNotDerivedError extends ProofError<"range-not-derived"> {
+export class RangeNotDerivedError extends ProgramError<"range-not-derived"> {
   override readonly name = "RangeNotDerivedError";
   constructor(message: string, details: { readonly claimedBlock: bigint; readonly safeHead: bigint }) {
     super(message, { kind: "range-not-derived", details });

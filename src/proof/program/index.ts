@@ -1,8 +1,22 @@
 /**
- * The proof program (docs/proof.md): one range proof from boot information and a preimage oracle, run by the
- * enclave offline and by the host natively while it collects the witness.
+ * The proof program (library, docs/proof.md): one range proof from boot information and a preimage oracle, run
+ * by the enclave offline and by the host natively while it collects the witness.
+ *
+ * Public surface:
+ * - `runProgram` (prologue: open the agreed output, check the L1 head; derivation & execution: derive and execute
+ *   every block to the claim; epilogue: the claim check) and its `ProgramInput` / `ProgramResult`;
+ *   `openAgreedOutput`, `programExecutor`, `l1ChainConfigFor`;
+ * - oracles: `ProgramOracle`, `OfflineOracle` (over verified preimages), `readWithFetch`, `formatHint`, the
+ *   precompile-key refusal;
+ * - the oracle-backed derivation providers and reads (headers, tries, receipts, blobs) with their caps;
+ * - errors: `ProgramError` (root), `MissingWitnessError`, `InvalidWitnessError`, `RefusedPreimageKeyError`,
+ *   `AgreedOutputMismatchError`, `RangeNotDerivedError`.
+ *
+ * Concepts owned: the program's phases, the oracle and the hint format, reading chain data out of preimages.
  */
 export {
+  ProgramError,
+  type ProgramErrorKind,
   AgreedOutputMismatchError,
   InvalidWitnessError,
   MissingWitnessError,

@@ -19,7 +19,7 @@ import {
 } from "../../chain/index.js";
 import type { Preimage } from "../../../generated/protocol/index.js";
 import { MissingWitnessError, RefusedPreimageKeyError } from "./errors.js";
-import { preimageKeyBytes } from "../preimages.js";
+import { preimageKeyBytes } from "../preimages/index.js";
 
 /** What the program is about to read (kona's hint names, our own encoding: `<type> <0x hex args…>`). */
 export type Hint =
@@ -90,7 +90,7 @@ export class OfflineOracle implements ProgramOracle {
 /** Refuses a Prove whose preimages carry a precompile-result key (the program computes precompiles itself). */
 export function refusePrecompileKeys(preimages: readonly Preimage[]): void {
   for (const [key] of preimages) {
-    if (key.keyType === "Precompile")
+    if (key.key_type === "Precompile")
       throw new RefusedPreimageKeyError(
         preimageKeyBytes(key),
         "precompile results are computed by the program, never taken from the host",

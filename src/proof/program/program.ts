@@ -35,9 +35,9 @@ import {
   toHexRaw,
 } from "../../chain/index.js";
 import { type DerivedBlock, DeriveError, type DroppedInputError, derive } from "../../derive/index.js";
-import { type BootInfo, InvalidBootInfoError } from "../boot-info.js";
+import { type BootInfo, InvalidBootInfoError } from "../preimages/index.js";
 import { SuiteError } from "../../errors/index.js";
-import { type ExecutedRange, checkClaim } from "../proposals.js";
+import { type ExecutedRange, checkClaim } from "../onchain/index.js";
 import {
   AgreedOutputMismatchError,
   InvalidWitnessError,
@@ -45,7 +45,7 @@ import {
   RangeNotDerivedError,
 } from "./errors.js";
 import { OfflineOracle, type ProgramOracle, readWithFetch } from "./oracle.js";
-import { UnsupportedChainError } from "../chain-configs.js";
+import { UnsupportedChainError } from "../onchain/index.js";
 import { OracleBlobProvider, OracleL1Provider, OracleL2Provider } from "./providers.js";
 import { readHeader } from "./reads.js";
 

@@ -1,13 +1,13 @@
 /**
- * Writes src/proof/config-table.ts, the enclave's hardcoded config-hash table, from src/chain's built-in chains
+ * Writes src/proof/onchain/config-table.ts, the enclave's hardcoded config-hash table, from src/chain's built-in chains
  * (generated from the superchain registry export by src/chain/chains/generate.ts) and the dev chain's genesis
- * (src/proof/dev-chain.ts). Run at build time (`npx tsx src/proof/build-config-table.ts`) and commit the result;
+ * (src/proof/onchain/dev-chain.ts). Run at build time (`npx tsx src/proof/onchain/build-config-table.ts`) and commit the result;
  * the enclave never reads the registry at run time. A test recomputes the table.
  */
 import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { bytesToHex } from "viem";
-import { builtInChain } from "../chain/index.js";
+import { builtInChain } from "../../chain/index.js";
 import { type ChainGenesisConfig, computeConfigHash } from "./config-hash.js";
 import { BUILT_IN_CHAINS } from "./built-in-chains.js";
 import { devChainGenesisConfig } from "./dev-chain.js";
@@ -28,8 +28,8 @@ export function renderConfigTable(devChain: ChainGenesisConfig): string {
     return `  [${chainId}n, "${hash}"], // ${name}`;
   });
   return [
-    "// Written by src/proof/build-config-table.ts from src/chain's built-in chains (the superchain registry export)",
-    "// and the dev chain's genesis (src/proof/dev-chain.ts). Do not edit by hand.",
+    "// Written by src/proof/onchain/build-config-table.ts from src/chain's built-in chains (the superchain registry export)",
+    "// and the dev chain's genesis (src/proof/onchain/dev-chain.ts). Do not edit by hand.",
     "/** Config hash of every chain the enclave proves, by L2 chain id (hex at this edge only). */",
     "export const CONFIG_HASH_TABLE_HEX: ReadonlyArray<readonly [bigint, `0x${string}`]> = [",
     ...rows,

@@ -1,5 +1,5 @@
 /**
- * Where the host reaches an enclave. On AWS Nitro an enclave is a vsock context id (port 8000); in local
+ * Where the host reaches an enclave, and the port a Nitro enclave listens on. On AWS Nitro an enclave is a vsock context id (port 8000); in local
  * mode (development and tests) it is a Unix socket path or a 127.0.0.1 port, parsed by the enclave's own
  * listen-address rules so both sides accept exactly the same local addresses.
  *
@@ -8,13 +8,13 @@
  *   unix:/path | /path | ./path       a local-mode enclave on a Unix socket
  *   127.0.0.1:7000                    a local-mode enclave on a loopback TCP port
  */
+import { TransportError } from "./errors.js";
 import {
   formatListenAddress,
   type ListenAddress,
   ListenAddressError,
   parseListenAddress,
-} from "../proof/index.js";
-import { HostError } from "./errors.js";
+} from "./listen-address.js";
 
 /** The enclave's vsock port (docs/protocol.md "Host-to-enclave vsock protocol": port 8000, any context id). */
 export const ENCLAVE_VSOCK_PORT = 8000;
@@ -27,7 +27,7 @@ export interface VsockAddress {
 
 export type EnclaveAddress = VsockAddress | ListenAddress;
 
-export class EnclaveAddressError extends HostError<"enclave-address"> {
+export class EnclaveAddressError extends TransportError<"enclave-address"> {
   override readonly name = "EnclaveAddressError";
   constructor(
     message: string,

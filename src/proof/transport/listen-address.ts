@@ -2,13 +2,13 @@
  * Where a local-mode enclave listens: a Unix socket path or a 127.0.0.1 TCP port. Never vsock (that is
  * the Nitro transport, through the native addon) and never a non-loopback interface.
  */
-import { ProofError } from "./errors.js";
+import { TransportError } from "./errors.js";
 
 export type ListenAddress =
   | { readonly kind: "unix"; readonly path: string }
   | { readonly kind: "tcp"; readonly host: "127.0.0.1"; readonly port: number };
 
-export class ListenAddressError extends ProofError<"listen-address"> {
+export class ListenAddressError extends TransportError<"listen-address"> {
   override readonly name = "ListenAddressError";
   constructor(message: string, details: { readonly address: string }) {
     super(message, { kind: "listen-address", details });

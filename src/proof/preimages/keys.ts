@@ -5,18 +5,18 @@
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { PreimageStore } from "../chain/index.js";
+import { PreimageStore } from "../../chain/index.js";
 import {
   type Preimage,
   type PreimageKey,
   PREIMAGE_KEY_TYPE_DISCRIMINANTS,
   preimageKeyTypeFromDiscriminant,
-} from "../../generated/protocol/index.js";
+} from "../../../generated/protocol/index.js";
 
 /** The 32-byte key form: the key type's discriminant, then the 31 data bytes. */
 export function preimageKeyBytes(key: PreimageKey): Uint8Array {
   const out = new Uint8Array(32);
-  out[0] = PREIMAGE_KEY_TYPE_DISCRIMINANTS[key.keyType];
+  out[0] = PREIMAGE_KEY_TYPE_DISCRIMINANTS[key.key_type];
   out.set(key.data, 1);
   return out;
 }
@@ -25,17 +25,17 @@ export function preimageKeyBytes(key: PreimageKey): Uint8Array {
 export function preimageKeyFromBytes(bytes: Uint8Array): PreimageKey | undefined {
   if (bytes.length !== 32) throw new RangeError(`a preimage key is 32 bytes, got ${bytes.length}`);
   const keyType = preimageKeyTypeFromDiscriminant(bytes[0] as number);
-  return keyType === undefined ? undefined : { data: bytes.slice(1), keyType };
+  return keyType === undefined ? undefined : { data: bytes.slice(1), key_type: keyType };
 }
 
 /** The keccak256 key committing to `hashOf`: the last 31 bytes of its hash. */
 export function keccak256PreimageKey(hashOf: Uint8Array): PreimageKey {
-  return { data: keccak_256(hashOf).slice(1), keyType: "Keccak256" };
+  return { data: keccak_256(hashOf).slice(1), key_type: "Keccak256" };
 }
 
 /** The sha256 key committing to `hashOf`: the last 31 bytes of its hash. */
 export function sha256PreimageKey(hashOf: Uint8Array): PreimageKey {
-  return { data: sha256(hashOf).slice(1), keyType: "Sha256" };
+  return { data: sha256(hashOf).slice(1), key_type: "Sha256" };
 }
 
 /** A store holding every preimage, each hash-keyed one verified (throws PreimageMismatchError). */

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { describe, expect, it } from "vitest";
-import { packJournal } from "../../generated/journal/index.js";
-import type { BootInfo } from "./boot-info.js";
+import { packJournal } from "../../../generated/journal/index.js";
+import type { BootInfo } from "../preimages/index.js";
 import { configHashFor } from "./chain-configs.js";
 import {
   aggregateJournal,
@@ -11,9 +11,9 @@ import {
   OutputRootMismatchError,
   perBlockJournals,
   type ProposalContext,
-} from "./proposals.js";
+} from "./journals.js";
 import { SamplingError } from "./sampling.js";
-import { EnclaveSigner } from "../../enclave/index.js";
+import { EnclaveSigner } from "../../../enclave/index.js";
 import { recoverSignerAddress } from "./signer-address.js";
 
 function hex(...pieces: string[]): Uint8Array {
@@ -84,22 +84,22 @@ describe("journals built from a three-block range (blocks 101..103, interval 2)"
     const signer = EnclaveSigner.generate((n) => randomBytes(n));
     const ctx = context();
     const result = buildProofResult(ctx, range, signer);
-    expect(result.proposals.map((p) => p.l2BlockNumber)).toEqual([101n, 102n, 103n]);
-    expect(result.proposals.map((p) => p.prevOutputRoot)).toEqual([fill(0xa0), fill(0xa1), fill(0xa2)]);
-    expect(result.proposals.map((p) => p.outputRoot)).toEqual([fill(0xa1), fill(0xa2), fill(0xa3)]);
+    expect(result.Tee.proposals.map((p) => p.l2_block_number)).toEqual([101n, 102n, 103n]);
+    expect(result.Tee.proposals.map((p) => p.prev_output_root)).toEqual([fill(0xa0), fill(0xa1), fill(0xa2)]);
+    expect(result.Tee.proposals.map((p) => p.output_root)).toEqual([fill(0xa1), fill(0xa2), fill(0xa3)]);
     const journals = perBlockJournals(ctx, range);
-    result.proposals.forEach((p, i) => {
-      expect(p.l1OriginHash).toEqual(fill(0xe1));
-      expect(p.l1OriginNumber).toBe(70_000n);
-      expect(p.configHash).toEqual(hex(BASE_CONFIG));
+    result.Tee.proposals.forEach((p, i) => {
+      expect(p.l1_origin_hash).toEqual(fill(0xe1));
+      expect(p.l1_origin_number).toBe(70_000n);
+      expect(p.config_hash).toEqual(hex(BASE_CONFIG));
       expect(recoverSignerAddress(keccak_256(packJournal(journals[i]!)), p.signature)).toEqual(
         signer.address,
       );
     });
-    const agg = result.aggregateProposal;
-    expect(agg.l2BlockNumber).toBe(103n);
-    expect(agg.prevOutputRoot).toEqual(fill(0xa0));
-    expect(agg.outputRoot).toEqual(fill(0xa3));
+    const agg = result.Tee.aggregate_proposal;
+    expect(agg.l2_block_number).toBe(103n);
+    expect(agg.prev_output_root).toEqual(fill(0xa0));
+    expect(agg.output_root).toEqual(fill(0xa3));
     expect(
       recoverSignerAddress(keccak_256(packJournal(aggregateJournal(ctx, range))), agg.signature),
     ).toEqual(signer.address);
@@ -113,8 +113,8 @@ describe("journals built from a three-block range (blocks 101..103, interval 2)"
       intermediateBlockInterval: 1n,
     });
     const result = buildProofResult(ctx, { startBlock: 100n, outputRoots: [fill(0xa1)] }, signer);
-    expect(result.proposals).toHaveLength(1);
-    expect(result.aggregateProposal).toEqual(result.proposals[0]);
+    expect(result.Tee.proposals).toHaveLength(1);
+    expect(result.Tee.aggregate_proposal).toEqual(result.Tee.proposals[0]);
     expect(signer.signed).toHaveLength(1);
     expect(signer.signed[0]!.length).toBe(196);
   });

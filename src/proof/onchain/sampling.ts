@@ -3,10 +3,10 @@
  * interval I, N = floor(L / I) roots, taken at blocks start + k·I for k = 1..N, so the final root is
  * included exactly when I divides L. I = 0 is an invalid request.
  */
-import { ProofError } from "./errors.js";
+import { OnchainError } from "./errors.js";
 
 /** The sampling interval is zero, or the roots do not match the range. */
-export class SamplingError extends ProofError<"sampling"> {
+export class SamplingError extends OnchainError<"sampling"> {
   override readonly name = "SamplingError";
   constructor(
     message: string,

@@ -11,9 +11,9 @@
  *   alone (one intermediate root), signed for the proposal's recorded l1Head.
  */
 import { type Hex, bytesToHex, concatHex, hexToBytes, numberToHex } from "viem";
-import { aggregateVerifierAbi } from "../../contracts/index.js";
-import type { ProofRequest, ProofResult, Proposal } from "../../generated/rpc/index.js";
-import { ProofError } from "./errors.js";
+import { aggregateVerifierAbi } from "../../../contracts/index.js";
+import type { ProofRequest, ProofResult, Proposal } from "../../../generated/rpc/index.js";
+import { OnchainError } from "./errors.js";
 
 /** AggregateVerifier's ABI (from the compiled artifact), for the services' reads and writes. */
 export { aggregateVerifierAbi };
@@ -56,7 +56,7 @@ export interface VerifierIntervals {
 }
 
 /** A prover result that cannot become a proposal or a nullification (wrong range, count, signature). */
-export class ProposalEncodingError extends ProofError<"proposal-encoding"> {
+export class ProposalEncodingError extends OnchainError<"proposal-encoding"> {
   override readonly name = "ProposalEncodingError";
   constructor(
     message: string,

@@ -18,7 +18,7 @@ import {
   devRollupConfig,
   genesisAccounts,
   syntheticL1Origin,
-} from "../chain/index.js";
+} from "../../chain/index.js";
 import type { ChainGenesisConfig } from "./config-hash.js";
 
 /** Ecotone system-config scalar: version byte 1, then blobBaseFeeScalar and baseFeeScalar as the last 8 bytes. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PreimageStore } from "../chain/index.js";
+import { PreimageStore } from "../../chain/index.js";
 import {
   type BootInfo,
   bootInfoPreimages,
@@ -11,8 +11,8 @@ import {
   MissingBootKeyError,
   readBootInfo,
 } from "./boot-info.js";
-import { ProofError } from "./errors.js";
-import { preimageKeyBytes } from "./preimages.js";
+import { PreimageError } from "./errors.js";
+import { preimageKeyBytes } from "./keys.js";
 
 function u64be(value: bigint): Uint8Array {
   const out = new Uint8Array(8);
@@ -111,14 +111,14 @@ describe("boot information", () => {
 
   it("a boot preimage key is the 32-byte local key without its type byte", () => {
     const key = bootPreimageKey(BootKey.L1HeadNumber);
-    expect(key.keyType).toBe("Local");
+    expect(key.key_type).toBe("Local");
     expect(preimageKeyBytes(key)).toEqual(localBootKey(BootKey.L1HeadNumber));
     expect(isBootPreimageKey(key, BootKey.L1HeadNumber)).toBe(true);
     expect(isBootPreimageKey(key, BootKey.L1Head)).toBe(false);
-    expect(isBootPreimageKey({ keyType: "Keccak256", data: key.data }, BootKey.L1HeadNumber)).toBe(false);
+    expect(isBootPreimageKey({ key_type: "Keccak256", data: key.data }, BootKey.L1HeadNumber)).toBe(false);
   });
 
-  it("its errors are ProofErrors with a kind and the key in their details", () => {
+  it("its errors are PreimageErrors with a kind and the key in their details", () => {
     const values = fullBoot();
     values.delete(BootKey.Proposer);
     const missing = (() => {
@@ -128,8 +128,8 @@ describe("boot information", () => {
         return error;
       }
     })();
-    expect(missing).toBeInstanceOf(ProofError);
-    expect(missing).toMatchObject({ package: "proof", kind: "missing-boot-key", details: { index: 8 } });
+    expect(missing).toBeInstanceOf(PreimageError);
+    expect(missing).toMatchObject({ package: "preimages", kind: "missing-boot-key", details: { index: 8 } });
     const zero = fullBoot();
     zero.set(BootKey.IntermediateBlockInterval, u64be(0n));
     expect(() => readBootInfo(lookup(zero))).toThrow(

@@ -3,8 +3,8 @@
  * 212-byte big-endian encoding of the chain's genesis configuration.
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import type { ChainGenesisFacts } from "../chain/index.js";
-import { ProofError } from "./errors.js";
+import type { ChainGenesisFacts } from "../../chain/index.js";
+import { OnchainError } from "./errors.js";
 
 /**
  * The genesis facts the config hash commits to: src/chain's ChainGenesisFacts (chain id, genesis.l1.hash,
@@ -18,7 +18,7 @@ export const CONFIG_HASH_VERSION = 0n;
 export const CONFIG_ENCODING_LENGTH = 212;
 
 /** A config value that does not fit its slot in the encoding. */
-export class ConfigEncodingError extends ProofError<"config-encoding"> {
+export class ConfigEncodingError extends OnchainError<"config-encoding"> {
   override readonly name = "ConfigEncodingError";
   constructor(message: string, details: { readonly field: string }) {
     super(message, { kind: "config-encoding", details });

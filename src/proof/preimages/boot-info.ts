@@ -4,9 +4,9 @@
  * reader (the enclave's proof program) and the one writer (the host, the conformance suite and tests)
  * of the boot keys live here.
  */
-import { localKey } from "../chain/index.js";
-import type { Preimage, PreimageKey } from "../../generated/protocol/index.js";
-import { ProofError } from "./errors.js";
+import { localKey } from "../../chain/index.js";
+import type { Preimage, PreimageKey } from "../../../generated/protocol/index.js";
+import { PreimageError } from "./errors.js";
 
 /** Read access to verified preimages by 32-byte key (the shape of src/chain's PreimageSource). */
 export interface PreimageLookup {
@@ -43,7 +43,7 @@ export interface BootInfo {
 }
 
 /** A boot key the request did not carry. */
-export class MissingBootKeyError extends ProofError<"missing-boot-key"> {
+export class MissingBootKeyError extends PreimageError<"missing-boot-key"> {
   override readonly name = "MissingBootKeyError";
   constructor(readonly index: number) {
     super(`missing boot information: local key ${index} (${BOOT_KEY_NAMES[index] ?? "unknown"})`, {
@@ -54,7 +54,7 @@ export class MissingBootKeyError extends ProofError<"missing-boot-key"> {
 }
 
 /** A boot value of the wrong size or out of range. */
-export class InvalidBootInfoError extends ProofError<"invalid-boot-info"> {
+export class InvalidBootInfoError extends PreimageError<"invalid-boot-info"> {
   override readonly name = "InvalidBootInfoError";
   constructor(message: string, details: { readonly key: string }) {
     super(message, { kind: "invalid-boot-info", details });
@@ -68,12 +68,12 @@ export function localBootKey(index: number): Uint8Array {
 
 /** The boot index as a protocol preimage key: type Local, the 31 data bytes of the 32-byte key. */
 export function bootPreimageKey(index: number): PreimageKey {
-  return { data: localBootKey(index).slice(1), keyType: "Local" };
+  return { data: localBootKey(index).slice(1), key_type: "Local" };
 }
 
 /** True when `key` is the local key of boot index `index`. */
 export function isBootPreimageKey(key: PreimageKey, index: number): boolean {
-  if (key.keyType !== "Local") return false;
+  if (key.key_type !== "Local") return false;
   const expected = bootPreimageKey(index).data;
   return key.data.length === expected.length && key.data.every((byte, i) => byte === expected[i]);
 }

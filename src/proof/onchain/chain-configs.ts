@@ -1,10 +1,10 @@
 /** The enclave's hardcoded config-hash table and the UnsupportedChain refusal. */
 import { hexToBytes } from "viem";
 import { CONFIG_HASH_TABLE_HEX } from "./config-table.js";
-import { ProofError } from "./errors.js";
+import { OnchainError } from "./errors.js";
 
 /** A Prove for a chain id that is not in the hardcoded table (docs/protocol.md "Errors": `UnsupportedChain`). */
-export class UnsupportedChainError extends ProofError<"unsupported-chain"> {
+export class UnsupportedChainError extends OnchainError<"unsupported-chain"> {
   override readonly name = "UnsupportedChainError";
   constructor(readonly chainId: bigint) {
     super(`UnsupportedChain: chain id ${chainId} is not in the enclave's config-hash table`, {

@@ -2,7 +2,7 @@
  * The chains whose config hash is built into the enclave: four from the superchain registry export and the
  * project's dev chain (id 901, genesis defined by src/chain with a fixed genesis time; see src/proof/dev-chain.ts).
  */
-import { DEV_CHAIN_ID } from "../chain/index.js";
+import { DEV_CHAIN_ID } from "../../chain/index.js";
 
 export { DEV_CHAIN_ID };
 

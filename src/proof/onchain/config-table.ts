@@ -1,5 +1,5 @@
-// Written by src/proof/build-config-table.ts from src/chain's built-in chains (the superchain registry export)
-// and the dev chain's genesis (src/proof/dev-chain.ts). Do not edit by hand.
+// Written by src/proof/onchain/build-config-table.ts from src/chain's built-in chains (the superchain registry export)
+// and the dev chain's genesis (src/proof/onchain/dev-chain.ts). Do not edit by hand.
 /** Config hash of every chain the enclave proves, by L2 chain id (hex at this edge only). */
 export const CONFIG_HASH_TABLE_HEX: ReadonlyArray<readonly [bigint, `0x${string}`]> = [
   [8453n, "0x1607709d90d40904f790574404e2ad614eac858f6162faa0ec34c6bf5e5f3c57"], // Base

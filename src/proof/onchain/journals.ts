@@ -3,11 +3,11 @@
  * docs/decisions.md "Journal details"). Nothing is signed unless the range ends at the claimed block with the claimed root.
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { bytesEqual } from "../chain/index.js";
-import { type Journal, packJournal } from "../../generated/journal/index.js";
-import type { ProofResult, Proposal } from "../../generated/protocol/index.js";
-import type { BootInfo } from "./boot-info.js";
-import { ProofError } from "./errors.js";
+import { bytesEqual } from "../../chain/index.js";
+import { type Journal, packJournal } from "../../../generated/journal/index.js";
+import type { ProofResult, Proposal } from "../../../generated/rpc/index.js";
+import type { BootInfo } from "../preimages/index.js";
+import { OnchainError } from "./errors.js";
 import { sampleIntermediateRoots } from "./sampling.js";
 import { recoverSignerAddress } from "./signer-address.js";
 
@@ -29,7 +29,7 @@ export interface ProposalContext {
 }
 
 /** The re-executed range does not end with the claimed output root at the claimed block: nothing is signed. */
-export class OutputRootMismatchError extends ProofError<"output-root-mismatch"> {
+export class OutputRootMismatchError extends OnchainError<"output-root-mismatch"> {
   override readonly name = "OutputRootMismatchError";
   constructor(message: string, details: { readonly claimedBlock: bigint; readonly lastBlock?: bigint }) {
     super(message, { kind: "output-root-mismatch", details });
@@ -111,13 +111,13 @@ export function aggregateJournal(ctx: ProposalContext, range: ExecutedRange): Jo
 
 function sign(ctx: ProposalContext, signer: JournalSigner, journal: Journal): Proposal {
   return {
-    outputRoot: journal.outputRoot,
+    output_root: journal.outputRoot,
     signature: signer.signJournal(packJournal(journal)),
-    l1OriginHash: ctx.boot.l1Head,
-    l1OriginNumber: ctx.boot.l1HeadNumber,
-    l2BlockNumber: journal.endingL2Block,
-    prevOutputRoot: journal.prevOutputRoot,
-    configHash: ctx.configHash,
+    l1_origin_hash: ctx.boot.l1Head,
+    l1_origin_number: ctx.boot.l1HeadNumber,
+    l2_block_number: journal.endingL2Block,
+    prev_output_root: journal.prevOutputRoot,
+    config_hash: ctx.configHash,
   };
 }
 
@@ -133,7 +133,7 @@ export function buildProofResult(
   checkClaim(ctx.boot, range);
   const aggregate = aggregateJournal(ctx, range); // validates the interval before anything is signed
   const proposals = perBlockJournals(ctx, range).map((journal) => sign(ctx, signer, journal));
-  const aggregateProposal =
+  const aggregate_proposal =
     proposals.length === 1 ? (proposals[0] as Proposal) : sign(ctx, signer, aggregate);
-  return { kind: "Tee", aggregateProposal, proposals };
+  return { Tee: { aggregate_proposal, proposals } };
 }

@@ -1,0 +1,110 @@
+/**
+ * The enclave process's flags (docs/enclave.md "Running it"), declared once for the parser and the usage text
+ * (src/service-kit). Only the development rollup config has an environment twin: everything else an attested
+ * enclave does is fixed by its image.
+ */
+import { ENCLAVE_VSOCK_PORT, type ListenAddress, parseListenAddress } from "../src/proof/transport/index.js";
+import { type FlagSpec, integerFlag, parseFlags, renderFlagUsage } from "../src/service-kit/index.js";
+import { EnclaveError } from "./errors.js";
+
+/** A missing, malformed or inconsistent flag (`flag` names it when there is one). */
+export class EnclaveConfigError extends EnclaveError<"config"> {
+  override readonly name = "EnclaveConfigError";
+  constructor(
+    message: string,
+    details: { readonly flag?: string } = {},
+    options: { readonly cause?: unknown } = {},
+  ) {
+    super(message, { kind: "config", details, cause: options.cause });
+  }
+}
+
+export const ENCLAVE_FLAGS: readonly FlagSpec[] = [
+  {
+    flag: "local",
+    boolean: true,
+    help: "local mode: a software security module instead of the Nitro one (never a silent fallback: without it the Nitro module must be there)",
+  },
+  {
+    flag: "listen",
+    value: "ADDRESS",
+    help: "local mode only: a unix socket path, unix:<path> or 127.0.0.1:<port>",
+  },
+  {
+    flag: "read-timeout-ms",
+    value: "MS",
+    help: "time for a request frame to arrive completely (default 5 minutes)",
+  },
+  {
+    flag: "rollup-config",
+    env: "ENCLAVE_ROLLUP_CONFIG",
+    value: "FILE",
+    help: "local mode only: a DEVELOPMENT rollup config (op-node's rollup.json, e.g. the L1-backed devnet's <data-dir>/rollup.json); its config hash is computed at start and replaces its chain id's built-in row. Refused without --local: an attested enclave proves built-in chains only",
+  },
+];
+
+export const ENCLAVE_USAGE = [
+  "Usage: npx tsx enclave/main.ts --local --listen <address> [--read-timeout-ms <ms>] [--rollup-config <file>]",
+  `       npx tsx enclave/main.ts            (on AWS Nitro: listens on vsock port ${ENCLAVE_VSOCK_PORT})`,
+  "",
+  "Runs one enclave: it answers the host's framed requests (docs/protocol.md), content-verifies every",
+  "preimage and signs a journal only after the claimed output root is reproduced.",
+  "",
+  "Flags:",
+  ...renderFlagUsage(ENCLAVE_FLAGS),
+  "  -h, --help                                print this help",
+  "",
+].join("\n");
+
+export interface EnclaveConfig {
+  readonly local: boolean;
+  /** Local mode's address; undefined on Nitro (vsock port ENCLAVE_VSOCK_PORT, any context id). */
+  readonly listen: ListenAddress | undefined;
+  readonly readTimeoutMs: number | undefined;
+  /** A development rollup config's path (local mode only). */
+  readonly rollupConfigPath: string | undefined;
+}
+
+export type EnclaveCommandLine = { kind: "help"; text: string } | { kind: "run"; config: EnclaveConfig };
+
+/**
+ * Parses argv (without the node and script paths). Flags that do not fit Nitro mode (--listen, --rollup-config)
+ * are refused by `checkNitroFlags` once the Nitro module is open: without --local the missing module is the
+ * first refusal, never a silent fallback.
+ */
+export function parseEnclaveCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): EnclaveCommandLine {
+  const fail = (message: string, details: { readonly flag?: string }, cause?: unknown) =>
+    new EnclaveConfigError(message, details.flag === undefined ? {} : { flag: details.flag }, { cause });
+  const flags = parseFlags(argv, env, ENCLAVE_FLAGS, { fail });
+  if (flags.help) return { kind: "help", text: ENCLAVE_USAGE };
+  const local = flags.bool("local");
+  const listenText = flags.text("listen");
+  const rollupConfigPath = flags.text("rollup-config");
+  if (local && listenText === undefined)
+    throw fail("--listen <unix path | 127.0.0.1:port> is required in local mode", { flag: "listen" });
+  const timeoutText = flags.text("read-timeout-ms");
+  return {
+    kind: "run",
+    config: {
+      local,
+      listen: listenText === undefined ? undefined : parseListenAddress(listenText),
+      readTimeoutMs:
+        timeoutText === undefined ? undefined : integerFlag(timeoutText, "read-timeout-ms", 1, fail),
+      rollupConfigPath,
+    },
+  };
+}
+
+/** Refuses the local-mode-only flags on Nitro. */
+export function checkNitroFlags(config: EnclaveConfig): void {
+  if (config.listen !== undefined)
+    throw new EnclaveConfigError(
+      `--listen is for local mode; on Nitro the enclave listens on vsock port ${ENCLAVE_VSOCK_PORT}`,
+      { flag: "listen" },
+    );
+  if (config.rollupConfigPath !== undefined)
+    throw new EnclaveConfigError(
+      "--rollup-config (ENCLAVE_ROLLUP_CONFIG) is for local mode only: an attested enclave proves the built-in chains, whose config hashes its measurement covers",
+      { flag: "rollup-config" },
+    );
+}

@@ -1,0 +1,52 @@
+/**
+ * The onchain encodings (library): what a proof turns into on the L1, and the chain commitments the enclave
+ * signs over (docs/protocol.md "Proposal", "Signed journal"; docs/proposer.md).
+ *
+ * Public surface:
+ * - journals: `perBlockJournals`, `aggregateJournal`, `journalDigest`, `recoverJournalSigner`, `checkClaim`,
+ *   `buildProofResult` (signs the journals of an executed range), `ExecutedRange`, `ProposalContext`,
+ *   `JournalSigner`;
+ * - sampled blocks: `sampledBlockNumbers`, `sampleIntermediateRoots`;
+ * - signatures: `recoverSignerAddress`, `signerAddressOf`, `PUBLIC_KEY_LENGTH`, `SIGNATURE_LENGTH`;
+ * - config hashes (TEEVerifier's commitment to a chain): `computeConfigHash`, `encodeChainConfig`,
+ *   `configHashFor`, `supportedChainIds`, `BUILT_IN_CHAINS`, `devChainGenesisConfig`, `ecotoneScalar`;
+ * - AggregateVerifier arguments: `proposeArguments`, `nullifyArguments`, `nullifyRequest`, `nullifyInterval`,
+ *   `intermediateBlocks`, `firstWrongIntermediateRoot`, `contractSignature`, the proof-type and length constants;
+ * - errors: `OnchainError` (root), `OutputRootMismatchError`, `SamplingError`, `UnsupportedChainError`,
+ *   `ConfigEncodingError`, `ProposalEncodingError`.
+ *
+ * Concepts owned: the journal, the proposal signature, the config hash and its table (config-table.ts, written by
+ * build-config-table.ts), the AggregateVerifier's calldata.
+ */
+export { OnchainError, type OnchainErrorKind, type OnchainErrorOptions } from "./errors.js";
+export {
+  type ChainGenesisConfig,
+  CONFIG_ENCODING_LENGTH,
+  CONFIG_HASH_VERSION,
+  ConfigEncodingError,
+  computeConfigHash,
+  encodeChainConfig,
+} from "./config-hash.js";
+export { configHashFor, supportedChainIds, UnsupportedChainError } from "./chain-configs.js";
+export { BUILT_IN_CHAINS, type BuiltInChain } from "./built-in-chains.js";
+export { devChainGenesisConfig, ecotoneScalar } from "./dev-chain.js";
+export { sampledBlockNumbers, sampleIntermediateRoots, SamplingError } from "./sampling.js";
+export {
+  aggregateJournal,
+  buildProofResult,
+  checkClaim,
+  type ExecutedRange,
+  journalDigest,
+  type JournalSigner,
+  OutputRootMismatchError,
+  perBlockJournals,
+  type ProposalContext,
+  recoverJournalSigner,
+} from "./journals.js";
+export {
+  PUBLIC_KEY_LENGTH,
+  recoverSignerAddress,
+  SIGNATURE_LENGTH,
+  signerAddressOf,
+} from "./signer-address.js";
+export * from "./aggregate-verifier.js";

@@ -1,0 +1,36 @@
+/**
+ * Preimages (library): the keys of the proof request's witness, their verification, and the boot information
+ * carried as local preimages (docs/proof.md, docs/decisions.md "Boot information").
+ *
+ * Public surface:
+ * - keys: `preimageKeyBytes` / `preimageKeyFromBytes` (a protocol key and its 32-byte form: type byte, then 31
+ *   data bytes), `keccak256PreimageKey`, `sha256PreimageKey`;
+ * - verification: `loadVerifiedPreimages`, a store holding every preimage of a request with each hash-keyed value
+ *   checked against its key;
+ * - boot information: `BootInfo`, `BootKey`, `readBootInfo` (the one reader), `bootInfoPreimages` (the one
+ *   writer), `localBootKey`, `bootPreimageKey`, `isBootPreimageKey`, `u64be`, `PreimageLookup`;
+ * - errors: `PreimageError` (root), `MissingBootKeyError`, `InvalidBootInfoError`.
+ *
+ * Concepts owned: the preimage key, the verified preimage store of a request, the boot keys.
+ */
+export { PreimageError, type PreimageErrorKind } from "./errors.js";
+export {
+  type BootInfo,
+  BootKey,
+  bootInfoPreimages,
+  bootPreimageKey,
+  InvalidBootInfoError,
+  isBootPreimageKey,
+  localBootKey,
+  MissingBootKeyError,
+  type PreimageLookup,
+  readBootInfo,
+  u64be,
+} from "./boot-info.js";
+export {
+  keccak256PreimageKey,
+  loadVerifiedPreimages,
+  preimageKeyBytes,
+  preimageKeyFromBytes,
+  sha256PreimageKey,
+} from "./keys.js";

@@ -1,0 +1,31 @@
+/**
+ * The TEE transport (library): what the prover host and the enclave share to reach each other over the
+ * host-enclave protocol (docs/protocol.md "Host-to-enclave vsock protocol").
+ *
+ * Public surface:
+ * - addresses: `ListenAddress` (local mode: a Unix socket or a 127.0.0.1 port) and its parser and formatter;
+ *   `EnclaveAddress` (a vsock context id and port, or a local-mode address) and its parsers and formatter;
+ *   `VsockAddress`; `ENCLAVE_VSOCK_PORT`, the one vsock port constant;
+ * - writing: `writeFrame` and `writeChunks`, the one chunked, drain-aware frame writer both ends use;
+ * - errors: `TransportError` (root), `ListenAddressError`, `EnclaveAddressError`.
+ *
+ * Concepts owned: the address syntax both ends accept, the enclave's port, and how a frame goes onto a socket.
+ * The frame and bincode codecs themselves are generated from spec/protocol (generated/protocol).
+ */
+export { TransportError, type TransportErrorKind } from "./errors.js";
+export {
+  formatListenAddress,
+  type ListenAddress,
+  ListenAddressError,
+  parseListenAddress,
+} from "./listen-address.js";
+export {
+  type EnclaveAddress,
+  EnclaveAddressError,
+  ENCLAVE_VSOCK_PORT,
+  formatEnclaveAddress,
+  parseEnclaveAddress,
+  parseEnclaveAddresses,
+  type VsockAddress,
+} from "./enclave-address.js";
+export { writeChunks, writeFrame } from "./write-frame.js";
