@@ -5,6 +5,7 @@
  * values.
  */
 import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import type { Address } from "viem";
 import { parseRollupConfig, type RollupConfig } from "../chain/index.js";
 import type { LogLevel } from "../log/index.js";
@@ -12,6 +13,7 @@ import {
   addressFlag,
   type FlagFailure,
   type FlagSpec,
+  integerFlag,
   logLevelFlag,
   parseFlags,
   renderFlagUsage,
@@ -41,6 +43,11 @@ export interface HostConfig {
   readonly listen: ListenEndpoint;
   readonly enclaves: readonly EnclaveAddress[];
   readonly proofTimeoutMs: number;
+  /**
+   * At most this many prover_prove calls run at once (--max-concurrent-proofs, default: the machine's cores);
+   * one more is refused at once with -32005, and prover_prove is refused inside a JSON-RPC batch.
+   */
+  readonly maxConcurrentProofs: number;
   readonly registryAddress: Address | undefined;
   readonly logLevel: LogLevel;
   readonly processMetrics: boolean;
@@ -111,6 +118,12 @@ export const HOST_FLAGS: readonly FlagSpec[] = [
     env: "PROVER_PROOF_REQUEST_TIMEOUT",
     value: "SECONDS",
     help: "prover_prove timeout (default 1740)",
+  },
+  {
+    flag: "max-concurrent-proofs",
+    env: "PROVER_MAX_CONCURRENT_PROOFS",
+    value: "N",
+    help: "prover_prove calls run at once; one more is refused at once with -32005 (default: the machine's cores)",
   },
   {
     flag: "tee-prover-registry-address",
@@ -242,6 +255,11 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
   const proofTimeoutMs =
     timeoutText === undefined ? DEFAULT_PROOF_TIMEOUT_MS : parseSeconds("proof-request-timeout", timeoutText);
   const drainText = flags.text("shutdown-drain");
+  const concurrencyText = flags.text("max-concurrent-proofs");
+  const maxConcurrentProofs =
+    concurrencyText === undefined
+      ? availableParallelism()
+      : integerFlag(concurrencyText, "max-concurrent-proofs", 1, fail);
   const url = (flag: string): string => urlFlag(flags.need(flag), flag, fail, URL_SCHEMES);
   const l1RpcUrl = url("l1-rpc-url");
   const l1BeaconUrl = flags.text("l1-beacon-url") === undefined ? l1RpcUrl : url("l1-beacon-url");
@@ -260,6 +278,7 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
       listen: parseListen(flags.text("listen") ?? DEFAULT_LISTEN),
       enclaves,
       proofTimeoutMs,
+      maxConcurrentProofs,
       registryAddress,
       logLevel: logLevelFlag(flags.text("log-level"), "log-level", fail),
       processMetrics: flags.bool("process-metrics"),

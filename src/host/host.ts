@@ -88,6 +88,13 @@ export function createProverHost(config: HostConfig, deps: ProverHostDeps): Prov
     host: config.listen.host,
     port: config.listen.port,
     healthMethod: "healthz",
+    methodLimits: {
+      prover_prove: {
+        maxConcurrent: config.maxConcurrentProofs,
+        allowInBatch: false,
+        limitName: "--max-concurrent-proofs",
+      },
+    },
     websocket: false,
     metrics: deps.metrics,
     logger: deps.logger,
@@ -109,6 +116,7 @@ export function createProverHost(config: HostConfig, deps: ProverHostDeps): Prov
           enclaves: enclaves.map((enclave) => enclave.name),
           registry: registry?.description ?? null,
           proofTimeoutSeconds: config.proofTimeoutMs / 1000,
+          maxConcurrentProofs: config.maxConcurrentProofs,
         },
         "prover host listening",
       );

@@ -1,6 +1,6 @@
 /** The host's flags, environment twins and enclave address syntax. */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { findBuiltInChain, rollupConfigToJson } from "../../src/chain/index.js";
@@ -65,6 +65,7 @@ describe("host command line", () => {
     expect(config.registryAddress).toBeUndefined();
     expect(config.logLevel).toBe("info");
     expect(config.processMetrics).toBe(false);
+    expect(config.maxConcurrentProofs).toBe(availableParallelism());
   });
 
   it("reads environment twins; flags win", () => {
@@ -79,6 +80,7 @@ describe("host command line", () => {
       PROVER_LOG_LEVEL: "debug",
       PROVER_PROCESS_METRICS: "true",
       PROVER_LISTEN: "0.0.0.0:8080",
+      PROVER_MAX_CONCURRENT_PROOFS: "3",
     };
     const config = run([], env);
     expect(config.enclaves).toHaveLength(2);
@@ -87,6 +89,8 @@ describe("host command line", () => {
     expect(config.logLevel).toBe("debug");
     expect(config.processMetrics).toBe(true);
     expect(config.listen).toEqual({ host: "0.0.0.0", port: 8080 });
+    expect(config.maxConcurrentProofs).toBe(3);
+    expect(run(["--max-concurrent-proofs", "1"], env).maxConcurrentProofs).toBe(1);
     const overridden = run(["--l2-chain-id", "10", "--vsock-cid", "/c.sock", "--listen", "[::1]:9"], env);
     expect(overridden.l2ChainId).toBe(10n);
     expect(overridden.enclaves).toEqual([{ kind: "unix", path: "/c.sock" }]);
@@ -107,6 +111,8 @@ describe("host command line", () => {
       [[...BASE, "--vsock-cid", "/a", "--proof-request-timeout", "0"], /--proof-request-timeout/],
       [[...BASE, "--vsock-cid", "/a", "--proof-request-timeout", "-3"], /--proof-request-timeout/],
       [[...BASE, "--vsock-cid", "/a", "--log-level", "loud"], /--log-level/],
+      [[...BASE, "--vsock-cid", "/a", "--max-concurrent-proofs", "0"], /--max-concurrent-proofs/],
+      [[...BASE, "--vsock-cid", "/a", "--max-concurrent-proofs", "two"], /--max-concurrent-proofs/],
       [[...BASE, "--vsock-cid", "/a", "--listen", "7300"], /--listen/],
       [[...BASE, "--vsock-cid", "nowhere"], /--vsock-cid: bad enclave address/],
       [["--l1-rpc-url", "ftp://x", ...BASE.slice(2), "--vsock-cid", "/a"], /http\(s\) or ws\(s\)/],

@@ -33,6 +33,29 @@ describe("host start-up", () => {
     }
   });
 
+  it("refuses prover_prove inside a JSON-RPC batch without running it (--max-concurrent-proofs); the rest of the batch is answered", async () => {
+    const host = await startHost(
+      hostArgs({ enclaves: ["vsock:16"], extra: ["--max-concurrent-proofs", "1"] }),
+    );
+    try {
+      const response = await fetch(host.url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify([
+          { jsonrpc: "2.0", id: 1, method: "prover_prove", params: [{}] },
+          { jsonrpc: "2.0", id: 2, method: "healthz", params: [] },
+        ]),
+      });
+      const answers = (await response.json()) as { id: number; result?: unknown; error?: { code: number } }[];
+      const byId = new Map(answers.map((answer) => [answer.id, answer]));
+      expect(byId.get(1)?.error?.code).toBe(-32600);
+      expect(byId.get(2)?.error).toBeUndefined();
+      expect(byId.get(2)?.result).toBeDefined();
+    } finally {
+      expect(await host.stop("SIGINT")).toBe(0);
+    }
+  });
+
   it("reads the environment twins and refuses a missing flag with its name", async () => {
     const { code, stderr } = await runHostToExit(["--vsock-cid", "/tmp/a.sock"], {
       PROVER_L1_RPC_URL: "http://127.0.0.1:1",
