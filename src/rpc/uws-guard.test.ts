@@ -12,6 +12,12 @@ const MAX_IN_FLIGHT = 4;
 const { logger, lines } = createMemoryLogger("guard-test", "debug");
 const guard = new UwsGuard({ logger, maxInFlight: MAX_IN_FLIGHT });
 const held: GuardedResponse[] = [];
+const answered: [number, string | undefined][] = [];
+const counting = new UwsGuard({
+  logger,
+  maxInFlight: 1,
+  onResponse: (status, route) => answered.push([status, route]),
+});
 let app: TemplatedApp & { close(): void };
 let listenSocket: us_listen_socket;
 let base: string;
@@ -85,6 +91,27 @@ beforeAll(async () => {
     guard.http((response) => {
       held.push(response);
     }),
+  );
+  app.get(
+    "/named/ok",
+    counting.http((response) => response.respond({ status: 200, body: "ok" }), { name: "/named/ok" }),
+  );
+  app.get(
+    "/named/throw",
+    counting.http(() => boom(), { name: "/named/throw" }),
+  );
+  app.get(
+    "/named/hold",
+    counting.http(
+      (response) => {
+        held.push(response);
+      },
+      { name: "/named/hold" },
+    ),
+  );
+  app.get(
+    "/unnamed",
+    counting.http((response) => response.respond({ status: 204, body: "" })),
   );
   app.ws("/ws/open", guard.webSocket({ open: () => boom("in open") }));
   app.ws("/ws/message", guard.webSocket({ message: () => boom("in message") }));
@@ -199,6 +226,27 @@ describe("HTTP callbacks behind the guard", () => {
 function closeCode(ws: WebSocket): Promise<number> {
   return new Promise((resolve) => ws.on("close", (code) => resolve(code)));
 }
+
+describe("onResponse", () => {
+  it("is told each status with the route's name, including the guard's own 500 and 503 answers", async () => {
+    expect((await get("/named/ok")).status).toBe(200);
+    expect((await get("/named/throw")).status).toBe(500);
+    expect((await get("/unnamed")).status).toBe(204);
+    const pending = get("/named/hold");
+    await expect.poll(() => held.length, { timeout: 30_000 }).toBe(1);
+    expect((await get("/named/ok")).status).toBe(503);
+    held.splice(0).forEach((response) => response.respond({ status: 200, body: "released" }));
+    expect((await pending).status).toBe(200);
+    expect(answered).toEqual([
+      [200, "/named/ok"],
+      [500, "/named/throw"],
+      [204, undefined],
+      [503, "/named/ok"],
+      [200, "/named/hold"],
+    ]);
+    expect(counting.inFlight.size).toBe(0);
+  });
+});
 
 describe("websocket callbacks behind the guard", () => {
   it("closes the socket with 1011 when open, message or an async message handler throws", async () => {

@@ -59,8 +59,8 @@ export interface UwsGuardOptions {
   readonly failureBody?: (failure: GuardFailure) => string;
   /** Whether an error is the client's fault (400) rather than the server's (500); see defaultIsBadInput. */
   readonly isBadInput?: (error: unknown) => boolean;
-  /** Told of every status answered (metrics). */
-  readonly onResponse?: (status: number) => void;
+  /** Told of every status answered, with the route's name when it has one (metrics). */
+  readonly onResponse?: (status: number, route: string | undefined) => void;
   /** Headers written on every response (e.g. CORS). */
   readonly commonHeaders?: readonly (readonly [string, string])[];
   /** While true, every response closes its connection (e.g. a server draining for shutdown). */
@@ -70,6 +70,8 @@ export interface UwsGuardOptions {
 export interface RouteOptions {
   /** Counted against the in-flight limit and refused beyond it; default true. Always tracked for draining. */
   readonly limited?: boolean;
+  /** The route's name, given to `onResponse` with each status it answers (e.g. a metrics label). */
+  readonly name?: string;
 }
 
 /** JSON-RPC codes that mean the client sent something malformed. */
@@ -113,6 +115,7 @@ export class GuardedResponse implements InFlightWork {
   constructor(
     private readonly res: HttpResponse,
     private readonly guard: UwsGuard,
+    private readonly route?: string,
   ) {
     res.onAborted(() => {
       if (this.finished) return;
@@ -157,7 +160,7 @@ export class GuardedResponse implements InFlightWork {
       this.guard.logger.error({ err: error, status: answer.status }, "writing an HTTP response failed");
       this.closeQuietly();
     }
-    options.onResponse?.(written ? answer.status : 500);
+    options.onResponse?.(written ? answer.status : 500, this.route);
     this.guard.inFlight.settle(this);
     return written;
   }
@@ -232,7 +235,7 @@ export class UwsGuard {
     return (res, req) => {
       let response: GuardedResponse;
       try {
-        response = new GuardedResponse(res, this);
+        response = new GuardedResponse(res, this, routeOptions.name);
       } catch (error) {
         this.logger.error({ err: error }, "cannot watch an HTTP response");
         return;

@@ -101,20 +101,15 @@ export function mountMerchantApi(app: TemplatedApp, options: MerchantApiOptions)
       const id = parseOrderId(request.params.id);
       return decision(await service.cancel(id, parseCancel(request.body)), request.caller);
     });
-  const { guard } = router;
   app.get(
     "/metrics",
-    guard.route("/metrics", (res, _req, life) => {
-      metrics
-        .exposition()
-        .then((text) => {
-          if (!life.close()) return;
-          res.cork(() =>
-            res.writeStatus("200 OK").writeHeader("content-type", metrics.contentType).end(text),
-          );
-        })
-        .catch((error: unknown) => guard.fail(res, life, "/metrics", error));
-    }),
+    router.guard.http(
+      async (response) => {
+        const text = await metrics.exposition();
+        response.respond({ status: 200, contentType: metrics.contentType, body: text });
+      },
+      { limited: false },
+    ),
   );
   router.finish();
 }

@@ -3,16 +3,16 @@
  * (uWS patterns, `:name` parameters), request bodies read with src/rpc's streaming body reader
  * under a byte limit and parsed as JSON, handler results and refused requests (RequestRefusedError) written as JSON.
  * Everything needed from the uWS request is copied before the first await (uWS invalidates it). Every uWS
- * callback runs behind the CallbackGuard (an exception is answered 400/500, never escapes), and at most
- * `maxInFlight` requests are served at once: one more is answered 503 `overloaded` at once.
+ * callback runs behind src/rpc's UwsGuard (an exception is answered 400 `bad_request` / 500 `internal_error`,
+ * never escapes), and at most `maxInFlight` requests are served at once: one more is answered 503 `overloaded`
+ * at once.
  */
-import type { HttpRequest, HttpResponse, TemplatedApp } from "@trufflesuite/uws-js-unofficial";
+import type { HttpRequest, TemplatedApp } from "@trufflesuite/uws-js-unofficial";
 import type { Logger } from "../../log/index.js";
 import type { Counter, Histogram, MetricsRegistry } from "../../metrics/index.js";
-import { readBody } from "../../rpc/index.js";
+import { type GuardedResponse, type GuardFailure, readBody, UwsGuard } from "../../rpc/index.js";
 import { type ApiCaller, type ApiScope, scopeAllows } from "../api-keys.js";
 import { ForbiddenError, type MerchantErrorKind, RequestRefusedError, UnauthorizedError } from "../errors.js";
-import { CallbackGuard, type RequestLife } from "./guard.js";
 
 export interface JsonRequest {
   method: string;
@@ -47,23 +47,6 @@ export interface JsonRouterOptions {
   authenticate(presented: string): Promise<ApiCaller | null>;
 }
 
-const STATUS_TEXT: Readonly<Record<number, string>> = {
-  200: "200 OK",
-  401: "401 Unauthorized",
-  403: "403 Forbidden",
-  201: "201 Created",
-  202: "202 Accepted",
-  400: "400 Bad Request",
-  404: "404 Not Found",
-  405: "405 Method Not Allowed",
-  409: "409 Conflict",
-  413: "413 Payload Too Large",
-  415: "415 Unsupported Media Type",
-  422: "422 Unprocessable Entity",
-  500: "500 Internal Server Error",
-  503: "503 Service Unavailable",
-};
-
 /** The HTTP status a refused request is answered with, by the error's kind. */
 const STATUS_OF_KIND: Readonly<Partial<Record<MerchantErrorKind, number>>> = {
   "bad-request": 400,
@@ -78,10 +61,6 @@ const STATUS_OF_KIND: Readonly<Partial<Record<MerchantErrorKind, number>>> = {
   "chain-unavailable": 503,
 };
 
-function statusLine(status: number): string {
-  return STATUS_TEXT[status] ?? `${status} Status`;
-}
-
 export function errorBody(code: string, message: string, details: Record<string, unknown> = {}): unknown {
   return { error: { code, message, ...details } };
 }
@@ -91,16 +70,32 @@ export function toJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
 }
 
+/** Errors the client caused (400 `bad_request`): a malformed percent-escape, a request refused as bad input. */
+function isBadInput(error: unknown): boolean {
+  return error instanceof URIError || (error instanceof RequestRefusedError && error.kind === "bad-request");
+}
+
+/** The merchant's JSON error body for what the guard answers itself (400, 500, 503). */
+function failureBody(maxInFlight: number): (failure: GuardFailure) => string {
+  return ({ status, message }) =>
+    toJson(
+      status === 400
+        ? errorBody("bad_request", message)
+        : status === 503
+          ? errorBody("overloaded", `the service is serving ${maxInFlight} requests; retry later`, {
+              maxInFlight,
+            })
+          : errorBody("internal_error", "internal error; see the service log"),
+    );
+}
+
 export class JsonRouter {
   private readonly logger: Logger;
   private readonly maxBodyBytes: number;
-  private readonly responses: Counter<"route" | "status">;
   private readonly durations: Histogram<"route">;
   private readonly patternsByPath = new Map<string, Set<string>>();
-  private readonly maxInFlight: number;
   private readonly authenticate: (presented: string) => Promise<ApiCaller | null>;
-  private inFlight = 0;
-  readonly guard: CallbackGuard;
+  readonly guard: UwsGuard;
 
   constructor(
     private readonly app: TemplatedApp,
@@ -108,13 +103,21 @@ export class JsonRouter {
   ) {
     this.logger = options.logger;
     this.maxBodyBytes = options.maxBodyBytes;
-    this.maxInFlight = options.maxInFlight;
     this.authenticate = options.authenticate;
-    this.guard = new CallbackGuard(options.logger);
-    this.responses = options.metrics.counter({
+    const responses: Counter<"route" | "status"> = options.metrics.counter({
       name: "merchant_http_responses_total",
       help: "HTTP responses of the merchant API by route pattern and status",
       labelNames: ["route", "status"],
+    });
+    this.guard = new UwsGuard({
+      logger: options.logger,
+      maxInFlight: options.maxInFlight,
+      isBadInput,
+      failureBody: failureBody(options.maxInFlight),
+      // Responses of the named routes (the API's patterns, "*" for unknown ones); /metrics is not counted.
+      onResponse: (status, route) => {
+        if (route !== undefined) responses.inc({ route, status: String(status) });
+      },
     });
     this.durations = options.metrics.histogram({
       name: "merchant_http_request_seconds",
@@ -151,48 +154,39 @@ export class JsonRouter {
         if (methods.has(other)) continue;
         this.app[other](
           pattern,
-          this.guard.route(pattern, (res, req, life) => {
-            const method = req.getMethod().toUpperCase();
-            this.write(res, life, pattern, {
-              status: 405,
-              body: errorBody("method_not_allowed", `${method} is not allowed on ${pattern}`, { allowed }),
-            });
-          }),
+          this.guard.http(
+            (response, req) => {
+              const method = req.getMethod().toUpperCase();
+              this.write(response, {
+                status: 405,
+                body: errorBody("method_not_allowed", `${method} is not allowed on ${pattern}`, { allowed }),
+              });
+            },
+            { limited: false, name: pattern },
+          ),
         );
       }
     }
     this.app.any(
       "/*",
-      this.guard.route("*", (res, req, life) => {
-        this.write(res, life, "*", {
-          status: 404,
-          body: errorBody("route_not_found", `no route for ${req.getMethod().toUpperCase()} ${req.getUrl()}`),
-        });
-      }),
+      this.guard.http(
+        (response, req) => {
+          this.write(response, {
+            status: 404,
+            body: errorBody(
+              "route_not_found",
+              `no route for ${req.getMethod().toUpperCase()} ${req.getUrl()}`,
+            ),
+          });
+        },
+        { limited: false, name: "*" },
+      ),
     );
   }
 
   /** Requests being served now. */
   get requestsInFlight(): number {
-    return this.inFlight;
-  }
-
-  /** Counts the request in flight until it closes; false (and answered 503) when the router is full. */
-  private admit(res: HttpResponse, life: RequestLife, route: string): boolean {
-    if (this.inFlight >= this.maxInFlight) {
-      this.write(res, life, route, {
-        status: 503,
-        body: errorBody("overloaded", `the service is serving ${this.maxInFlight} requests; retry later`, {
-          maxInFlight: this.maxInFlight,
-        }),
-      });
-      return false;
-    }
-    this.inFlight += 1;
-    life.onClose(() => {
-      this.inFlight -= 1;
-    });
-    return true;
+    return this.guard.inFlight.size;
   }
 
   private add(method: "get" | "post", pattern: string, access: RouteAccess, handler: JsonHandler): this {
@@ -208,58 +202,52 @@ export class JsonRouter {
     methods.add(method);
     this.app[method](
       pattern,
-      this.guard.route(pattern, (res: HttpResponse, req: HttpRequest, life: RequestLife) => {
-        const started = process.hrtime.bigint();
-        if (!this.admit(res, life, pattern)) return;
-        const params: Record<string, string> = {};
-        paramNames.forEach((name, i) => {
-          params[name] = decodeURIComponent(req.getParameter(i) ?? "");
-        });
-        const request = {
-          method: method.toUpperCase(),
-          path: req.getUrl(),
-          params,
-          query: new URLSearchParams(req.getQuery() ?? ""),
-        };
-        const contentType = req.getHeader("content-type").toLowerCase();
-        const authorization = req.getHeader("authorization");
-        const finish = (response: JsonResponse): void => {
-          this.durations.observe({ route: pattern }, Number(process.hrtime.bigint() - started) / 1e9);
-          this.write(res, life, pattern, response);
-        };
-        const run = (body: unknown): void => {
-          this.authorize(access, authorization)
-            .then((caller) => handler({ ...request, body, caller }))
-            .then(finish, (error: unknown) => finish(this.errorResponse(error, request.method, request.path)))
-            .catch((error: unknown) => this.guard.fail(res, life, pattern, error));
-        };
-        if (method === "get") {
-          run(undefined);
-          return;
-        }
-        readBody(res, this.maxBodyBytes, {
-          onTooLarge: (received) =>
-            this.guard.run(res, life, pattern, () =>
-              finish({
-                status: 413,
-                body: errorBody(
-                  "body_too_large",
-                  `request body exceeds ${this.maxBodyBytes} bytes (got at least ${received})`,
-                ),
-              }),
+      this.guard.http(
+        (response: GuardedResponse, req: HttpRequest) => {
+          const started = process.hrtime.bigint();
+          const params: Record<string, string> = {};
+          paramNames.forEach((name, i) => {
+            params[name] = decodeURIComponent(req.getParameter(i) ?? "");
+          });
+          const request = {
+            method: method.toUpperCase(),
+            path: req.getUrl(),
+            params,
+            query: new URLSearchParams(req.getQuery() ?? ""),
+          };
+          const contentType = req.getHeader("content-type").toLowerCase();
+          const authorization = req.getHeader("authorization");
+          const finish = (answer: JsonResponse): void => {
+            this.durations.observe({ route: pattern }, Number(process.hrtime.bigint() - started) / 1e9);
+            this.write(response, answer);
+          };
+          const run = (body: unknown): Promise<void> =>
+            this.authorize(access, authorization)
+              .then((caller) => handler({ ...request, body, caller }))
+              .then(finish, (error: unknown) =>
+                finish(this.errorResponse(error, request.method, request.path)),
+              );
+          if (method === "get") return run(undefined);
+          readBody(response.raw, this.maxBodyBytes, {
+            onTooLarge: response.callback(
+              (received: number) =>
+                finish({
+                  status: 413,
+                  body: errorBody(
+                    "body_too_large",
+                    `request body exceeds ${this.maxBodyBytes} bytes (got at least ${received})`,
+                  ),
+                }),
+              pattern,
             ),
-          onBody: (bytes) =>
-            this.guard.run(res, life, pattern, () => {
-              if (bytes.byteLength === 0) {
-                run(undefined);
-                return;
-              }
+            onBody: response.callback((bytes: Uint8Array) => {
+              if (bytes.byteLength === 0) return run(undefined);
               if (!contentType.startsWith("application/json")) {
                 finish({
                   status: 415,
                   body: errorBody("unsupported_media_type", "request bodies must be application/json"),
                 });
-                return;
+                return undefined;
               }
               let parsed: unknown;
               try {
@@ -272,12 +260,16 @@ export class JsonRouter {
                     `the request body is not valid JSON: ${(error as Error).message}`,
                   ),
                 });
-                return;
+                return undefined;
               }
-              run(parsed);
-            }),
-        });
-      }),
+              return run(parsed);
+            }, pattern),
+            onError: (error) => response.fail(error, pattern),
+          });
+          return undefined;
+        },
+        { name: pattern },
+      ),
     );
     return this;
   }
@@ -296,13 +288,12 @@ export class JsonRouter {
   }
 
   /** Writes the answer unless the request was answered or aborted already. */
-  private write(res: HttpResponse, life: RequestLife, route: string, response: JsonResponse): void {
-    if (!life.close()) return;
-    this.responses.inc({ route, status: String(response.status) });
-    res.cork(() => {
-      res.writeStatus(statusLine(response.status)).writeHeader("content-type", "application/json");
-      for (const [name, value] of Object.entries(response.headers ?? {})) res.writeHeader(name, value);
-      res.end(toJson(response.body));
+  private write(response: GuardedResponse, answer: JsonResponse): void {
+    response.respond({
+      status: answer.status,
+      contentType: "application/json",
+      body: toJson(answer.body),
+      headers: Object.entries(answer.headers ?? {}),
     });
   }
 }
