@@ -203,7 +203,7 @@ describe("node client and handler table", () => {
   const client = new NodeClient(inProcessTransport(bindNodeHandlers(nodeHandlers)));
 
   it("binds exactly one handler per method", () => {
-    expect([...bindNodeHandlers(nodeHandlers).keys()]).toHaveLength(56);
+    expect([...bindNodeHandlers(nodeHandlers).keys()]).toHaveLength(58);
   });
 
   it("round-trips a block with a deposit transaction and one with hashes", async () => {
