@@ -38,7 +38,7 @@ describe("listen addresses (local mode)", () => {
       for (let i = 0; i < 3; i++) {
         expect(await callEnclave(address, { kind: "SignerPublicKey" })).toEqual({
           kind: "SignerPublicKey",
-          publicKey: new Uint8Array([4, 1, 2]),
+          public_key: new Uint8Array([4, 1, 2]),
         });
       }
     } finally {
