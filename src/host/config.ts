@@ -15,6 +15,7 @@ import {
   type FlagSpec,
   integerFlag,
   logLevelFlag,
+  type ParsedFlags,
   parseFlags,
   renderFlagUsage,
   urlFlag,
@@ -53,6 +54,22 @@ export interface HostConfig {
   readonly processMetrics: boolean;
   /** How long SIGINT/SIGTERM waits for in-flight requests (default: the proof timeout plus 10 s). */
   readonly shutdownDrainMs: number;
+  /** With --worker: the proof job queue this host also drains (src/host/worker.ts); undefined otherwise. */
+  readonly worker: HostWorkerConfig | undefined;
+}
+
+/** Where the worker's proof jobs are and how it holds them (docs/proof-jobs.md). */
+export interface HostWorkerConfig {
+  /** PostgreSQL shared by several machines (--database-url / DATABASE_URL); wins over `sqlitePath`. */
+  readonly databaseUrl: string | undefined;
+  /** The SQLite queue file of one machine (--job-queue-sqlite). */
+  readonly sqlitePath: string | undefined;
+  /** Jobs proved at once (--worker-concurrency, default 1). */
+  readonly concurrency: number;
+  /** How long a claim or heartbeat holds a job (--job-lease, default 90 s; heartbeats every third). */
+  readonly leaseMs: number;
+  /** First retry delay after a failure or an expired lease (--job-retry-backoff, default 5 s). */
+  readonly backoffMs: number;
 }
 
 /** A start-up refusal: a missing, malformed or inconsistent flag (`flag` names it when there is one). */
@@ -142,6 +159,42 @@ export const HOST_FLAGS: readonly FlagSpec[] = [
     env: "PROVER_PROCESS_METRICS",
     boolean: true,
     help: "also export process metrics (CPU, memory, GC) on GET /metrics",
+  },
+  {
+    flag: "worker",
+    env: "PROVER_WORKER",
+    boolean: true,
+    help: "also claim proof jobs from a queue (--database-url or --job-queue-sqlite), heartbeat, submit results",
+  },
+  {
+    flag: "database-url",
+    env: "DATABASE_URL",
+    value: "URL",
+    help: "with --worker: the PostgreSQL proof job queue several machines share (postgres://…)",
+  },
+  {
+    flag: "job-queue-sqlite",
+    env: "PROVER_JOB_QUEUE_SQLITE",
+    value: "FILE",
+    help: "with --worker: the SQLite proof job queue of one machine (when no --database-url)",
+  },
+  {
+    flag: "worker-concurrency",
+    env: "PROVER_WORKER_CONCURRENCY",
+    value: "N",
+    help: "with --worker: jobs proved at once (default 1)",
+  },
+  {
+    flag: "job-lease",
+    env: "PROVER_JOB_LEASE",
+    value: "SECONDS",
+    help: "with --worker: how long a claim holds a job without a heartbeat (default 90; heartbeats every third)",
+  },
+  {
+    flag: "job-retry-backoff",
+    env: "PROVER_JOB_RETRY_BACKOFF",
+    value: "SECONDS",
+    help: "with --worker: first retry delay after a failed attempt or an expired lease, doubling (default 5)",
   },
   {
     flag: "shutdown-drain",
@@ -266,6 +319,7 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
   const l2RpcUrl = url("l2-rpc-url");
   const l2ChainId = parseChainId(flags.need("l2-chain-id"));
   const rollupPath = flags.text("rollup-config");
+  const worker = flags.bool("worker") ? parseWorkerFlags(flags) : undefined;
 
   return {
     kind: "run",
@@ -284,6 +338,32 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
       processMetrics: flags.bool("process-metrics"),
       shutdownDrainMs:
         drainText === undefined ? proofTimeoutMs + 10_000 : parseSeconds("shutdown-drain", drainText),
+      worker,
     },
+  };
+}
+
+function parseWorkerFlags(flags: ParsedFlags): HostWorkerConfig {
+  const databaseUrl = flags.text("database-url");
+  const sqlitePath = flags.text("job-queue-sqlite");
+  if (databaseUrl === undefined && sqlitePath === undefined)
+    throw new HostConfigError("--worker needs a queue: --database-url (DATABASE_URL) or --job-queue-sqlite", {
+      flag: "worker",
+    });
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl))
+    throw new HostConfigError("--database-url must be a postgres:// or postgresql:// URL", {
+      flag: "database-url",
+    });
+  const seconds = (flag: string, fallback: number): number => {
+    const text = flags.text(flag);
+    return text === undefined ? fallback : parseSeconds(flag, text);
+  };
+  const concurrency = flags.text("worker-concurrency");
+  return {
+    databaseUrl,
+    sqlitePath,
+    concurrency: concurrency === undefined ? 1 : integerFlag(concurrency, "worker-concurrency", 1, fail),
+    leaseMs: seconds("job-lease", 90_000),
+    backoffMs: seconds("job-retry-backoff", 5_000),
   };
 }

@@ -28,6 +28,8 @@ export interface ProverHost {
   readonly server: RpcServer;
   readonly health: HealthLatch;
   readonly router: EnclaveRouter;
+  /** The proving behind prover_prove (validation, witness, routing, registry checks), for the queue worker. */
+  readonly proofs: ProofService;
   /** Binds the listener; resolves to the bound port. */
   listen(): Promise<number>;
   /** Stops accepting, drains in-flight requests for up to `drainMs`, closes. */
@@ -104,6 +106,7 @@ export function createProverHost(config: HostConfig, deps: ProverHostDeps): Prov
     server,
     health,
     router,
+    proofs,
     async listen() {
       const port = await server.listen();
       logger.info(

@@ -9,6 +9,7 @@ export {
   HOST_FLAGS,
   type HostConfig,
   HostConfigError,
+  type HostWorkerConfig,
   hostUsage,
   type ListenEndpoint,
   type ParsedCommandLine,
@@ -62,3 +63,4 @@ export {
   type WitnessCollection,
   type WitnessMetrics,
 } from "./witness/index.js";
+export { type HostWorker, type HostWorkerDeps, startHostWorker } from "./worker.js";
