@@ -18,7 +18,12 @@ import {
   ProposalStatus,
   type VerifierIntervals,
 } from "../proof/onchain/index.js";
-import { startStepLoop, type StepLoop, verifierServiceClients } from "../service-kit/index.js";
+import {
+  startStepLoop,
+  type StepLoop,
+  contractReader,
+  verifierServiceClients,
+} from "../service-kit/index.js";
 import type { ChallengerConfig } from "./config.js";
 import { NullifyRevertedError } from "./errors.js";
 
@@ -40,13 +45,7 @@ export function startChallenger(
   const { logger } = deps;
   const { account, l1, wallet, node, prover } = verifierServiceClients(config);
   const verifier = config.verifier;
-  const read = <T>(functionName: string, args: readonly unknown[] = []): Promise<T> =>
-    l1.readContract({
-      address: verifier,
-      abi: aggregateVerifierAbi,
-      functionName,
-      args,
-    } as never) as Promise<T>;
+  const read = contractReader(l1, verifier, aggregateVerifierAbi);
 
   let intervals: VerifierIntervals | undefined;
   /** Next L1 block to scan for Proposed events. */

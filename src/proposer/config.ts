@@ -1,17 +1,24 @@
 /** Command-line flags and environment variables of the proposer process (docs/proposer.md "Flags"). */
-import { parseVerifierServiceCommandLine, type VerifierServiceConfig } from "../service-kit/index.js";
+import {
+  integerFlag,
+  parseVerifierServiceCommandLine,
+  type VerifierServiceConfig,
+} from "../service-kit/index.js";
 import { ProposerConfigError } from "./errors.js";
 
 export const PROPOSER_USAGE = `Usage: proposer [options]
 
 Proves the next L2 output range through the prover host once the node's safe head reaches it and proposes it to
 AggregateVerifier: one proposal every BLOCK_INTERVAL blocks, each built on the previous one, catching up when behind.
+With a proof job queue (--database-url or --job-queue-sqlite) it schedules instead: every range is enqueued as soon
+as its end is safe (up to --prove-ahead ranges), worker hosts prove them, and the proposals are submitted strictly
+in order as their proofs complete (docs/proof-jobs.md).
 
 Options (each also read from the environment variable in brackets):
   --l1-rpc-url <url>          L1 JSON-RPC URL (the verifier's chain)            [PROPOSER_L1_RPC_URL] (required)
   --rollup-rpc-url <url>      the L2 node: optimism_syncStatus, optimism_outputAtBlock
                                                                                 [PROPOSER_ROLLUP_RPC_URL] (required)
-  --prover-url <url>          the prover host (prover_prove)                    [PROPOSER_PROVER_URL] (required)
+  --prover-url <url>          the prover host (prover_prove; unused with a queue) [PROPOSER_PROVER_URL] (required)
   --verifier <address>        AggregateVerifier                                 [PROPOSER_VERIFIER] (required)
   --private-key-file <path>   file holding the proposer's 0x-prefixed private key [PROPOSER_PRIVATE_KEY_FILE]
                               (or the key itself in PROPOSER_PRIVATE_KEY; never on the command line)
@@ -21,11 +28,30 @@ Options (each also read from the environment variable in brackets):
                                                                                 [PROPOSER_L1_CONFIRMATIONS]
   --prove-timeout-ms <n>      longest prover_prove call (default 900000)        [PROPOSER_PROVE_TIMEOUT_MS]
   --max-backoff-ms <n>        longest wait after an error (default 30000)       [PROPOSER_MAX_BACKOFF_MS]
+  --database-url <url>        schedule on the PostgreSQL proof job queue (postgres://…) [PROPOSER_DATABASE_URL]
+  --job-queue-sqlite <path>   schedule on the SQLite proof job queue of one machine [PROPOSER_JOB_QUEUE_SQLITE]
+  --prove-ahead <n>           with a queue: ranges enqueued beyond the latest proposal (default 4)
+                                                                                [PROPOSER_PROVE_AHEAD]
+  --metrics-listen <host:port>  with a queue: serve GET /metrics (queue depth, job age, lag) [PROPOSER_METRICS_LISTEN]
   --log-level <level>         fatal|error|warn|info|debug|trace|silent (default info) [PROPOSER_LOG_LEVEL]
   -h, --help                  print this help
 `;
 
-export type ProposerConfig = VerifierServiceConfig;
+/** Where the proposer schedules its ranges (scheduler mode). */
+export interface ProposerQueueConfig {
+  /** PostgreSQL several machines share; wins over `sqlitePath`. */
+  readonly databaseUrl: string | undefined;
+  readonly sqlitePath: string | undefined;
+  /** Ranges enqueued beyond the latest proposal. */
+  readonly proveAhead: number;
+  /** GET /metrics listener, when set. */
+  readonly metricsListen: { readonly host: string; readonly port: number } | undefined;
+}
+
+export interface ProposerConfig extends VerifierServiceConfig {
+  /** Set: scheduler mode on this queue; unset: the direct mode (prover_prove, one range at a time). */
+  readonly queue: ProposerQueueConfig | undefined;
+}
 
 export type ProposerCommandLine = { kind: "help"; text: string } | { kind: "run"; config: ProposerConfig };
 
@@ -34,12 +60,46 @@ export function parseProposerCommandLine(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
 ): ProposerCommandLine {
+  const fail = (message: string, details: { flag?: string; value?: string }, cause?: unknown) =>
+    new ProposerConfigError(message, details, cause === undefined ? undefined : { cause });
   const parsed = parseVerifierServiceCommandLine(argv, env, {
     name: "proposer",
     envPrefix: "PROPOSER",
     usage: PROPOSER_USAGE,
-    fail: (message, details, cause) =>
-      new ProposerConfigError(message, details, cause === undefined ? undefined : { cause }),
+    extra: ["database-url", "job-queue-sqlite", "prove-ahead", "metrics-listen"],
+    fail,
   });
-  return parsed.kind === "help" ? parsed : { kind: "run", config: parsed.config };
+  if (parsed.kind === "help") return parsed;
+  const databaseUrl = parsed.extra["database-url"];
+  const sqlitePath = parsed.extra["job-queue-sqlite"];
+  const ahead = parsed.extra["prove-ahead"];
+  const listen = parsed.extra["metrics-listen"];
+  if (databaseUrl === undefined && sqlitePath === undefined) {
+    for (const [flag, value] of [
+      ["prove-ahead", ahead],
+      ["metrics-listen", listen],
+    ] as const)
+      if (value !== undefined)
+        throw fail(`--${flag} needs a queue (--database-url or --job-queue-sqlite)`, { flag });
+    return { kind: "run", config: { ...parsed.config, queue: undefined } };
+  }
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl))
+    throw fail("--database-url must be a postgres:// or postgresql:// URL", { flag: "database-url" });
+  let metricsListen: ProposerQueueConfig["metricsListen"];
+  if (listen !== undefined) {
+    const match = /^(\[[0-9a-fA-F:]+\]|[^:\s]+):(\d{1,5})$/.exec(listen);
+    if (match === null)
+      throw fail(`--metrics-listen must be host:port, got ${listen}`, { flag: "metrics-listen" });
+    metricsListen = {
+      host: match[1]!.replace(/^\[|\]$/g, ""),
+      port: integerFlag(match[2]!, "metrics-listen", 0, fail),
+    };
+    if (metricsListen.port > 65_535)
+      throw fail(`--metrics-listen: port ${metricsListen.port} out of range`, { flag: "metrics-listen" });
+  }
+  const proveAhead = integerFlag(ahead ?? "4", "prove-ahead", 1, fail);
+  return {
+    kind: "run",
+    config: { ...parsed.config, queue: { databaseUrl, sqlitePath, proveAhead, metricsListen } },
+  };
 }

@@ -4,6 +4,7 @@
  */
 export {
   type ProposerConfig,
+  type ProposerQueueConfig,
   type ProposerCommandLine,
   parseProposerCommandLine,
   PROPOSER_USAGE,

@@ -37,5 +37,6 @@ export {
   type VerifierServiceCommandLine,
   type VerifierServiceConfig,
   type VerifierServiceFlags,
+  contractReader,
   verifierServiceClients,
 } from "./verifier-service.js";

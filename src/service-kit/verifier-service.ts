@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import {
+  type Abi,
   type Address,
   createPublicClient,
   createWalletClient,
@@ -138,4 +139,10 @@ export function verifierServiceClients(config: VerifierServiceConfig) {
   const node = new NodeClient(httpTransport(config.rollupRpcUrl, { timeoutMs: 30_000 }));
   const prover = new ProverClient(httpTransport(config.proverUrl, { timeoutMs: config.proveTimeoutMs }));
   return { account, l1, wallet, node, prover };
+}
+
+/** `read(functionName, args)`: view calls on one contract, as both services make them. */
+export function contractReader(client: PublicClient, address: Address, abi: Abi) {
+  return <T>(functionName: string, args: readonly unknown[] = []): Promise<T> =>
+    client.readContract({ address, abi, functionName, args } as never) as Promise<T>;
 }
