@@ -17,6 +17,10 @@
  *   enclave           .data/enclave.sock     a local-mode enclave proving the devnet's chain (--rollup-config)
  *   prover host       http://127.0.0.1:8555  prover_prove; collects the witness from L1, beacon and the node; its
  *                                            enclave's signer registered by the registrar on every start
+ *   with --provers N  N enclaves (.data/enclave.sock, .data/enclave-1.sock, …) and N hosts (ports 8555, 8556, …)
+ *                                            in worker mode on one proof job queue (.data/proof-jobs.db, or the
+ *                                            PostgreSQL of DATABASE_URL), each signer registered; the proposer
+ *                                            schedules its ranges on that queue
  *
  * A restart resumes everything: the same L1 state, the same rollup.json, the same L2 data, the same token and
  * orders and verifiers (a new enclave signer is registered). SIGINT/SIGTERM stop the services in reverse order
@@ -70,6 +74,9 @@ Options (each has an environment variable):
                                                                verifiers are deployed on the first start (default 10)
   --proposer                     DEVNET_PROPOSER (1)           also run the proposer (account 5) and the challenger
                                                                (account 6) against the AggregateVerifier
+  --provers <n>                  DEVNET_PROVERS                run n worker hosts, each with its own enclave, on one
+                                                               proof job queue (.data/proof-jobs.db, or DATABASE_URL);
+                                                               the proposer schedules on it (default: one host, direct)
   --intermediate-block-interval <n>
                                  DEVNET_INTERMEDIATE_BLOCK_INTERVAL
                                                                L2 blocks per intermediate root, divides the above,
@@ -99,6 +106,8 @@ interface DevnetConfig {
   intermediateBlockInterval: number | undefined;
   /** Also run the proposer and the challenger. */
   proposer: boolean;
+  /** Worker hosts on a proof job queue; undefined: one host serving prover_prove, the proposer calling it. */
+  provers: number | undefined;
 }
 
 function portValue(text: string, what: string): number {
@@ -129,6 +138,7 @@ function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): DevnetCon
       "block-interval": { type: "string" },
       "intermediate-block-interval": { type: "string" },
       proposer: { type: "boolean" },
+      provers: { type: "string" },
       "l1-block-time": { type: "string" },
       "l2-block-time": { type: "string" },
       "data-availability": { type: "string" },
@@ -142,6 +152,7 @@ function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): DevnetCon
   const blockInterval = values["block-interval"] ?? env.DEVNET_BLOCK_INTERVAL;
   const intermediateBlockInterval =
     values["intermediate-block-interval"] ?? env.DEVNET_INTERMEDIATE_BLOCK_INTERVAL;
+  const provers = values.provers ?? env.DEVNET_PROVERS;
   const da = values["data-availability"] ?? env.DEVNET_DATA_AVAILABILITY ?? "blobs";
   if (da !== "blobs" && da !== "calldata")
     throw new DevnetUsageError(`--data-availability must be blobs or calldata, got ${da}`);
@@ -180,6 +191,7 @@ function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): DevnetCon
         ? undefined
         : integerValue(intermediateBlockInterval, "--intermediate-block-interval", 2, 1_000_000),
     proposer: values.proposer === true || ["1", "true"].includes(env.DEVNET_PROPOSER ?? ""),
+    provers: provers === undefined ? undefined : integerValue(provers, "--provers", 1, 16),
   };
 }
 
@@ -221,6 +233,88 @@ interface Part {
   readonly pid: number | undefined;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stop(graceMs: number): Promise<void>;
+}
+
+/** The proof job queue the --provers worker hosts share: DATABASE_URL's PostgreSQL, else a SQLite file. */
+interface DevnetProofQueue {
+  readonly databaseUrl?: string;
+  readonly sqlitePath?: string;
+  readonly description: string;
+}
+
+function proofJobQueue(config: DevnetConfig): DevnetProofQueue | undefined {
+  if (config.provers === undefined) return undefined;
+  const databaseUrl = process.env.DATABASE_URL;
+  if (databaseUrl !== undefined && databaseUrl !== "")
+    return { databaseUrl, description: "PostgreSQL (DATABASE_URL)" };
+  const sqlitePath = join(config.dataDir, "proof-jobs.db");
+  return { sqlitePath, description: sqlitePath };
+}
+
+interface ProverContext {
+  readonly l1RpcUrl: string;
+  readonly beaconUrl: string;
+  readonly ready: { readonly url: string; readonly chainId: number };
+  readonly rollup: { readonly path: string };
+  readonly queue: DevnetProofQueue | undefined;
+}
+
+/** A local enclave and the host in front of it, started; `ready` resolves with the host's URL and signer. */
+async function startProver(
+  index: number,
+  config: DevnetConfig,
+  context: ProverContext,
+  add: <T extends Part>(part: T) => Promise<T>,
+): Promise<{ ready: Promise<{ url: string; signer: Address }> }> {
+  const suffix = index === 0 ? "" : ` ${index}`;
+  const socket = join(config.dataDir, index === 0 ? "enclave.sock" : `enclave-${index}.sock`);
+  // sockaddr_un holds 108 bytes with the terminating NUL.
+  if (Buffer.byteLength(socket) > 107)
+    throw new DevnetUsageError(`the enclave socket path ${socket} is too long: choose a shorter --data-dir`);
+  const port = config.proverPort === 0 ? 0 : config.proverPort + index;
+  if (port > 65_535)
+    throw new DevnetUsageError(`--prover-port ${config.proverPort} leaves no port for host ${index}`);
+  rmSync(socket, { force: true }); // a killed enclave's socket file
+  const enclave = await add(
+    startServiceChild(
+      `enclave${suffix}`,
+      "enclave/main.ts",
+      ["--local", "--listen", socket, "--rollup-config", context.rollup.path],
+      echoTo(`[enclave${suffix}]`),
+    ),
+  );
+  const { queue } = context;
+  // The host connects to its enclave per request: both start together, and the L1 work runs meanwhile.
+  const host = await add(
+    startServiceChild(
+      `prover host${suffix}`,
+      "src/host/main.ts",
+      [
+        ...["--l1-rpc-url", context.l1RpcUrl, "--l1-beacon-url", context.beaconUrl],
+        ...["--l2-rpc-url", context.ready.url, "--l2-chain-id", String(context.ready.chainId)],
+        ...["--rollup-config", context.rollup.path, "--vsock-cid", socket],
+        ...["--listen", `127.0.0.1:${port}`],
+        // A worker's DATABASE_URL comes with this process's environment.
+        ...(queue === undefined ? [] : ["--worker"]),
+        ...(queue?.sqlitePath === undefined ? [] : ["--job-queue-sqlite", queue.sqlitePath]),
+      ],
+      echoTo(`[host${suffix}]`),
+      // Only the Unix socket is used: the host never opens AF_VSOCK here.
+      { OP_ENCLAVE_FORBID_VSOCK: "1" },
+    ),
+  );
+  const ready = Promise.all([
+    enclave.waitForLine((line) => {
+      const value = jsonLine(line);
+      return value?.msg === "enclave listening" ? getAddress(String(value.signer)) : undefined;
+    }, START_TIMEOUT_MS),
+    host.waitForLine((line) => {
+      const value = jsonLine(line);
+      return value?.msg === "prover host listening" ? Number(value.port) : undefined;
+    }, START_TIMEOUT_MS),
+  ]).then(([signer, bound]) => ({ url: `http://127.0.0.1:${bound}`, signer }));
+  ready.catch(() => undefined);
+  return { ready };
 }
 
 async function main(config: DevnetConfig): Promise<number> {
@@ -407,42 +501,23 @@ async function main(config: DevnetConfig): Promise<number> {
       return value?.msg === "merchant service listening" ? Number(value.port) : undefined;
     }, START_TIMEOUT_MS);
 
-    // 6. The proof verifiers on L1 (first start), the proposer list, a local enclave and the host in front of it,
-    // the enclave's (new, per-process) signer registered through the registrar.
-    const socket = join(config.dataDir, "enclave.sock");
-    // sockaddr_un holds 108 bytes with the terminating NUL.
-    if (Buffer.byteLength(socket) > 107)
-      throw new DevnetUsageError(
-        `the enclave socket path ${socket} is too long: choose a shorter --data-dir`,
-      );
-    rmSync(socket, { force: true }); // a killed enclave's socket file
-    const enclave = await add(
-      startServiceChild(
-        "enclave",
-        "enclave/main.ts",
-        ["--local", "--listen", socket, "--rollup-config", rollup.path],
-        echoTo("[enclave]"),
-      ),
-    );
-    // The host connects to its enclave per request: both start together, and the L1 work runs meanwhile.
-    const host = await add(
-      startServiceChild(
-        "prover host",
-        "src/host/main.ts",
-        [
-          ...["--l1-rpc-url", l1.anvil.rpcUrl, "--l1-beacon-url", beacon.url],
-          ...["--l2-rpc-url", ready.url, "--l2-chain-id", String(ready.chainId)],
-          ...["--rollup-config", rollup.path, "--vsock-cid", socket],
-          ...["--listen", `127.0.0.1:${config.proverPort}`],
-        ],
-        echoTo("[host]"),
-        // Only the Unix socket is used: the host never opens AF_VSOCK here.
-        { OP_ENCLAVE_FORBID_VSOCK: "1" },
+    // 6. The proof verifiers on L1 (first start), the proposer list, the local enclaves and the hosts in front of
+    // them (one, or --provers worker hosts on one proof job queue), each enclave's (new, per-process) signer
+    // registered through the registrar.
+    const queue = proofJobQueue(config);
+    const provers = await Promise.all(
+      Array.from({ length: config.provers ?? 1 }, (_, index) =>
+        startProver(
+          index,
+          config,
+          { l1RpcUrl: l1.anvil.rpcUrl, beaconUrl: beacon.url, ready, rollup, queue },
+          add,
+        ),
       ),
     );
     const proposer = getAddress(devnetAccount("proposer").address);
     const challenger = getAddress(devnetAccount("challenger").address);
-    const [{ verifiers, deployed }, enclaveSigner, proverPort] = await Promise.all([
+    const [{ verifiers, deployed }, started] = await Promise.all([
       (async () => {
         const result = await ensureProofVerifiers(l1, ready.url, rollup.config, config.dataDir, {
           blockInterval: config.blockInterval,
@@ -451,24 +526,27 @@ async function main(config: DevnetConfig): Promise<number> {
         await ensureProposers(l1, [proposer, challenger]);
         return result;
       })(),
-      enclave.waitForLine((line) => {
-        const value = jsonLine(line);
-        return value?.msg === "enclave listening" ? getAddress(String(value.signer)) : undefined;
-      }, START_TIMEOUT_MS),
-      host.waitForLine((line) => {
-        const value = jsonLine(line);
-        return value?.msg === "prover host listening" ? Number(value.port) : undefined;
-      }, START_TIMEOUT_MS),
+      Promise.all(provers.map((prover) => prover.ready)),
     ]);
     process.stdout.write(
       `[devnet] verifiers ${deployed ? "deployed" : "found"}: TEEVerifier ${verifiers.teeVerifier}, ` +
         `AggregateVerifier ${verifiers.aggregateVerifier} (blocks ${verifiers.blockInterval}, ` +
         `intermediate ${verifiers.intermediateBlockInterval}, config hash ${verifiers.configHash})\n`,
     );
-    const proverUrl = `http://127.0.0.1:${proverPort}`;
-    const registered = await registerEnclaveSigners(proverUrl, l1.anvil.rpcUrl, verifiers.teeProverRegistry);
-    for (const r of registered)
-      process.stdout.write(`[devnet] enclave signer ${r.signer} ${r.action} in TEEProverRegistry\n`);
+    // One after the other: every registration is a transaction of the registry owner's account.
+    for (const { url } of started) {
+      const registered = await registerEnclaveSigners(url, l1.anvil.rpcUrl, verifiers.teeProverRegistry);
+      for (const r of registered)
+        process.stdout.write(
+          `[devnet] enclave signer ${r.signer} ${r.action} in TEEProverRegistry (${url})\n`,
+        );
+    }
+    const proverUrl = started[0]!.url;
+    const enclaveSigner = started[0]!.signer;
+    if (queue !== undefined)
+      process.stdout.write(
+        `[devnet] ${started.length} worker hosts on the proof job queue ${queue.description}\n`,
+      );
     updateRecord(config.dataDir, {
       endpoints: {
         l1RpcUrl: l1.anvil.rpcUrl,
@@ -493,11 +571,18 @@ async function main(config: DevnetConfig): Promise<number> {
                 ...["--l1-rpc-url", l1.anvil.rpcUrl, "--rollup-rpc-url", ready.url],
                 ...["--prover-url", proverUrl, "--verifier", verifiers.aggregateVerifier],
                 ...["--poll-interval-ms", String(Math.min(2000, config.l1BlockTime * 500))],
+                // The proposer schedules on the workers' queue; the challenger proves through the first host.
+                ...(role === "proposer" && queue?.sqlitePath !== undefined
+                  ? ["--job-queue-sqlite", queue.sqlitePath]
+                  : []),
               ],
               echoTo(`[${role}]`),
               {
                 [`${role.toUpperCase()}_PRIVATE_KEY`]: devnetAccount(role).privateKey,
                 [CHILD_MARK]: config.dataDir,
+                ...(role === "proposer" && queue?.databaseUrl !== undefined
+                  ? { PROPOSER_DATABASE_URL: queue.databaseUrl }
+                  : {}),
               },
             ),
           ),
@@ -535,6 +620,7 @@ async function main(config: DevnetConfig): Promise<number> {
         merchantApiKeyFile: merchantKeyFile,
         proverUrl,
         enclaveSigner,
+        provers: started.map((prover) => ({ url: prover.url, signer: prover.signer })),
         teeVerifier: verifiers.teeVerifier,
         aggregateVerifier: verifiers.aggregateVerifier,
         blockInterval: verifiers.blockInterval,
