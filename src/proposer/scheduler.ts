@@ -4,7 +4,8 @@
  * worker hosts drain; then submits the next range's proposal once its proof has completed. Proposals go out
  * strictly in order (always the range starting at latestBlock), so a proof that completes early waits for those
  * before it, and a result for a range already proposed (a late or duplicate one) is never looked at. A failed job,
- * or a proof whose L1 head was reorged out or whose parent no longer matches, is requeued with a fresh request.
+ * or a proof whose L1 head was reorged out, whose parent no longer matches, or that was made for another proposer
+ * or intermediate interval, is requeued with a fresh request.
  * Metrics: queue depth per state, the age of the oldest unfinished job, the lag of the latest proposal behind the
  * safe head.
  */
@@ -112,6 +113,14 @@ export function startScheduler(
   /** Proposes the proven job of the range starting at `latest`; "wait" while its L1 head is not deep enough. */
   async function submit(jobs: ProofJobQueue, latest: bigint, job: ProofJob): Promise<StepOutcome> {
     const { request } = job;
+    // A queue shared with an earlier configuration: the proof signs the proposer and the intermediate interval.
+    if (
+      bytesToHex(request.proposer) !== ranges.account.address.toLowerCase() ||
+      request.intermediate_block_interval !== (await ranges.immutables()).intermediateBlockInterval
+    ) {
+      await redo(jobs, job, "the proof was made for another proposer or intermediate interval");
+      return "wait";
+    }
     if (bytesToHex(request.agreed_l2_output_root) !== (await ranges.parentRoot(latest)).toLowerCase()) {
       // Throws ParentMismatchError when the node disagrees with the chain too (a challenger's business).
       await ranges.checkParent(latest, (await ranges.node.optimism_outputAtBlock(latest)).outputRoot);
