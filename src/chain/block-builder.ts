@@ -9,6 +9,7 @@ import { Address, setLengthLeft } from "@ethereumjs/util";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { calcOpBaseFee, encodeOpExtraData, resolveEip1559Params } from "./base-fee.js";
 import { fastEipLookup, installJumpAnalysisCache } from "./evm-fast-paths.js";
+import { installWordOps } from "./evm-word-ops.js";
 import { initKeccak } from "./keccak.js";
 import { installSyncInterpreterLoop } from "./interpreter-loop.js";
 import { CREATE2_DEPLOYER_ADDRESS, create2DeployerCode } from "./create2-deployer.js";
@@ -185,7 +186,12 @@ export class BlockBuilder {
       extraData = encodeOpExtraData(p);
     }
 
-    await Promise.all([installJumpAnalysisCache(), installSyncInterpreterLoop(), initKeccak()]);
+    await Promise.all([
+      installJumpAnalysisCache(),
+      installWordOps(),
+      installSyncInterpreterLoop(),
+      initKeccak(),
+    ]);
     const common = fastEipLookup(commonFor(config.l2ChainId, fork));
     const db = new PreimageTrieDB(opts.source);
     const state = BlockStateManager.create(db, parent.stateRoot, common);

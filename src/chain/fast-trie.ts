@@ -99,18 +99,27 @@ function nodeFromItem(item: Item): TrieNode {
 export class FastTrie {
   /** Decoded nodes by hash; decoded nodes are never mutated (updates build new ones). */
   private readonly decoded = new Map<string, TrieNode>();
+  /**
+   * The same nodes by the hash array that referred to them. A child's hash is a fixed array inside its
+   * decoded parent (and a root is the array the caller holds), so walking the same path again finds each
+   * node without building its 64-character hex key; hash arrays are never written.
+   */
+  private readonly byRef = new WeakMap<Uint8Array, TrieNode>();
 
   constructor(private readonly store: TrieNodeStore) {}
 
   private resolve(ref: Ref): TrieNode | null {
     if (ref === null) return null;
     if (ref instanceof Uint8Array) {
+      let node = this.byRef.get(ref);
+      if (node !== undefined) return node;
       const key = toHexRaw(ref);
-      let node = this.decoded.get(key);
+      node = this.decoded.get(key);
       if (node === undefined) {
         node = nodeFromItem(RLP.decode(this.store.getNode(ref)) as Item);
         this.decoded.set(key, node);
       }
+      this.byRef.set(ref, node);
       return node;
     }
     return ref;

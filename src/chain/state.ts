@@ -10,7 +10,7 @@ import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
 import { RLP } from "@ethereumjs/rlp";
 import { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
-import { type Account, Address, ValueEncoding, createAccountFromRLP, unpadBytes } from "@ethereumjs/util";
+import { Account, Address, ValueEncoding, createAccountFromRLP, unpadBytes } from "@ethereumjs/util";
 import { keccak256 as keccak_256 } from "./keccak.js";
 import { FastTrie } from "./fast-trie.js";
 import { fromHex, toHexRaw } from "./hex.js";
@@ -27,6 +27,22 @@ export class BlockStateManager extends MerkleStateManager {
    * state, recorded on cache misses only (the first read of each): what a block touched of its pre-state.
    */
   readonly reads = new Map<string, Set<string>>();
+  /**
+   * Accounts decoded from the account cache's RLP, by that RLP array (the cache stores a new one on every
+   * write): an account read again and again (a called contract, a token's balance holder) is decoded once.
+   * Never handed out: each read gets a new Account with the same fields, which the caller may change.
+   */
+  private readonly decodedAccounts = new WeakMap<Uint8Array, Account>();
+
+  private accountFromCache(rlp: Uint8Array): Account {
+    let decoded = this.decodedAccounts.get(rlp);
+    if (decoded === undefined) {
+      decoded = createAccountFromRLP(rlp);
+      this.decodedAccounts.set(rlp, decoded);
+    }
+    return new Account(decoded.nonce, decoded.balance, decoded.storageRoot, decoded.codeHash);
+  }
+
   /** keccak256 of addresses and storage slots, by hex (trie keys are hashed). */
   private readonly hashedKeys = new Map<string, Uint8Array>();
 
@@ -70,7 +86,7 @@ export class BlockStateManager extends MerkleStateManager {
   override async getAccount(address: Address): Promise<Account | undefined> {
     const elem = this.caches.account!.get(address);
     if (elem !== undefined)
-      return elem.accountRLP !== undefined ? createAccountFromRLP(elem.accountRLP) : undefined;
+      return elem.accountRLP !== undefined ? this.accountFromCache(elem.accountRLP) : undefined;
     const addressHex = toHexRaw(address.bytes);
     if (!this.reads.has(addressHex)) this.reads.set(addressHex, new Set());
     const rlp = this.fast.get(this.root, this.hashedKey(addressHex, address.bytes));

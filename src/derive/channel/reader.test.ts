@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
+import v8 from "node:v8";
+import vm from "node:vm";
 import zlib from "node:zlib";
 import { bytesEqual, fromHex } from "../../chain/index.js";
 import { DroppedInputError } from "../errors.js";
@@ -188,14 +190,14 @@ describe("lenient decompression", () => {
   });
 });
 
-describe("lenient decompression in one streaming pass", () => {
-  it("reads a large stream with a bad checksum in two passes (only the failing chunk replayed), not by bisection", () => {
+describe("lenient decompression: one whole-input decode, streaming only when it fails", () => {
+  it("reads a large stream with a bad checksum in three passes (whole input, streaming, the failing chunk replayed), not by bisection", () => {
     // About 10 MB of output: the bisection inflated it about 20 times to find the failing byte.
     const raw = encodeBatchItems(Array.from({ length: 40 }, (_, i) => batch(1, 250_000, i)));
     const ch = new Uint8Array(zlib.deflateSync(raw, { level: 1 }));
     ch[ch.length - 1]! ^= 0xff;
     const r = decompressLenient("zlib", ch);
-    expect(r.passes).toBe(2);
+    expect(r.passes).toBe(3);
     expect(r.stop).toEqual({ reason: "corrupt-stream", offset: ch.length - 1 });
     expect(bytesEqual(r.output, raw)).toBe(true);
   });
@@ -214,6 +216,44 @@ describe("lenient decompression in one streaming pass", () => {
       550,
       { reason: "output-cap", offset: 550 },
     ]);
+  });
+
+  it("streams an output far past the cap and its margin in two passes, stopping at the cap", () => {
+    // 20 MB of zeros in about 20 KB: the whole-input decode passes cap and margin and fails; the streaming
+    // pass (each 4 KiB of input yields at most about 4 MB, within the margin) stops once past the cap.
+    const bomb = new Uint8Array(zlib.deflateSync(new Uint8Array(20_000_000)));
+    const r = decompressLenient("zlib", bomb, 5_000_000);
+    expect([r.passes, r.output.length, r.stop]).toEqual([
+      2,
+      5_000_000,
+      { reason: "output-cap", offset: 5_000_000 },
+    ]);
+    expect(r.output.every((x) => x === 0)).toBe(true);
+  });
+});
+
+describe("reading many channels in one synchronous stretch", () => {
+  v8.setFlagsFromString("--expose-gc");
+  const gc = vm.runInNewContext("gc") as () => void;
+  const bufferBytes = (): number => {
+    gc();
+    return process.memoryUsage().arrayBuffers;
+  };
+
+  it("keeps no channel's output alive once read, sound or corrupt (closed streams linger until the next tick)", () => {
+    const sound = realChannel();
+    // The same batch in a terminated zlib stream whose checksum is wrong: it fails at its last byte.
+    const corrupt = compressChannel(readChannel(sound).batches, "zlib");
+    corrupt[corrupt.length - 1]! ^= 0xff;
+    expect(readChannel(corrupt).stops[0]).toEqual({ reason: "corrupt-stream", offset: corrupt.length - 1 });
+    const before = bufferBytes();
+    // No await in the loop: nothing scheduled for the next tick runs before the measurement.
+    for (let i = 0; i < 200; i++) {
+      expect(readChannel(sound).decompressedSize).toBe(BATCHER_DECOMPRESSED_SIZE);
+      readChannel(corrupt);
+    }
+    // 200 reads of 240,308 bytes each: about 48 MB if each read's output were kept.
+    expect(bufferBytes() - before).toBeLessThan(16 * 1024 * 1024);
   });
 });
 

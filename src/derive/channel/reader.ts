@@ -10,12 +10,18 @@
  * a bad checksum still gives the batches decoded before the point of failure. The output is cut off at
  * MAX_RLP_BYTES_PER_CHANNEL: batches wholly inside it still count.
  *
- * The input is decompressed in one streaming pass (minizlib: node's zlib and brotli decoders driven
- * synchronously, flushing after every write so a truncated stream's output is kept), in chunks, stopping as
- * soon as the output passes the cap. When a chunk fails (corrupt data, bad checksum), a second decoder replays
- * the input before that chunk in one write, then the failing chunk a byte at a time: the output of the bytes
- * before the one that fails is the lenient output, the same as a byte-at-a-time streaming reader's.
+ * A sound stream (terminated or not) is decompressed by one ordinary synchronous decode of the whole input
+ * (node:zlib's inflateSync / brotliDecompressSync with a flush finish, output capped at the channel size cap
+ * plus a margin). Only when that decode fails (corrupt data, a bad checksum, output past cap and margin) is the
+ * input read again in one streaming pass (minizlib: node's zlib and brotli decoders driven synchronously,
+ * flushing after every write so a truncated stream's output is kept), in chunks, stopping as soon as the
+ * output passes the cap. When a chunk fails, a second decoder replays the input before that chunk in one
+ * write, then the failing chunk a byte at a time: the output of the bytes before the one that fails is the
+ * lenient output, the same as a byte-at-a-time streaming reader's. Streaming decoders drop their listeners
+ * and output chunks when closed: a closed node stream is only released on the next tick, and a caller reading
+ * many channels in one synchronous stretch would otherwise keep every channel's output alive until then.
  */
+import zlib from "node:zlib";
 import { BrotliDecompress, Inflate, constants } from "minizlib";
 import { DroppedInputError } from "../errors.js";
 import { MAX_RLP_BYTES_PER_CHANNEL } from "./assembler.js";
@@ -121,16 +127,44 @@ class StreamingDecoder {
     return new Uint8Array(whole.buffer, whole.byteOffset, whole.byteLength);
   }
 
+  /** Closes the decoder and lets go of its output (see the module comment: a closed stream lingers a tick). */
   close(): void {
+    this.decoder.removeAllListeners();
     this.decoder.close();
+    this.chunks.length = 0;
+    this.total = 0;
   }
 }
 
 export interface LenientOutput {
   readonly output: Uint8Array;
   readonly stop?: ChannelStop;
-  /** Decoders run over the input: 1, or 2 when a chunk failed and was replayed. */
+  /**
+   * Decoders run over the input: 1 when the whole-input decode succeeds; otherwise 1 plus the streaming
+   * passes (one, or two when a chunk failed and was replayed).
+   */
   readonly passes: number;
+}
+
+/**
+ * One ordinary decode of the whole input, its output capped at `maxOutputLength`; undefined when the decoder
+ * fails anywhere (or the output passes the cap), which sends the input to the streaming reader.
+ */
+function decompressWhole(
+  algo: CompressionAlgo,
+  stream: Uint8Array,
+  maxOutputLength: number,
+): Buffer | undefined {
+  try {
+    return algo === "zlib"
+      ? zlib.inflateSync(stream, { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength })
+      : zlib.brotliDecompressSync(stream, {
+          finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
+          maxOutputLength,
+        });
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -143,6 +177,24 @@ export function decompressLenient(
   maxOutput: number = MAX_RLP_BYTES_PER_CHANNEL,
 ): LenientOutput {
   const maxWriteOutput = maxOutput + MARGIN[algo];
+  const whole = decompressWhole(algo, stream, maxWriteOutput);
+  if (whole === undefined) {
+    const streamed = decompressStreaming(algo, stream, maxOutput, maxWriteOutput);
+    return { ...streamed, passes: streamed.passes + 1 };
+  }
+  const output = new Uint8Array(whole.buffer, whole.byteOffset, Math.min(whole.byteLength, maxOutput));
+  if (whole.byteLength > maxOutput)
+    return { output, stop: { reason: "output-cap", offset: maxOutput }, passes: 1 };
+  return { output, passes: 1 };
+}
+
+/** The streaming reader (see the module comment), for an input whose whole-input decode failed. */
+function decompressStreaming(
+  algo: CompressionAlgo,
+  stream: Uint8Array,
+  maxOutput: number,
+  maxWriteOutput: number,
+): LenientOutput {
   const capped = (decoder: StreamingDecoder, passes: number): LenientOutput => ({
     output: decoder.output(maxOutput),
     stop: { reason: "output-cap", offset: maxOutput },
@@ -150,18 +202,18 @@ export function decompressLenient(
   });
   const first = new StreamingDecoder(algo, maxWriteOutput);
   let failedAt = -1;
-  for (let at = 0; at < stream.length; at += CHUNK_BYTES) {
-    if (!first.write(stream.subarray(at, at + CHUNK_BYTES))) {
-      failedAt = at;
-      break;
+  try {
+    for (let at = 0; at < stream.length; at += CHUNK_BYTES) {
+      if (!first.write(stream.subarray(at, at + CHUNK_BYTES))) {
+        failedAt = at;
+        break;
+      }
+      if (first.total > maxOutput) return capped(first, 1);
     }
-    if (first.total > maxOutput) {
-      first.close();
-      return capped(first, 1);
-    }
+    if (failedAt < 0) return { output: first.output(maxOutput), passes: 1 };
+  } finally {
+    first.close();
   }
-  first.close();
-  if (failedAt < 0) return { output: first.output(maxOutput), passes: 1 };
 
   // The chunk at `failedAt` failed: replay the input before it, then that chunk a byte at a time.
   const replay = new StreamingDecoder(algo, maxWriteOutput);
