@@ -36,6 +36,8 @@ export const SERVICE_ENTRIES = [
   "src/devnet/prove.ts",
   "src/derive/cli/main.ts",
   "conformance/run.ts",
+  // The proof worker process of src/proof-jobs/workers.test.ts.
+  "src/proof-jobs/worker-process.test-support.ts",
 ] as const;
 
 /**
