@@ -5,10 +5,13 @@ import {
   UNDER_TEST,
   UNIT_TESTS_UNDER_TEST,
 } from "./test/support/lanes.js";
+import LongestFirstSequencer from "./test/support/sequencer.js";
 
 export default defineConfig({
   test: {
-    reporters: ["default", "./test/support/summary-reporter.ts"],
+    reporters: ["default", "./test/support/summary-reporter.ts", "./test/support/duration-table.ts"],
+    // Longest files first, both lanes in one queue, so the two workers finish together (test/support/sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     pool: "forks",
     testTimeout: 60_000,
     hookTimeout: 120_000,
@@ -29,6 +32,9 @@ export default defineConfig({
           include: [BESIDE_CODE, ...UNIT_TESTS_UNDER_TEST],
           exclude: [...configDefaults.exclude, ...PROCESS_TESTS_BESIDE_CODE],
           setupFiles: ["./test/support/no-processes.setup.ts"],
+          // One module graph per worker, not per file: the unit files import the same libraries (viem, the EVM,
+          // the codecs), which a fresh graph per file imported again each time. They keep no state between files.
+          isolate: false,
         },
       },
       {

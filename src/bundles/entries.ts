@@ -27,12 +27,17 @@ export const SERVICE_ENTRIES = [
   "src/batcher/main.ts",
   "src/merchant/main.ts",
   "src/merchant/cli.ts",
+  "src/merchant/keys.ts",
   "src/proposer/main.ts",
   "src/challenger/main.ts",
   "src/registrar/main.ts",
   "src/devnet/main.ts",
+  "src/devnet/deposit.ts",
+  "src/devnet/prove.ts",
   "src/derive/cli/main.ts",
   "conformance/run.ts",
+  // The proof worker process of src/proof-jobs/workers.test.ts.
+  "src/proof-jobs/worker-process.test-support.ts",
 ] as const;
 
 /**

@@ -2,7 +2,7 @@
  * Foundation layer. Prebuilt esbuild bundles of the services and worker threads that tests and the devnet start:
  * a process started from its bundle skips tsx's loader (about a third of the CPU time of a start under tsx).
  * Public surface: the bundled entries, where a bundle lives, the `node` arguments that start an entry (bundle or
- * source), a worker's entry URL, and the build.
+ * source), a worker's entry URL, and the build (with the packages it leaves as imports).
  */
 export {
   BUNDLE_DIR_ENV,
@@ -15,4 +15,11 @@ export {
   WORKER_ENTRIES,
   workerEntryUrl,
 } from "./entries.js";
-export { type BundleBuild, buildBundles } from "./build.js";
+export {
+  type BundleBuild,
+  buildBundles,
+  BundledPackageLocationError,
+  EXTERNAL_PACKAGES,
+  type PackageLocationUse,
+  packageLocationUses,
+} from "./build.js";

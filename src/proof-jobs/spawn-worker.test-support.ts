@@ -1,6 +1,7 @@
 /** Starts worker-process.test-support.ts as a child process and collects the events it prints. */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { nodeArgs } from "../bundles/index.js";
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -52,15 +53,11 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   };
   delete env.PROOF_JOBS_DATABASE_URL;
   if (options.database.databaseUrl !== undefined) env.PROOF_JOBS_DATABASE_URL = options.database.databaseUrl;
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "src/proof-jobs/worker-process.test-support.ts"],
-    {
-      cwd: REPO_ROOT,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const child = spawn(process.execPath, nodeArgs("src/proof-jobs/worker-process.test-support.ts"), {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const lines: WorkerLine[] = [];
   const waiters = new Set<() => void>();
   let output = "";

@@ -1,7 +1,8 @@
 /**
  * prover_prove over ranges of the L1-backed chain, through the real host and local-mode enclave processes
  * (test/support/prover-chain.ts through test/proof/prove-chain.ts), one chain for the whole file (1 s L1 and L2 blocks):
- * - ranges of 1, 2, 10 and 30 blocks with intermediate intervals 1, 2, 5 and 10 (30 blocks with 10 and with 5):
+ * - ranges of 1, 2, 10 and 30 blocks with intermediate intervals 1, 2, 5 and 10 (30 blocks with 10 and with 5), all
+ *   from block A, each proven as soon as the safe head covers it (the proofs overlap the chain's growth):
  *   the per-block proposals chain from the agreed root to the claim, every root is the node's
  *   optimism_outputAtBlock, every signature (per block and aggregate) recovers to the enclave's signer over a
  *   journal rebuilt here with viem's encodePacked (not src/proof/onchain's packer);
@@ -57,16 +58,18 @@ const LOCAL_IMAGE: Hex = zeroHash;
 const OTHER_IMAGE: Hex = keccak256(new TextEncoder().encode("another enclave image"));
 const NEW_GAS_LIMIT = 45_000_000n;
 
-/** The ranges proven: (agreed, claimed] with the interval, all chained from block A. */
+/**
+ * The ranges proven: (agreed, claimed] with the interval, all from block A (ranges that overlap rather than follow
+ * each other: the chain needs 30 blocks past A, not 43).
+ */
 const A = 2;
 const RANGES = [
   { blocks: 1, interval: 1, agreed: A },
-  { blocks: 2, interval: 2, agreed: A + 1 },
-  { blocks: 10, interval: 5, agreed: A + 3 },
-  { blocks: 30, interval: 10, agreed: A + 13 },
-  { blocks: 30, interval: 5, agreed: A + 13 },
+  { blocks: 2, interval: 2, agreed: A },
+  { blocks: 10, interval: 5, agreed: A },
+  { blocks: 30, interval: 10, agreed: A },
+  { blocks: 30, interval: 5, agreed: A },
 ] as const;
-const LAST = A + 43;
 
 let p: ProveChain;
 let configHash: Hex;
@@ -299,7 +302,6 @@ beforeAll(async () => {
   );
   depositBlock = found.deposit!;
   gasLimitBlock = found.gas!;
-  await p.prover.waitForSafe(BigInt(Math.max(LAST, depositBlock, gasLimitBlock) + 1));
 }, 1_200_000);
 
 afterAll(async () => {
@@ -310,6 +312,7 @@ describe("prover_prove over ranges of the L1-backed chain", () => {
   it.each(RANGES)(
     "a range of $blocks blocks with interval $interval: roots chain to the claim, signatures recover to the enclave",
     async ({ blocks, interval, agreed }) => {
+      await p.prover.waitForSafe(BigInt(agreed + blocks));
       const request = await p.rangeRequest(agreed, agreed + blocks, interval, proposer.address);
       const result = await p.prove(request);
       await checkResult(request, result);
@@ -410,6 +413,7 @@ describe("prover_prove over ranges of the L1-backed chain", () => {
     // A user deposit is only in the first block of an epoch: (deposit − 2, …] crosses from the previous epoch.
     const first = Math.min(depositBlock, gasLimitBlock);
     const last = Math.max(depositBlock, gasLimitBlock) + 1;
+    await p.prover.waitForSafe(BigInt(last));
     const request = await p.rangeRequest(first - 2, last, 1, proposer.address);
     const gasLimit = async (n: number) =>
       BigInt(

@@ -14,6 +14,7 @@ import { promisify } from "node:util";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nodeArgs } from "../../src/bundles/index.js";
 import { MerchantClient } from "../../src/merchant/client.js";
 import { startMerchantProcess, type MerchantProcess } from "./support/merchant-process.js";
 import { startTestChain, type TestChain } from "./support/test-chain.js";
@@ -58,7 +59,7 @@ describe.each(["sqlite", "postgres"] as const)("merchant API keys on %s", (store
 
   /** The key tool as a process, with the service's store settings in its environment. */
   async function keys(...args: string[]): Promise<{ code: number; json: unknown; stderr: string }> {
-    const result = await run(process.execPath, ["--import", "tsx", "src/merchant/keys.ts", ...args], {
+    const result = await run(process.execPath, [...nodeArgs("src/merchant/keys.ts"), ...args], {
       cwd: REPO_ROOT,
       env: { ...process.env, DATABASE_URL: "", ...storeEnv },
     }).then(

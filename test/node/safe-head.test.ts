@@ -4,7 +4,7 @@
  * rollup.json (1 s L2 blocks), our node in L1 mode with its SafeHeadTracker (in this process, so every change of
  * the heads is seen), the batcher as a process posting calldata channels, then a second one posting blobs.
  * Meanwhile L2 transfers, two deposits through the portal, and SystemConfig changes (gas limit, EIP-1559
- * parameters, operator fee). Over more than 40 L2 blocks the safe head reaches the sealed head (it advances only
+ * parameters, operator fee). Over more than 24 L2 blocks the safe head reaches the sealed head (it advances only
  * on blocks whose derived hash equals the sealed one) and finalized follows anvil's finalized block. Then the node
  * and its batcher restart: the new tracker starts from the persisted finalized head and reaches the sealed head again.
  */
@@ -33,8 +33,9 @@ import type { RpcServer } from "../../src/rpc/index.js";
 import { startBatcher as spawnChainBatcher } from "./l1-chain.js";
 
 // Enough for two calldata channels, the blob batcher's first channels and five L1 changes to be adopted (on 1 s L1
-// blocks all of them land within the first 20 or so L2 blocks), and for several L1 epochs to finalize.
-const MIN_BLOCKS = 40n;
+// blocks all of them land within the first 20 or so L2 blocks; the target also waits for the block that adopted the
+// last change), and for several 2-slot L1 epochs to finalize.
+const MIN_BLOCKS = 24n;
 const NEW_GAS_LIMIT = 45_000_000n;
 const NEW_EIP1559 = { denominator: 100n, elasticity: 4n };
 const NEW_OPERATOR_FEE = { scalar: 1_000, constant: 50n };
@@ -210,7 +211,7 @@ afterAll(async () => {
 });
 
 describe("the L1-backed node's derived safe and finalized heads", () => {
-  it("reach the sealed head over 40+ blocks with transfers, deposits, calldata and blob channels and SystemConfig changes", async () => {
+  it("reach the sealed head over 24+ blocks with transfers, deposits, calldata and blob channels and SystemConfig changes", async () => {
     const portal = l1.deployment.depositPortal;
     const systemConfig = l1.deployment.systemConfig;
     const depositor = devAccounts(7)[6]!.address;
@@ -362,8 +363,8 @@ describe("the L1-backed node's derived safe and finalized heads", () => {
     expect(tracker.finalized.number).toBe(before.finalized);
     expect(tracker.safe.number).toBe(before.finalized);
     const restartedAt = node.head.header.number;
-    const target = await until("ten blocks after the restart", () =>
-      node.head.header.number >= restartedAt + 10n ? node.head.header.number : undefined,
+    const target = await until("six blocks after the restart", () =>
+      node.head.header.number >= restartedAt + 6n ? node.head.header.number : undefined,
     );
     await blobs.waitFor((l) => posted(l) && BigInt(l.to as number) >= target, 1, 240_000);
     await until("the safe head to reach the sealed head after the restart", () =>

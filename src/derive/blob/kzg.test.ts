@@ -32,7 +32,9 @@ function loadSidecars(): Sidecar[] {
 }
 const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
 
-describe("KZG verification of blobs", () => {
+// Committing to, or proving, the five sidecars is several seconds of CPU on a calm machine and over a minute on a
+// loaded one (two tests timed out at the default 60 s beside the other KZG file): a generous bound per test.
+describe("KZG verification of blobs", { timeout: 300_000 }, () => {
   let kzg: Kzg;
   let sidecars: Sidecar[];
   beforeAll(async () => {
