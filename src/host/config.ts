@@ -61,8 +61,8 @@ export interface HostConfig {
 }
 
 /**
- * Default for --max-blocks-per-proof: an hour of 2-second blocks. The enclave's preimage cap (2^20,
- * docs/enclave.md "Memory") holds such a range's witness with room for 250 blobs.
+ * Default for --max-blocks-per-proof: an hour of 2-second blocks. The enclave's preimage cap (2^21,
+ * docs/enclave.md "Memory") holds such a range's witness at about 1.4 blobs per L1 slot.
  */
 export const DEFAULT_MAX_BLOCKS_PER_PROOF = 1800n;
 

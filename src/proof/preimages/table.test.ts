@@ -96,7 +96,7 @@ describe("PreimageTable", () => {
     const announced = new Uint8Array([0, 0xfc, 0, 0, 0, 0]);
     new DataView(announced.buffer).setUint32(2, MAX_PROVE_PREIMAGES + 1, true);
     expect(over).toEqual(new Uint8Array([0, 0]));
-    expect(() => PreimageTable.decode(announced)).toThrow(/exceeds the cap of 1048576/);
+    expect(() => PreimageTable.decode(announced)).toThrow(/exceeds the cap of 2097152/);
   });
 
   it("accepts and refuses exactly what the generated decoder does, with the same message", () => {

@@ -40,12 +40,14 @@ const PROVE_VARIANT = 0;
 export const PREIMAGE_ENTRY_OVERHEAD_BYTES = 64;
 
 /**
- * The most preimages one Prove may carry (below the codec's 4,194,304). A real witness is dominated by blobs:
- * the recorded devnet witness (conformance/fixtures, 3 L2 blocks, 1 blob) holds 4,317 preimages, 4,097 of them
- * for its blob (4,096 field elements and the commitment) and ~73 per block for headers, transactions, receipts
- * and state. 2^20 leaves room for 250 blobs and 10,000 blocks of that kind.
+ * The most preimages one Prove may carry (half the codec's 4,194,304). Blobs dominate a real witness: each is
+ * 4,097 preimages (4,096 field elements and the commitment), and derivation reads every batch from a channel
+ * timeout (50 L1 blocks) before the agreed head's L1 origin. The recorded devnet witness (conformance/fixtures,
+ * 3 L2 blocks, 1 blob) holds 4,317 preimages; on the devnet whose batcher posts a blob every slot, 1, 10 and 100
+ * blocks took 8,454, 12,585 and 119,189 (README, bench:prove). 2^21 holds 511 blobs: the host's default range of
+ * 1,800 blocks of 2 s (300 L1 slots plus the 50-block floor) at about 1.4 blobs per slot.
  */
-export const MAX_PROVE_PREIMAGES = 1 << 20;
+export const MAX_PROVE_PREIMAGES = 1 << 21;
 
 export interface DecodeProveOptions {
   /**
