@@ -74,10 +74,12 @@ describe("enclave process (local mode, Unix socket)", () => {
     const startLine = enclave.logs.find((l) => l.msg === "enclave listening");
     expect(startLine).toMatchObject({ mode: "local", teeImageHash: `0x${"00".repeat(32)}` });
     expect(Object.keys(startLine!).sort()).toEqual([
+      "heapLimitBytes",
       "level",
       "listen",
       "mode",
       "msg",
+      "requestBudgetBytes",
       "signer",
       "teeImageHash",
       "time",

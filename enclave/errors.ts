@@ -5,7 +5,7 @@
 import { SuiteError, type SuiteErrorOptions } from "../src/errors/index.js";
 
 export type EnclaveErrorKind =
-  "config" | "nitro-unavailable" | "nitro-random-source" | "attestation-input-too-large" | "busy";
+  "config" | "nitro-unavailable" | "nitro-random-source" | "attestation-input-too-large" | "busy" | "hung-up";
 
 /** What a concrete error passes besides its message: structured fields and the underlying error. */
 export type EnclaveErrorOptions = Omit<SuiteErrorOptions<EnclaveErrorKind>, "kind">;

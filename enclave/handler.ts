@@ -3,14 +3,21 @@
  * dispatch.ts). Every failure becomes an Error response; nothing is kept between requests.
  */
 import {
+  BincodeDecodeError,
   dispatchRequest,
   type Request,
   type RequestHandlers,
   type Response,
 } from "../generated/protocol/index.js";
 import { UnsupportedChainError } from "../src/proof/onchain/index.js";
+import {
+  isProvePayload,
+  PREIMAGE_ENTRY_OVERHEAD_BYTES,
+  PreimageTable,
+} from "../src/proof/preimages/index.js";
 import { type ProofProgram, runProof } from "./prove.js";
 import type { SecurityModule } from "./security-module.js";
+import { EnclaveBusyError, type RequestContext } from "./server.js";
 
 export interface EnclaveIdentity {
   readonly publicKey: Uint8Array;
@@ -31,10 +38,10 @@ export function errorMessage(failure: unknown): string {
   return failure instanceof UnsupportedChainError ? failure.message : `${failure.name}: ${failure.message}`;
 }
 
-export function enclaveHandlers(deps: RequestHandlerDeps): RequestHandlers {
+export function enclaveHandlers(deps: RequestHandlerDeps, signal?: AbortSignal): RequestHandlers {
   return {
     async prove(request) {
-      return { kind: "Prove", result: await runProof(deps.program, request.preimages) };
+      return { kind: "Prove", result: await runProof(deps.program, request.preimages, signal) };
     },
     async signerPublicKey() {
       return { kind: "SignerPublicKey", public_key: deps.identity.publicKey };
@@ -51,9 +58,49 @@ export function enclaveHandlers(deps: RequestHandlerDeps): RequestHandlers {
 }
 
 /** Answers one decoded request. */
-export function handleRequest(deps: RequestHandlerDeps, request: Request): Promise<Response> {
-  return dispatchRequest(enclaveHandlers(deps), request, (failure) => ({
+export function handleRequest(
+  deps: RequestHandlerDeps,
+  request: Request,
+  context?: Pick<RequestContext, "signal">,
+): Promise<Response> {
+  return dispatchRequest(enclaveHandlers(deps, context?.signal), request, (failure) => ({
     kind: "Error",
     message: errorMessage(failure),
   }));
+}
+
+/**
+ * Answers a Prove payload without the generated decoder's copies (src/proof/preimages PreimageTable: the payload
+ * is the arena), charging the preimage count against the server's budget before the table is allocated; any
+ * other request resolves undefined (the server decodes it and calls `handleRequest`).
+ */
+export async function handleProvePayload(
+  deps: RequestHandlerDeps,
+  payload: Uint8Array,
+  context: RequestContext,
+): Promise<{ readonly request: "Prove"; readonly response: Response } | undefined> {
+  if (!isProvePayload(payload)) return undefined;
+  const refuse = (message: string) => ({
+    request: "Prove" as const,
+    response: { kind: "Error" as const, message },
+  });
+  let table: PreimageTable;
+  try {
+    table = PreimageTable.decode(payload, {
+      admit: (count) =>
+        context.charge(count * PREIMAGE_ENTRY_OVERHEAD_BYTES, `the index of ${count} preimages`),
+    });
+  } catch (error) {
+    if (error instanceof BincodeDecodeError) return refuse(`undecodable request: ${error.message}`);
+    if (error instanceof EnclaveBusyError) return refuse(error.message);
+    throw error;
+  }
+  try {
+    return {
+      request: "Prove",
+      response: { kind: "Prove", result: await runProof(deps.program, table, context.signal) },
+    };
+  } catch (error) {
+    return refuse(errorMessage(error));
+  }
 }

@@ -49,5 +49,12 @@ export {
   NitroUnavailableError,
   openNitroSecurityModule,
 } from "./nitro.js";
-export { EnclaveBusyError, EnclaveServer, type EnclaveServerOptions, type ServerAddress } from "./server.js";
+export {
+  EnclaveBusyError,
+  EnclaveHungUpError,
+  EnclaveServer,
+  type EnclaveServerOptions,
+  type RequestContext,
+  type ServerAddress,
+} from "./server.js";
 export { jsonLinesLogger, type LogFields, type Logger, silentLogger } from "./log.js";

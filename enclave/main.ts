@@ -8,13 +8,14 @@
  * mode is never a silent fallback. Logs JSON lines; the only key material logged is the signer address.
  */
 import { readFileSync } from "node:fs";
+import { getHeapStatistics } from "node:v8";
 import { bytesToHex } from "viem";
 import { parseRollupConfig } from "../src/chain/index.js";
 import { VMADDR_CID_ANY } from "../native/index.js";
 import { teeImageHashOf } from "../src/attestation/index.js";
 import { ENCLAVE_VSOCK_PORT } from "../src/proof/transport/index.js";
 import { checkNitroFlags, EnclaveConfigError, parseEnclaveCommandLine } from "./config.js";
-import { handleRequest } from "./handler.js";
+import { handleProvePayload, handleRequest } from "./handler.js";
 import { LocalSecurityModule } from "./local-security-module.js";
 import { jsonLinesLogger as log } from "./log.js";
 import { openNitroSecurityModule } from "./nitro.js";
@@ -22,6 +23,9 @@ import { type DevelopmentChain, developmentChain, enclaveChains } from "./prove.
 import type { SecurityModule } from "./security-module.js";
 import { EnclaveServer, type ServerAddress } from "./server.js";
 import { EnclaveSigner } from "./signer.js";
+
+/** The share of the heap limit that admitted requests may hold (docs/enclave.md "Memory"). */
+const REQUEST_SHARE_OF_HEAP = 0.5;
 
 async function main(): Promise<void> {
   const parsed = parseEnclaveCommandLine(process.argv.slice(2), process.env);
@@ -71,9 +75,15 @@ async function main(): Promise<void> {
     securityModule,
     program: { signer, teeImageHash, executor: chains.executor, configHash: chains.configHash },
   };
+  // docs/enclave.md "Memory": requests (frames and their preimage index) may hold half the heap the process was
+  // started with (node --max-old-space-size), the program's working memory the other half.
+  const heapLimitBytes = getHeapStatistics().heap_size_limit;
+  const requestBudgetBytes = Math.floor(heapLimitBytes * REQUEST_SHARE_OF_HEAP);
   const server = new EnclaveServer({
     listen,
-    handle: (request) => handleRequest(deps, request),
+    handle: (request, context) => handleRequest(deps, request, context),
+    handleRaw: (payload, context) => handleProvePayload(deps, payload, context),
+    maxBufferedRequestBytes: requestBudgetBytes,
     ...(readTimeoutMs !== undefined ? { readTimeoutMs } : {}),
     log,
   });
@@ -83,6 +93,8 @@ async function main(): Promise<void> {
     listen: server.describe(),
     signer: bytesToHex(signer.address),
     teeImageHash: bytesToHex(teeImageHash),
+    heapLimitBytes,
+    requestBudgetBytes,
   });
 }
 

@@ -85,6 +85,25 @@ describe("Prove refusals sign nothing", () => {
     expect(await prove([...bootPreimages({}, [8])])).toMatch(/local key 8 \(Proposer\)/);
   });
 
+  it("keys the enclave never takes from the host: precompile, global generic, a local key that is no boot index", async () => {
+    const data = (fill: number) => new Uint8Array(31).fill(fill);
+    expect(
+      await prove([...bootPreimages(), [{ key_type: "Precompile", data: data(1) }, new Uint8Array([1])]]),
+    ).toMatch(/^RefusedPreimageKeyError: preimage key precompile:0x06.* refused: precompile results/);
+    expect(
+      await prove([...bootPreimages(), [{ key_type: "GlobalGeneric", data: data(2) }, new Uint8Array([1])]]),
+    ).toMatch(
+      /^RefusedPreimageKeyError: preimage key global-generic:0x03.* refused: global generic preimages/,
+    );
+    const unknownLocal = new Uint8Array(31);
+    unknownLocal[30] = 11;
+    expect(
+      await prove([...bootPreimages(), [{ key_type: "Local", data: unknownLocal }, new Uint8Array(32)]]),
+    ).toMatch(
+      /^RefusedPreimageKeyError: preimage key local:0x01.*0b refused: a local key that is not a boot information index/,
+    );
+  });
+
   it("a zero interval", async () => {
     expect(await prove(bootPreimages({ interval: 0n }))).toMatch(/interval must be at least 1/);
   });

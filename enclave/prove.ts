@@ -22,12 +22,13 @@ import {
   type JournalSigner,
   supportedChainIds,
 } from "../src/proof/onchain/index.js";
-import { type BootInfo, loadVerifiedPreimages, readBootInfo } from "../src/proof/preimages/index.js";
-import { type ChainConfigLookup, programExecutor, refusePrecompileKeys } from "../src/proof/program/index.js";
+import { type BootInfo, PreimageTable, readBootInfo } from "../src/proof/preimages/index.js";
+import { type ChainConfigLookup, programExecutor, refuseUnacceptedKeys } from "../src/proof/program/index.js";
 
 /** Derives the range from L1 data and re-executes it against the verified preimages. */
 export interface RangeExecutor {
-  execute(boot: BootInfo, preimages: PreimageSource): Promise<ExecutedRange>;
+  /** `signal` aborted (the host hung up): stops between blocks with the signal's reason. */
+  execute(boot: BootInfo, preimages: PreimageSource, signal?: AbortSignal): Promise<ExecutedRange>;
 }
 
 export interface ProofProgram {
@@ -85,11 +86,22 @@ export function enclaveChains(development?: DevelopmentChain): EnclaveChains {
   };
 }
 
-export async function runProof(program: ProofProgram, preimages: readonly Preimage[]): Promise<ProofResult> {
-  refusePrecompileKeys(preimages);
-  const store = loadVerifiedPreimages(preimages);
-  const boot = readBootInfo(store);
+/**
+ * One proof over a request's preimages: keys the enclave never takes refused, hash-keyed values verified, then
+ * the program. `signal` (the connection's hang-up) is checked between the stages and the program's blocks;
+ * nothing is signed once it is aborted.
+ */
+export async function runProof(
+  program: ProofProgram,
+  request: PreimageTable | readonly Preimage[],
+  signal?: AbortSignal,
+): Promise<ProofResult> {
+  const preimages = request instanceof PreimageTable ? request : PreimageTable.fromPreimages(request);
+  refuseUnacceptedKeys(preimages.keys());
+  preimages.verifyContent(() => signal?.throwIfAborted());
+  const boot = readBootInfo(preimages);
   const configHash = (program.configHash ?? configHashFor)(boot.chainId);
-  const range = await program.executor.execute(boot, store);
+  const range = await program.executor.execute(boot, preimages, signal);
+  signal?.throwIfAborted();
   return buildProofResult({ boot, configHash, teeImageHash: program.teeImageHash }, range, program.signer);
 }

@@ -30,16 +30,36 @@ import { type Logger, silentLogger } from "./log.js";
 /** Local mode: a Unix socket or a loopback port; Nitro mode: AF_VSOCK through native/vsock (any context id). */
 export type ServerAddress = ListenAddress | VsockAddress;
 
+/** What a handler gets besides the request: the connection's hang-up and the memory budget it may charge. */
+export interface RequestContext {
+  /** Aborted when the peer closes its side or sends bytes after the request frame (the proof is for no one). */
+  readonly signal: AbortSignal;
+  /**
+   * Charges `bytes` more against the server's memory budget until the connection closes; throws EnclaveBusyError
+   * (naming `what`) when they do not fit.
+   */
+  charge(bytes: number, what: string): void;
+}
+
 export interface EnclaveServerOptions {
   readonly listen: ServerAddress;
-  readonly handle: (request: Request) => Promise<Response>;
+  readonly handle: (request: Request, context: RequestContext) => Promise<Response>;
+  /**
+   * Answers a raw request payload itself (the enclave's Prove, decoded without copies), or resolves undefined to
+   * leave it to the generated decoder and `handle`. `request` names the request for the log.
+   */
+  readonly handleRaw?: (
+    payload: Uint8Array,
+    context: RequestContext,
+  ) => Promise<{ readonly request: string; readonly response: Response } | undefined>;
   /** Time for a request frame to arrive completely (default: 5 minutes, docs/protocol.md "Limits"). */
   readonly readTimeoutMs?: number;
   /** Largest accepted request payload (default and maximum: the cap in spec/protocol/enclave.protocol.json). */
   readonly maxRequestPayloadBytes?: number;
   /**
-   * Request bytes all open connections together may announce (default: twice the request cap). A frame
-   * whose announced length does not fit is refused before its payload is read.
+   * Request bytes all open connections together may announce, plus what handlers charge (default: twice the
+   * request cap; the enclave process passes a share of its heap). A frame whose announced length does not fit is
+   * refused before its payload is read.
    */
   readonly maxBufferedRequestBytes?: number;
   readonly log?: Logger;
@@ -53,6 +73,14 @@ export class EnclaveBusyError extends EnclaveError<"busy"> {
     details: { readonly announced: number; readonly admitted: number; readonly budget: number },
   ) {
     super(message, { kind: "busy", details });
+  }
+}
+
+/** The peer hung up while its request was being served (the reason of the request's abort signal). */
+export class EnclaveHungUpError extends EnclaveError<"hung-up"> {
+  override readonly name = "EnclaveHungUpError";
+  constructor(why: string) {
+    super(`request abandoned: ${why}`, { kind: "hung-up", details: { why } });
   }
 }
 
@@ -128,16 +156,21 @@ export class EnclaveServer {
       this.admittedBytes -= admitted;
       admitted = 0;
     });
-    const reader: FrameReader = newRequestFrameReader(this.options.maxRequestPayloadBytes, (length) => {
-      if (this.admittedBytes + length > budget) {
+    const charge = (bytes: number, what: string): void => {
+      if (this.admittedBytes + bytes > budget) {
         throw new EnclaveBusyError(
-          `enclave busy: a ${length}-byte request does not fit next to ${this.admittedBytes} bytes already admitted (budget ${budget})`,
-          { announced: length, admitted: this.admittedBytes, budget },
+          `enclave busy: ${what} does not fit next to ${this.admittedBytes} bytes already admitted (budget ${budget})`,
+          { announced: bytes, admitted: this.admittedBytes, budget },
         );
       }
-      admitted = length;
-      this.admittedBytes += length;
-    });
+      admitted += bytes;
+      this.admittedBytes += bytes;
+    };
+    const reader: FrameReader = newRequestFrameReader(this.options.maxRequestPayloadBytes, (length) =>
+      charge(length, `a ${length}-byte request`),
+    );
+    const hangUp = new AbortController();
+    const context: RequestContext = { signal: hangUp.signal, charge };
     let settled = false;
     const timer = setTimeout(() => {
       if (settled) return;
@@ -152,8 +185,14 @@ export class EnclaveServer {
       clearTimeout(timer);
       socket.off("data", onData);
       socket.off("end", onEnd);
-      socket.pause();
-      void this.respond(socket, outcome);
+      // The host never half-closes: end of input, a close or more bytes while the request is served mean the
+      // answer is for no one, and the handler is told (a Prove stops between blocks).
+      if ("payload" in outcome) this.log("info", "request received", { bytes: outcome.payload.length });
+      const hungUp = (why: string) => () => hangUp.abort(new EnclaveHungUpError(why));
+      socket.once("end", hungUp("the connection was closed"));
+      socket.once("close", hungUp("the connection was closed"));
+      socket.once("data", hungUp("bytes after the request frame"));
+      void this.respond(socket, outcome, context);
     };
     const onData = (chunk: Buffer) => {
       try {
@@ -176,8 +215,16 @@ export class EnclaveServer {
   }
 
   /** The response for one connection's outcome: a refusal, an undecodable payload, or a handled request. */
-  private async responseFor(outcome: { payload: Uint8Array } | { refusal: string }): Promise<Response> {
+  private async responseFor(
+    outcome: { payload: Uint8Array } | { refusal: string },
+    context: RequestContext,
+  ): Promise<Response> {
     if ("refusal" in outcome) return { kind: "Error", message: outcome.refusal };
+    const raw = await this.options.handleRaw?.(outcome.payload, context);
+    if (raw !== undefined) {
+      this.served(raw.request, raw.response, context);
+      return raw.response;
+    }
     let request: Request;
     try {
       request = decodeRequestPayload(outcome.payload);
@@ -187,19 +234,27 @@ export class EnclaveServer {
     }
     let response: Response;
     try {
-      response = await this.options.handle(request);
+      response = await this.options.handle(request, context);
     } catch (error) {
       response = { kind: "Error", message: `internal error: ${(error as Error).message}` };
     }
-    this.log("info", "request served", { request: request.kind, response: response.kind });
+    this.served(request.kind, response, context);
     return response;
+  }
+
+  private served(request: string, response: Response, context: RequestContext): void {
+    const reason: unknown = context.signal.reason;
+    if (context.signal.aborted && reason instanceof EnclaveHungUpError)
+      this.log("warn", "request abandoned by the host", { request, reason: reason.message });
+    this.log("info", "request served", { request, response: response.kind });
   }
 
   private async respond(
     socket: Socket,
     outcome: { payload: Uint8Array } | { refusal: string },
+    context: RequestContext,
   ): Promise<void> {
-    const response = await this.responseFor(outcome);
+    const response = await this.responseFor(outcome, context);
     try {
       await writeFrame(socket, encodeResponseFrame(response));
       socket.end();

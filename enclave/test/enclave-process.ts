@@ -18,12 +18,20 @@ export interface RunningEnclave {
   stop(): Promise<void>;
 }
 
-export async function startEnclave(extraArgs: string[] = []): Promise<RunningEnclave> {
+export interface StartEnclaveOptions {
+  /** Node's own flags, before the script (e.g. `--max-old-space-size=96`, the heap the enclave sizes itself by). */
+  readonly nodeFlags?: readonly string[];
+}
+
+export async function startEnclave(
+  extraArgs: string[] = [],
+  options: StartEnclaveOptions = {},
+): Promise<RunningEnclave> {
   const dir = await mkdtemp(join(tmpdir(), "enclave-test-"));
   const path = join(dir, "enclave.sock");
   const child = spawn(
     process.execPath,
-    [...nodeArgs("enclave/main.ts"), "--local", "--listen", path, ...extraArgs],
+    [...(options.nodeFlags ?? []), ...nodeArgs("enclave/main.ts"), "--local", "--listen", path, ...extraArgs],
     {
       cwd: repoRoot,
       stdio: ["ignore", "pipe", "pipe"],

@@ -49,6 +49,11 @@ export interface HostConfig {
    * one more is refused at once with -32005, and prover_prove is refused inside a JSON-RPC batch.
    */
   readonly maxConcurrentProofs: number;
+  /**
+   * The most L2 blocks one prover_prove may cover (--max-blocks-per-proof, default DEFAULT_MAX_BLOCKS_PER_PROOF);
+   * a longer range is refused with -32602 before any witness is collected.
+   */
+  readonly maxBlocksPerProof: bigint;
   readonly registryAddress: Address | undefined;
   readonly logLevel: LogLevel;
   readonly processMetrics: boolean;
@@ -71,6 +76,12 @@ export interface HostWorkerConfig {
   /** First retry delay after a failure or an expired lease (--job-retry-backoff, default 5 s). */
   readonly backoffMs: number;
 }
+
+/**
+ * Default for --max-blocks-per-proof: an hour of 2-second blocks. The enclave's preimage cap (2^21,
+ * docs/enclave.md "Memory") holds such a range's witness at about 1.4 blobs per L1 slot.
+ */
+export const DEFAULT_MAX_BLOCKS_PER_PROOF = 1800n;
 
 /** A start-up refusal: a missing, malformed or inconsistent flag (`flag` names it when there is one). */
 export class HostConfigError extends HostError<"config"> {
@@ -141,6 +152,12 @@ export const HOST_FLAGS: readonly FlagSpec[] = [
     env: "PROVER_MAX_CONCURRENT_PROOFS",
     value: "N",
     help: "prover_prove calls run at once; one more is refused at once with -32005 (default: the machine's cores)",
+  },
+  {
+    flag: "max-blocks-per-proof",
+    env: "PROVER_MAX_BLOCKS_PER_PROOF",
+    value: "N",
+    help: `L2 blocks one prover_prove may cover; a longer range is refused with -32602 before any witness is collected (default ${DEFAULT_MAX_BLOCKS_PER_PROOF})`,
   },
   {
     flag: "tee-prover-registry-address",
@@ -313,6 +330,11 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
     concurrencyText === undefined
       ? availableParallelism()
       : integerFlag(concurrencyText, "max-concurrent-proofs", 1, fail);
+  const maxBlocksText = flags.text("max-blocks-per-proof");
+  const maxBlocksPerProof =
+    maxBlocksText === undefined
+      ? DEFAULT_MAX_BLOCKS_PER_PROOF
+      : BigInt(integerFlag(maxBlocksText, "max-blocks-per-proof", 1, fail));
   const url = (flag: string): string => urlFlag(flags.need(flag), flag, fail, URL_SCHEMES);
   const l1RpcUrl = url("l1-rpc-url");
   const l1BeaconUrl = flags.text("l1-beacon-url") === undefined ? l1RpcUrl : url("l1-beacon-url");
@@ -333,6 +355,7 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
       enclaves,
       proofTimeoutMs,
       maxConcurrentProofs,
+      maxBlocksPerProof,
       registryAddress,
       logLevel: logLevelFlag(flags.text("log-level"), "log-level", fail),
       processMetrics: flags.bool("process-metrics"),

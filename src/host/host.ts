@@ -9,6 +9,7 @@ import { createRpcServer, type RpcServer } from "../rpc/index.js";
 import type { HostConfig } from "./config.js";
 import { formatEnclaveAddress } from "../proof/transport/index.js";
 import { EnclaveClient } from "./enclave-client.js";
+import { agreedHeadNumberLookup } from "./agreed-head.js";
 import { createProverHandlers } from "./handlers.js";
 import { HealthLatch } from "./health.js";
 import { HostMetrics } from "./metrics.js";
@@ -72,7 +73,9 @@ export function createProverHost(config: HostConfig, deps: ProverHostDeps): Prov
   const proofs = new ProofService({
     router,
     l2ChainId: config.l2ChainId,
-    ...(witness === undefined ? {} : { witness }),
+    // With a witness source the L2 endpoint is in use: the range is bounded before anything is collected.
+    ...(witness === undefined ? {} : { witness, agreedHeadNumber: agreedHeadNumberLookup(config.l2RpcUrl) }),
+    maxBlocksPerProof: config.maxBlocksPerProof,
     proofTimeoutMs: config.proofTimeoutMs,
     logger,
     metrics,

@@ -33,6 +33,8 @@ export class HostMetrics {
   readonly proofDurations: Histogram<"outcome">;
   /** 1 when the host reports healthy, 0 otherwise. */
   readonly healthy: Gauge;
+  /** Results an enclave returned that do not answer the request (never returned), by enclave and failed check. */
+  readonly enclaveFaults: Counter<"enclave" | "check">;
 
   constructor(registry: MetricsRegistry) {
     this.enclaveCalls = registry.counter({
@@ -54,10 +56,19 @@ export class HostMetrics {
       help: "prover_prove durations by outcome",
       labelNames: ["outcome"],
     });
+    this.enclaveFaults = registry.counter({
+      name: "prover_enclave_faults_total",
+      help: "Enclave results that did not answer the request (signer, roots, blocks, L1 origin), by enclave and check",
+      labelNames: ["enclave", "check"],
+    });
     this.healthy = registry.gauge({
       name: "prover_host_healthy",
       help: "1 when the host reports healthy (GET /healthz 200), 0 otherwise",
     });
+  }
+
+  recordEnclaveFault(enclave: string, check: string): void {
+    this.enclaveFaults.labels({ enclave, check }).inc();
   }
 
   recordEnclaveCall(enclave: string, request: string, outcome: EnclaveCallOutcome): void {

@@ -7,13 +7,15 @@
 import { bytesToHex } from "viem";
 import type { ProofRequest, ProofResult } from "../../generated/rpc/index.js";
 import type { Logger } from "../log/index.js";
-import { SIGNATURE_LENGTH } from "../proof/onchain/index.js";
 import { bootPreimages } from "./boot-preimages.js";
 import { EnclaveRefusedError } from "./enclave-client.js";
 import { HostError } from "./errors.js";
 import type { HostMetrics, ProofOutcome } from "./metrics.js";
+import { InvalidProofResultError, verifyProofResult } from "./result-check.js";
 import { NoValidSignerError, type EnclaveRouter } from "./router.js";
 import type { WitnessSource } from "./witness/collect.js";
+
+export { checkProofResult, InvalidProofResultError } from "./result-check.js";
 
 /** docs/protocol.md "Limits": default proof request timeout, 1740 s (about 29 minutes). */
 export const DEFAULT_PROOF_TIMEOUT_MS = 1_740_000;
@@ -26,6 +28,13 @@ export interface ProofServiceOptions {
   readonly metrics?: HostMetrics;
   /** Collects the Prove preimages (src/host/witness); without it only the boot keys are sent. */
   readonly witness?: WitnessSource;
+  /** The most L2 blocks one proof may cover (checked against every result; see `agreedHeadNumber`). */
+  readonly maxBlocksPerProof?: bigint;
+  /**
+   * The agreed L2 head's block number (an L2 lookup): with it a range longer than `maxBlocksPerProof` is refused
+   * before routing and witness collection.
+   */
+  readonly agreedHeadNumber?: (hash: Uint8Array, signal: AbortSignal) => Promise<bigint>;
 }
 
 /** A proof request whose values make no sense (the codecs checked the types). */
@@ -33,14 +42,6 @@ export class InvalidProofRequestError extends HostError<"invalid-proof-request">
   override readonly name = "InvalidProofRequestError";
   constructor(message: string, details: { readonly field: string }) {
     super(message, { kind: "invalid-proof-request", details });
-  }
-}
-
-/** The enclave's proof result cannot be a valid one (a signature of the wrong length). */
-export class InvalidProofResultError extends HostError<"invalid-proof-result"> {
-  override readonly name = "InvalidProofResultError";
-  constructor(message: string, details: { readonly signatureLength: number }) {
-    super(message, { kind: "invalid-proof-result", details });
   }
 }
 
@@ -86,21 +87,6 @@ export function validateProofRequest(request: ProofRequest): void {
       "invalid request: claimed_l2_block_number must be at least 1 (genesis has no proof)",
       { field: "claimed_l2_block_number" },
     );
-}
-
-/**
- * The enclave's result as prover_prove returns it (one type for both wire formats: nothing to convert), after
- * checking what the JSON form pins and the bincode form does not: every signature is 65 bytes.
- */
-export function checkProofResult(result: ProofResult): ProofResult {
-  for (const proposal of [result.Tee.aggregate_proposal, ...result.Tee.proposals]) {
-    if (proposal.signature.length !== SIGNATURE_LENGTH)
-      throw new InvalidProofResultError(
-        `enclave returned a ${proposal.signature.length}-byte signature, expected 65`,
-        { signatureLength: proposal.signature.length },
-      );
-  }
-  return result;
 }
 
 /** How a failed proof ended, by the failure's class (timeouts and cancellations are decided before). */
@@ -178,19 +164,51 @@ export class ProofService {
     }
   }
 
+  /** Refuses a range longer than the bound before anything is collected (needs the agreed head's number). */
+  private async checkRangeBound(request: ProofRequest, signal: AbortSignal): Promise<void> {
+    const { maxBlocksPerProof: maxBlocks, agreedHeadNumber } = this.options;
+    if (maxBlocks === undefined || agreedHeadNumber === undefined) return;
+    let agreed: bigint;
+    try {
+      agreed = await agreedHeadNumber(request.agreed_l2_head_hash, signal);
+    } catch (error) {
+      signal.throwIfAborted();
+      // The witness reads the same endpoint first: its own error (the one the caller is told) follows at once.
+      const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+      this.options.logger.warn(
+        { block: request.claimed_l2_block_number.toString(), reason },
+        "agreed L2 head lookup failed; the range is bounded on the result only",
+      );
+      return;
+    }
+    const blocks = request.claimed_l2_block_number - agreed;
+    if (blocks < 1n)
+      throw new InvalidProofRequestError(
+        `invalid request: the claimed block ${request.claimed_l2_block_number} is not after the agreed L2 head ${agreed}`,
+        { field: "claimed_l2_block_number" },
+      );
+    if (blocks > maxBlocks)
+      throw new InvalidProofRequestError(
+        `invalid request: the range covers ${blocks} L2 blocks (${agreed} to ${request.claimed_l2_block_number}), more than the ${maxBlocks} one proof may cover (--max-blocks-per-proof)`,
+        { field: "claimed_l2_block_number" },
+      );
+  }
+
   private async routeAndProve(
     request: ProofRequest,
     signal: AbortSignal,
     progress: { stage: "validate" | "witness" | "enclave" },
   ): Promise<ProofResult> {
+    // Routing first: with no registry-valid signer nothing is looked up or collected.
+    const route = await this.options.router.select(signal);
+    await this.checkRangeBound(request, signal);
     progress.stage = "witness";
-    // The witness first: a request the program refuses never reaches an enclave.
+    // Then the witness: a request the program refuses never reaches an enclave.
     const preimages =
       this.options.witness === undefined
         ? bootPreimages(request, this.options.l2ChainId)
         : await this.options.witness(request, this.options.l2ChainId, signal);
     progress.stage = "enclave";
-    const route = await this.options.router.select(signal);
     this.options.logger.info(
       {
         enclave: route.enclave.name,
@@ -199,6 +217,30 @@ export class ProofService {
       },
       "proving",
     );
-    return checkProofResult(await route.enclave.prove(preimages, signal));
+    const result = await route.enclave.prove(preimages, signal);
+    try {
+      return verifyProofResult(request, result, {
+        l2ChainId: this.options.l2ChainId,
+        ...(route.signer === undefined ? {} : { signer: route.signer }),
+        ...(route.teeImageHash === undefined ? {} : { teeImageHash: route.teeImageHash }),
+        ...(this.options.maxBlocksPerProof === undefined
+          ? {}
+          : { maxBlocks: this.options.maxBlocksPerProof }),
+      });
+    } catch (error) {
+      if (error instanceof InvalidProofResultError) {
+        this.options.metrics?.recordEnclaveFault(route.enclave.name, error.check);
+        this.options.logger.error(
+          {
+            enclave: route.enclave.name,
+            block: request.claimed_l2_block_number.toString(),
+            check: error.check,
+            reason: error.message,
+          },
+          "enclave fault: its result does not answer the request; not returned",
+        );
+      }
+      throw error;
+    }
   }
 }

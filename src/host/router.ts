@@ -5,6 +5,8 @@
  * server's edge). Without a registry: the first configured enclave.
  */
 import { bytesToHex } from "viem";
+import { teeImageHashOf, verifyAttestationDocument } from "../attestation/index.js";
+import { bytesEqual } from "../chain/index.js";
 import type { Logger } from "../log/index.js";
 import { signerAddressOf } from "../proof/onchain/index.js";
 import type { EnclaveClient } from "./enclave-client.js";
@@ -24,10 +26,20 @@ export interface Route {
   readonly enclave: EnclaveClient;
   /** The signer address the registry confirmed (absent without a registry). */
   readonly signer?: Uint8Array;
+  /**
+   * keccak256(PCR0) of the enclave behind that signer, from its attestation document (zero in local mode): the
+   * journals' image hash, so the host can recover the signer of each result (absent without a registry).
+   */
+  readonly teeImageHash?: Uint8Array;
 }
 
 export class EnclaveRouter {
   private pendingConfirmation: Promise<boolean> | undefined;
+  /** Per enclave: the image hash its attestation proved for a public key (fetched again when the key changes). */
+  private readonly imageHashes = new Map<
+    string,
+    { readonly publicKey: Uint8Array; readonly imageHash: Uint8Array }
+  >();
 
   constructor(
     private readonly enclaves: readonly EnclaveClient[],
@@ -48,8 +60,10 @@ export class EnclaveRouter {
     for (const enclave of this.enclaves) {
       signal?.throwIfAborted();
       let signer: Uint8Array;
+      let publicKey: Uint8Array;
       try {
-        signer = signerAddressOf(await enclave.signerPublicKey(signal));
+        publicKey = await enclave.signerPublicKey(signal);
+        signer = signerAddressOf(publicKey);
       } catch (error) {
         signal?.throwIfAborted();
         const reason = error instanceof Error ? error.message : String(error);
@@ -75,12 +89,25 @@ export class EnclaveRouter {
         continue;
       }
       if (valid) {
+        let teeImageHash: Uint8Array;
+        try {
+          teeImageHash = await this.imageHashOf(enclave, publicKey, signal);
+        } catch (error) {
+          signal?.throwIfAborted();
+          const reason = error instanceof Error ? error.message : String(error);
+          this.logger.warn(
+            { enclave: enclave.name, signer: address, reason },
+            "skipping enclave: its attestation is unavailable or does not match its key",
+          );
+          skipped.push(`${enclave.name}: attestation of ${address} unavailable`);
+          continue;
+        }
         this.health.confirmValidSigner();
         this.logger.debug(
           { enclave: enclave.name, signer: address },
           "routing to enclave with a valid signer",
         );
-        return { enclave, signer };
+        return { enclave, signer, teeImageHash };
       }
       this.logger.info(
         { enclave: enclave.name, signer: address },
@@ -92,6 +119,22 @@ export class EnclaveRouter {
       `NoValidSigner: no configured enclave has a signer that ${this.registry.description} reports valid (${skipped.join("; ")})`,
       { registry: this.registry.description, skipped },
     );
+  }
+
+  /** The image hash the enclave's attestation proves for `publicKey` (one attestation per key, then cached). */
+  private async imageHashOf(
+    enclave: EnclaveClient,
+    publicKey: Uint8Array,
+    signal: AbortSignal | undefined,
+  ): Promise<Uint8Array> {
+    const cached = this.imageHashes.get(enclave.name);
+    if (cached !== undefined && bytesEqual(cached.publicKey, publicKey)) return cached.imageHash;
+    const document = await verifyAttestationDocument(await enclave.signerAttestation(null, null, signal));
+    if (document.publicKey === null || !bytesEqual(document.publicKey, publicKey))
+      throw new Error("the attestation document does not carry the signer key");
+    const imageHash = teeImageHashOf(document.pcrs.get(0) ?? null);
+    this.imageHashes.set(enclave.name, { publicKey, imageHash });
+    return imageHash;
   }
 
   /**

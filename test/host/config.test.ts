@@ -66,6 +66,7 @@ describe("host command line", () => {
     expect(config.logLevel).toBe("info");
     expect(config.processMetrics).toBe(false);
     expect(config.maxConcurrentProofs).toBe(availableParallelism());
+    expect(config.maxBlocksPerProof).toBe(1800n);
   });
 
   it("reads environment twins; flags win", () => {
@@ -91,6 +92,8 @@ describe("host command line", () => {
     expect(config.listen).toEqual({ host: "0.0.0.0", port: 8080 });
     expect(config.maxConcurrentProofs).toBe(3);
     expect(run(["--max-concurrent-proofs", "1"], env).maxConcurrentProofs).toBe(1);
+    expect(run([], { ...env, PROVER_MAX_BLOCKS_PER_PROOF: "50" }).maxBlocksPerProof).toBe(50n);
+    expect(run(["--max-blocks-per-proof", "7"], env).maxBlocksPerProof).toBe(7n);
     const overridden = run(["--l2-chain-id", "10", "--vsock-cid", "/c.sock", "--listen", "[::1]:9"], env);
     expect(overridden.l2ChainId).toBe(10n);
     expect(overridden.enclaves).toEqual([{ kind: "unix", path: "/c.sock" }]);
@@ -112,6 +115,7 @@ describe("host command line", () => {
       [[...BASE, "--vsock-cid", "/a", "--proof-request-timeout", "-3"], /--proof-request-timeout/],
       [[...BASE, "--vsock-cid", "/a", "--log-level", "loud"], /--log-level/],
       [[...BASE, "--vsock-cid", "/a", "--max-concurrent-proofs", "0"], /--max-concurrent-proofs/],
+      [[...BASE, "--vsock-cid", "/a", "--max-blocks-per-proof", "0"], /--max-blocks-per-proof/],
       [[...BASE, "--vsock-cid", "/a", "--max-concurrent-proofs", "two"], /--max-concurrent-proofs/],
       [[...BASE, "--vsock-cid", "/a", "--listen", "7300"], /--listen/],
       [[...BASE, "--vsock-cid", "nowhere"], /--vsock-cid: bad enclave address/],

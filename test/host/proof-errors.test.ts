@@ -86,7 +86,7 @@ describe("prover_prove errors", () => {
         "enclave unix:/tmp/e.sock: connection closed before a response",
       ],
       [
-        new InvalidProofResultError("enclave returned a 64-byte signature, expected 65", {
+        new InvalidProofResultError("enclave returned a 64-byte signature, expected 65", "signature-length", {
           signatureLength: 64,
         }),
         -32000,

@@ -4,7 +4,7 @@
  * reader (the enclave's proof program) and the one writer (the host, the conformance suite and tests)
  * of the boot keys live here.
  */
-import { localKey } from "../../chain/index.js";
+import { localKey, PreimageKeyType } from "../../chain/index.js";
 import type { Preimage, PreimageKey } from "../../../generated/protocol/index.js";
 import { PreimageError } from "./errors.js";
 
@@ -139,4 +139,26 @@ export function readBootInfo(source: PreimageLookup): BootInfo {
       key: "ClaimedL2BlockNumber",
     });
   return info;
+}
+
+/**
+ * Why a Prove request may not carry `key` (a 32-byte key), or undefined when it may. The enclave takes from the
+ * host only what it can check or what it reads as boot information: precompile results (the program computes
+ * them), global generic preimages (nothing verifies or reads them) and local keys that are not a boot index are
+ * refused on entry.
+ */
+export function refusalReasonOf(key: Uint8Array): string | undefined {
+  switch (key[0]) {
+    case PreimageKeyType.Precompile:
+      return "precompile results are computed by the program, never taken from the host";
+    case PreimageKeyType.GlobalGeneric:
+      return "global generic preimages cannot be verified and the program reads none";
+    case PreimageKeyType.Local: {
+      const index = new DataView(key.buffer, key.byteOffset, key.byteLength).getBigUint64(24, false);
+      const known = key.subarray(1, 24).every((b) => b === 0) && BOOT_KEY_NAMES[Number(index)] !== undefined;
+      return known ? undefined : "a local key that is not a boot information index (1-10)";
+    }
+    default:
+      return undefined;
+  }
 }

@@ -6,7 +6,9 @@
  * - keys: `preimageKeyBytes` / `preimageKeyFromBytes` (a protocol key and its 32-byte form: type byte, then 31
  *   data bytes), `keccak256PreimageKey`, `sha256PreimageKey`;
  * - verification: `loadVerifiedPreimages`, a store holding every preimage of a request with each hash-keyed value
- *   checked against its key;
+ *   checked against its key; `PreimageTable`, the enclave's compact form of a Prove request's preimages (packed
+ *   keys, values as views into the payload, the count admitted before allocation), `isProvePayload`,
+ *   `MAX_PROVE_PREIMAGES`, `PREIMAGE_ENTRY_OVERHEAD_BYTES`; `refusalReasonOf`, the keys a request may not carry;
  * - boot information: `BootInfo`, `BootKey`, `readBootInfo` (the one reader), `bootInfoPreimages` (the one
  *   writer), `localBootKey`, `bootPreimageKey`, `isBootPreimageKey`, `u64be`, `PreimageLookup`;
  * - errors: `PreimageError` (root), `MissingBootKeyError`, `InvalidBootInfoError`.
@@ -25,6 +27,7 @@ export {
   MissingBootKeyError,
   type PreimageLookup,
   readBootInfo,
+  refusalReasonOf,
   u64be,
 } from "./boot-info.js";
 export {
@@ -34,3 +37,10 @@ export {
   preimageKeyFromBytes,
   sha256PreimageKey,
 } from "./keys.js";
+export {
+  type DecodeProveOptions,
+  isProvePayload,
+  MAX_PROVE_PREIMAGES,
+  PREIMAGE_ENTRY_OVERHEAD_BYTES,
+  PreimageTable,
+} from "./table.js";

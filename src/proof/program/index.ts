@@ -31,6 +31,7 @@ export {
   readWithFetch,
   refusePrecompileKeys,
   refusePrecompileKeysIn,
+  refuseUnacceptedKeys,
 } from "./oracle.js";
 export {
   blobCommitmentKey,

@@ -10,7 +10,6 @@
  */
 import {
   MissingPreimageError,
-  PreimageKeyType,
   type PreimageSource,
   type PreimageStore,
   fromHex,
@@ -19,7 +18,7 @@ import {
 } from "../../chain/index.js";
 import type { Preimage } from "../../../generated/protocol/index.js";
 import { MissingWitnessError, RefusedPreimageKeyError } from "./errors.js";
-import { preimageKeyBytes } from "../preimages/index.js";
+import { preimageKeyBytes, refusalReasonOf } from "../preimages/index.js";
 
 /** What the program is about to read (kona's hint names, our own encoding: `<type> <0x hex args…>`). */
 export type Hint =
@@ -87,25 +86,24 @@ export class OfflineOracle implements ProgramOracle {
   }
 }
 
-/** Refuses a Prove whose preimages carry a precompile-result key (the program computes precompiles itself). */
+/**
+ * Refuses a Prove whose preimages carry a key the enclave never takes from the host (refusalReasonOf: precompile
+ * results, global generic keys, local keys that are not a boot index).
+ */
 export function refusePrecompileKeys(preimages: readonly Preimage[]): void {
-  for (const [key] of preimages) {
-    if (key.key_type === "Precompile")
-      throw new RefusedPreimageKeyError(
-        preimageKeyBytes(key),
-        "precompile results are computed by the program, never taken from the host",
-      );
-  }
+  refuseUnacceptedKeys(preimages.map(([key]) => preimageKeyBytes(key)));
 }
 
 /** The same refusal for a store's keys (a store built by other means). */
 export function refusePrecompileKeysIn(store: PreimageStore): void {
-  for (const [key] of store.entries()) {
-    if (key[0] === PreimageKeyType.Precompile)
-      throw new RefusedPreimageKeyError(
-        key,
-        "precompile results are computed by the program, never taken from the host",
-      );
+  refuseUnacceptedKeys(Array.from(store.entries(), ([key]) => key));
+}
+
+/** The same refusal over 32-byte keys (the enclave's PreimageTable). */
+export function refuseUnacceptedKeys(keys: Iterable<Uint8Array>): void {
+  for (const key of keys) {
+    const reason = refusalReasonOf(key);
+    if (reason !== undefined) throw new RefusedPreimageKeyError(key.slice(), reason);
   }
 }
 

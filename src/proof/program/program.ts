@@ -61,7 +61,10 @@ export interface ProgramInput {
   readonly l1ChainConfig?: L1ChainConfig;
   /** Told of every input derivation dropped per the spec (frames, channels, batches). */
   readonly onDropped?: (error: DroppedInputError) => void;
-  /** Checked between blocks: an aborted run stops with the signal's reason. */
+  /**
+   * Checked between the stages and blocks: an aborted run stops with the signal's reason. With a signal the run
+   * also lets pending I/O in before each check (an offline oracle never does), so a hang-up can be noticed.
+   */
   readonly signal?: AbortSignal;
 }
 
@@ -80,10 +83,10 @@ export type ChainConfigLookup = (
  * A chain the lookup does not know is refused (UnsupportedChainError).
  */
 export function programExecutor(chains: ChainConfigLookup): {
-  execute(boot: BootInfo, preimages: PreimageSource): Promise<ExecutedRange>;
+  execute(boot: BootInfo, preimages: PreimageSource, signal?: AbortSignal): Promise<ExecutedRange>;
 } {
   return {
-    async execute(boot, preimages) {
+    async execute(boot, preimages, signal) {
       const chain = chains(boot.chainId);
       if (chain === undefined) throw new UnsupportedChainError(boot.chainId);
       const result = await runProgram({
@@ -91,6 +94,7 @@ export function programExecutor(chains: ChainConfigLookup): {
         oracle: new OfflineOracle(preimages),
         rollupConfig: chain.rollupConfig,
         ...(chain.l1ChainConfig === undefined ? {} : { l1ChainConfig: chain.l1ChainConfig }),
+        ...(signal === undefined ? {} : { signal }),
       });
       return { startBlock: result.startBlock, outputRoots: result.outputRoots };
     },
@@ -174,6 +178,14 @@ async function nextStep<T>(step: Promise<T>): Promise<T> {
       if (e instanceof SuiteError && !(e instanceof DeriveError)) throw e;
     throw error;
   }
+}
+
+/** Lets pending I/O events run (a closed connection aborts `signal`), then throws if it is aborted. */
+async function checkpoint(signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return;
+  signal.throwIfAborted();
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  signal.throwIfAborted();
 }
 
 function elapsed(since: number): number {
@@ -292,6 +304,7 @@ export async function runProgram(input: ProgramInput): Promise<ProgramResult> {
       { key: "L1HeadNumber" },
     );
   const prologueMs = elapsed(t0);
+  await checkpoint(input.signal);
 
   const overlay = new Overlay(oracle);
   const l1ChainId = input.rollupConfig.l1ChainId;
@@ -317,7 +330,7 @@ export async function runProgram(input: ProgramInput): Promise<ProgramResult> {
   let t = performance.now();
   let step = await nextStep(run.next());
   while (!step.done) {
-    input.signal?.throwIfAborted();
+    await checkpoint(input.signal);
     const block = step.value;
     const te = performance.now();
     const { sealed, depositOnly } = await executeDerived(input, overlay, parent, block);
@@ -339,6 +352,7 @@ export async function runProgram(input: ProgramInput): Promise<ProgramResult> {
       { claimedBlock: boot.claimedL2BlockNumber, safeHead: step.value.safeHead.number },
     );
 
+  await checkpoint(input.signal);
   t = performance.now();
   const range: ExecutedRange = { startBlock: agreed.number, outputRoots: blocks.map((b) => b.outputRoot) };
   checkClaim(boot, range);

@@ -1,0 +1,156 @@
+/** The compact preimage table against the generated codec it stands in for. */
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  BincodeDecodeError,
+  decodeRequest,
+  encodeRequest,
+  type Preimage,
+} from "../../../generated/protocol/index.js";
+import { MissingPreimageError, PreimageMismatchError } from "../../chain/index.js";
+import { bootPreimageKey, BootKey, refusalReasonOf } from "./boot-info.js";
+import { keccak256PreimageKey, preimageKeyBytes, sha256PreimageKey } from "./keys.js";
+import { isProvePayload, MAX_PROVE_PREIMAGES, PreimageTable } from "./table.js";
+
+const text = (s: string) => new TextEncoder().encode(s);
+
+function witness(): Preimage[] {
+  return [
+    [bootPreimageKey(BootKey.L2ChainId), new Uint8Array(8).fill(1)],
+    [keccak256PreimageKey(text("header")), text("header")],
+    [sha256PreimageKey(text("blob")), text("blob")],
+    [keccak256PreimageKey(new Uint8Array(0)), new Uint8Array(0)],
+    [{ key_type: "Blob", data: new Uint8Array(31).fill(7) }, new Uint8Array(32).fill(9)],
+  ];
+}
+
+function decodeBoth(payload: Uint8Array): { table: string; codec: string } {
+  const outcome = (run: () => unknown): string => {
+    try {
+      run();
+      return "ok";
+    } catch (error) {
+      if (error instanceof BincodeDecodeError) return error.message;
+      throw error;
+    }
+  };
+  return {
+    table: outcome(() => PreimageTable.decode(payload)),
+    codec: outcome(() => decodeRequest(payload)),
+  };
+}
+
+describe("PreimageTable", () => {
+  it("holds every preimage under its 32-byte key, values as views into the payload", () => {
+    const preimages = witness();
+    const payload = encodeRequest({ kind: "Prove", preimages });
+    expect(isProvePayload(payload)).toBe(true);
+    const table = PreimageTable.decode(payload);
+    expect(table.count).toBe(preimages.length);
+    for (const [key, value] of preimages) {
+      const found = table.get(preimageKeyBytes(key));
+      expect(found).toEqual(value);
+      expect(found.buffer).toBe(payload.buffer);
+    }
+    expect([...table.keys()].map((key) => key.slice())).toEqual(
+      preimages.map(([key]) => preimageKeyBytes(key)),
+    );
+    const absent = preimageKeyBytes(keccak256PreimageKey(text("absent")));
+    expect(table.tryGet(absent)).toBeUndefined();
+    expect(table.has(absent)).toBe(false);
+    expect(() => table.get(absent)).toThrow(MissingPreimageError);
+    expect(() => table.verifyContent()).not.toThrow();
+  });
+
+  it("a repeated key takes the later value, as a map would", () => {
+    const key = bootPreimageKey(BootKey.L1Head);
+    const table = PreimageTable.fromPreimages([
+      [key, new Uint8Array([1])],
+      [key, new Uint8Array([2])],
+    ]);
+    expect(table.get(preimageKeyBytes(key))).toEqual(new Uint8Array([2]));
+  });
+
+  it("tells `admit` the count before allocating, and a throwing admit refuses", () => {
+    const payload = encodeRequest({ kind: "Prove", preimages: witness() });
+    const counts: number[] = [];
+    PreimageTable.decode(payload, { admit: (count) => counts.push(count) });
+    expect(counts).toEqual([5]);
+    expect(() =>
+      PreimageTable.decode(payload, {
+        admit: () => {
+          throw new RangeError("no room");
+        },
+      }),
+    ).toThrow("no room");
+  });
+
+  it("refuses more preimages than the cap before reading them", () => {
+    const payload = encodeRequest({ kind: "Prove", preimages: witness() });
+    expect(() => PreimageTable.decode(payload, { maxPreimages: 4 })).toThrow(
+      "Request::Prove.preimages: length 5 exceeds the cap of 4 (at byte 1)",
+    );
+    // A count one above the enclave's cap, with nothing behind it: refused on the count alone.
+    const over = encodeRequest({ kind: "Prove", preimages: [] });
+    const announced = new Uint8Array([0, 0xfc, 0, 0, 0, 0]);
+    new DataView(announced.buffer).setUint32(2, MAX_PROVE_PREIMAGES + 1, true);
+    expect(over).toEqual(new Uint8Array([0, 0]));
+    expect(() => PreimageTable.decode(announced)).toThrow(/exceeds the cap of 2097152/);
+  });
+
+  it("accepts and refuses exactly what the generated decoder does, with the same message", () => {
+    const payload = encodeRequest({ kind: "Prove", preimages: witness() });
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(payload.length - 1), fc.integer({ min: 0, max: 255 })), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+        fc.nat(payload.length),
+        (edits, cut) => {
+          const mutated = payload.slice(0, Math.max(cut, 1));
+          for (const [at, byte] of edits) if (at < mutated.length) mutated[at] = byte;
+          if (!isProvePayload(mutated)) return;
+          const { table, codec } = decodeBoth(mutated);
+          expect(table).toBe(codec);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("verifyContent refuses a hash-keyed value that does not hash to its key", () => {
+    const table = PreimageTable.fromPreimages([
+      ...witness(),
+      [keccak256PreimageKey(text("abc")), text("abd")],
+    ]);
+    expect(() => table.verifyContent()).toThrow(PreimageMismatchError);
+    const digest = keccak_256(text("abd"));
+    expect(() => table.verifyContent()).toThrow(`(value hashes to 0x${Buffer.from(digest).toString("hex")})`);
+  });
+});
+
+describe("refusalReasonOf: the keys a Prove request may not carry", () => {
+  const bytes = (key: Preimage[0]) => preimageKeyBytes(key);
+  it("refuses precompile and global generic keys and local keys that are not a boot index", () => {
+    expect(refusalReasonOf(bytes({ key_type: "Precompile", data: new Uint8Array(31) }))).toMatch(
+      /precompile/,
+    );
+    expect(refusalReasonOf(bytes({ key_type: "GlobalGeneric", data: new Uint8Array(31) }))).toMatch(
+      /global generic/,
+    );
+    const local = (index: number) => {
+      const data = new Uint8Array(31);
+      data[30] = index;
+      return bytes({ key_type: "Local", data });
+    };
+    expect(refusalReasonOf(local(11))).toMatch(/not a boot information index/);
+    expect(refusalReasonOf(local(0))).toMatch(/not a boot information index/);
+    const high = local(1);
+    high[3] = 1;
+    expect(refusalReasonOf(high)).toMatch(/not a boot information index/);
+    for (const index of Object.values(BootKey)) expect(refusalReasonOf(local(index))).toBeUndefined();
+    for (const [key] of witness()) expect(refusalReasonOf(bytes(key))).toBeUndefined();
+  });
+});
