@@ -34,7 +34,8 @@ export type MismatchSubject =
   | "transactions-root"
   | "receipts-root"
   | "blob-hash"
-  | "ancestry";
+  | "ancestry"
+  | "witness-value";
 
 /** Data that does not hash to what names it. `details.subject` says which check failed. */
 export class DataMismatchError extends ChainRpcError {

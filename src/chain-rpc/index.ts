@@ -2,7 +2,13 @@
  * Derivation data providers over JSON-RPC and the beacon API (docs/chain-rpc.md): every value is checked against
  * the hash that names it before it is returned.
  */
-export { BeaconBlobProvider, type BeaconBlobProviderOptions } from "./beacon.js";
+export {
+  BeaconBlobProvider,
+  type BeaconBlobProviderOptions,
+  type BeaconRoutes,
+  type SlotClock,
+  slotOfTimestamp,
+} from "./beacon.js";
 export {
   ChainRpcError,
   type ChainRpcErrorKind,
@@ -17,3 +23,10 @@ export { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, type HttpLimits, JsonRp
 export { encodeTransactionJson, receiptFromJson } from "./json.js";
 export { RpcL1Provider, type RpcProviderOptions } from "./l1.js";
 export { RpcL2Provider, type RpcL2ProviderOptions } from "./l2.js";
+export {
+  MAX_WITNESS_ITEMS,
+  parseExecutionWitness,
+  type ParsedWitness,
+  type WitnessForm,
+  witnessValues,
+} from "./witness.js";

@@ -23,6 +23,7 @@ import {
 import { BUILT_IN_CHAINS, supportedChainIds } from "../proof/onchain/index.js";
 import { type EnclaveAddress, EnclaveAddressError, parseEnclaveAddresses } from "../proof/transport/index.js";
 import { HostError } from "./errors.js";
+import { WITNESS_STRATEGY_CHOICES, type WitnessStrategyChoice } from "./witness/index.js";
 import { DEFAULT_PROOF_TIMEOUT_MS } from "./proof-service.js";
 
 export interface ListenEndpoint {
@@ -41,6 +42,12 @@ export interface HostConfig {
    * beacon and L2 endpoints (src/host/witness); without it only the boot keys are sent, so the enclave refuses.
    */
   readonly rollupConfig: RollupConfig | undefined;
+  /** Where the L2 state comes from (--witness-strategy, default `auto`: probe the L2 endpoint at start). */
+  readonly witnessStrategy: WitnessStrategyChoice;
+  /** Block witnesses fetched at once from the L2 endpoint (--witness-concurrency, default 3). */
+  readonly witnessConcurrency: number;
+  /** SECONDS_PER_SLOT for a beacon node that does not serve /eth/v1/config/spec (--beacon-seconds-per-slot). */
+  readonly beaconSecondsPerSlot: number | undefined;
   readonly listen: ListenEndpoint;
   readonly enclaves: readonly EnclaveAddress[];
   readonly proofTimeoutMs: number;
@@ -96,6 +103,8 @@ export class HostConfigError extends HostError<"config"> {
 }
 
 export const DEFAULT_LISTEN = "127.0.0.1:7300";
+/** Base's node runs at most 3 witness executions at once. */
+export const DEFAULT_WITNESS_CONCURRENCY = 3;
 
 export const HOST_FLAGS: readonly FlagSpec[] = [
   {
@@ -121,6 +130,24 @@ export const HOST_FLAGS: readonly FlagSpec[] = [
     env: "PROVER_ROLLUP_CONFIG",
     value: "FILE",
     help: "the chain's rollup.json: enables witness collection (without it only the boot keys are sent)",
+  },
+  {
+    flag: "witness-strategy",
+    env: "PROVER_WITNESS_STRATEGY",
+    value: "NAME",
+    help: `where the L2 state comes from: ${WITNESS_STRATEGY_CHOICES.join(", ")} (default auto: the first the L2 endpoint serves, probed at start)`,
+  },
+  {
+    flag: "witness-concurrency",
+    env: "PROVER_WITNESS_CONCURRENCY",
+    value: "N",
+    help: `L2 block witnesses fetched at once (default ${DEFAULT_WITNESS_CONCURRENCY}, Base's node's limit)`,
+  },
+  {
+    flag: "beacon-seconds-per-slot",
+    env: "PROVER_BEACON_SECONDS_PER_SLOT",
+    value: "SECONDS",
+    help: "SECONDS_PER_SLOT, for a beacon node without /eth/v1/config/spec (default: asked of the node)",
   },
   {
     flag: "l2-chain-id",
@@ -341,7 +368,18 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
   const l2RpcUrl = url("l2-rpc-url");
   const l2ChainId = parseChainId(flags.need("l2-chain-id"));
   const rollupPath = flags.text("rollup-config");
+<<<<<<< HEAD
   const worker = flags.bool("worker") ? parseWorkerFlags(flags) : undefined;
+=======
+  const strategyText = flags.text("witness-strategy") ?? "auto";
+  if (!(WITNESS_STRATEGY_CHOICES as readonly string[]).includes(strategyText))
+    throw new HostConfigError(
+      `--witness-strategy: "${strategyText}" is not one of ${WITNESS_STRATEGY_CHOICES.join(", ")}`,
+      { flag: "witness-strategy" },
+    );
+  const witnessConcurrencyText = flags.text("witness-concurrency");
+  const slotText = flags.text("beacon-seconds-per-slot");
+>>>>>>> host-witness
 
   return {
     kind: "run",
@@ -351,6 +389,13 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
       l2RpcUrl,
       l2ChainId,
       rollupConfig: rollupPath === undefined ? undefined : readRollupConfig(rollupPath, l2ChainId),
+      witnessStrategy: strategyText as WitnessStrategyChoice,
+      witnessConcurrency:
+        witnessConcurrencyText === undefined
+          ? DEFAULT_WITNESS_CONCURRENCY
+          : integerFlag(witnessConcurrencyText, "witness-concurrency", 1, fail),
+      beaconSecondsPerSlot:
+        slotText === undefined ? undefined : integerFlag(slotText, "beacon-seconds-per-slot", 1, fail),
       listen: parseListen(flags.text("listen") ?? DEFAULT_LISTEN),
       enclaves,
       proofTimeoutMs,

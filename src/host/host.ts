@@ -18,7 +18,8 @@ import { EnclaveRouter } from "./router.js";
 import { type SignerRegistry, ViemSignerRegistry } from "./signer-registry.js";
 import { ensureVsockAvailable } from "./transport/vsock.js";
 import { packageVersion } from "./version.js";
-import { rpcWitnessSource, type WitnessMetrics } from "./witness/index.js";
+import { EndpointUnavailableError } from "../chain-rpc/index.js";
+import { RpcWitness, type WitnessMetrics } from "./witness/index.js";
 
 export interface ProverHostDeps {
   readonly logger: Logger;
@@ -35,6 +36,26 @@ export interface ProverHost {
   listen(): Promise<number>;
   /** Stops accepting, drains in-flight requests for up to `drainMs`, closes. */
   close(drainMs: number): Promise<void>;
+}
+
+/**
+ * Probes the L2 endpoint for the witness strategy and logs it in one line; an endpoint that answers but serves no
+ * strategy stops the start (NoWitnessStrategyError), one that cannot be reached is probed again at the first proof.
+ */
+async function chooseStrategy(witness: RpcWitness, l2RpcUrl: string, logger: Logger): Promise<void> {
+  try {
+    const chosen = await witness.strategy();
+    logger.info(
+      { strategy: chosen.source.name, forced: chosen.forced, probed: chosen.probed, l2RpcUrl },
+      "witness strategy",
+    );
+  } catch (error) {
+    if (!(error instanceof EndpointUnavailableError)) throw error;
+    logger.warn(
+      { l2RpcUrl, reason: error.message },
+      "witness strategy not chosen: the L2 endpoint is unreachable; probed again at the first proof",
+    );
+  }
 }
 
 export function createProverHost(config: HostConfig, deps: ProverHostDeps): ProverHost {
@@ -54,17 +75,24 @@ export function createProverHost(config: HostConfig, deps: ProverHostDeps): Prov
   const witness =
     config.rollupConfig === undefined
       ? undefined
-      : rpcWitnessSource({
+      : new RpcWitness({
           l1RpcUrl: config.l1RpcUrl,
           l1BeaconUrl: config.l1BeaconUrl,
           l2RpcUrl: config.l2RpcUrl,
           rollupConfig: config.rollupConfig,
+          witnessStrategy: config.witnessStrategy,
+          witnessConcurrency: config.witnessConcurrency,
+          ...(config.beaconSecondsPerSlot === undefined
+            ? {}
+            : { secondsPerSlot: config.beaconSecondsPerSlot }),
           onCollected: (collected: WitnessMetrics) =>
             logger.info(
               {
                 preimages: collected.preimageCount,
                 witnessBytes: collected.witnessBytes,
                 fetchMs: Math.round(collected.fetchMs),
+                blockWitnesses: collected.fetches["l2-block-witness"] ?? 0,
+                blockWitnessBytes: collected.prefetchBytes,
                 totalMs: Math.round(collected.totalMs),
               },
               "witness collected",
@@ -74,7 +102,9 @@ export function createProverHost(config: HostConfig, deps: ProverHostDeps): Prov
     router,
     l2ChainId: config.l2ChainId,
     // With a witness source the L2 endpoint is in use: the range is bounded before anything is collected.
-    ...(witness === undefined ? {} : { witness, agreedHeadNumber: agreedHeadNumberLookup(config.l2RpcUrl) }),
+    ...(witness === undefined
+      ? {}
+      : { witness: witness.source, agreedHeadNumber: agreedHeadNumberLookup(config.l2RpcUrl) }),
     maxBlocksPerProof: config.maxBlocksPerProof,
     proofTimeoutMs: config.proofTimeoutMs,
     logger,
@@ -111,6 +141,7 @@ export function createProverHost(config: HostConfig, deps: ProverHostDeps): Prov
     router,
     proofs,
     async listen() {
+      if (witness !== undefined) await chooseStrategy(witness, config.l2RpcUrl, logger);
       const port = await server.listen();
       logger.info(
         {

@@ -51,9 +51,16 @@ export {
   type ViemSignerRegistryOptions,
 } from "./signer-registry.js";
 export {
+  type ChosenStrategy,
+  chooseWitnessStrategy,
   type CollectWitnessOptions,
   collectWitness,
+  NoWitnessStrategyError,
+  RpcWitness,
   rpcWitnessSource,
+  WITNESS_STRATEGIES,
+  type WitnessStrategyChoice,
+  type WitnessStrategyName,
   type RpcWitnessSourceOptions,
   type WitnessSource,
   type FetchingOracleOptions,

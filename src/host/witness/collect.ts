@@ -3,11 +3,13 @@
  * oracle. Its result is what the enclave would compute; the recorded preimages are the Prove frame.
  */
 import type { L1ChainConfig, RollupConfig } from "../../chain/index.js";
+import { EndpointUnavailableError, JsonRpcClient } from "../../chain-rpc/index.js";
 import type { Preimage } from "../../../generated/protocol/index.js";
 import type { ProofRequest } from "../../../generated/rpc/index.js";
 import { bootInfoOf } from "../boot-preimages.js";
 import { type ProgramResult, type ProgramTimings, runProgram } from "../../proof/program/index.js";
 import { FetchingOracle, type FetchingOracleOptions } from "./oracle.js";
+import { type ChosenStrategy, chooseWitnessStrategy, type WitnessStrategyChoice } from "./strategies.js";
 
 export interface CollectWitnessOptions extends FetchingOracleOptions {
   readonly rollupConfig: RollupConfig;
@@ -18,10 +20,14 @@ export interface WitnessMetrics {
   readonly preimageCount: number;
   /** Sum of the values' lengths (keys are 32 bytes each on top). */
   readonly witnessBytes: number;
-  /** Fetches per hint type (`state`: trie nodes and code fetched on an execution miss). */
+  /** Fetches per hint type (`state`: misses during execution; `l2-block-witness`: blocks fetched ahead). */
   readonly fetches: Readonly<Record<string, number>>;
-  /** Time waiting on the L1, beacon and L2 endpoints. */
+  /** Time the program waited on the L1, beacon and L2 endpoints. */
   readonly fetchMs: number;
+  /** Time the block witnesses fetched ahead took, summed (they overlap the program's work). */
+  readonly prefetchMs: number;
+  /** Bytes of the block witnesses fetched ahead. */
+  readonly prefetchBytes: number;
   /** The program's stages (derivation and execution include the fetches they waited on). */
   readonly program: ProgramTimings;
   readonly totalMs: number;
@@ -37,13 +43,18 @@ export interface WitnessCollection {
 export async function collectWitness(options: CollectWitnessOptions): Promise<WitnessCollection> {
   const t0 = performance.now();
   const oracle = new FetchingOracle(options);
-  const result = await runProgram({
-    boot: options.boot,
-    oracle,
-    rollupConfig: options.rollupConfig,
-    ...(options.l1ChainConfig === undefined ? {} : { l1ChainConfig: options.l1ChainConfig }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-  });
+  let result: ProgramResult;
+  try {
+    result = await runProgram({
+      boot: options.boot,
+      oracle,
+      rollupConfig: options.rollupConfig,
+      ...(options.l1ChainConfig === undefined ? {} : { l1ChainConfig: options.l1ChainConfig }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+  } finally {
+    oracle.close();
+  }
   const preimages = oracle.witness();
   return {
     result,
@@ -53,6 +64,8 @@ export async function collectWitness(options: CollectWitnessOptions): Promise<Wi
       witnessBytes: preimages.reduce((sum, [, value]) => sum + value.length, 0),
       fetches: { ...oracle.stats.fetches },
       fetchMs: oracle.stats.fetchMs,
+      prefetchMs: oracle.stats.prefetchMs,
+      prefetchBytes: oracle.stats.prefetchBytes,
       program: result.timings,
       totalMs: performance.now() - t0,
     },
@@ -72,22 +85,52 @@ export interface RpcWitnessSourceOptions {
   readonly l2RpcUrl: string;
   readonly rollupConfig: RollupConfig;
   readonly l1ChainConfig?: L1ChainConfig;
+  /** The witness strategy, or `auto` (default): probe the L2 endpoint. */
+  readonly witnessStrategy?: WitnessStrategyChoice;
+  /** Block witnesses fetched at once (default 3). */
+  readonly witnessConcurrency?: number;
+  /** SECONDS_PER_SLOT for a beacon node without /eth/v1/config/spec. */
+  readonly secondsPerSlot?: number;
   /** Told of every successful collection (metrics, logs). */
   readonly onCollected?: (metrics: WitnessMetrics) => void;
 }
 
 /**
- * A witness source over the chain's endpoints: the program run natively; a request the program refuses (a wrong
- * claim, an agreed root that is not the agreed head's output) fails here, before any enclave is contacted.
+ * The witness collection of a host over the chain's endpoints. The strategy is chosen once (`strategy()`, which
+ * the host calls at start-up); an endpoint that could not be reached then is probed again at the next proof.
  */
-export function rpcWitnessSource(options: RpcWitnessSourceOptions): WitnessSource {
-  return async (request, l2ChainId, signal) => {
+export class RpcWitness {
+  private chosen: Promise<ChosenStrategy> | undefined;
+
+  constructor(private readonly options: RpcWitnessSourceOptions) {}
+
+  /** The strategy (probed once; a network failure is not kept, the next call probes again). */
+  strategy(): Promise<ChosenStrategy> {
+    this.chosen ??= chooseWitnessStrategy(this.options.witnessStrategy ?? "auto", {
+      client: new JsonRpcClient(this.options.l2RpcUrl),
+      rollupConfig: this.options.rollupConfig,
+    }).catch((error: unknown) => {
+      if (error instanceof EndpointUnavailableError) this.chosen = undefined;
+      throw error;
+    });
+    return this.chosen;
+  }
+
+  /**
+   * A request's Prove preimages: the program run natively; a request the program refuses (a wrong claim, an
+   * agreed root that is not the agreed head's output) fails here, before any enclave is contacted.
+   */
+  readonly source: WitnessSource = async (request, l2ChainId, signal) => {
+    const { options } = this;
     const collection = await collectWitness({
       boot: bootInfoOf(request, l2ChainId),
       agreedL2HeadHash: request.agreed_l2_head_hash,
       l1RpcUrl: options.l1RpcUrl,
       ...(options.l1BeaconUrl === undefined ? {} : { l1BeaconUrl: options.l1BeaconUrl }),
       l2RpcUrl: options.l2RpcUrl,
+      l2State: async () => (await this.strategy()).source,
+      ...(options.witnessConcurrency === undefined ? {} : { witnessConcurrency: options.witnessConcurrency }),
+      ...(options.secondsPerSlot === undefined ? {} : { secondsPerSlot: options.secondsPerSlot }),
       rollupConfig: options.rollupConfig,
       ...(options.l1ChainConfig === undefined ? {} : { l1ChainConfig: options.l1ChainConfig }),
       signal,
@@ -95,4 +138,9 @@ export function rpcWitnessSource(options: RpcWitnessSourceOptions): WitnessSourc
     options.onCollected?.(collection.metrics);
     return collection.preimages;
   };
+}
+
+/** A witness source over the chain's endpoints (RpcWitness's `source`). */
+export function rpcWitnessSource(options: RpcWitnessSourceOptions): WitnessSource {
+  return new RpcWitness(options).source;
 }

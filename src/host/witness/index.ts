@@ -1,6 +1,7 @@
 /** Witness collection: the proof program over an oracle that fetches, checks and records (docs/proof.md). */
 export {
   type CollectWitnessOptions,
+  RpcWitness,
   rpcWitnessSource,
   type RpcWitnessSourceOptions,
   type WitnessSource,
@@ -8,4 +9,17 @@ export {
   type WitnessCollection,
   type WitnessMetrics,
 } from "./collect.js";
-export { type FetchingOracleOptions, type FetchStats, FetchingOracle, WitnessFetchError } from "./oracle.js";
+export { WitnessFetchError } from "./errors.js";
+export { type FetchingOracleOptions, type FetchStats, FetchingOracle } from "./oracle.js";
+export {
+  type ChosenStrategy,
+  chooseWitnessStrategy,
+  type L2StateSource,
+  NoWitnessStrategyError,
+  stateSource,
+  STRATEGY_METHODS,
+  WITNESS_STRATEGIES,
+  WITNESS_STRATEGY_CHOICES,
+  type WitnessStrategyChoice,
+  type WitnessStrategyName,
+} from "./strategies.js";

@@ -1,14 +1,16 @@
 /**
  * The host's fetching oracle (docs/proof.md "Witness collection"): the proof program's oracle for a native run.
- * Reads are answered from a cache; a hint loads what the program is about to read, a miss during execution is
- * fetched by hash. Sources, standard JSON-RPC only on L1 (so any L1, anvil included):
+ * Reads are answered from a cache; a hint loads what the program is about to read; the L2 state a block's
+ * execution reads comes from the chosen witness strategy (strategies.ts), fetched ahead for every block of the
+ * range once the agreed head is known (prefetch.ts), and a miss waits for it or asks the strategy by hash.
+ * Sources, standard JSON-RPC only on L1 (so any L1, anvil included):
  * - L1 execution RPC: eth_getBlockByHash (header re-encoded, its hash checked; full transactions checked against
  *   transactionsRoot, anvil's pooled blob leaves read with eth_getRawTransactionByHash), eth_getBlockReceipts
  *   (re-encoded, checked against receiptsRoot), via src/chain-rpc's RpcL1Provider;
- * - L1 beacon API: anvil's /eth/v1/beacon/blobs/{block} (src/chain-rpc's BeaconBlobProvider), each blob checked
- *   by KZG against its versioned hash;
+ * - L1 beacon API: by slot (/eth/v1/beacon/blobs/{slot}, else blob_sidecars/{slot}), anvil's block-hash route as
+ *   the fallback (src/chain-rpc's BeaconBlobProvider), each blob checked by KZG against its versioned hash;
  * - L2 node: debug_getRawHeader, debug_getRawBlock, eth_getProof (the message passer's storage root of a
- *   pre-Isthmus agreed head) and debug_dbGet (trie nodes, code and headers by hash).
+ *   pre-Isthmus agreed head) and the strategy's methods.
  * Every value enters the cache only after it was checked against the hash that names it (keccak256 and sha256
  * keys by the store; blob elements by the blob's KZG commitment). Every value the program read is recorded: the
  * record plus the boot keys is the Prove frame's preimage list.
@@ -36,9 +38,8 @@ import {
 } from "../../chain/index.js";
 import {
   BeaconBlobProvider,
-  EndpointUnavailableError,
+  type BeaconRoutes,
   JsonRpcClient,
-  RemoteCallError,
   RpcL1Provider,
 } from "../../chain-rpc/index.js";
 import { type Kzg, loadKzg } from "../../derive/index.js";
@@ -56,22 +57,10 @@ import {
   OUTPUT_ROOT_PREIMAGE_BYTES,
   type ProgramOracle,
 } from "../../proof/program/index.js";
-import { HostError } from "../errors.js";
-
-/** A source answered something that does not check, or could not answer what a hint named. */
-export class WitnessFetchError extends HostError<"witness-fetch"> {
-  override readonly name = "WitnessFetchError";
-  constructor(
-    message: string,
-    details: { readonly hint: string } & Record<string, unknown>,
-    options: { readonly cause?: unknown } = {},
-  ) {
-    super(message, { kind: "witness-fetch", details, cause: options.cause });
-  }
-}
-
-/** Tries of one fetch that fails on the network (not on a timeout or an answer that does not check). */
-export const FETCH_ATTEMPTS = 3;
+import { WitnessFetchError } from "./errors.js";
+import { BlockWitnessPrefetch } from "./prefetch.js";
+import { withRetries } from "./requests.js";
+import { dbGetSource, type L2StateSource } from "./strategies.js";
 
 export interface FetchingOracleOptions {
   readonly boot: BootInfo;
@@ -81,6 +70,17 @@ export interface FetchingOracleOptions {
   /** Defaults to the L1 RPC URL (anvil serves its beacon routes on the same port). */
   readonly l1BeaconUrl?: string;
   readonly l2RpcUrl: string;
+  /**
+   * Where the L2 state comes from (default: debug_dbGet by bare hash, this project's node); asked for once, when
+   * the agreed L2 head is known (so a host may probe its endpoint only then).
+   */
+  readonly l2State?: () => Promise<L2StateSource>;
+  /** Block witnesses fetched at once (default 3, Base's node's limit for the witness methods). */
+  readonly witnessConcurrency?: number;
+  /** The beacon routes (default `auto`: by slot, anvil's block-hash route when the node has no slot clock). */
+  readonly beaconRoutes?: BeaconRoutes;
+  /** SECONDS_PER_SLOT for a beacon node without /eth/v1/config/spec. */
+  readonly secondsPerSlot?: number;
   /** anvil up to 1.7.1 roots blob transactions by their pooled encoding (docs/chain-rpc.md "anvil"); default true. */
   readonly pooledBlobTransactionsRoot?: boolean;
   /** Per-request timeout, ms. */
@@ -92,12 +92,16 @@ export interface FetchingOracleOptions {
 
 /** What one collection cost, by source. */
 export interface FetchStats {
-  /** Fetches per hint type, plus `state` for execution misses. */
+  /** Fetches per hint type, plus `state` for execution misses and `l2-block-witness` for blocks fetched ahead. */
   readonly fetches: Record<string, number>;
   /** Milliseconds spent waiting on the sources. */
   fetchMs: number;
   /** Bytes that entered the cache. */
   cachedBytes: number;
+  /** Milliseconds the block witnesses fetched ahead took (summed; they overlap the program's work). */
+  prefetchMs: number;
+  /** Bytes of the block witnesses fetched ahead. */
+  prefetchBytes: number;
 }
 
 function fullHashesIn(value: Uint8Array, into: Map<string, Uint8Array>): void {
@@ -143,7 +147,9 @@ export class FetchingOracle implements ProgramOracle {
   private readonly l2: JsonRpcClient;
   private readonly beacon: BeaconBlobProvider;
   private readonly done = new Set<string>();
-  readonly stats: FetchStats = { fetches: {}, fetchMs: 0, cachedBytes: 0 };
+  private l2StateChosen: Promise<L2StateSource> | undefined;
+  private prefetch: BlockWitnessPrefetch | undefined;
+  readonly stats: FetchStats = { fetches: {}, fetchMs: 0, cachedBytes: 0, prefetchMs: 0, prefetchBytes: 0 };
 
   constructor(private readonly options: FetchingOracleOptions) {
     const limits = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
@@ -152,7 +158,12 @@ export class FetchingOracle implements ProgramOracle {
       pooledBlobTransactionsRoot: options.pooledBlobTransactionsRoot ?? true,
     });
     this.l2 = new JsonRpcClient(options.l2RpcUrl, limits);
-    this.beacon = new BeaconBlobProvider(options.l1BeaconUrl ?? options.l1RpcUrl, limits);
+    this.beacon = new BeaconBlobProvider(options.l1BeaconUrl ?? options.l1RpcUrl, {
+      ...limits,
+      routes: options.beaconRoutes ?? "auto",
+      ...(options.secondsPerSlot === undefined ? {} : { secondsPerSlot: options.secondsPerSlot }),
+    });
+
     for (const [key, value] of bootInfoPreimages(options.boot)) this.store.put(preimageKeyBytes(key), value);
   }
 
@@ -211,30 +222,47 @@ export class FetchingOracle implements ProgramOracle {
     return hash;
   }
 
-  /**
-   * Runs one fetch, timing it. Every fetch is a read, so a request that failed on the network (a keep-alive
-   * connection the server closed, say) is tried again, at most FETCH_ATTEMPTS times in all.
-   */
+  /** Runs one fetch (retried on transient network failures), timing it. */
   private async timed<T>(what: string, fn: () => Promise<T>): Promise<T> {
     const t = performance.now();
     try {
-      for (let attempt = 1; ; attempt++) {
-        this.options.signal?.throwIfAborted();
-        try {
-          return await fn();
-        } catch (error) {
-          const retry =
-            error instanceof EndpointUnavailableError &&
-            error.details.timedOut !== true &&
-            attempt < FETCH_ATTEMPTS;
-          if (!retry) throw error;
-          await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
-        }
-      }
+      return await withRetries(fn, this.options.signal);
     } finally {
       this.stats.fetchMs += performance.now() - t;
       this.stats.fetches[what] = (this.stats.fetches[what] ?? 0) + 1;
     }
+  }
+
+  private l2State(): Promise<L2StateSource> {
+    this.l2StateChosen ??= this.options.l2State?.() ?? Promise.resolve(dbGetSource(this.l2));
+    return this.l2StateChosen;
+  }
+
+  /** Starts fetching the witnesses of L2 blocks `first` … `last` ahead (strategies that fetch by block). */
+  private async startPrefetch(first: bigint, last: bigint): Promise<void> {
+    const source = await this.l2State();
+    if (!source.prefetches || this.prefetch !== undefined || last < first) return;
+    this.prefetch = new BlockWitnessPrefetch({
+      source,
+      endpoint: this.options.l2RpcUrl,
+      first,
+      last,
+      concurrency: this.options.witnessConcurrency ?? 3,
+      put: (values) => {
+        for (const value of values) this.putKeccak(value);
+      },
+      ...(this.options.signal === undefined ? {} : { signal: this.options.signal }),
+      onFetched: (_count, bytes, ms) => {
+        this.stats.fetches["l2-block-witness"] = (this.stats.fetches["l2-block-witness"] ?? 0) + 1;
+        this.stats.prefetchMs += ms;
+        this.stats.prefetchBytes += bytes;
+      },
+    });
+  }
+
+  /** Stops fetching ahead (the run is over). */
+  close(): void {
+    this.prefetch?.stop();
   }
 
   async hint(hint: Hint): Promise<void> {
@@ -331,6 +359,7 @@ export class FetchingOracle implements ProgramOracle {
             number: header.number,
           });
         this.putKeccak(preimage);
+        await this.startPrefetch(header.number + 1n, this.options.boot.claimedL2BlockNumber);
         return;
       }
       case "l2-block-header":
@@ -393,26 +422,35 @@ export class FetchingOracle implements ProgramOracle {
       this.fail(text, "the trie's root node was not produced");
   }
 
+  /**
+   * A read the program missed: wait for the block witnesses fetched ahead (a block witness that failed is thrown:
+   * its endpoint lied or could not answer), then ask the strategy by hash. A strategy that fetches ahead and still
+   * lacks the value names the endpoint (WitnessFetchError); db-get answers false and the program refuses.
+   */
   async fetchMissing(key: Uint8Array): Promise<boolean> {
     if (key[0] !== PreimageKeyType.Keccak256) return false;
-    const full = this.fullHashes.get(toHexRaw(key.subarray(1)));
-    if (full === undefined) return false;
+    const has = () => this.store.tryGet(key) !== undefined;
     return this.timed("state", async () => {
-      let raw: unknown;
-      try {
-        raw = await this.l2.call("debug_dbGet", [toHex(full)]);
-      } catch (error) {
-        if (error instanceof RemoteCallError) return false;
-        throw error;
+      if (this.prefetch !== undefined && (await this.prefetch.waitFor(has))) return true;
+      const source = await this.l2State();
+      const full = this.fullHashes.get(toHexRaw(key.subarray(1)));
+      const value = full === undefined ? undefined : await source.valueByHash(full);
+      const endpoint = this.options.l2RpcUrl;
+      if (value !== undefined) {
+        if (!bytesEqual(keccak256(value), full!))
+          throw new WitnessFetchError(
+            `${source.name} from ${endpoint}: the value for ${toHex(full!)} does not hash to it`,
+            { hint: "state", endpoint },
+          );
+        this.putKeccak(value);
+        return true;
       }
-      if (typeof raw !== "string") return false;
-      const value = fromHex(raw);
-      if (!bytesEqual(keccak256(value), full))
-        throw new WitnessFetchError(`debug_dbGet ${toHex(full)}: the value does not hash to its key`, {
-          hint: "state",
-        });
-      this.putKeccak(value);
-      return true;
+      if (this.prefetch !== undefined)
+        throw new WitnessFetchError(
+          `the L2 block witnesses from ${endpoint} (${source.name}) lack ${toHex(key)}, and the endpoint does not answer it by hash`,
+          { hint: "state", endpoint, strategy: source.name, key: toHex(key) },
+        );
+      return false;
     });
   }
 }

@@ -1,0 +1,62 @@
+/**
+ * Reads of the L2 endpoint shared by the witness strategies: code by its hash as reth, op-reth, Base's node and
+ * geth all serve it (`debug_dbGet(0x63‖codeHash)`), a value by its bare hash (this project's node, hash-scheme
+ * geth), and the payload attributes that rebuild a block (for `debug_executePayload` and the `proofs` strategy's
+ * own execution).
+ */
+import {
+  type BlockHeader,
+  decodeOpExtraData,
+  fromHex,
+  isForkActive,
+  OpFork,
+  type PayloadAttributes,
+  type RollupConfig,
+  toHex,
+} from "../../chain/index.js";
+import { type JsonRpcClient, MalformedResponseError, RemoteCallError } from "../../chain-rpc/index.js";
+
+/** debug_dbGet of `key`: the bytes, or undefined when the client refuses the key or has nothing under it. */
+async function dbGet(client: JsonRpcClient, key: string): Promise<Uint8Array | undefined> {
+  let raw: unknown;
+  try {
+    raw = await client.call("debug_dbGet", [key]);
+  } catch (error) {
+    if (error instanceof RemoteCallError) return undefined;
+    throw error;
+  }
+  if (raw === null || raw === undefined) return undefined;
+  if (typeof raw !== "string" || !/^0x([0-9a-fA-F]{2})*$/.test(raw))
+    throw new MalformedResponseError("debug_dbGet: the answer is not hex bytes");
+  return fromHex(raw);
+}
+
+/** Code by its hash: debug_dbGet(0x63 ‖ hash) (unchecked: the caller keys it by its keccak256). */
+export function codeByHash(client: JsonRpcClient, hash: Uint8Array): Promise<Uint8Array | undefined> {
+  return dbGet(client, `0x63${toHex(hash).slice(2)}`);
+}
+
+/** Any value by its bare keccak256 (a hash-keyed trie database only). */
+export function valueByBareHash(client: JsonRpcClient, hash: Uint8Array): Promise<Uint8Array | undefined> {
+  return dbGet(client, toHex(hash));
+}
+
+/** The payload attributes that rebuild `header`'s block (its transactions aside). */
+export function payloadAttributesOf(config: RollupConfig, header: BlockHeader): PayloadAttributes {
+  const attributes: PayloadAttributes = {
+    timestamp: header.timestamp,
+    prevRandao: header.mixHash,
+    suggestedFeeRecipient: header.beneficiary,
+    gasLimit: header.gasLimit,
+  };
+  if (isForkActive(config, OpFork.Ecotone, header.timestamp) && header.parentBeaconBlockRoot !== undefined)
+    attributes.parentBeaconBlockRoot = header.parentBeaconBlockRoot;
+  if (isForkActive(config, OpFork.Holocene, header.timestamp)) {
+    // extraData is version ‖ denominator (4) ‖ elasticity (4) [‖ min base fee (8), Jovian].
+    const params = decodeOpExtraData(header.extraData);
+    attributes.eip1559Params = header.extraData.slice(1, 9);
+    if (isForkActive(config, OpFork.Jovian, header.timestamp))
+      attributes.minBaseFee = params.minBaseFee ?? 0n;
+  }
+  return attributes;
+}
