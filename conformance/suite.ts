@@ -4,7 +4,11 @@
  * devnet witness of conformance/fixtures).
  */
 import type { Preimage } from "../generated/protocol/index.js";
-import type { ListenAddress } from "../src/proof/transport/index.js";
+import {
+  DEFAULT_FRAME_LENGTH_PREFIX,
+  type FrameLengthPrefix,
+  type ListenAddress,
+} from "../src/proof/transport/index.js";
 import { type Check, type CheckResult, runCheck, type TargetKind } from "./check.js";
 import { type EnclaveContext, enclaveChecks } from "./checks/enclave.js";
 import { type HostContext, hostChecks } from "./checks/host.js";
@@ -39,6 +43,8 @@ export interface ConformanceOptions {
   readonly hostEnclaves?: number;
   /** Called with each result as soon as it is known. */
   readonly onResult?: (result: CheckResult) => void;
+  /** The enclave frames' length-prefix width the suite speaks (default: the spec's 4). */
+  readonly frameLengthPrefix?: FrameLengthPrefix;
   /** Only checks whose id starts with one of these prefixes. */
   readonly only?: readonly string[];
 }
@@ -75,6 +81,7 @@ export async function runConformance(
     const recorded = options.witness === undefined ? recordedWitness() : undefined;
     const context: EnclaveContext = {
       address: targets.enclave,
+      frameLengthPrefix: options.frameLengthPrefix ?? DEFAULT_FRAME_LENGTH_PREFIX,
       witness: options.witness ?? recorded?.preimages ?? [],
       ...(recorded === undefined ? {} : { expectedRange: expectedRangeOf(recorded.manifest) }),
       witnessSource: options.witnessSource ?? (options.witness === undefined ? "recorded devnet" : "given"),

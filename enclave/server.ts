@@ -1,7 +1,8 @@
 /**
  * The enclave's transport in local mode: one request per connection over a Unix socket or loopback TCP.
- * Frames per spec/protocol (4-byte big-endian length, capped before anything is read), writes of at most
- * 28 KiB, a read timeout for the whole frame. Garbage, oversized, truncated or undecodable input gets an
+ * Frames with a 4-byte (the spec's) or 8-byte big-endian length prefix, told apart from the first bytes and
+ * answered in the form asked in (src/proof/transport); the length is capped and admitted before any payload byte
+ * is kept. Writes of at most 28 KiB, a read timeout for the whole frame. Garbage, oversized, truncated or undecodable input gets an
  * Error response (or the connection is closed) and the server keeps serving.
  */
 import { rm } from "node:fs/promises";
@@ -9,17 +10,19 @@ import { createServer, type Server, type Socket } from "node:net";
 import {
   BincodeDecodeError,
   decodeRequestPayload,
-  encodeResponseFrame,
   MAX_REQUEST_PAYLOAD_BYTES,
-  type FrameReader,
-  newRequestFrameReader,
   READ_TIMEOUT_MS,
   type Request,
   type Response,
 } from "../generated/protocol/index.js";
 import { listenVsock, type StreamListener } from "../native/index.js";
 import {
+  DEFAULT_FRAME_LENGTH_PREFIX,
+  encodeResponseFrameWith,
+  type FrameForm,
+  type FrameLengthPrefix,
   formatListenAddress,
+  LengthPrefixedFrameReader,
   type ListenAddress,
   type VsockAddress,
   writeFrame,
@@ -42,6 +45,8 @@ export interface EnclaveServerOptions {
    * whose announced length does not fit is refused before its payload is read.
    */
   readonly maxBufferedRequestBytes?: number;
+  /** The request frames' length-prefix form: 4, 8, or either, detected per connection (the default). */
+  readonly frameForm?: FrameForm;
   readonly log?: Logger;
 }
 
@@ -128,15 +133,22 @@ export class EnclaveServer {
       this.admittedBytes -= admitted;
       admitted = 0;
     });
-    const reader: FrameReader = newRequestFrameReader(this.options.maxRequestPayloadBytes, (length) => {
-      if (this.admittedBytes + length > budget) {
-        throw new EnclaveBusyError(
-          `enclave busy: a ${length}-byte request does not fit next to ${this.admittedBytes} bytes already admitted (budget ${budget})`,
-          { announced: length, admitted: this.admittedBytes, budget },
-        );
-      }
-      admitted = length;
-      this.admittedBytes += length;
+    const reader = new LengthPrefixedFrameReader({
+      form: this.options.frameForm ?? "detect",
+      maxPayloadBytes: Math.min(
+        this.options.maxRequestPayloadBytes ?? MAX_REQUEST_PAYLOAD_BYTES,
+        MAX_REQUEST_PAYLOAD_BYTES,
+      ),
+      admit: (length) => {
+        if (this.admittedBytes + length > budget) {
+          throw new EnclaveBusyError(
+            `enclave busy: a ${length}-byte request does not fit next to ${this.admittedBytes} bytes already admitted (budget ${budget})`,
+            { announced: length, admitted: this.admittedBytes, budget },
+          );
+        }
+        admitted = length;
+        this.admittedBytes += length;
+      },
     });
     let settled = false;
     const timer = setTimeout(() => {
@@ -153,7 +165,7 @@ export class EnclaveServer {
       socket.off("data", onData);
       socket.off("end", onEnd);
       socket.pause();
-      void this.respond(socket, outcome);
+      void this.respond(socket, outcome, reader.lengthPrefix ?? DEFAULT_FRAME_LENGTH_PREFIX);
     };
     const onData = (chunk: Buffer) => {
       try {
@@ -198,10 +210,11 @@ export class EnclaveServer {
   private async respond(
     socket: Socket,
     outcome: { payload: Uint8Array } | { refusal: string },
+    lengthPrefix: FrameLengthPrefix,
   ): Promise<void> {
     const response = await this.responseFor(outcome);
     try {
-      await writeFrame(socket, encodeResponseFrame(response));
+      await writeFrame(socket, encodeResponseFrameWith(response, lengthPrefix));
       socket.end();
     } catch (error) {
       this.log("warn", "could not write the response", { error: (error as Error).message });

@@ -20,7 +20,14 @@ import {
   urlFlag,
 } from "../service-kit/index.js";
 import { BUILT_IN_CHAINS, supportedChainIds } from "../proof/onchain/index.js";
-import { type EnclaveAddress, EnclaveAddressError, parseEnclaveAddresses } from "../proof/transport/index.js";
+import {
+  DEFAULT_FRAME_LENGTH_PREFIX,
+  type EnclaveAddress,
+  EnclaveAddressError,
+  type FrameLengthPrefix,
+  parseEnclaveAddresses,
+  parseFrameLengthPrefix,
+} from "../proof/transport/index.js";
 import { HostError } from "./errors.js";
 import { DEFAULT_PROOF_TIMEOUT_MS } from "./proof-service.js";
 
@@ -42,6 +49,8 @@ export interface HostConfig {
   readonly rollupConfig: RollupConfig | undefined;
   readonly listen: ListenEndpoint;
   readonly enclaves: readonly EnclaveAddress[];
+  /** The frames' length-prefix width towards every enclave (--frame-length-prefix; default the spec's 4). */
+  readonly frameLengthPrefix: FrameLengthPrefix;
   readonly proofTimeoutMs: number;
   /**
    * At most this many prover_prove calls run at once (--max-concurrent-proofs, default: the machine's cores);
@@ -112,6 +121,12 @@ export const HOST_FLAGS: readonly FlagSpec[] = [
     value: "ADDR",
     multiple: true,
     help: "an enclave, repeatable or comma-separated, in routing order: a vsock context id (16, vsock:16[:port]) or, in local mode, unix:/path, /path or 127.0.0.1:PORT",
+  },
+  {
+    flag: "frame-length-prefix",
+    env: "PROVER_FRAME_LENGTH_PREFIX",
+    value: "4|8",
+    help: "width of the enclave frames' big-endian length prefix: 4 (the spec's, default) or 8 (Base's prover today)",
   },
   {
     flag: "proof-request-timeout",
@@ -211,6 +226,16 @@ function parseListen(text: string): ListenEndpoint {
   return { host: match[1]!.replace(/^\[|\]$/g, ""), port };
 }
 
+function frameLengthPrefixFlag(text: string | undefined): FrameLengthPrefix {
+  if (text === undefined) return DEFAULT_FRAME_LENGTH_PREFIX;
+  const prefix = parseFrameLengthPrefix(text);
+  if (prefix === undefined)
+    throw new HostConfigError(`--frame-length-prefix: "${text}" must be 4 or 8`, {
+      flag: "frame-length-prefix",
+    });
+  return prefix;
+}
+
 function parseSeconds(name: string, text: string): number {
   const seconds = Number(text);
   if (!/^\d+(\.\d+)?$/.test(text) || !(seconds > 0) || seconds > 86_400)
@@ -277,6 +302,7 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
       rollupConfig: rollupPath === undefined ? undefined : readRollupConfig(rollupPath, l2ChainId),
       listen: parseListen(flags.text("listen") ?? DEFAULT_LISTEN),
       enclaves,
+      frameLengthPrefix: frameLengthPrefixFlag(flags.text("frame-length-prefix")),
       proofTimeoutMs,
       maxConcurrentProofs,
       registryAddress,
