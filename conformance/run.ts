@@ -3,7 +3,10 @@
  * Runs every check that applies to the targets given, prints one line per check and a summary, and exits
  * 1 when any check fails (2 on a usage error).
  */
+import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
+import { parseRollupConfig } from "../src/chain/index.js";
+import { JOURNAL_VERSIONS, type JournalVersion } from "../src/proof/onchain/index.js";
 import {
   DEFAULT_FRAME_LENGTH_PREFIX,
   type FrameLengthPrefix,
@@ -17,7 +20,7 @@ import { loadWitnessFile, syntheticWitness } from "./witness.js";
 
 const USAGE = `usage: npm run conformance -- [--host <url>] [--enclave <unix path|127.0.0.1:port>] [--node <url>]
        [--witness <file.json[.gz]>|synthetic] [--expect-no-valid-signer] [--host-enclaves <n>] [--only <check id prefix>]... [--check-timeout-ms <ms>] [--response-timeout-ms <ms>]
-       [--frame-length-prefix 4|8]
+       [--frame-length-prefix 4|8] [--journal-version spec|schedule-id [--rollup-config <rollup.json>]]
 
   --host      a prover host's JSON-RPC URL (e.g. http://127.0.0.1:7300)
   --enclave   an enclave speaking the framed bincode protocol: a Unix socket path or 127.0.0.1:<port>
@@ -31,6 +34,10 @@ const USAGE = `usage: npm run conformance -- [--host <url>] [--enclave <unix pat
   --frame-length-prefix
               the width of the enclave frames' big-endian length prefix the suite speaks: 4 (the
               spec's, default) or 8 (Base's prover today); an enclave of this project reads either
+  --journal-version
+              the journal the enclave signs: spec (default) or schedule-id (the upgrade schedule id
+              appended); the suite computes the expected schedule id from --rollup-config (default: the
+              recorded witness's rollup config)
   --host-enclaves
               the number of enclaves behind --host: the key check then requires exactly that many
   --only      run only checks whose id starts with this prefix (repeatable)
@@ -61,6 +68,13 @@ function frameLengthPrefix(text: string | undefined): FrameLengthPrefix {
   return prefix;
 }
 
+function journalVersion(text: string | undefined): JournalVersion {
+  const version = JOURNAL_VERSIONS.find((known) => known === (text ?? "spec"));
+  if (version === undefined)
+    throw new UsageError(`--journal-version must be one of ${JOURNAL_VERSIONS.join(", ")}, got ${text}`);
+  return version;
+}
+
 function httpUrl(text: string | undefined, flag: string): string | undefined {
   if (text === undefined) return undefined;
   let url: URL;
@@ -88,6 +102,8 @@ async function main(argv: string[]): Promise<number> {
       "check-timeout-ms": { type: "string" },
       "response-timeout-ms": { type: "string" },
       "frame-length-prefix": { type: "string" },
+      "journal-version": { type: "string" },
+      "rollup-config": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -121,6 +137,10 @@ async function main(argv: string[]): Promise<number> {
     checkTimeoutMs: positiveInt(values["check-timeout-ms"], "--check-timeout-ms"),
     responseTimeoutMs: positiveInt(values["response-timeout-ms"], "--response-timeout-ms"),
     frameLengthPrefix: frameLengthPrefix(values["frame-length-prefix"]),
+    journalVersion: journalVersion(values["journal-version"]),
+    ...(values["rollup-config"] === undefined
+      ? {}
+      : { rollupConfig: parseRollupConfig(JSON.parse(await readFile(values["rollup-config"], "utf8"))) }),
     onResult: (result) => console.log(formatResult(result)),
   });
   console.log(formatSummary(results));
@@ -134,6 +154,7 @@ main(process.argv.slice(2)).then(
     if (
       !(error instanceof Error) ||
       error.name === "UsageError" ||
+      error.name === "MissingRollupConfigError" ||
       error.name === "ListenAddressError" ||
       error.name === "WitnessFileError" ||
       error.name === "TypeError"

@@ -69,7 +69,13 @@ async function main(): Promise<void> {
   const deps = {
     identity: { publicKey: signer.publicKey },
     securityModule,
-    program: { signer, teeImageHash, executor: chains.executor, configHash: chains.configHash },
+    program: {
+      signer,
+      teeImageHash,
+      executor: chains.executor,
+      configHash: chains.configHash,
+      ...(config.journalVersion === "schedule-id" ? { scheduleId: chains.scheduleId } : {}),
+    },
   };
   const server = new EnclaveServer({
     listen,
@@ -83,6 +89,7 @@ async function main(): Promise<void> {
     listen: server.describe(),
     signer: bytesToHex(signer.address),
     teeImageHash: bytesToHex(teeImageHash),
+    journalVersion: config.journalVersion,
   });
 }
 

@@ -16,11 +16,13 @@ import {
 } from "../src/chain/index.js";
 import {
   buildProofResult,
+  claimScheduleId,
   computeConfigHash,
   configHashFor,
   type ExecutedRange,
   type JournalSigner,
   supportedChainIds,
+  UnsupportedChainError,
 } from "../src/proof/onchain/index.js";
 import { type BootInfo, loadVerifiedPreimages, readBootInfo } from "../src/proof/preimages/index.js";
 import { type ChainConfigLookup, programExecutor, refusePrecompileKeys } from "../src/proof/program/index.js";
@@ -36,6 +38,11 @@ export interface ProofProgram {
   readonly executor: RangeExecutor;
   /** The config hash of a chain id (default: the hardcoded table, `configHashFor`). */
   readonly configHash?: (chainId: bigint) => Uint8Array;
+  /**
+   * For the schedule-id journal version only: the upgrade schedule id of a claim, computed from the schedule
+   * built into the image (EnclaveChains.scheduleId), never from the request. Absent: the spec's journal.
+   */
+  readonly scheduleId?: (chainId: bigint, claimedBlock: bigint) => Uint8Array;
 }
 
 /** A rollup config given to a local-mode enclave at start (docs/decisions.md "Development rollup config"). */
@@ -48,6 +55,8 @@ export interface DevelopmentChain {
 /** The enclave's chains: the hardcoded config-hash table plus, in local mode only, one development config. */
 export interface EnclaveChains {
   readonly configHash: (chainId: bigint) => Uint8Array;
+  /** The schedule id a schedule-id verifier pins for a claim on a chain (its built-in upgrade schedule). */
+  readonly scheduleId: (chainId: bigint, claimedBlock: bigint) => Uint8Array;
   readonly lookup: ChainConfigLookup;
   readonly executor: RangeExecutor;
 }
@@ -80,6 +89,11 @@ export function enclaveChains(development?: DevelopmentChain): EnclaveChains {
       development !== undefined && chainId === devId
         ? development.configHash.slice()
         : configHashFor(chainId),
+    scheduleId: (chainId, claimedBlock) => {
+      const chain = lookup(chainId);
+      if (chain === undefined) throw new UnsupportedChainError(chainId);
+      return claimScheduleId(chain.rollupConfig, claimedBlock);
+    },
     lookup,
     executor: programExecutor(lookup),
   };
@@ -90,6 +104,12 @@ export async function runProof(program: ProofProgram, preimages: readonly Preima
   const store = loadVerifiedPreimages(preimages);
   const boot = readBootInfo(store);
   const configHash = (program.configHash ?? configHashFor)(boot.chainId);
+  const scheduleId = program.scheduleId?.(boot.chainId, boot.claimedL2BlockNumber);
   const range = await program.executor.execute(boot, store);
-  return buildProofResult({ boot, configHash, teeImageHash: program.teeImageHash }, range, program.signer);
+  const context = { boot, configHash, teeImageHash: program.teeImageHash };
+  return buildProofResult(
+    scheduleId === undefined ? context : { ...context, scheduleId },
+    range,
+    program.signer,
+  );
 }

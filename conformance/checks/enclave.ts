@@ -38,6 +38,8 @@ export interface EnclaveContext extends EnclaveTarget {
   readonly expectedRange?: { readonly startBlock: bigint; readonly outputRoots: readonly Uint8Array[] };
   publicKey?: Uint8Array;
   teeImageHash?: Uint8Array;
+  /** The schedule-id journal version: the schedule id a verifier pins for a claim at a block. */
+  readonly scheduleIdAt?: (claimedBlock: bigint) => Uint8Array;
   control?: Response;
   /** Every proof any check obtained, with the witness it answers. */
   readonly proofs: { label: string; witness: readonly Preimage[]; result: ProofResult }[];
@@ -511,12 +513,16 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
         );
       }
       const problems = context.proofs.flatMap(({ label, witness, result }) =>
-        journalProblems(result, { witness, signerAddress: signerAddressOf(key), teeImageHash }).map(
-          (problem) => `${label}: ${problem}`,
-        ),
+        journalProblems(result, {
+          witness,
+          signerAddress: signerAddressOf(key),
+          teeImageHash,
+          ...(context.scheduleIdAt === undefined ? {} : { scheduleIdAt: context.scheduleIdAt }),
+        }).map((problem) => `${label}: ${problem}`),
       );
       expectThat(problems.length === 0, problems.join("; "));
-      return `${context.proofs.length} proof(s), every journal embeds ${hex(teeImageHash)} and recovers to the signer`;
+      const version = context.scheduleIdAt === undefined ? "" : " (schedule-id journals)";
+      return `${context.proofs.length} proof(s), every journal embeds ${hex(teeImageHash)} and recovers to the signer${version}`;
     },
   },
 ];

@@ -6,6 +6,9 @@
  * - journals: `perBlockJournals`, `aggregateJournal`, `journalDigest`, `recoverJournalSigner`, `checkClaim`,
  *   `buildProofResult` (signs the journals of an executed range), `ExecutedRange`, `ProposalContext`,
  *   `JournalSigner`;
+ * - journal versions: `JournalVersion` ("spec", or "schedule-id" with the upgrade schedule id appended),
+ *   `packSignedJournal`; the schedule id: `scheduleLink`, `scheduleIdOf`, `activatedScheduleId`,
+ *   `claimScheduleId`, `ladderTimestamps`, `l2BlockTimestamp`, `UPGRADE_LADDER`;
  * - sampled blocks: `sampledBlockNumbers`, `sampleIntermediateRoots`;
  * - signatures: `recoverSignerAddress`, `signerAddressOf`, `PUBLIC_KEY_LENGTH`, `SIGNATURE_LENGTH`;
  * - config hashes (TEEVerifier's commitment to a chain): `computeConfigHash`, `encodeChainConfig`,
@@ -38,6 +41,9 @@ export {
   type ExecutedRange,
   journalDigest,
   type JournalSigner,
+  JOURNAL_VERSIONS,
+  type JournalVersion,
+  packSignedJournal,
   OutputRootMismatchError,
   perBlockJournals,
   type ProposalContext,
@@ -50,3 +56,13 @@ export {
   signerAddressOf,
 } from "./signer-address.js";
 export * from "./aggregate-verifier.js";
+export {
+  activatedScheduleId,
+  claimScheduleId,
+  l2BlockTimestamp,
+  ladderTimestamps,
+  type LadderUpgrade,
+  scheduleIdOf,
+  scheduleLink,
+  UPGRADE_LADDER,
+} from "./upgrade-schedule.js";
