@@ -12,6 +12,7 @@ import { bytesToHex } from "viem";
 import { parseRollupConfig } from "../src/chain/index.js";
 import { VMADDR_CID_ANY } from "../native/index.js";
 import { teeImageHashOf } from "../src/attestation/index.js";
+import { refuseUnknownForks } from "../src/proof/onchain/index.js";
 import { ENCLAVE_VSOCK_PORT } from "../src/proof/transport/index.js";
 import { checkNitroFlags, EnclaveConfigError, parseEnclaveCommandLine } from "./config.js";
 import { handleRequest } from "./handler.js";
@@ -55,6 +56,8 @@ async function main(): Promise<void> {
         { cause: error },
       );
     }
+    if (typeof json === "object" && json !== null)
+      refuseUnknownForks(json as Record<string, unknown>, `--rollup-config ${rollupConfigPath}`);
     development = developmentChain(parseRollupConfig(json));
     log("warn", "DEVELOPMENT rollup config: this enclave proves a chain whose config is not built in", {
       path: rollupConfigPath,
@@ -74,6 +77,7 @@ async function main(): Promise<void> {
       teeImageHash,
       executor: chains.executor,
       configHash: chains.configHash,
+      checkHorizon: chains.checkHorizon,
       ...(config.journalVersion === "schedule-id" ? { scheduleId: chains.scheduleId } : {}),
     },
   };
@@ -89,7 +93,6 @@ async function main(): Promise<void> {
     listen: server.describe(),
     signer: bytesToHex(signer.address),
     teeImageHash: bytesToHex(teeImageHash),
-    journalVersion: config.journalVersion,
   });
 }
 

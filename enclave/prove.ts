@@ -6,13 +6,16 @@
 import type { Preimage } from "../generated/protocol/index.js";
 import type { ProofResult } from "../generated/rpc/index.js";
 import {
+  decodeHeader,
   DEV_CHAIN_ID,
   DEV_GENESIS_TIME,
   devRollupConfig,
   findBuiltInChain,
   genesisFactsOf,
+  keccak256Key,
   type PreimageSource,
   type RollupConfig,
+  SUPERCHAIN_CHAIN_DATA,
 } from "../src/chain/index.js";
 import {
   buildProofResult,
@@ -21,6 +24,9 @@ import {
   configHashFor,
   type ExecutedRange,
   type JournalSigner,
+  l2BlockTimestamp,
+  refusePastHorizon,
+  refuseUnknownForks,
   supportedChainIds,
   UnsupportedChainError,
 } from "../src/proof/onchain/index.js";
@@ -43,6 +49,8 @@ export interface ProofProgram {
    * built into the image (EnclaveChains.scheduleId), never from the request. Absent: the spec's journal.
    */
   readonly scheduleId?: (chainId: bigint, claimedBlock: bigint) => Uint8Array;
+  /** Refuses a request past the image's fork horizon (EnclaveChains.checkHorizon), before the program runs. */
+  readonly checkHorizon?: (boot: BootInfo, preimages: PreimageSource) => void;
 }
 
 /** A rollup config given to a local-mode enclave at start (docs/decisions.md "Development rollup config"). */
@@ -55,6 +63,8 @@ export interface DevelopmentChain {
 /** The enclave's chains: the hardcoded config-hash table plus, in local mode only, one development config. */
 export interface EnclaveChains {
   readonly configHash: (chainId: bigint) => Uint8Array;
+  /** Refuses a request whose L1 head or claimed block lies past the image's fork horizon. */
+  readonly checkHorizon: (boot: BootInfo, preimages: PreimageSource) => void;
   /** The schedule id a schedule-id verifier pins for a claim on a chain (its built-in upgrade schedule). */
   readonly scheduleId: (chainId: bigint, claimedBlock: bigint) => Uint8Array;
   readonly lookup: ChainConfigLookup;
@@ -78,21 +88,33 @@ export function developmentChain(rollupConfig: RollupConfig): DevelopmentChain {
  * built-in row of its chain id, config hash included.
  */
 export function enclaveChains(development?: DevelopmentChain): EnclaveChains {
+  for (const entry of SUPERCHAIN_CHAIN_DATA)
+    refuseUnknownForks(entry.hardforks, `the built-in registry entry of ${entry.name}`);
   const devId = development?.rollupConfig.l2ChainId;
   const lookup: ChainConfigLookup = (chainId) => {
     if (development !== undefined && chainId === devId) return { rollupConfig: development.rollupConfig };
     const rollupConfig = builtInRollupConfig(chainId);
     return rollupConfig === undefined ? undefined : { rollupConfig };
   };
+  const rollupConfigOf = (chainId: bigint): RollupConfig => {
+    const chain = lookup(chainId);
+    if (chain === undefined) throw new UnsupportedChainError(chainId);
+    return chain.rollupConfig;
+  };
   return {
     configHash: (chainId) =>
       development !== undefined && chainId === devId
         ? development.configHash.slice()
         : configHashFor(chainId),
-    scheduleId: (chainId, claimedBlock) => {
-      const chain = lookup(chainId);
-      if (chain === undefined) throw new UnsupportedChainError(chainId);
-      return claimScheduleId(chain.rollupConfig, claimedBlock);
+    scheduleId: (chainId, claimedBlock) => claimScheduleId(rollupConfigOf(chainId), claimedBlock),
+    checkHorizon: (boot, preimages) => {
+      // Without its L1 head header the request is refused by derivation, which reads it first.
+      const l1Header = preimages.tryGet(keccak256Key(boot.l1Head));
+      refusePastHorizon({
+        l1HeadTimestamp: l1Header === undefined ? 0n : decodeHeader(l1Header).timestamp,
+        claimTimestamp: l2BlockTimestamp(rollupConfigOf(boot.chainId), boot.claimedL2BlockNumber),
+        claimedBlock: boot.claimedL2BlockNumber,
+      });
     },
     lookup,
     executor: programExecutor(lookup),
@@ -104,6 +126,7 @@ export async function runProof(program: ProofProgram, preimages: readonly Preima
   const store = loadVerifiedPreimages(preimages);
   const boot = readBootInfo(store);
   const configHash = (program.configHash ?? configHashFor)(boot.chainId);
+  program.checkHorizon?.(boot, store);
   const scheduleId = program.scheduleId?.(boot.chainId, boot.claimedL2BlockNumber);
   const range = await program.executor.execute(boot, store);
   const context = { boot, configHash, teeImageHash: program.teeImageHash };

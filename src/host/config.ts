@@ -19,7 +19,7 @@ import {
   renderFlagUsage,
   urlFlag,
 } from "../service-kit/index.js";
-import { BUILT_IN_CHAINS, supportedChainIds } from "../proof/onchain/index.js";
+import { BUILT_IN_CHAINS, refuseUnknownForks, supportedChainIds } from "../proof/onchain/index.js";
 import {
   DEFAULT_FRAME_LENGTH_PREFIX,
   type EnclaveAddress,
@@ -202,7 +202,10 @@ function parseChainId(text: string): bigint {
 function readRollupConfig(path: string, l2ChainId: bigint): RollupConfig {
   let config: RollupConfig;
   try {
-    config = parseRollupConfig(JSON.parse(readFileSync(path, "utf8")));
+    const json = JSON.parse(readFileSync(path, "utf8")) as unknown;
+    if (typeof json === "object" && json !== null)
+      refuseUnknownForks(json as Record<string, unknown>, `--rollup-config ${path}`);
+    config = parseRollupConfig(json);
   } catch (error) {
     throw new HostConfigError(
       `--rollup-config: ${path} is not a readable rollup config: ${(error as Error).message}`,
