@@ -7,13 +7,16 @@
 import { connect, type Socket } from "node:net";
 import {
   decodeResponsePayload,
-  encodeRequestFrame,
   frameWriteChunks,
   MAX_RESPONSE_PAYLOAD_BYTES,
   type Request,
   type Response,
 } from "../generated/protocol/index.js";
-import type { ListenAddress } from "../src/proof/transport/index.js";
+import {
+  encodeRequestFrameWith,
+  type FrameLengthPrefix,
+  type ListenAddress,
+} from "../src/proof/transport/index.js";
 import { ConformanceError, type ConformanceErrorOptions } from "./errors.js";
 
 /** The suite could not talk to the enclave (connect, timeout, a frame it cannot read). */
@@ -24,7 +27,16 @@ export class EnclaveConnectionError extends ConformanceError<"enclave-connection
   }
 }
 
-const PREFIX_BYTES = 4;
+/** An enclave under test: where it listens and the length-prefix form the suite speaks to it. */
+export interface EnclaveTarget {
+  readonly address: ListenAddress;
+  readonly frameLengthPrefix: FrameLengthPrefix;
+}
+
+/** The announced length of a complete prefix at the start of `buffered` (a bigint: 8-byte prefixes are u64). */
+function announcedLength(buffered: Buffer, prefix: FrameLengthPrefix): bigint {
+  return prefix === 4 ? BigInt(buffered.readUInt32BE(0)) : buffered.readBigUInt64BE(0);
+}
 
 export type ReadOutcome =
   | { readonly kind: "frame"; readonly payload: Uint8Array }
@@ -36,9 +48,12 @@ export class RawEnclaveConnection {
   private closed = false;
   private waiter: (() => void) | undefined;
 
-  private constructor(private readonly socket: Socket) {
+  private constructor(
+    private readonly socket: Socket,
+    private readonly prefix: FrameLengthPrefix,
+  ) {
     socket.on("data", (chunk: Buffer) => {
-      if (this.buffered.length + chunk.length > MAX_RESPONSE_PAYLOAD_BYTES + PREFIX_BYTES) {
+      if (this.buffered.length + chunk.length > MAX_RESPONSE_PAYLOAD_BYTES + prefix) {
         socket.destroy();
         this.closed = true;
       } else {
@@ -58,7 +73,8 @@ export class RawEnclaveConnection {
     });
   }
 
-  static open(address: ListenAddress, timeoutMs = 10_000): Promise<RawEnclaveConnection> {
+  static open(target: EnclaveTarget, timeoutMs = 10_000): Promise<RawEnclaveConnection> {
+    const address = target.address;
     return new Promise((resolve, reject) => {
       const socket =
         address.kind === "unix"
@@ -71,7 +87,7 @@ export class RawEnclaveConnection {
       socket.once("connect", () => {
         clearTimeout(timer);
         socket.removeAllListeners("error");
-        resolve(new RawEnclaveConnection(socket));
+        resolve(new RawEnclaveConnection(socket, target.frameLengthPrefix));
       });
       socket.once("error", (error) => {
         clearTimeout(timer);
@@ -108,7 +124,7 @@ export class RawEnclaveConnection {
   }
 
   sendRequest(request: Request): void {
-    this.write(encodeRequestFrame(request));
+    this.write(encodeRequestFrameWith(request, this.prefix));
   }
 
   /** Half-closes the connection: the peer sees end of input. */
@@ -129,17 +145,19 @@ export class RawEnclaveConnection {
   async readFrame(timeoutMs: number): Promise<ReadOutcome> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      if (this.buffered.length >= PREFIX_BYTES) {
-        const length = this.buffered.readUInt32BE(0);
-        if (length > MAX_RESPONSE_PAYLOAD_BYTES) {
+      const prefix = this.prefix;
+      if (this.buffered.length >= prefix) {
+        const announced = announcedLength(this.buffered, prefix);
+        if (announced > BigInt(MAX_RESPONSE_PAYLOAD_BYTES)) {
           this.destroy();
           throw new EnclaveConnectionError(
-            `response frame announces ${length} bytes, above the ${MAX_RESPONSE_PAYLOAD_BYTES}-byte cap`,
+            `response frame announces ${announced} bytes, above the ${MAX_RESPONSE_PAYLOAD_BYTES}-byte cap`,
           );
         }
-        if (this.buffered.length >= PREFIX_BYTES + length) {
-          const payload = new Uint8Array(this.buffered.subarray(PREFIX_BYTES, PREFIX_BYTES + length));
-          this.buffered = this.buffered.subarray(PREFIX_BYTES + length);
+        const length = Number(announced);
+        if (this.buffered.length >= prefix + length) {
+          const payload = new Uint8Array(this.buffered.subarray(prefix, prefix + length));
+          this.buffered = this.buffered.subarray(prefix + length);
           return { kind: "frame", payload };
         }
       }
@@ -167,11 +185,11 @@ export class RawEnclaveConnection {
 
 /** One request, one response, on a fresh connection. */
 export async function exchange(
-  address: ListenAddress,
+  target: EnclaveTarget,
   request: Request,
   timeoutMs: number,
 ): Promise<Response> {
-  const connection = await RawEnclaveConnection.open(address);
+  const connection = await RawEnclaveConnection.open(target);
   try {
     connection.sendRequest(request);
     return await connection.readResponse(timeoutMs);

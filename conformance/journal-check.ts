@@ -29,11 +29,20 @@ export interface JournalExpectations {
   readonly signerAddress: Uint8Array;
   /** keccak256(PCR0), or 32 zero bytes for a local-mode enclave. */
   readonly teeImageHash: Uint8Array;
+  /**
+   * The schedule-id journal version: the upgrade schedule id a verifier pins for a claim at a block; every
+   * journal of the proof must then end with it. Absent: the spec's journal.
+   */
+  readonly scheduleIdAt?: (claimedBlock: bigint) => Uint8Array;
 }
 
-function recoverOrUndefined(journal: Journal, signature: Uint8Array): Uint8Array | undefined {
+function recoverOrUndefined(
+  journal: Journal,
+  signature: Uint8Array,
+  scheduleId: Uint8Array | undefined,
+): Uint8Array | undefined {
   try {
-    return recoverJournalSigner(journal, signature);
+    return recoverJournalSigner(journal, signature, scheduleId);
   } catch {
     return undefined;
   }
@@ -44,13 +53,15 @@ function checkSigned(
   journal: Journal,
   proposal: Proposal,
   expected: JournalExpectations,
+  scheduleId: Uint8Array | undefined,
 ): string[] {
   if (proposal.signature.length !== 65)
     return [`${what}: signature is ${proposal.signature.length} bytes, not 65`];
-  const recovered = recoverOrUndefined(journal, proposal.signature);
+  const recovered = recoverOrUndefined(journal, proposal.signature, scheduleId);
   if (recovered !== undefined && bytesEqual(recovered, expected.signerAddress)) return [];
   return [
     `${what}: the signature does not recover to the enclave signer ${hex(expected.signerAddress)} over the journal with teeImageHash ${hex(expected.teeImageHash)}` +
+      (scheduleId === undefined ? "" : ` and scheduleId ${hex(scheduleId)}`) +
       (recovered === undefined ? " (unrecoverable signature)" : ` (recovers to ${hex(recovered)})`),
   ];
 }
@@ -61,6 +72,7 @@ export function journalProblems(result: ProofResult, expected: JournalExpectatio
   const interval = readU64(bootValue(expected.witness, BootKey.IntermediateBlockInterval));
   if (proposer?.length !== 20) return ["the witness has no 20-byte proposer boot value"];
   if (result.Tee.proposals.length === 0) return ["the proof result has no per-block proposals"];
+  const scheduleId = expected.scheduleIdAt?.(result.Tee.aggregate_proposal.l2_block_number);
   const journalOf = (proposal: Proposal, start: bigint, prev: Uint8Array, roots: Uint8Array[]): Journal => ({
     proposer,
     l1OriginHash: proposal.l1_origin_hash,
@@ -80,7 +92,13 @@ export function journalProblems(result: ProofResult, expected: JournalExpectatio
     }
     const journal = journalOf(proposal, proposal.l2_block_number - 1n, proposal.prev_output_root, []);
     problems.push(
-      ...checkSigned(`proposal ${i} (block ${proposal.l2_block_number})`, journal, proposal, expected),
+      ...checkSigned(
+        `proposal ${i} (block ${proposal.l2_block_number})`,
+        journal,
+        proposal,
+        expected,
+        scheduleId,
+      ),
     );
   });
   const aggregate = result.Tee.aggregate_proposal;
@@ -103,7 +121,7 @@ export function journalProblems(result: ProofResult, expected: JournalExpectatio
     interval,
   );
   const journal = journalOf(aggregate, start, aggregate.prev_output_root, roots);
-  problems.push(...checkSigned("aggregate proposal", journal, aggregate, expected));
+  problems.push(...checkSigned("aggregate proposal", journal, aggregate, expected, scheduleId));
   return problems;
 }
 

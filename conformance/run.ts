@@ -3,8 +3,16 @@
  * Runs every check that applies to the targets given, prints one line per check and a summary, and exits
  * 1 when any check fails (2 on a usage error).
  */
+import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { parseListenAddress } from "../src/proof/transport/index.js";
+import { parseRollupConfig } from "../src/chain/index.js";
+import { JOURNAL_VERSIONS, type JournalVersion } from "../src/proof/onchain/index.js";
+import {
+  DEFAULT_FRAME_LENGTH_PREFIX,
+  type FrameLengthPrefix,
+  parseFrameLengthPrefix,
+  parseListenAddress,
+} from "../src/proof/transport/index.js";
 import { formatResult, formatSummary } from "./check.js";
 import { ConformanceError } from "./errors.js";
 import { allCheckIds, type ConformanceTargets, runConformance } from "./suite.js";
@@ -12,6 +20,7 @@ import { loadWitnessFile, syntheticWitness } from "./witness.js";
 
 const USAGE = `usage: npm run conformance -- [--host <url>] [--enclave <unix path|127.0.0.1:port>] [--node <url>]
        [--witness <file.json[.gz]>|synthetic] [--expect-no-valid-signer] [--host-enclaves <n>] [--only <check id prefix>]... [--check-timeout-ms <ms>] [--response-timeout-ms <ms>]
+       [--frame-length-prefix 4|8] [--journal-version spec|schedule-id [--rollup-config <rollup.json>]]
 
   --host      a prover host's JSON-RPC URL (e.g. http://127.0.0.1:7300)
   --enclave   an enclave speaking the framed bincode protocol: a Unix socket path or 127.0.0.1:<port>
@@ -22,6 +31,13 @@ const USAGE = `usage: npm run conformance -- [--host <url>] [--enclave <unix pat
               proof-dependent checks SKIP). Default: the recorded devnet witness
               (conformance/fixtures/devnet-witness.json.gz; give the enclave conformance/fixtures/
               devnet-rollup.json as its development chain, e.g. --rollup-config)
+  --frame-length-prefix
+              the width of the enclave frames' big-endian length prefix the suite speaks: 4 (the
+              spec's, default) or 8 (Base's prover today); an enclave of this project reads either
+  --journal-version
+              the journal the enclave signs: spec (default) or schedule-id (the upgrade schedule id
+              appended); the suite computes the expected schedule id from --rollup-config (default: the
+              recorded witness's rollup config)
   --host-enclaves
               the number of enclaves behind --host: the key check then requires exactly that many
   --only      run only checks whose id starts with this prefix (repeatable)
@@ -43,6 +59,20 @@ function positiveInt(text: string | undefined, flag: string): number | undefined
   const value = Number(text);
   if (!Number.isInteger(value) || value <= 0) throw new UsageError(`${flag} must be a positive integer`);
   return value;
+}
+
+function frameLengthPrefix(text: string | undefined): FrameLengthPrefix {
+  if (text === undefined) return DEFAULT_FRAME_LENGTH_PREFIX;
+  const prefix = parseFrameLengthPrefix(text);
+  if (prefix === undefined) throw new UsageError(`--frame-length-prefix must be 4 or 8, got ${text}`);
+  return prefix;
+}
+
+function journalVersion(text: string | undefined): JournalVersion {
+  const version = JOURNAL_VERSIONS.find((known) => known === (text ?? "spec"));
+  if (version === undefined)
+    throw new UsageError(`--journal-version must be one of ${JOURNAL_VERSIONS.join(", ")}, got ${text}`);
+  return version;
 }
 
 function httpUrl(text: string | undefined, flag: string): string | undefined {
@@ -71,6 +101,9 @@ async function main(argv: string[]): Promise<number> {
       "host-enclaves": { type: "string" },
       "check-timeout-ms": { type: "string" },
       "response-timeout-ms": { type: "string" },
+      "frame-length-prefix": { type: "string" },
+      "journal-version": { type: "string" },
+      "rollup-config": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -103,6 +136,11 @@ async function main(argv: string[]): Promise<number> {
     hostEnclaves: positiveInt(values["host-enclaves"], "--host-enclaves"),
     checkTimeoutMs: positiveInt(values["check-timeout-ms"], "--check-timeout-ms"),
     responseTimeoutMs: positiveInt(values["response-timeout-ms"], "--response-timeout-ms"),
+    frameLengthPrefix: frameLengthPrefix(values["frame-length-prefix"]),
+    journalVersion: journalVersion(values["journal-version"]),
+    ...(values["rollup-config"] === undefined
+      ? {}
+      : { rollupConfig: parseRollupConfig(JSON.parse(await readFile(values["rollup-config"], "utf8"))) }),
     onResult: (result) => console.log(formatResult(result)),
   });
   console.log(formatSummary(results));
@@ -116,6 +154,7 @@ main(process.argv.slice(2)).then(
     if (
       !(error instanceof Error) ||
       error.name === "UsageError" ||
+      error.name === "MissingRollupConfigError" ||
       error.name === "ListenAddressError" ||
       error.name === "WitnessFileError" ||
       error.name === "TypeError"

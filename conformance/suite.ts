@@ -4,12 +4,19 @@
  * devnet witness of conformance/fixtures).
  */
 import type { Preimage } from "../generated/protocol/index.js";
-import type { ListenAddress } from "../src/proof/transport/index.js";
+import type { RollupConfig } from "../src/chain/index.js";
+import { claimScheduleId, type JournalVersion } from "../src/proof/onchain/index.js";
+import {
+  DEFAULT_FRAME_LENGTH_PREFIX,
+  type FrameLengthPrefix,
+  type ListenAddress,
+} from "../src/proof/transport/index.js";
 import { type Check, type CheckResult, runCheck, type TargetKind } from "./check.js";
 import { type EnclaveContext, enclaveChecks } from "./checks/enclave.js";
 import { type HostContext, hostChecks } from "./checks/host.js";
 import { type NodeContext, nodeChecks } from "./checks/node.js";
 import { type RecordedManifest, recordedWitness } from "./fixture.js";
+import { ConformanceError } from "./errors.js";
 
 export interface ConformanceTargets {
   /** A prover host's JSON-RPC URL. */
@@ -39,6 +46,15 @@ export interface ConformanceOptions {
   readonly hostEnclaves?: number;
   /** Called with each result as soon as it is known. */
   readonly onResult?: (result: CheckResult) => void;
+  /** The enclave frames' length-prefix width the suite speaks (default: the spec's 4). */
+  readonly frameLengthPrefix?: FrameLengthPrefix;
+  /**
+   * The journal the enclave signs: the spec's (default) or the schedule-id version, whose schedule id the suite
+   * computes from `rollupConfig` (default: the recorded witness's rollup config).
+   */
+  readonly journalVersion?: JournalVersion;
+  /** The enclave's chain, for the schedule-id journal version when the witness is not the recorded one. */
+  readonly rollupConfig?: RollupConfig;
   /** Only checks whose id starts with one of these prefixes. */
   readonly only?: readonly string[];
 }
@@ -66,6 +82,26 @@ function expectedRangeOf(manifest: RecordedManifest): NonNullable<EnclaveContext
   };
 }
 
+/** The schedule-id version needs the chain's rollup config to know what a verifier pins. */
+class MissingRollupConfigError extends ConformanceError<"usage"> {
+  override readonly name = "MissingRollupConfigError";
+  constructor() {
+    super("the schedule-id journal version with a given witness needs the chain's rollup config", {
+      kind: "usage",
+    });
+  }
+}
+
+function scheduleIdAtOf(
+  options: ConformanceOptions,
+  recordedConfig: RollupConfig | undefined,
+): ((claimedBlock: bigint) => Uint8Array) | undefined {
+  if (options.journalVersion !== "schedule-id") return undefined;
+  const config = options.rollupConfig ?? recordedConfig;
+  if (config === undefined) throw new MissingRollupConfigError();
+  return (claimedBlock) => claimScheduleId(config, claimedBlock);
+}
+
 export async function runConformance(
   targets: ConformanceTargets,
   options: ConformanceOptions = {},
@@ -73,8 +109,11 @@ export async function runConformance(
   const results: CheckResult[] = [];
   if (targets.enclave !== undefined) {
     const recorded = options.witness === undefined ? recordedWitness() : undefined;
+    const scheduleIdAt = scheduleIdAtOf(options, recorded?.rollupConfig);
     const context: EnclaveContext = {
       address: targets.enclave,
+      frameLengthPrefix: options.frameLengthPrefix ?? DEFAULT_FRAME_LENGTH_PREFIX,
+      ...(scheduleIdAt === undefined ? {} : { scheduleIdAt }),
       witness: options.witness ?? recorded?.preimages ?? [],
       ...(recorded === undefined ? {} : { expectedRange: expectedRangeOf(recorded.manifest) }),
       witnessSource: options.witnessSource ?? (options.witness === undefined ? "recorded devnet" : "given"),

@@ -5,6 +5,7 @@
  */
 import { ENCLAVE_VSOCK_PORT, type ListenAddress, parseListenAddress } from "../src/proof/transport/index.js";
 import { type FlagSpec, integerFlag, parseFlags, renderFlagUsage } from "../src/service-kit/index.js";
+import { JOURNAL_VERSIONS, type JournalVersion } from "../src/proof/onchain/index.js";
 import { EnclaveError } from "./errors.js";
 
 /** A missing, malformed or inconsistent flag (`flag` names it when there is one). */
@@ -36,6 +37,11 @@ export const ENCLAVE_FLAGS: readonly FlagSpec[] = [
     help: "time for a request frame to arrive completely (default 5 minutes)",
   },
   {
+    flag: "journal-version",
+    value: "spec|schedule-id",
+    help: "the journal the verifier checks: spec (default; 196 + 32·N bytes) or schedule-id (the upgrade schedule id, computed from the schedule built into this image, appended after teeImageHash: 228 + 32·N bytes)",
+  },
+  {
     flag: "rollup-config",
     env: "ENCLAVE_ROLLUP_CONFIG",
     value: "FILE",
@@ -44,7 +50,7 @@ export const ENCLAVE_FLAGS: readonly FlagSpec[] = [
 ];
 
 export const ENCLAVE_USAGE = [
-  "Usage: npx tsx enclave/main.ts --local --listen <address> [--read-timeout-ms <ms>] [--rollup-config <file>]",
+  "Usage: npx tsx enclave/main.ts --local --listen <address> [--read-timeout-ms <ms>] [--journal-version spec|schedule-id] [--rollup-config <file>]",
   `       npx tsx enclave/main.ts            (on AWS Nitro: listens on vsock port ${ENCLAVE_VSOCK_PORT})`,
   "",
   "Runs one enclave: it answers the host's framed requests (docs/protocol.md), content-verifies every",
@@ -63,6 +69,8 @@ export interface EnclaveConfig {
   readonly readTimeoutMs: number | undefined;
   /** A development rollup config's path (local mode only). */
   readonly rollupConfigPath: string | undefined;
+  /** The journal the verifier checks (default: the spec's). */
+  readonly journalVersion: JournalVersion;
 }
 
 export type EnclaveCommandLine = { kind: "help"; text: string } | { kind: "run"; config: EnclaveConfig };
@@ -83,6 +91,12 @@ export function parseEnclaveCommandLine(argv: readonly string[], env: NodeJS.Pro
   if (local && listenText === undefined)
     throw fail("--listen <unix path | 127.0.0.1:port> is required in local mode", { flag: "listen" });
   const timeoutText = flags.text("read-timeout-ms");
+  const versionText = flags.text("journal-version") ?? "spec";
+  const journalVersion = JOURNAL_VERSIONS.find((version) => version === versionText);
+  if (journalVersion === undefined)
+    throw fail(`--journal-version: "${versionText}" must be one of ${JOURNAL_VERSIONS.join(", ")}`, {
+      flag: "journal-version",
+    });
   return {
     kind: "run",
     config: {
@@ -91,6 +105,7 @@ export function parseEnclaveCommandLine(argv: readonly string[], env: NodeJS.Pro
       readTimeoutMs:
         timeoutText === undefined ? undefined : integerFlag(timeoutText, "read-timeout-ms", 1, fail),
       rollupConfigPath,
+      journalVersion,
     },
   };
 }

@@ -10,9 +10,9 @@ import {
   decodeResponsePayload,
   encodeRequest,
   encodeRequestFrame,
-  FrameReader,
   type Response,
 } from "../generated/protocol/index.js";
+import { LengthPrefixedFrameReader } from "../src/proof/transport/index.js";
 import { verifyAttestationDocument } from "../src/attestation/index.js";
 import { findBuiltInChain, rollupConfigToJson } from "../src/chain/index.js";
 import {
@@ -42,7 +42,8 @@ async function publicKey(): Promise<Uint8Array> {
 async function sendRaw(bytes: Uint8Array, endAfterWrite = true): Promise<Response | null> {
   const { received } = await exchangeRawBytes(enclave.address, bytes, { endAfterWrite, timeoutMs: 5000 });
   if (received.length === 0) return null;
-  const reader = new FrameReader(1 << 20);
+  // The enclave answers in the length-prefix form it read (an input opening with four zero bytes is 8-byte).
+  const reader = new LengthPrefixedFrameReader({ form: "detect", maxPayloadBytes: 1 << 20 });
   const payload = reader.push(received);
   expect(payload).toBeDefined();
   return decodeResponsePayload(payload!);
@@ -54,11 +55,11 @@ function expectErrorOrClosed(response: Response | null): void {
 
 /** Whether `bytes` is exactly one whole frame holding a valid request (random bytes can be: `00 00 00 01 01`). */
 function isValidRequestFrame(bytes: Uint8Array): boolean {
-  if (bytes.length < 4) return false;
-  const length = new DataView(bytes.buffer, bytes.byteOffset).getUint32(0, false);
-  if (bytes.length !== 4 + length) return false;
   try {
-    decodeRequestPayload(bytes.subarray(4));
+    const reader = new LengthPrefixedFrameReader({ form: "detect", maxPayloadBytes: 1 << 30 });
+    const payload = reader.push(bytes);
+    if (payload === undefined) return false;
+    decodeRequestPayload(payload);
     return true;
   } catch {
     return false;

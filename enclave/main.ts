@@ -13,6 +13,7 @@ import { bytesToHex } from "viem";
 import { parseRollupConfig } from "../src/chain/index.js";
 import { VMADDR_CID_ANY } from "../native/index.js";
 import { teeImageHashOf } from "../src/attestation/index.js";
+import { refuseUnknownForks } from "../src/proof/onchain/index.js";
 import { ENCLAVE_VSOCK_PORT } from "../src/proof/transport/index.js";
 import { checkNitroFlags, EnclaveConfigError, parseEnclaveCommandLine } from "./config.js";
 import { handleProvePayload, handleRequest } from "./handler.js";
@@ -59,6 +60,8 @@ async function main(): Promise<void> {
         { cause: error },
       );
     }
+    if (typeof json === "object" && json !== null)
+      refuseUnknownForks(json as Record<string, unknown>, `--rollup-config ${rollupConfigPath}`);
     development = developmentChain(parseRollupConfig(json));
     log("warn", "DEVELOPMENT rollup config: this enclave proves a chain whose config is not built in", {
       path: rollupConfigPath,
@@ -73,7 +76,14 @@ async function main(): Promise<void> {
   const deps = {
     identity: { publicKey: signer.publicKey },
     securityModule,
-    program: { signer, teeImageHash, executor: chains.executor, configHash: chains.configHash },
+    program: {
+      signer,
+      teeImageHash,
+      executor: chains.executor,
+      configHash: chains.configHash,
+      checkHorizon: chains.checkHorizon,
+      ...(config.journalVersion === "schedule-id" ? { scheduleId: chains.scheduleId } : {}),
+    },
   };
   // docs/enclave.md "Memory": requests (frames and their preimage index) may hold half the heap the process was
   // started with (node --max-old-space-size), the program's working memory the other half.

@@ -6,21 +6,29 @@
 import type { Preimage } from "../generated/protocol/index.js";
 import type { ProofResult } from "../generated/rpc/index.js";
 import {
+  decodeHeader,
   DEV_CHAIN_ID,
   DEV_GENESIS_TIME,
   devRollupConfig,
   findBuiltInChain,
   genesisFactsOf,
+  keccak256Key,
   type PreimageSource,
   type RollupConfig,
+  SUPERCHAIN_CHAIN_DATA,
 } from "../src/chain/index.js";
 import {
   buildProofResult,
+  claimScheduleId,
   computeConfigHash,
   configHashFor,
   type ExecutedRange,
   type JournalSigner,
+  l2BlockTimestamp,
+  refusePastHorizon,
+  refuseUnknownForks,
   supportedChainIds,
+  UnsupportedChainError,
 } from "../src/proof/onchain/index.js";
 import { type BootInfo, PreimageTable, readBootInfo } from "../src/proof/preimages/index.js";
 import { type ChainConfigLookup, programExecutor, refuseUnacceptedKeys } from "../src/proof/program/index.js";
@@ -37,6 +45,13 @@ export interface ProofProgram {
   readonly executor: RangeExecutor;
   /** The config hash of a chain id (default: the hardcoded table, `configHashFor`). */
   readonly configHash?: (chainId: bigint) => Uint8Array;
+  /**
+   * For the schedule-id journal version only: the upgrade schedule id of a claim, computed from the schedule
+   * built into the image (EnclaveChains.scheduleId), never from the request. Absent: the spec's journal.
+   */
+  readonly scheduleId?: (chainId: bigint, claimedBlock: bigint) => Uint8Array;
+  /** Refuses a request past the image's fork horizon (EnclaveChains.checkHorizon), before the program runs. */
+  readonly checkHorizon?: (boot: BootInfo, preimages: PreimageSource) => void;
 }
 
 /** A rollup config given to a local-mode enclave at start (docs/decisions.md "Development rollup config"). */
@@ -49,6 +64,10 @@ export interface DevelopmentChain {
 /** The enclave's chains: the hardcoded config-hash table plus, in local mode only, one development config. */
 export interface EnclaveChains {
   readonly configHash: (chainId: bigint) => Uint8Array;
+  /** Refuses a request whose L1 head or claimed block lies past the image's fork horizon. */
+  readonly checkHorizon: (boot: BootInfo, preimages: PreimageSource) => void;
+  /** The schedule id a schedule-id verifier pins for a claim on a chain (its built-in upgrade schedule). */
+  readonly scheduleId: (chainId: bigint, claimedBlock: bigint) => Uint8Array;
   readonly lookup: ChainConfigLookup;
   readonly executor: RangeExecutor;
 }
@@ -70,17 +89,34 @@ export function developmentChain(rollupConfig: RollupConfig): DevelopmentChain {
  * built-in row of its chain id, config hash included.
  */
 export function enclaveChains(development?: DevelopmentChain): EnclaveChains {
+  for (const entry of SUPERCHAIN_CHAIN_DATA)
+    refuseUnknownForks(entry.hardforks, `the built-in registry entry of ${entry.name}`);
   const devId = development?.rollupConfig.l2ChainId;
   const lookup: ChainConfigLookup = (chainId) => {
     if (development !== undefined && chainId === devId) return { rollupConfig: development.rollupConfig };
     const rollupConfig = builtInRollupConfig(chainId);
     return rollupConfig === undefined ? undefined : { rollupConfig };
   };
+  const rollupConfigOf = (chainId: bigint): RollupConfig => {
+    const chain = lookup(chainId);
+    if (chain === undefined) throw new UnsupportedChainError(chainId);
+    return chain.rollupConfig;
+  };
   return {
     configHash: (chainId) =>
       development !== undefined && chainId === devId
         ? development.configHash.slice()
         : configHashFor(chainId),
+    scheduleId: (chainId, claimedBlock) => claimScheduleId(rollupConfigOf(chainId), claimedBlock),
+    checkHorizon: (boot, preimages) => {
+      // Without its L1 head header the request is refused by derivation, which reads it first.
+      const l1Header = preimages.tryGet(keccak256Key(boot.l1Head));
+      refusePastHorizon({
+        l1HeadTimestamp: l1Header === undefined ? 0n : decodeHeader(l1Header).timestamp,
+        claimTimestamp: l2BlockTimestamp(rollupConfigOf(boot.chainId), boot.claimedL2BlockNumber),
+        claimedBlock: boot.claimedL2BlockNumber,
+      });
+    },
     lookup,
     executor: programExecutor(lookup),
   };
@@ -101,7 +137,14 @@ export async function runProof(
   preimages.verifyContent(() => signal?.throwIfAborted());
   const boot = readBootInfo(preimages);
   const configHash = (program.configHash ?? configHashFor)(boot.chainId);
+  program.checkHorizon?.(boot, preimages);
+  const scheduleId = program.scheduleId?.(boot.chainId, boot.claimedL2BlockNumber);
   const range = await program.executor.execute(boot, preimages, signal);
   signal?.throwIfAborted();
-  return buildProofResult({ boot, configHash, teeImageHash: program.teeImageHash }, range, program.signer);
+  const context = { boot, configHash, teeImageHash: program.teeImageHash };
+  return buildProofResult(
+    scheduleId === undefined ? context : { ...context, scheduleId },
+    range,
+    program.signer,
+  );
 }

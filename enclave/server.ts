@@ -1,7 +1,8 @@
 /**
  * The enclave's transport in local mode: one request per connection over a Unix socket or loopback TCP.
- * Frames per spec/protocol (4-byte big-endian length, capped before anything is read), writes of at most
- * 28 KiB, a read timeout for the whole frame. Garbage, oversized, truncated or undecodable input gets an
+ * Frames with a 4-byte (the spec's) or 8-byte big-endian length prefix, told apart from the first bytes and
+ * answered in the form asked in (src/proof/transport); the length is capped and admitted before any payload byte
+ * is kept. Writes of at most 28 KiB, a read timeout for the whole frame. Garbage, oversized, truncated or undecodable input gets an
  * Error response (or the connection is closed) and the server keeps serving.
  */
 import { rm } from "node:fs/promises";
@@ -9,17 +10,19 @@ import { createServer, type Server, type Socket } from "node:net";
 import {
   BincodeDecodeError,
   decodeRequestPayload,
-  encodeResponseFrame,
   MAX_REQUEST_PAYLOAD_BYTES,
-  type FrameReader,
-  newRequestFrameReader,
   READ_TIMEOUT_MS,
   type Request,
   type Response,
 } from "../generated/protocol/index.js";
 import { listenVsock, type StreamListener } from "../native/index.js";
 import {
+  DEFAULT_FRAME_LENGTH_PREFIX,
+  encodeResponseFrameWith,
+  type FrameForm,
+  type FrameLengthPrefix,
   formatListenAddress,
+  LengthPrefixedFrameReader,
   type ListenAddress,
   type VsockAddress,
   writeFrame,
@@ -62,6 +65,8 @@ export interface EnclaveServerOptions {
    * refused before its payload is read.
    */
   readonly maxBufferedRequestBytes?: number;
+  /** The request frames' length-prefix form: 4, 8, or either, detected per connection (the default). */
+  readonly frameForm?: FrameForm;
   readonly log?: Logger;
 }
 
@@ -166,9 +171,14 @@ export class EnclaveServer {
       admitted += bytes;
       this.admittedBytes += bytes;
     };
-    const reader: FrameReader = newRequestFrameReader(this.options.maxRequestPayloadBytes, (length) =>
-      charge(length, `a ${length}-byte request`),
-    );
+    const reader = new LengthPrefixedFrameReader({
+      form: this.options.frameForm ?? "detect",
+      maxPayloadBytes: Math.min(
+        this.options.maxRequestPayloadBytes ?? MAX_REQUEST_PAYLOAD_BYTES,
+        MAX_REQUEST_PAYLOAD_BYTES,
+      ),
+      admit: (length) => charge(length, `a ${length}-byte request`),
+    });
     const hangUp = new AbortController();
     const context: RequestContext = { signal: hangUp.signal, charge };
     let settled = false;
@@ -192,7 +202,7 @@ export class EnclaveServer {
       socket.once("end", hungUp("the connection was closed"));
       socket.once("close", hungUp("the connection was closed"));
       socket.once("data", hungUp("bytes after the request frame"));
-      void this.respond(socket, outcome, context);
+      void this.respond(socket, outcome, context, reader.lengthPrefix ?? DEFAULT_FRAME_LENGTH_PREFIX);
     };
     const onData = (chunk: Buffer) => {
       try {
@@ -253,10 +263,11 @@ export class EnclaveServer {
     socket: Socket,
     outcome: { payload: Uint8Array } | { refusal: string },
     context: RequestContext,
+    lengthPrefix: FrameLengthPrefix,
   ): Promise<void> {
     const response = await this.responseFor(outcome, context);
     try {
-      await writeFrame(socket, encodeResponseFrame(response));
+      await writeFrame(socket, encodeResponseFrameWith(response, lengthPrefix));
       socket.end();
     } catch (error) {
       this.log("warn", "could not write the response", { error: (error as Error).message });

@@ -10,10 +10,9 @@ import { decodeResponsePayload, type Preimage, type Response } from "../../gener
 import type { ProofResult } from "../../generated/rpc/index.js";
 import { signerAddressOf } from "../../src/proof/onchain/index.js";
 import { BootKey, preimageKeyBytes, u64be } from "../../src/proof/preimages/index.js";
-import { type ListenAddress } from "../../src/proof/transport/index.js";
 import { readAttestation } from "../attestation.js";
 import { type Check, CheckFailed, CheckSkipped, expectThat } from "../check.js";
-import { exchange, RawEnclaveConnection } from "../enclave-connection.js";
+import { type EnclaveTarget, exchange, RawEnclaveConnection } from "../enclave-connection.js";
 import { imageHashFromPcrs, journalProblems } from "../journal-check.js";
 import {
   agreedStateRootKey,
@@ -28,8 +27,7 @@ import {
   withValue,
 } from "../witness.js";
 
-export interface EnclaveContext {
-  readonly address: ListenAddress;
+export interface EnclaveContext extends EnclaveTarget {
   /** The control witness: a file the implementation can prove, or the synthetic one. */
   readonly witness: readonly Preimage[];
   /** Where the control comes from ("recorded devnet", "synthetic", "given"): named in SKIP details. */
@@ -40,6 +38,8 @@ export interface EnclaveContext {
   readonly expectedRange?: { readonly startBlock: bigint; readonly outputRoots: readonly Uint8Array[] };
   publicKey?: Uint8Array;
   teeImageHash?: Uint8Array;
+  /** The schedule-id journal version: the schedule id a verifier pins for a claim at a block. */
+  readonly scheduleIdAt?: (claimedBlock: bigint) => Uint8Array;
   control?: Response;
   /** Every proof any check obtained, with the witness it answers. */
   readonly proofs: { label: string; witness: readonly Preimage[]; result: ProofResult }[];
@@ -59,7 +59,7 @@ function describe(response: Response): string {
 }
 
 async function fetchPublicKey(context: EnclaveContext): Promise<Uint8Array> {
-  const response = await exchange(context.address, { kind: "SignerPublicKey" }, context.responseTimeoutMs);
+  const response = await exchange(context, { kind: "SignerPublicKey" }, context.responseTimeoutMs);
   if (response.kind !== "SignerPublicKey")
     throw new CheckFailed(`SignerPublicKey answered with ${describe(response)}`);
   return response.public_key;
@@ -75,11 +75,7 @@ async function prove(
   label: string,
   witness: readonly Preimage[],
 ): Promise<Response> {
-  const response = await exchange(
-    context.address,
-    { kind: "Prove", preimages: witness },
-    context.responseTimeoutMs,
-  );
+  const response = await exchange(context, { kind: "Prove", preimages: witness }, context.responseTimeoutMs);
   if (response.kind === "Prove") context.proofs.push({ label, witness, result: response.result });
   return response;
 }
@@ -144,7 +140,7 @@ async function survivesHostileBytes(
   halfClose: boolean,
 ): Promise<string> {
   const before = await knownPublicKey(context);
-  const hostile = await RawEnclaveConnection.open(context.address);
+  const hostile = await RawEnclaveConnection.open(context);
   let observed: string;
   try {
     hostile.write(bytes);
@@ -188,10 +184,14 @@ async function survivesHostileBytes(
   return `the enclave ${observed}; the next connection was answered with the same key`;
 }
 
-function prefixed(length: number, payload: Uint8Array): Uint8Array {
-  const out = new Uint8Array(4 + payload.length);
-  new DataView(out.buffer).setUint32(0, length, false);
-  out.set(payload, 4);
+/** `payload` behind a length prefix announcing `length`, in the form the suite speaks (no checks: hostile). */
+function prefixed(context: EnclaveContext, length: number, payload: Uint8Array): Uint8Array {
+  const width = context.frameLengthPrefix;
+  const out = new Uint8Array(width + payload.length);
+  const view = new DataView(out.buffer);
+  if (width === 4) view.setUint32(0, length, false);
+  else view.setBigUint64(0, BigInt(length), false);
+  out.set(payload, width);
   return out;
 }
 
@@ -231,7 +231,7 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
       const userData = new Uint8Array(randomBytes(64));
       const nonce = new Uint8Array(randomBytes(16));
       const response = await exchange(
-        context.address,
+        context,
         { kind: "SignerAttestation", user_data: userData, nonce },
         context.responseTimeoutMs,
       );
@@ -262,7 +262,7 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
     covers:
       "safety 7 / limits: one request per connection (closed after the response, a second frame not answered)",
     async run(context) {
-      const connection = await RawEnclaveConnection.open(context.address);
+      const connection = await RawEnclaveConnection.open(context);
       try {
         connection.sendRequest({ kind: "SignerPublicKey" });
         const first = await connection.readResponse(context.responseTimeoutMs);
@@ -287,12 +287,13 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
     id: "enclave.hostile-frame.oversized-prefix",
     covers: "limits: u32 length prefix capped before allocating; a hostile frame does not kill the enclave",
     run: (context) =>
-      survivesHostileBytes(context, prefixed(0xffff_ffff, new Uint8Array(16).fill(0x41)), false),
+      survivesHostileBytes(context, prefixed(context, 0xffff_ffff, new Uint8Array(16).fill(0x41)), false),
   },
   {
     id: "enclave.hostile-frame.truncated",
     covers: "host-enclave frames: a truncated frame does not kill the enclave",
-    run: (context) => survivesHostileBytes(context, prefixed(64, new Uint8Array(10).fill(0x01)), true),
+    run: (context) =>
+      survivesHostileBytes(context, prefixed(context, 64, new Uint8Array(10).fill(0x01)), true),
   },
   {
     id: "enclave.hostile-frame.garbage",
@@ -300,7 +301,7 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
     run: (context) => {
       const garbage = new Uint8Array(randomBytes(48));
       garbage[0] = 0xee; // not a Request variant index
-      return survivesHostileBytes(context, prefixed(garbage.length, garbage), false);
+      return survivesHostileBytes(context, prefixed(context, garbage.length, garbage), false);
     },
   },
   {
@@ -512,12 +513,16 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
         );
       }
       const problems = context.proofs.flatMap(({ label, witness, result }) =>
-        journalProblems(result, { witness, signerAddress: signerAddressOf(key), teeImageHash }).map(
-          (problem) => `${label}: ${problem}`,
-        ),
+        journalProblems(result, {
+          witness,
+          signerAddress: signerAddressOf(key),
+          teeImageHash,
+          ...(context.scheduleIdAt === undefined ? {} : { scheduleIdAt: context.scheduleIdAt }),
+        }).map((problem) => `${label}: ${problem}`),
       );
       expectThat(problems.length === 0, problems.join("; "));
-      return `${context.proofs.length} proof(s), every journal embeds ${hex(teeImageHash)} and recovers to the signer`;
+      const version = context.scheduleIdAt === undefined ? "" : " (schedule-id journals)";
+      return `${context.proofs.length} proof(s), every journal embeds ${hex(teeImageHash)} and recovers to the signer${version}`;
     },
   },
 ];

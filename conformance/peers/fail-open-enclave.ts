@@ -64,6 +64,7 @@ export async function startFailOpenEnclave(
       teeImageHash: teeImageHashOf(securityModule.pcr0()),
       executor,
       configHash: chains.configHash,
+      checkHorizon: chains.checkHorizon,
     },
   };
   const lenient = (request: Request): Request =>

@@ -105,6 +105,8 @@ export {
   parseRollupConfig,
 } from "./rollup-config.js";
 export { type JsonValue, type RollupConfigJson, rollupConfigToJson } from "./rollup-config-json.js";
+export { SUPERCHAIN_CHAIN_DATA } from "./chains/superchain.generated.js";
+export type { SuperchainChainData } from "./chains/registry.js";
 export {
   type BuiltInChain,
   type ChainGenesisFacts,

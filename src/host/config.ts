@@ -20,8 +20,15 @@ import {
   renderFlagUsage,
   urlFlag,
 } from "../service-kit/index.js";
-import { BUILT_IN_CHAINS, supportedChainIds } from "../proof/onchain/index.js";
-import { type EnclaveAddress, EnclaveAddressError, parseEnclaveAddresses } from "../proof/transport/index.js";
+import { BUILT_IN_CHAINS, refuseUnknownForks, supportedChainIds } from "../proof/onchain/index.js";
+import {
+  DEFAULT_FRAME_LENGTH_PREFIX,
+  type EnclaveAddress,
+  EnclaveAddressError,
+  type FrameLengthPrefix,
+  parseEnclaveAddresses,
+  parseFrameLengthPrefix,
+} from "../proof/transport/index.js";
 import { HostError } from "./errors.js";
 import { WITNESS_STRATEGY_CHOICES, type WitnessStrategyChoice } from "./witness/index.js";
 import { DEFAULT_PROOF_TIMEOUT_MS } from "./proof-service.js";
@@ -50,6 +57,8 @@ export interface HostConfig {
   readonly beaconSecondsPerSlot: number | undefined;
   readonly listen: ListenEndpoint;
   readonly enclaves: readonly EnclaveAddress[];
+  /** The frames' length-prefix width towards every enclave (--frame-length-prefix; default the spec's 4). */
+  readonly frameLengthPrefix: FrameLengthPrefix;
   readonly proofTimeoutMs: number;
   /**
    * At most this many prover_prove calls run at once (--max-concurrent-proofs, default: the machine's cores);
@@ -169,6 +178,12 @@ export const HOST_FLAGS: readonly FlagSpec[] = [
     help: "an enclave, repeatable or comma-separated, in routing order: a vsock context id (16, vsock:16[:port]) or, in local mode, unix:/path, /path or 127.0.0.1:PORT",
   },
   {
+    flag: "frame-length-prefix",
+    env: "PROVER_FRAME_LENGTH_PREFIX",
+    value: "4|8",
+    help: "width of the enclave frames' big-endian length prefix: 4 (the spec's, default) or 8 (Base's prover today)",
+  },
+  {
     flag: "proof-request-timeout",
     env: "PROVER_PROOF_REQUEST_TIMEOUT",
     value: "SECONDS",
@@ -284,7 +299,10 @@ function parseChainId(text: string): bigint {
 function readRollupConfig(path: string, l2ChainId: bigint): RollupConfig {
   let config: RollupConfig;
   try {
-    config = parseRollupConfig(JSON.parse(readFileSync(path, "utf8")));
+    const json = JSON.parse(readFileSync(path, "utf8")) as unknown;
+    if (typeof json === "object" && json !== null)
+      refuseUnknownForks(json as Record<string, unknown>, `--rollup-config ${path}`);
+    config = parseRollupConfig(json);
   } catch (error) {
     throw new HostConfigError(
       `--rollup-config: ${path} is not a readable rollup config: ${(error as Error).message}`,
@@ -306,6 +324,16 @@ function parseListen(text: string): ListenEndpoint {
   const port = Number(match[2]);
   if (port > 65535) throw new HostConfigError(`--listen: port ${port} out of range`, { flag: "listen" });
   return { host: match[1]!.replace(/^\[|\]$/g, ""), port };
+}
+
+function frameLengthPrefixFlag(text: string | undefined): FrameLengthPrefix {
+  if (text === undefined) return DEFAULT_FRAME_LENGTH_PREFIX;
+  const prefix = parseFrameLengthPrefix(text);
+  if (prefix === undefined)
+    throw new HostConfigError(`--frame-length-prefix: "${text}" must be 4 or 8`, {
+      flag: "frame-length-prefix",
+    });
+  return prefix;
 }
 
 function parseSeconds(name: string, text: string): number {
@@ -368,9 +396,7 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
   const l2RpcUrl = url("l2-rpc-url");
   const l2ChainId = parseChainId(flags.need("l2-chain-id"));
   const rollupPath = flags.text("rollup-config");
-<<<<<<< HEAD
   const worker = flags.bool("worker") ? parseWorkerFlags(flags) : undefined;
-=======
   const strategyText = flags.text("witness-strategy") ?? "auto";
   if (!(WITNESS_STRATEGY_CHOICES as readonly string[]).includes(strategyText))
     throw new HostConfigError(
@@ -379,7 +405,6 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
     );
   const witnessConcurrencyText = flags.text("witness-concurrency");
   const slotText = flags.text("beacon-seconds-per-slot");
->>>>>>> host-witness
 
   return {
     kind: "run",
@@ -398,6 +423,7 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
         slotText === undefined ? undefined : integerFlag(slotText, "beacon-seconds-per-slot", 1, fail),
       listen: parseListen(flags.text("listen") ?? DEFAULT_LISTEN),
       enclaves,
+      frameLengthPrefix: frameLengthPrefixFlag(flags.text("frame-length-prefix")),
       proofTimeoutMs,
       maxConcurrentProofs,
       maxBlocksPerProof,

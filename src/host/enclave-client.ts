@@ -5,7 +5,11 @@
 import type { Preimage, Request, Response } from "../../generated/protocol/index.js";
 import type { ProofResult } from "../../generated/rpc/index.js";
 import { PUBLIC_KEY_LENGTH } from "../proof/onchain/index.js";
-import { type EnclaveAddress, formatEnclaveAddress } from "../proof/transport/index.js";
+import {
+  type EnclaveAddress,
+  type FrameLengthPrefix,
+  formatEnclaveAddress,
+} from "../proof/transport/index.js";
 import { HostError } from "./errors.js";
 import type { EnclaveCallOutcome, HostMetrics } from "./metrics.js";
 import { callEnclave } from "./transport/enclave-call.js";
@@ -43,6 +47,8 @@ export interface EnclaveClientOptions {
   readonly metrics?: HostMetrics;
   /** Per-exchange read timeout (default: the protocol's 5 minutes). */
   readonly readTimeoutMs?: number;
+  /** The frames' length-prefix width (default: the spec's 4 bytes). */
+  readonly frameLengthPrefix?: FrameLengthPrefix;
 }
 
 export class EnclaveClient {
@@ -108,6 +114,9 @@ export class EnclaveClient {
         ...(signal === undefined ? {} : { signal }),
         ...(this.options.readTimeoutMs === undefined ? {} : { readTimeoutMs: this.options.readTimeoutMs }),
         ...(responseStartTimeoutMs === undefined ? {} : { responseStartTimeoutMs }),
+        ...(this.options.frameLengthPrefix === undefined
+          ? {}
+          : { frameLengthPrefix: this.options.frameLengthPrefix }),
       });
       if (response.kind === "Error") {
         outcome = "enclave_error";

@@ -64,7 +64,9 @@ export function createProverHost(config: HostConfig, deps: ProverHostDeps): Prov
 
   const metrics = new HostMetrics(deps.metrics);
   const logger = deps.logger.child({ component: "prover-host" });
-  const enclaves = config.enclaves.map((address) => new EnclaveClient(address, { metrics }));
+  const enclaves = config.enclaves.map(
+    (address) => new EnclaveClient(address, { metrics, frameLengthPrefix: config.frameLengthPrefix }),
+  );
   const registry: SignerRegistry | undefined =
     config.registryAddress === undefined
       ? undefined

@@ -1,7 +1,8 @@
 /**
  * The host side of one host-enclave exchange (docs/protocol.md "Host-to-enclave vsock protocol"): open a
- * connection, write one request frame in chunks of at most 28 KiB (waiting for the socket to drain),
- * read exactly one response frame whose announced length is capped before anything is read, close.
+ * connection, write one request frame (4- or 8-byte length prefix, as configured) in chunks of at most 28 KiB
+ * (waiting for the socket to drain), read exactly one response frame in the same form whose announced length
+ * is capped before anything is read, close.
  * Every byte from the enclave is treated as hostile: the frame reader refuses an oversized prefix and
  * trailing bytes, and the bincode decoder refuses anything malformed.
  */
@@ -9,15 +10,21 @@ import { connect, type Socket } from "node:net";
 import {
   BincodeDecodeError,
   decodeResponsePayload,
-  encodeRequestFrame,
   FrameError,
   MAX_RESPONSE_PAYLOAD_BYTES,
-  newResponseFrameReader,
   READ_TIMEOUT_MS,
   type Request,
   type Response,
 } from "../../../generated/protocol/index.js";
-import { type EnclaveAddress, formatEnclaveAddress, writeFrame } from "../../proof/transport/index.js";
+import {
+  DEFAULT_FRAME_LENGTH_PREFIX,
+  type EnclaveAddress,
+  encodeRequestFrameWith,
+  type FrameLengthPrefix,
+  formatEnclaveAddress,
+  LengthPrefixedFrameReader,
+  writeFrame,
+} from "../../proof/transport/index.js";
 import { EnclaveCallAbortedError, EnclaveTransportError } from "./errors.js";
 import { openVsock } from "./vsock.js";
 
@@ -34,6 +41,8 @@ export interface EnclaveCallOptions {
   readonly responseStartTimeoutMs?: number;
   /** Largest accepted response payload (default and maximum: the protocol's cap). */
   readonly maxResponsePayloadBytes?: number;
+  /** The frames' length-prefix width, both ways (default: the spec's 4 bytes). */
+  readonly frameLengthPrefix?: FrameLengthPrefix;
 }
 
 /** A socket that is connecting (local mode: "connect" follows) or already connected (vsock). */
@@ -55,7 +64,7 @@ export async function callEnclave(
   options: EnclaveCallOptions = {},
 ): Promise<Response> {
   const name = formatEnclaveAddress(address);
-  const frame = encodeRequestFrame(request);
+  const frame = encodeRequestFrameWith(request, options.frameLengthPrefix ?? DEFAULT_FRAME_LENGTH_PREFIX);
   const aborted = (): boolean => options.signal?.aborted === true;
   if (aborted()) throw new EnclaveCallAbortedError(name);
   let opened: { socket: Socket; connected: boolean };
@@ -86,7 +95,10 @@ function exchange(
   );
   return new Promise<Response>((resolve, reject) => {
     const signal = options.signal;
-    const reader = newResponseFrameReader(maxPayload);
+    const reader = new LengthPrefixedFrameReader({
+      form: options.frameLengthPrefix ?? DEFAULT_FRAME_LENGTH_PREFIX,
+      maxPayloadBytes: maxPayload,
+    });
     let settled = false;
     let readTimer: NodeJS.Timeout | undefined;
     const settle = (outcome: { response: Response } | { error: Error }): void => {

@@ -5,7 +5,12 @@
 import { SuiteError, type SuiteErrorOptions } from "../../errors/index.js";
 
 export type OnchainErrorKind =
-  "unsupported-chain" | "config-encoding" | "sampling" | "output-root-mismatch" | "proposal-encoding";
+  | "unsupported-chain"
+  | "config-encoding"
+  | "sampling"
+  | "output-root-mismatch"
+  | "proposal-encoding"
+  | "fork-horizon";
 
 /** What a concrete error passes besides its message: structured fields and the underlying error. */
 export type OnchainErrorOptions = Omit<SuiteErrorOptions<OnchainErrorKind>, "kind">;

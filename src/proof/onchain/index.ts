@@ -6,6 +6,11 @@
  * - journals: `perBlockJournals`, `aggregateJournal`, `journalDigest`, `recoverJournalSigner`, `checkClaim`,
  *   `buildProofResult` (signs the journals of an executed range), `ExecutedRange`, `ProposalContext`,
  *   `JournalSigner`;
+ * - journal versions: `JournalVersion` ("spec", or "schedule-id" with the upgrade schedule id appended),
+ *   `packSignedJournal`; the schedule id: `scheduleLink`, `scheduleIdOf`, `activatedScheduleId`,
+ *   `claimScheduleId`, `ladderTimestamps`, `l2BlockTimestamp`, `UPGRADE_LADDER`;
+ * - the fork horizon: `IMAGE_FORK_HORIZON`, `refuseUnknownForks` (a config or registry entry scheduling a fork
+ *   the image does not implement), `refusePastHorizon` (a request past the horizon time), `ForkHorizonError`;
  * - sampled blocks: `sampledBlockNumbers`, `sampleIntermediateRoots`;
  * - signatures: `recoverSignerAddress`, `signerAddressOf`, `PUBLIC_KEY_LENGTH`, `SIGNATURE_LENGTH`;
  * - config hashes (TEEVerifier's commitment to a chain): `computeConfigHash`, `encodeChainConfig`,
@@ -13,7 +18,7 @@
  * - AggregateVerifier arguments: `proposeArguments`, `nullifyArguments`, `nullifyRequest`, `nullifyInterval`,
  *   `intermediateBlocks`, `firstWrongIntermediateRoot`, `contractSignature`, the proof-type and length constants;
  * - errors: `OnchainError` (root), `OutputRootMismatchError`, `SamplingError`, `UnsupportedChainError`,
- *   `ConfigEncodingError`, `ProposalEncodingError`.
+ *   `ConfigEncodingError`, `ProposalEncodingError`, `ForkHorizonError`.
  *
  * Concepts owned: the journal, the proposal signature, the config hash and its table (config-table.ts, written by
  * build-config-table.ts), the AggregateVerifier's calldata.
@@ -38,6 +43,9 @@ export {
   type ExecutedRange,
   journalDigest,
   type JournalSigner,
+  JOURNAL_VERSIONS,
+  type JournalVersion,
+  packSignedJournal,
   OutputRootMismatchError,
   perBlockJournals,
   type ProposalContext,
@@ -50,3 +58,22 @@ export {
   signerAddressOf,
 } from "./signer-address.js";
 export * from "./aggregate-verifier.js";
+export {
+  type ForkHorizon,
+  ForkHorizonError,
+  IMAGE_FORK_HORIZON,
+  KNOWN_FORK_TIME_FIELDS,
+  refuseUnknownForks,
+  refusePastHorizon,
+  type RequestTimes,
+} from "./fork-horizon.js";
+export {
+  activatedScheduleId,
+  claimScheduleId,
+  l2BlockTimestamp,
+  ladderTimestamps,
+  type LadderUpgrade,
+  scheduleIdOf,
+  scheduleLink,
+  UPGRADE_LADDER,
+} from "./upgrade-schedule.js";

@@ -26,6 +26,30 @@ export interface ProposalContext {
   readonly boot: BootInfo;
   readonly configHash: Uint8Array;
   readonly teeImageHash: Uint8Array;
+  /**
+   * The upgrade schedule id (upgrade-schedule.ts) for verifiers of the schedule-id journal version: appended
+   * after teeImageHash (228 + 32·N bytes). Absent for the spec's version (196 + 32·N bytes).
+   */
+  readonly scheduleId?: Uint8Array;
+}
+
+/**
+ * Which journal the verifier checks: the spec's nine fields, or those followed by the 32-byte upgrade schedule id
+ * (the AggregateVerifier that pins ProtocolVersions.activatedScheduleId of the claim's timestamp).
+ */
+export type JournalVersion = "spec" | "schedule-id";
+
+export const JOURNAL_VERSIONS: readonly JournalVersion[] = ["spec", "schedule-id"];
+
+/** The bytes a proposal signature covers: the packed journal, then the schedule id when there is one. */
+export function packSignedJournal(journal: Journal, scheduleId?: Uint8Array): Uint8Array {
+  const packed = packJournal(journal);
+  if (scheduleId === undefined) return packed;
+  if (scheduleId.length !== 32) throw new RangeError(`a schedule id is 32 bytes, got ${scheduleId.length}`);
+  const out = new Uint8Array(packed.length + 32);
+  out.set(packed, 0);
+  out.set(scheduleId, packed.length);
+  return out;
 }
 
 /** The re-executed range does not end with the claimed output root at the claimed block: nothing is signed. */
@@ -36,14 +60,21 @@ export class OutputRootMismatchError extends OnchainError<"output-root-mismatch"
   }
 }
 
-/** The digest a proposal signature covers: keccak256 of the packed journal (docs/protocol.md "Signed journal"). */
-export function journalDigest(journal: Journal): Uint8Array {
-  return keccak_256(packJournal(journal));
+/**
+ * The digest a proposal signature covers: keccak256 of the packed journal (docs/protocol.md "Signed journal"),
+ * with the schedule id appended for the schedule-id version.
+ */
+export function journalDigest(journal: Journal, scheduleId?: Uint8Array): Uint8Array {
+  return keccak_256(packSignedJournal(journal, scheduleId));
 }
 
 /** The address whose key signed `journal` with the 65-byte r‖s‖v `signature` (throws when unrecoverable). */
-export function recoverJournalSigner(journal: Journal, signature: Uint8Array): Uint8Array {
-  return recoverSignerAddress(journalDigest(journal), signature);
+export function recoverJournalSigner(
+  journal: Journal,
+  signature: Uint8Array,
+  scheduleId?: Uint8Array,
+): Uint8Array {
+  return recoverSignerAddress(journalDigest(journal, scheduleId), signature);
 }
 
 /** Throws OutputRootMismatchError unless the range reproduces the claim. */
@@ -112,7 +143,7 @@ export function aggregateJournal(ctx: ProposalContext, range: ExecutedRange): Jo
 function sign(ctx: ProposalContext, signer: JournalSigner, journal: Journal): Proposal {
   return {
     output_root: journal.outputRoot,
-    signature: signer.signJournal(packJournal(journal)),
+    signature: signer.signJournal(packSignedJournal(journal, ctx.scheduleId)),
     l1_origin_hash: ctx.boot.l1Head,
     l1_origin_number: ctx.boot.l1HeadNumber,
     l2_block_number: journal.endingL2Block,

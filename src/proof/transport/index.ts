@@ -6,11 +6,14 @@
  * - addresses: `ListenAddress` (local mode: a Unix socket or a 127.0.0.1 port) and its parser and formatter;
  *   `EnclaveAddress` (a vsock context id and port, or a local-mode address) and its parsers and formatter;
  *   `VsockAddress`; `ENCLAVE_VSOCK_PORT`, the one vsock port constant;
+ * - frames: `LengthPrefixedFrameReader` (one frame, 4- or 8-byte prefix, or either detected), `encodeFrame`,
+ *   `encodeRequestFrameWith`, `encodeResponseFrameWith`, `FrameLengthPrefix`, `parseFrameLengthPrefix`,
+ *   `DEFAULT_FRAME_LENGTH_PREFIX`;
  * - writing: `writeFrame` and `writeChunks`, the one chunked, drain-aware frame writer both ends use;
  * - errors: `TransportError` (root), `ListenAddressError`, `EnclaveAddressError`.
  *
- * Concepts owned: the address syntax both ends accept, the enclave's port, and how a frame goes onto a socket.
- * The frame and bincode codecs themselves are generated from spec/protocol (generated/protocol).
+ * Concepts owned: the address syntax both ends accept, the enclave's port, the frame's length-prefix forms and
+ * how a frame goes onto a socket. The bincode codecs are generated from spec/protocol (generated/protocol).
  */
 export { TransportError, type TransportErrorKind } from "./errors.js";
 export {
@@ -29,3 +32,15 @@ export {
   type VsockAddress,
 } from "./enclave-address.js";
 export { writeChunks, writeFrame } from "./write-frame.js";
+export {
+  DEFAULT_FRAME_LENGTH_PREFIX,
+  encodeFrame,
+  encodeRequestFrameWith,
+  encodeResponseFrameWith,
+  type FrameForm,
+  FRAME_LENGTH_PREFIXES,
+  type FrameLengthPrefix,
+  type FrameReaderOptions,
+  LengthPrefixedFrameReader,
+  parseFrameLengthPrefix,
+} from "./frame.js";
