@@ -98,10 +98,14 @@ export function analyzeCode<T>(
 const codeAnalysisCache = new WeakMap<Uint8Array, CodeAnalysis>();
 
 const analysisCache = new WeakMap<object, WeakMap<Uint8Array, JumpAnalysis>>();
-let patched: Promise<void> | undefined;
+type JumpDestinations = (this: InterpreterThis, code: Uint8Array) => JumpAnalysis;
+let patched: Promise<JumpDestinations | undefined> | undefined;
 
-/** Installs the jump-analysis cache once per process. */
-export function installJumpAnalysisCache(): Promise<void> {
+/**
+ * Installs the jump-analysis cache once per process. Resolves to the library's own analysis (kept for
+ * comparison), or undefined when the interpreter was not found and nothing was replaced.
+ */
+export function installJumpAnalysisCache(): Promise<JumpDestinations | undefined> {
   if (patched === undefined) {
     patched = (async () => {
       const indexUrl = import.meta.resolve("@ethereumjs/evm");
@@ -110,7 +114,7 @@ export function installJumpAnalysisCache(): Promise<void> {
       };
       const proto = mod.Interpreter?.prototype;
       const original = proto?._getValidJumpDestinations;
-      if (proto === undefined || typeof original !== "function") return;
+      if (proto === undefined || typeof original !== "function") return undefined;
       proto._getValidJumpDestinations = function (code: Uint8Array): JumpAnalysis {
         let perEvm = analysisCache.get(this._evm);
         if (perEvm === undefined) {
@@ -133,6 +137,7 @@ export function installJumpAnalysisCache(): Promise<void> {
         }
         return result;
       };
+      return original;
     })();
   }
   return patched;
