@@ -15,6 +15,7 @@ export {
   type SealedBlock,
   SYSTEM_ADDRESS,
 } from "./block-builder.js";
+export { type AttributeFields, payloadAttributesOfHeader } from "./payload-attributes.js";
 export {
   type BlobSchedule,
   CANCUN_BLOB_SCHEDULE,

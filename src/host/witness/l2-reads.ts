@@ -6,11 +6,9 @@
  */
 import {
   type BlockHeader,
-  decodeOpExtraData,
   fromHex,
-  isForkActive,
-  OpFork,
   type PayloadAttributes,
+  payloadAttributesOfHeader,
   type RollupConfig,
   toHex,
 } from "../../chain/index.js";
@@ -42,21 +40,5 @@ export function valueByBareHash(client: JsonRpcClient, hash: Uint8Array): Promis
 }
 
 /** The payload attributes that rebuild `header`'s block (its transactions aside). */
-export function payloadAttributesOf(config: RollupConfig, header: BlockHeader): PayloadAttributes {
-  const attributes: PayloadAttributes = {
-    timestamp: header.timestamp,
-    prevRandao: header.mixHash,
-    suggestedFeeRecipient: header.beneficiary,
-    gasLimit: header.gasLimit,
-  };
-  if (isForkActive(config, OpFork.Ecotone, header.timestamp) && header.parentBeaconBlockRoot !== undefined)
-    attributes.parentBeaconBlockRoot = header.parentBeaconBlockRoot;
-  if (isForkActive(config, OpFork.Holocene, header.timestamp)) {
-    // extraData is version ‖ denominator (4) ‖ elasticity (4) [‖ min base fee (8), Jovian].
-    const params = decodeOpExtraData(header.extraData);
-    attributes.eip1559Params = header.extraData.slice(1, 9);
-    if (isForkActive(config, OpFork.Jovian, header.timestamp))
-      attributes.minBaseFee = params.minBaseFee ?? 0n;
-  }
-  return attributes;
-}
+export const payloadAttributesOf: (config: RollupConfig, header: BlockHeader) => PayloadAttributes =
+  payloadAttributesOfHeader;

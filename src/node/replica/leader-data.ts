@@ -5,14 +5,13 @@
  */
 import { RLP } from "@ethereumjs/rlp";
 import {
+  type AttributeFields,
   type BlockHeader,
   decodeHeader,
-  decodeOpExtraData,
   fromHex,
   headerHash,
-  isForkActive,
-  OpFork,
   type PayloadAttributes,
+  payloadAttributesOfHeader,
   type RollupConfig,
 } from "../../chain/index.js";
 import { LeaderDataError, ReplicaVerificationError } from "./errors.js";
@@ -168,35 +167,11 @@ export function parseLeaderFlashblock(message: unknown): LeaderFlashblock {
  * root (Ecotone+), gas limit, and the EIP-1559 parameters (Holocene+) and minimum base fee (Jovian+) its
  * extraData carries. Re-executing with them must give the header back (the replica checks the hash).
  */
-export function attributesOf(
-  config: RollupConfig,
-  number: bigint,
-  h: Pick<
-    BlockHeader,
-    "timestamp" | "mixHash" | "beneficiary" | "gasLimit" | "extraData" | "parentBeaconBlockRoot"
-  >,
-): PayloadAttributes {
-  const attributes: PayloadAttributes = {
-    timestamp: h.timestamp,
-    prevRandao: h.mixHash,
-    suggestedFeeRecipient: h.beneficiary,
-    gasLimit: h.gasLimit,
-  };
-  if (isForkActive(config, OpFork.Ecotone, h.timestamp) && h.parentBeaconBlockRoot !== undefined)
-    attributes.parentBeaconBlockRoot = h.parentBeaconBlockRoot;
-  if (isForkActive(config, OpFork.Holocene, h.timestamp)) {
-    let p;
-    try {
-      p = decodeOpExtraData(h.extraData);
-    } catch (e) {
-      throw new ReplicaVerificationError(number, `extraData: ${(e as Error).message}`);
-    }
-    const params = new Uint8Array(8);
-    const view = new DataView(params.buffer);
-    view.setUint32(0, Number(p.denominator));
-    view.setUint32(4, Number(p.elasticity));
-    attributes.eip1559Params = params;
-    if (isForkActive(config, OpFork.Jovian, h.timestamp)) attributes.minBaseFee = p.minBaseFee ?? 0n;
+export function attributesOf(config: RollupConfig, number: bigint, h: AttributeFields): PayloadAttributes {
+  try {
+    return payloadAttributesOfHeader(config, h);
+  } catch (e) {
+    // Only a Holocene header's extraData can fail to decode.
+    throw new ReplicaVerificationError(number, `extraData: ${(e as Error).message}`);
   }
-  return attributes;
 }
