@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import type { Address } from "viem";
-import { parseRollupConfig, type RollupConfig } from "../chain/index.js";
+import { findBuiltInChain, parseRollupConfig, type RollupConfig } from "../chain/index.js";
 import type { LogLevel } from "../log/index.js";
 import {
   addressFlag,
@@ -20,7 +20,13 @@ import {
   renderFlagUsage,
   urlFlag,
 } from "../service-kit/index.js";
-import { BUILT_IN_CHAINS, refuseUnknownForks, supportedChainIds } from "../proof/onchain/index.js";
+import {
+  BUILT_IN_CHAINS,
+  JOURNAL_VERSIONS,
+  type JournalVersion,
+  refuseUnknownForks,
+  supportedChainIds,
+} from "../proof/onchain/index.js";
 import {
   DEFAULT_FRAME_LENGTH_PREFIX,
   type EnclaveAddress,
@@ -59,6 +65,11 @@ export interface HostConfig {
   readonly enclaves: readonly EnclaveAddress[];
   /** The frames' length-prefix width towards every enclave (--frame-length-prefix; default the spec's 4). */
   readonly frameLengthPrefix: FrameLengthPrefix;
+  /**
+   * The journal the enclaves sign (--journal-version, default the spec's): the host recovers each result's
+   * signatures over it, so it must match the enclaves' own --journal-version.
+   */
+  readonly journalVersion: JournalVersion;
   readonly proofTimeoutMs: number;
   /**
    * At most this many prover_prove calls run at once (--max-concurrent-proofs, default: the machine's cores);
@@ -182,6 +193,12 @@ export const HOST_FLAGS: readonly FlagSpec[] = [
     env: "PROVER_FRAME_LENGTH_PREFIX",
     value: "4|8",
     help: "width of the enclave frames' big-endian length prefix: 4 (the spec's, default) or 8 (Base's prover today)",
+  },
+  {
+    flag: "journal-version",
+    env: "PROVER_JOURNAL_VERSION",
+    value: "spec|schedule-id",
+    help: "the journal the enclaves sign, to check their signatures over: spec (default) or schedule-id (with the claim's upgrade schedule id; needs the chain's rollup config, --rollup-config or a registry chain)",
   },
   {
     flag: "proof-request-timeout",
@@ -336,6 +353,23 @@ function frameLengthPrefixFlag(text: string | undefined): FrameLengthPrefix {
   return prefix;
 }
 
+/** The rollup config whose upgrade times give a claim's schedule id: --rollup-config, else the registry's. */
+export function scheduleRollupConfig(
+  config: Pick<HostConfig, "rollupConfig" | "l2ChainId">,
+): RollupConfig | undefined {
+  return config.rollupConfig ?? findBuiltInChain(config.l2ChainId)?.rollupConfig;
+}
+
+function journalVersionFlag(text: string | undefined): JournalVersion {
+  if (text === undefined) return "spec";
+  const version = JOURNAL_VERSIONS.find((known) => known === text);
+  if (version === undefined)
+    throw new HostConfigError(`--journal-version: "${text}" must be one of ${JOURNAL_VERSIONS.join(", ")}`, {
+      flag: "journal-version",
+    });
+  return version;
+}
+
 function parseSeconds(name: string, text: string): number {
   const seconds = Number(text);
   if (!/^\d+(\.\d+)?$/.test(text) || !(seconds > 0) || seconds > 86_400)
@@ -406,6 +440,14 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
   const witnessConcurrencyText = flags.text("witness-concurrency");
   const slotText = flags.text("beacon-seconds-per-slot");
 
+  const rollupConfig = rollupPath === undefined ? undefined : readRollupConfig(rollupPath, l2ChainId);
+  const journalVersion = journalVersionFlag(flags.text("journal-version"));
+  if (journalVersion === "schedule-id" && scheduleRollupConfig({ rollupConfig, l2ChainId }) === undefined)
+    throw new HostConfigError(
+      `--journal-version schedule-id: the schedule id comes from chain ${l2ChainId}'s upgrade times, and it has no built-in rollup config: give --rollup-config`,
+      { flag: "journal-version" },
+    );
+
   return {
     kind: "run",
     config: {
@@ -413,7 +455,7 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
       l1BeaconUrl,
       l2RpcUrl,
       l2ChainId,
-      rollupConfig: rollupPath === undefined ? undefined : readRollupConfig(rollupPath, l2ChainId),
+      rollupConfig,
       witnessStrategy: strategyText as WitnessStrategyChoice,
       witnessConcurrency:
         witnessConcurrencyText === undefined
@@ -424,6 +466,7 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
       listen: parseListen(flags.text("listen") ?? DEFAULT_LISTEN),
       enclaves,
       frameLengthPrefix: frameLengthPrefixFlag(flags.text("frame-length-prefix")),
+      journalVersion,
       proofTimeoutMs,
       maxConcurrentProofs,
       maxBlocksPerProof,

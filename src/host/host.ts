@@ -6,7 +6,8 @@ import { bindProverHandlers } from "../../generated/rpc/index.js";
 import type { Logger } from "../log/index.js";
 import type { MetricsRegistry } from "../metrics/index.js";
 import { createRpcServer, type RpcServer } from "../rpc/index.js";
-import type { HostConfig } from "./config.js";
+import { type HostConfig, scheduleRollupConfig } from "./config.js";
+import { claimScheduleId } from "../proof/onchain/index.js";
 import { formatEnclaveAddress } from "../proof/transport/index.js";
 import { EnclaveClient } from "./enclave-client.js";
 import { agreedHeadNumberLookup } from "./agreed-head.js";
@@ -56,6 +57,14 @@ async function chooseStrategy(witness: RpcWitness, l2RpcUrl: string, logger: Log
       "witness strategy not chosen: the L2 endpoint is unreachable; probed again at the first proof",
     );
   }
+}
+
+/** With schedule-id journals, each result's signatures are recovered over the claim's schedule id. */
+function scheduleIdOption(config: HostConfig): { scheduleIdFor?: (claimedBlock: bigint) => Uint8Array } {
+  const rollupConfig = config.journalVersion === "schedule-id" ? scheduleRollupConfig(config) : undefined;
+  return rollupConfig === undefined
+    ? {}
+    : { scheduleIdFor: (claimedBlock) => claimScheduleId(rollupConfig, claimedBlock) };
 }
 
 export function createProverHost(config: HostConfig, deps: ProverHostDeps): ProverHost {
@@ -108,6 +117,7 @@ export function createProverHost(config: HostConfig, deps: ProverHostDeps): Prov
       ? {}
       : { witness: witness.source, agreedHeadNumber: agreedHeadNumberLookup(config.l2RpcUrl) }),
     maxBlocksPerProof: config.maxBlocksPerProof,
+    ...scheduleIdOption(config),
     proofTimeoutMs: config.proofTimeoutMs,
     logger,
     metrics,

@@ -31,6 +31,11 @@ export interface ProofServiceOptions {
   /** The most L2 blocks one proof may cover (checked against every result; see `agreedHeadNumber`). */
   readonly maxBlocksPerProof?: bigint;
   /**
+   * With enclaves signing schedule-id journals: the schedule id of a claim at a block, which each result's
+   * signatures are recovered over.
+   */
+  readonly scheduleIdFor?: (claimedBlock: bigint) => Uint8Array;
+  /**
    * The agreed L2 head's block number (an L2 lookup): with it a range longer than `maxBlocksPerProof` is refused
    * before routing and witness collection.
    */
@@ -226,6 +231,9 @@ export class ProofService {
         ...(this.options.maxBlocksPerProof === undefined
           ? {}
           : { maxBlocks: this.options.maxBlocksPerProof }),
+        ...(this.options.scheduleIdFor === undefined
+          ? {}
+          : { scheduleId: this.options.scheduleIdFor(request.claimed_l2_block_number) }),
       });
     } catch (error) {
       if (error instanceof InvalidProofResultError) {

@@ -27,12 +27,14 @@ function signed(
   by = signer,
   teeImageHash = imageHash,
   roots = [fill(0xa1), fill(0xa2), fill(0xa3)],
+  scheduleId?: Uint8Array,
 ): ProofResult {
   const boot = bootInfoOf({ ...request, claimed_l2_block_number: 100n + BigInt(roots.length) }, 84532n);
   const ctx = {
     boot: { ...boot, claimedOutputRoot: roots.at(-1)! },
     configHash: configHashFor(84532n),
     teeImageHash,
+    ...(scheduleId === undefined ? {} : { scheduleId }),
   };
   return buildProofResult(ctx, { startBlock: 100n, outputRoots: roots }, by);
 }
@@ -63,6 +65,19 @@ describe("verifyProofResult", () => {
     const mixed = signed();
     mixed.Tee.aggregate_proposal = signed(other).Tee.aggregate_proposal;
     expect(checkOf(() => verifyProofResult(request, mixed, expectations))).toBe("signer");
+  });
+
+  it("schedule-id journals recover to the signer only over the claim's schedule id", () => {
+    const scheduleId = fill(0x5c);
+    const withId = signed(signer, imageHash, undefined, scheduleId);
+    expect(checkOf(() => verifyProofResult(request, withId, { ...expectations, scheduleId }))).toBe("passed");
+    expect(checkOf(() => verifyProofResult(request, withId, expectations))).toBe("signer");
+    expect(
+      checkOf(() => verifyProofResult(request, withId, { ...expectations, scheduleId: fill(0x5d) })),
+    ).toBe("signer");
+    expect(checkOf(() => verifyProofResult(request, signed(), { ...expectations, scheduleId }))).toBe(
+      "signer",
+    );
   });
 
   it("fields that do not match the request", () => {

@@ -49,6 +49,11 @@ export interface ResultExpectations {
   readonly teeImageHash?: Uint8Array;
   /** The most blocks one proof may cover. */
   readonly maxBlocks?: bigint;
+  /**
+   * The schedule id the enclave appends to each journal it signs (`--journal-version schedule-id`): the one a
+   * schedule-id verifier pins for the claim. Absent for the spec's journal.
+   */
+  readonly scheduleId?: Uint8Array;
 }
 
 /** Every signature of the result is 65 bytes (the JSON form pins it; the bincode form does not). */
@@ -149,10 +154,13 @@ function checkSignatures(
   };
   const signed: [string, Uint8Array][] = perBlockJournals(ctx, range).map((journal, i) => [
     `block ${proposals[i]!.l2_block_number}`,
-    recoverOrZero(journal, proposals[i]!.signature),
+    recoverOrZero(journal, proposals[i]!.signature, expectations.scheduleId),
   ]);
   if (proposals.length > 1)
-    signed.push(["the aggregate", recoverOrZero(aggregateJournal(ctx, range), aggregate.signature)]);
+    signed.push([
+      "the aggregate",
+      recoverOrZero(aggregateJournal(ctx, range), aggregate.signature, expectations.scheduleId),
+    ]);
   for (const [what, recovered] of signed) {
     if (!bytesEqual(recovered, expectations.signer))
       fail(
@@ -165,9 +173,10 @@ function checkSignatures(
 function recoverOrZero(
   journal: Parameters<typeof recoverJournalSigner>[0],
   signature: Uint8Array,
+  scheduleId: Uint8Array | undefined,
 ): Uint8Array {
   try {
-    return recoverJournalSigner(journal, signature);
+    return recoverJournalSigner(journal, signature, scheduleId);
   } catch {
     return new Uint8Array(20);
   }

@@ -67,6 +67,23 @@ describe("host command line", () => {
     expect(config.processMetrics).toBe(false);
     expect(config.maxConcurrentProofs).toBe(availableParallelism());
     expect(config.maxBlocksPerProof).toBe(1800n);
+    expect(config.journalVersion).toBe("spec");
+  });
+
+  it("--journal-version (PROVER_JOURNAL_VERSION) names the enclaves' journal; schedule-id needs the chain's upgrade times", () => {
+    expect(run([...BASE, "--vsock-cid", "/a", "--journal-version", "schedule-id"]).journalVersion).toBe(
+      "schedule-id",
+    );
+    expect(
+      run([...BASE, "--vsock-cid", "/a"], { PROVER_JOURNAL_VERSION: "schedule-id" }).journalVersion,
+    ).toBe("schedule-id");
+    expect(() => run([...BASE, "--vsock-cid", "/a", "--journal-version", "v2"])).toThrow(
+      /--journal-version: "v2" must be one of spec, schedule-id/,
+    );
+    // The dev chain has no registry entry: its upgrade times come only from --rollup-config.
+    const dev = [...BASE.slice(0, 6), "--l2-chain-id", "901", "--vsock-cid", "/a"];
+    expect(run(dev).journalVersion).toBe("spec");
+    expect(() => run([...dev, "--journal-version", "schedule-id"])).toThrow(/give --rollup-config/);
   });
 
   it("reads environment twins; flags win", () => {
