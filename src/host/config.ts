@@ -36,7 +36,11 @@ import {
   parseFrameLengthPrefix,
 } from "../proof/transport/index.js";
 import { HostError } from "./errors.js";
-import { WITNESS_STRATEGY_CHOICES, type WitnessStrategyChoice } from "./witness/index.js";
+import {
+  DEFAULT_MAX_L1_DISTANCE,
+  WITNESS_STRATEGY_CHOICES,
+  type WitnessStrategyChoice,
+} from "./witness/index.js";
 import { DEFAULT_PROOF_TIMEOUT_MS } from "./proof-service.js";
 
 export interface ListenEndpoint {
@@ -81,6 +85,11 @@ export interface HostConfig {
    * a longer range is refused with -32602 before any witness is collected.
    */
   readonly maxBlocksPerProof: bigint;
+  /**
+   * L1 headers witness collection may walk back from a request's L1 head (--max-l1-distance, default
+   * DEFAULT_MAX_L1_DISTANCE); a longer walk stops with L1DistanceError (-32602).
+   */
+  readonly maxL1Distance: number;
   readonly registryAddress: Address | undefined;
   readonly logLevel: LogLevel;
   readonly processMetrics: boolean;
@@ -217,6 +226,12 @@ export const HOST_FLAGS: readonly FlagSpec[] = [
     env: "PROVER_MAX_BLOCKS_PER_PROOF",
     value: "N",
     help: `L2 blocks one prover_prove may cover; a longer range is refused with -32602 before any witness is collected (default ${DEFAULT_MAX_BLOCKS_PER_PROOF})`,
+  },
+  {
+    flag: "max-l1-distance",
+    env: "PROVER_MAX_L1_DISTANCE",
+    value: "N",
+    help: `L1 headers witness collection may walk back from a request's L1 head; a longer walk is refused with -32602 naming the distance (default ${DEFAULT_MAX_L1_DISTANCE})`,
   },
   {
     flag: "tee-prover-registry-address",
@@ -424,6 +439,11 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
     maxBlocksText === undefined
       ? DEFAULT_MAX_BLOCKS_PER_PROOF
       : BigInt(integerFlag(maxBlocksText, "max-blocks-per-proof", 1, fail));
+  const l1DistanceText = flags.text("max-l1-distance");
+  const maxL1Distance =
+    l1DistanceText === undefined
+      ? DEFAULT_MAX_L1_DISTANCE
+      : integerFlag(l1DistanceText, "max-l1-distance", 1, fail);
   const url = (flag: string): string => urlFlag(flags.need(flag), flag, fail, URL_SCHEMES);
   const l1RpcUrl = url("l1-rpc-url");
   const l1BeaconUrl = flags.text("l1-beacon-url") === undefined ? l1RpcUrl : url("l1-beacon-url");
@@ -470,6 +490,7 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
       proofTimeoutMs,
       maxConcurrentProofs,
       maxBlocksPerProof,
+      maxL1Distance,
       registryAddress,
       logLevel: logLevelFlag(flags.text("log-level"), "log-level", fail),
       processMetrics: flags.bool("process-metrics"),

@@ -17,7 +17,9 @@ export type HostErrorKind =
   | "no-valid-signer"
   | "proof-timeout"
   | "proof-cancelled"
-  | "witness-fetch";
+  | "witness-fetch"
+  | "witness-too-large"
+  | "l1-distance";
 
 /** What a concrete error passes besides its message: structured fields and the underlying error. */
 export type HostErrorOptions = Omit<SuiteErrorOptions<HostErrorKind>, "kind">;

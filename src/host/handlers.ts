@@ -2,7 +2,8 @@
  * The prover host's JSON-RPC handlers (the generated ProverHandlers): the server's edge, where the host's
  * errors become JSON-RPC errors. enclave_* calls fan out to every configured enclave and are
  * all-or-nothing: any transport failure or enclave error fails the whole call with -32001, naming the
- * first failing enclave in configured order. prover_prove: an invalid request is -32602, NoValidSigner
+ * first failing enclave in configured order. prover_prove: an invalid request (a range past
+ * --max-blocks-per-proof, an L1 head past --max-l1-distance) is -32602, NoValidSigner
  * -32001, and every other failure (enclave refusal, transport failure, timeout naming the L2 block,
  * cancellation) -32000 with the underlying message.
  */
@@ -19,6 +20,7 @@ import { type EnclaveClient, EnclaveRefusedError } from "./enclave-client.js";
 import type { HealthLatch } from "./health.js";
 import { InvalidProofRequestError, type ProofService } from "./proof-service.js";
 import { type EnclaveRouter, NoValidSignerError } from "./router.js";
+import { L1DistanceError } from "./witness/index.js";
 
 /** docs/protocol.md "Limits": user_data and nonce, 512 bytes each, enforced at the host. */
 export const MAX_ATTESTATION_INPUT_BYTES = 512;
@@ -66,7 +68,8 @@ function checkAttestationInput(name: string, value: Uint8Array | undefined): Uin
 
 /** The JSON-RPC error for a failed prover_prove. */
 export function proofRpcError(error: unknown): RpcError {
-  if (error instanceof InvalidProofRequestError)
+  // An L1 head too far past the range is the request's choice, as a range too long is.
+  if (error instanceof InvalidProofRequestError || error instanceof L1DistanceError)
     return new InvalidParamsError(error.message, { cause: error });
   if (error instanceof NoValidSignerError) return new NoValidSignerRpcError(error.message, { cause: error });
   if (error instanceof EnclaveRefusedError)

@@ -67,6 +67,13 @@ export {
   FetchingOracle,
   type FetchStats,
   WitnessFetchError,
+  WitnessTooLargeError,
+  L1DistanceError,
+  DEFAULT_MAX_L1_DISTANCE,
+  encodedPreimageBytes,
+  ENCLAVE_WITNESS_LIMITS,
+  WitnessBudget,
+  type WitnessLimits,
   type WitnessCollection,
   type WitnessMetrics,
 } from "./witness/index.js";

@@ -1,7 +1,8 @@
 /**
  * prover_prove's failures are the host's own errors until they leave the server: the handler turns each
- * class into its JSON-RPC code (an invalid request -32602, NoValidSigner -32001, the rest -32000 with the
- * underlying message; an enclave's refusal with the enclave's own text).
+ * class into its JSON-RPC code (an invalid request or an L1 head past --max-l1-distance -32602, NoValidSigner
+ * -32001, the rest -32000 with the underlying message, a witness too large for one frame included; an enclave's
+ * refusal with the enclave's own text).
  */
 import { describe, expect, it } from "vitest";
 import { SuiteError } from "../../src/errors/index.js";
@@ -11,12 +12,14 @@ import {
   HostError,
   InvalidProofRequestError,
   InvalidProofResultError,
+  L1DistanceError,
   NoValidSignerError,
   ProofCancelledError,
   proofRpcError,
   ProofTimeoutError,
   checkProofResult,
   validateProofRequest,
+  WitnessTooLargeError,
 } from "../../src/host/index.js";
 import type { ProofRequest } from "../../generated/rpc/index.js";
 
@@ -91,6 +94,24 @@ describe("prover_prove errors", () => {
         }),
         -32000,
         "enclave returned a 64-byte signature, expected 65",
+      ],
+      [
+        new L1DistanceError("the L1 walk reached 3 blocks back", {
+          distance: 3,
+          maxL1Distance: 2,
+          hash: "0x03",
+        }),
+        -32602,
+        "the L1 walk reached 3 blocks back",
+      ],
+      [
+        new WitnessTooLargeError("the witness needs more than 3 preimages", {
+          limit: "preimages",
+          preimages: 4,
+          maxPreimages: 3,
+        }),
+        -32000,
+        "the witness needs more than 3 preimages",
       ],
       [new Error("something else"), -32000, "something else"],
       ["not an error", -32000, "not an error"],

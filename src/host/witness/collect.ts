@@ -39,7 +39,10 @@ export interface WitnessCollection {
   readonly metrics: WitnessMetrics;
 }
 
-/** Runs the program over a fetching oracle; throws what the program throws (a refusal) or a WitnessFetchError. */
+/**
+ * Runs the program over a fetching oracle; throws what the program throws (a refusal), a WitnessFetchError, or
+ * a WitnessTooLargeError / L1DistanceError when the collection passes its bounds (limits.ts).
+ */
 export async function collectWitness(options: CollectWitnessOptions): Promise<WitnessCollection> {
   const t0 = performance.now();
   const oracle = new FetchingOracle(options);
@@ -91,6 +94,8 @@ export interface RpcWitnessSourceOptions {
   readonly witnessConcurrency?: number;
   /** SECONDS_PER_SLOT for a beacon node without /eth/v1/config/spec. */
   readonly secondsPerSlot?: number;
+  /** L1 headers witness collection may walk back from the request's L1 head (default DEFAULT_MAX_L1_DISTANCE). */
+  readonly maxL1Distance?: number;
   /** Told of every successful collection (metrics, logs). */
   readonly onCollected?: (metrics: WitnessMetrics) => void;
 }
@@ -131,6 +136,7 @@ export class RpcWitness {
       l2State: async () => (await this.strategy()).source,
       ...(options.witnessConcurrency === undefined ? {} : { witnessConcurrency: options.witnessConcurrency }),
       ...(options.secondsPerSlot === undefined ? {} : { secondsPerSlot: options.secondsPerSlot }),
+      ...(options.maxL1Distance === undefined ? {} : { maxL1Distance: options.maxL1Distance }),
       rollupConfig: options.rollupConfig,
       ...(options.l1ChainConfig === undefined ? {} : { l1ChainConfig: options.l1ChainConfig }),
       signal,

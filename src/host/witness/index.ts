@@ -9,7 +9,14 @@ export {
   type WitnessCollection,
   type WitnessMetrics,
 } from "./collect.js";
-export { WitnessFetchError } from "./errors.js";
+export { L1DistanceError, WitnessFetchError, WitnessTooLargeError } from "./errors.js";
+export {
+  DEFAULT_MAX_L1_DISTANCE,
+  ENCLAVE_WITNESS_LIMITS,
+  encodedPreimageBytes,
+  WitnessBudget,
+  type WitnessLimits,
+} from "./limits.js";
 export { type FetchingOracleOptions, type FetchStats, FetchingOracle } from "./oracle.js";
 export {
   type ChosenStrategy,

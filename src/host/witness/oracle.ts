@@ -58,6 +58,7 @@ import {
   type ProgramOracle,
 } from "../../proof/program/index.js";
 import { WitnessFetchError } from "./errors.js";
+import { WitnessBudget, type WitnessLimits } from "./limits.js";
 import { BlockWitnessPrefetch } from "./prefetch.js";
 import { withRetries } from "./requests.js";
 import { dbGetSource, type L2StateSource } from "./strategies.js";
@@ -88,6 +89,10 @@ export interface FetchingOracleOptions {
   /** Aborts every later fetch (the proof timeout). */
   readonly signal?: AbortSignal;
   readonly kzg?: () => Promise<Kzg>;
+  /** What the Prove frame and the fetched cache may hold (default: the enclave's caps, ENCLAVE_WITNESS_LIMITS). */
+  readonly witnessLimits?: WitnessLimits;
+  /** L1 headers the walk back from the L1 head may reach (default DEFAULT_MAX_L1_DISTANCE). */
+  readonly maxL1Distance?: number;
 }
 
 /** What one collection cost, by source. */
@@ -149,9 +154,11 @@ export class FetchingOracle implements ProgramOracle {
   private readonly done = new Set<string>();
   private l2StateChosen: Promise<L2StateSource> | undefined;
   private prefetch: BlockWitnessPrefetch | undefined;
+  private readonly budget: WitnessBudget;
   readonly stats: FetchStats = { fetches: {}, fetchMs: 0, cachedBytes: 0, prefetchMs: 0, prefetchBytes: 0 };
 
   constructor(private readonly options: FetchingOracleOptions) {
+    this.budget = new WitnessBudget(options.witnessLimits, options.maxL1Distance);
     const limits = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
     this.l1 = new RpcL1Provider(options.l1RpcUrl, {
       ...limits,
@@ -164,7 +171,10 @@ export class FetchingOracle implements ProgramOracle {
       ...(options.secondsPerSlot === undefined ? {} : { secondsPerSlot: options.secondsPerSlot }),
     });
 
-    for (const [key, value] of bootInfoPreimages(options.boot)) this.store.put(preimageKeyBytes(key), value);
+    for (const [key, value] of bootInfoPreimages(options.boot)) {
+      this.store.put(preimageKeyBytes(key), value);
+      this.budget.addPreimage(value.length);
+    }
   }
 
   // ---- reads (synchronous, the program's side) ----
@@ -173,7 +183,11 @@ export class FetchingOracle implements ProgramOracle {
     const id = toHexRaw(key);
     if (!this.served.has(id)) {
       const protocolKey = preimageKeyFromBytes(key);
-      if (protocolKey !== undefined) this.served.set(id, [protocolKey, value]);
+      if (protocolKey !== undefined) {
+        // The boot keys are in the frame already (counted by the constructor).
+        if (key[0] !== PreimageKeyType.Local) this.budget.addPreimage(value.length);
+        this.served.set(id, [protocolKey, value]);
+      }
     }
     return value;
   }
@@ -209,9 +223,17 @@ export class FetchingOracle implements ProgramOracle {
 
   // ---- fetching (asynchronous) ----
 
-  private put(key: Uint8Array, value: Uint8Array): void {
+  /** Stores a checked value; a value new to the cache is charged to the budget first. */
+  private cache(key: Uint8Array, value: Uint8Array): void {
+    if (this.store.tryGet(key) === undefined) {
+      this.budget.addCached(value.length);
+      this.stats.cachedBytes += value.length;
+    }
     this.store.put(key, value);
-    this.stats.cachedBytes += value.length;
+  }
+
+  private put(key: Uint8Array, value: Uint8Array): void {
+    this.cache(key, value);
     if (key[0] === PreimageKeyType.Keccak256) fullHashesIn(value, this.fullHashes);
   }
 
@@ -268,6 +290,7 @@ export class FetchingOracle implements ProgramOracle {
   async hint(hint: Hint): Promise<void> {
     const text = formatHint(hint);
     if (this.done.has(text)) return;
+    if (hint.type === "l1-block-header") this.budget.addL1Header(toHex(hint.hash));
     await this.timed(hint.type, () => this.load(hint, text));
     this.done.add(text);
   }
@@ -335,10 +358,8 @@ export class FetchingOracle implements ProgramOracle {
           this.fail(text, "the beacon API's blob does not match its versioned hash", {}, cause);
         }
         for (const [key, value] of blobPreimages(hint.versionedHash, commitment, blob)) {
-          if (key[0] === PreimageKeyType.Blob) {
-            this.store.put(key, value);
-            this.stats.cachedBytes += value.length;
-          } else this.put(key, value);
+          if (key[0] === PreimageKeyType.Blob) this.cache(key, value);
+          else this.put(key, value);
         }
         return;
       }

@@ -1,6 +1,14 @@
-/** The witness flags of the host: --witness-strategy, --witness-concurrency, --beacon-seconds-per-slot and their twins. */
+/**
+ * The witness flags of the host: --witness-strategy, --witness-concurrency, --beacon-seconds-per-slot,
+ * --max-l1-distance and their twins.
+ */
 import { describe, expect, it } from "vitest";
-import { HostConfigError, parseHostCommandLine, WITNESS_STRATEGIES } from "../index.js";
+import {
+  DEFAULT_MAX_L1_DISTANCE,
+  HostConfigError,
+  parseHostCommandLine,
+  WITNESS_STRATEGIES,
+} from "../index.js";
 
 const BASE = [
   ...["--l1-rpc-url", "http://127.0.0.1:8545", "--l2-rpc-url", "http://127.0.0.1:9545"],
@@ -19,6 +27,14 @@ describe("witness flags", () => {
     expect(config.witnessStrategy).toBe("auto");
     expect(config.witnessConcurrency).toBe(3);
     expect(config.beaconSecondsPerSlot).toBeUndefined();
+    expect(config.maxL1Distance).toBe(DEFAULT_MAX_L1_DISTANCE);
+    expect(DEFAULT_MAX_L1_DISTANCE).toBe(20_000);
+  });
+
+  it("take --max-l1-distance by flag or by PROVER_MAX_L1_DISTANCE (the flag wins)", () => {
+    expect(run(["--max-l1-distance", "5000"]).maxL1Distance).toBe(5000);
+    expect(run([], { PROVER_MAX_L1_DISTANCE: "7" }).maxL1Distance).toBe(7);
+    expect(run(["--max-l1-distance", "9"], { PROVER_MAX_L1_DISTANCE: "7" }).maxL1Distance).toBe(9);
   });
 
   it("take every strategy by flag or by environment twin (the flag wins)", () => {
@@ -54,5 +70,6 @@ describe("witness flags", () => {
     expect(unknown.details.flag).toBe("witness-strategy");
     expect(refusal(["--witness-concurrency", "0"]).details.flag).toBe("witness-concurrency");
     expect(refusal(["--beacon-seconds-per-slot", "0"]).details.flag).toBe("beacon-seconds-per-slot");
+    expect(refusal(["--max-l1-distance", "0"]).details.flag).toBe("max-l1-distance");
   });
 });
