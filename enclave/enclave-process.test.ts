@@ -20,7 +20,7 @@ import {
   configHashFor,
   signerAddressOf as addressOfPublicKey,
 } from "../src/proof/onchain/index.js";
-import { type RunningEnclave, startEnclave } from "./test/enclave-process.js";
+import { type RunningEnclave, startEnclave, TEST_ENCLAVE_HEAP_MB } from "./test/enclave-process.js";
 import { bootPreimages, honestWitness, keccakPreimage, sha256Preimage, text } from "./test/fixtures.js";
 import { callEnclave, enclaveClient, exchangeRawBytes } from "./test/transport.js";
 
@@ -85,6 +85,10 @@ describe("enclave process (local mode, Unix socket)", () => {
       "teeImageHash",
       "time",
     ]);
+    // Started with the launcher's explicit heap (the old generation; V8 adds the young generation's semispaces).
+    const heapMb = Number(startLine!.heapLimitBytes) / 2 ** 20;
+    expect(heapMb).toBeGreaterThanOrEqual(TEST_ENCLAVE_HEAP_MB);
+    expect(heapMb).toBeLessThan(TEST_ENCLAVE_HEAP_MB + 128);
   });
 
   it("attests with user_data and nonce echoed in the document", async () => {

@@ -18,8 +18,17 @@ export interface RunningEnclave {
   stop(): Promise<void>;
 }
 
+/**
+ * The heap a test enclave is started with unless `nodeFlags` say otherwise (docs/enclave.md "Memory": the enclave
+ * sizes itself by it): explicit, so a test does not depend on the machine's default.
+ */
+export const TEST_ENCLAVE_HEAP_MB = 2048;
+
 export interface StartEnclaveOptions {
-  /** Node's own flags, before the script (e.g. `--max-old-space-size=96`, the heap the enclave sizes itself by). */
+  /**
+   * Node's own flags, before the script (e.g. `--max-old-space-size=96`, the heap the enclave sizes itself by);
+   * default `--max-old-space-size=TEST_ENCLAVE_HEAP_MB`.
+   */
   readonly nodeFlags?: readonly string[];
 }
 
@@ -31,7 +40,14 @@ export async function startEnclave(
   const path = join(dir, "enclave.sock");
   const child = spawn(
     process.execPath,
-    [...(options.nodeFlags ?? []), ...nodeArgs("enclave/main.ts"), "--local", "--listen", path, ...extraArgs],
+    [
+      ...(options.nodeFlags ?? [`--max-old-space-size=${TEST_ENCLAVE_HEAP_MB}`]),
+      ...nodeArgs("enclave/main.ts"),
+      "--local",
+      "--listen",
+      path,
+      ...extraArgs,
+    ],
     {
       cwd: repoRoot,
       stdio: ["ignore", "pipe", "pipe"],

@@ -41,7 +41,7 @@ export interface ServiceChild {
 
 /**
  * Starts `entry` (relative to the repository root) from its bundle (or with tsx before buildServiceBundles);
- * `echo` receives every output line. Secrets go
+ * `echo` receives every output line; `nodeFlags` are Node's own (before the entry). Secrets go
  * in `env` (added to this process's environment), never in `args`: a command line is visible to every local
  * user in `ps`.
  */
@@ -51,8 +51,9 @@ export function startServiceChild(
   args: readonly string[],
   echo: (line: string) => void,
   env: Readonly<Record<string, string>> = {},
+  nodeFlags: readonly string[] = [],
 ): ServiceChild {
-  const child = spawn(process.execPath, [...nodeArgs(entry, bundleDir), ...args], {
+  const child = spawn(process.execPath, [...nodeFlags, ...nodeArgs(entry, bundleDir), ...args], {
     cwd: REPO_ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...env },

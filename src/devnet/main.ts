@@ -14,7 +14,8 @@
  *                                            API key for local clients in .data/merchant-api-key
  *   verifiers         on L1                  TEEVerifier + AggregateVerifier, deployed once (recorded in .data/devnet.json);
  *                                            the proposer (account 5) and challenger (account 6) on the proposer list
- *   enclave           .data/enclave.sock     a local-mode enclave proving the devnet's chain (--rollup-config)
+ *   enclave           .data/enclave.sock     a local-mode enclave proving the devnet's chain (--rollup-config),
+ *                                            started with a 2 GiB heap (src/devnet/enclave.ts)
  *   prover host       http://127.0.0.1:8555  prover_prove; collects the witness from L1, beacon and the node; its
  *                                            enclave's signer registered by the registrar on every start
  *   with --provers N  N enclaves (.data/enclave.sock, .data/enclave-1.sock, …) and N hosts (ports 8555, 8556, …)
@@ -40,6 +41,7 @@ import {
   startServiceChild,
 } from "./child.js";
 import { runCli } from "./cli.js";
+import { startDevnetEnclave } from "./enclave.js";
 import { DevnetUsageError } from "./errors.js";
 import { DEVNET_L1_BLOCK_TIME } from "./l1/anvil.js";
 import { CHILD_MARK, forgetChildren, recordChildren, stopLeftovers } from "./leftovers.js";
@@ -276,9 +278,8 @@ async function startProver(
     throw new DevnetUsageError(`--prover-port ${config.proverPort} leaves no port for host ${index}`);
   rmSync(socket, { force: true }); // a killed enclave's socket file
   const enclave = await add(
-    startServiceChild(
+    startDevnetEnclave(
       `enclave${suffix}`,
-      "enclave/main.ts",
       ["--local", "--listen", socket, "--rollup-config", context.rollup.path],
       echoTo(`[enclave${suffix}]`),
     ),
