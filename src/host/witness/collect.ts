@@ -55,6 +55,10 @@ export async function collectWitness(options: CollectWitnessOptions): Promise<Wi
       ...(options.l1ChainConfig === undefined ? {} : { l1ChainConfig: options.l1ChainConfig }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
+  } catch (error) {
+    // A failure that followed a bound's refusal (a reader swallowed it, the program then missed a value) is that.
+    oracle.checkWithinBounds();
+    throw error;
   } finally {
     oracle.close();
   }

@@ -59,10 +59,18 @@ describe("WitnessBudget", () => {
     charge(budget, [preimage(1, 1), preimage(1, 2), preimage(1, 3)]);
     expect(() => budget.addPreimage(1)).toThrow(WitnessTooLargeError);
     expect(() => budget.addPreimage(1)).toThrow(/more than 3 preimages/);
+    // The first refusal stands, for a collector whose reader swallowed it.
+    expect(() => budget.checkNotRefused()).toThrow(/more than 3 preimages/);
 
     budget.addCached(600);
     budget.addCached(400);
     expect(() => budget.addCached(1)).toThrow(/cache would exceed 1000 bytes/);
+  });
+
+  it("has nothing to throw while no bound was passed", () => {
+    const budget = new WitnessBudget({ maxPreimages: 1, maxPayloadBytes: 100 });
+    budget.addPreimage(10);
+    budget.checkNotRefused();
   });
 
   it("allows the L1 head and `maxL1Distance` parents, and names the distance of the next", () => {

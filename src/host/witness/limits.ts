@@ -49,6 +49,8 @@ export class WitnessBudget {
   private preimageBytes = 0;
   private cacheBytes = 0;
   private l1Headers = 0;
+  /** The first refusal of the frame or the cache: kept, since a reader inside the EVM might swallow it. */
+  private refusal: WitnessTooLargeError | undefined;
 
   constructor(
     private readonly limits: WitnessLimits = ENCLAVE_WITNESS_LIMITS,
@@ -62,12 +64,12 @@ export class WitnessBudget {
     const payloadBytes = bytes + proveHeaderBytes(count);
     const { maxPreimages, maxPayloadBytes } = this.limits;
     if (count > maxPreimages)
-      throw new WitnessTooLargeError(
+      this.refuse(
         `the witness needs more than ${maxPreimages} preimages, the most one Prove frame may carry; prove a shorter range`,
         { limit: "preimages", preimages: count, maxPreimages },
       );
     if (payloadBytes > maxPayloadBytes)
-      throw new WitnessTooLargeError(
+      this.refuse(
         `the witness's Prove frame would exceed ${maxPayloadBytes} bytes (${count} preimages); prove a shorter range`,
         { limit: "frame-bytes", payloadBytes, maxPayloadBytes },
       );
@@ -79,11 +81,22 @@ export class WitnessBudget {
   addCached(valueLength: number): void {
     const cacheBytes = this.cacheBytes + valueLength;
     if (cacheBytes > this.limits.maxPayloadBytes)
-      throw new WitnessTooLargeError(
+      this.refuse(
         `the fetched witness cache would exceed ${this.limits.maxPayloadBytes} bytes, the most one Prove frame may carry; prove a shorter range`,
         { limit: "cache-bytes", cacheBytes, maxPayloadBytes: this.limits.maxPayloadBytes },
       );
     this.cacheBytes = cacheBytes;
+  }
+
+  private refuse(message: string, details: ConstructorParameters<typeof WitnessTooLargeError>[1]): never {
+    const error = new WitnessTooLargeError(message, details);
+    this.refusal ??= error;
+    throw error;
+  }
+
+  /** Throws the first refusal, if there was one (before the witness is handed out). */
+  checkNotRefused(): void {
+    if (this.refusal !== undefined) throw this.refusal;
   }
 
   /** One more L1 header walked (the first is the request's L1 head, at distance 0). */

@@ -214,8 +214,17 @@ export class FetchingOracle implements ProgramOracle {
     return this.record(key, value);
   }
 
-  /** The Prove frame's preimages: the boot keys, then every other value the program read, in reading order. */
+  /** Throws the first WitnessTooLargeError of this collection, if there was one (a reader may have swallowed it). */
+  checkWithinBounds(): void {
+    this.budget.checkNotRefused();
+  }
+
+  /**
+   * The Prove frame's preimages: the boot keys, then every other value the program read, in reading order. After
+   * a WitnessTooLargeError (even one a reader swallowed) it throws that error: there is no frame to send.
+   */
   witness(): Preimage[] {
+    this.checkWithinBounds();
     const boot = bootInfoPreimages(this.options.boot);
     const bootIds = new Set(boot.map(([key]) => toHexRaw(preimageKeyBytes(key))));
     return [...boot, ...[...this.served].filter(([id]) => !bootIds.has(id)).map(([, p]) => p)];
