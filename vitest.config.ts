@@ -10,13 +10,15 @@ import LongestFirstSequencer from "./test/support/sequencer.js";
 export default defineConfig({
   test: {
     reporters: ["default", "./test/support/summary-reporter.ts", "./test/support/duration-table.ts"],
-    // Longest files first, both lanes in one queue, so the two workers finish together (test/support/sequencer.ts).
+    // Longest files first, both lanes in one queue, so the workers finish together (test/support/sequencer.ts).
     sequence: { sequencer: LongestFirstSequencer },
     pool: "forks",
     testTimeout: 60_000,
     hookTimeout: 120_000,
     fileParallelism: true,
-    maxWorkers: 2,
+    // Three workers on the two-core CI machine: most of a process file's time is spent waiting for blocks, slots
+    // and child processes, not on the test worker's own CPU.
+    maxWorkers: 3,
     // Inherited by every process a test starts: the native vsock addon refuses AF_VSOCK before socket(2).
     // The vsock device on development and CI machines belongs to the sandbox host.
     env: { OP_ENCLAVE_FORBID_VSOCK: "1" },
