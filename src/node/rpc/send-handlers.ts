@@ -67,9 +67,12 @@ export function createSendHandlers(node: ChainNode): SendHandlers {
           `invalid params: timeoutMs must be an integer between 1 and ${SYNC_MAX_TIMEOUT_MS}`,
         );
       }
-      const hashHex = replica !== undefined ? await forward(transaction) : admit(transaction).hashHex;
-      const hash = fromHex(hashHex);
-      return new Promise<T.Receipt>((resolve, reject) => {
+      // The hash is the raw envelope's keccak256 (forward checks the leader's answer against it). The wait starts
+      // before the transaction is sent: a replica's leader may pre-confirm it, and that snapshot reach this node,
+      // before the forwarding call returns; the block could even be sealed before a later snapshot showed it again.
+      const hashHex = toHexRaw(keccak_256(transaction));
+      let cancel = (): void => {};
+      const preconfirmed = new Promise<T.Receipt>((resolve, reject) => {
         const finish = (fn: () => void) => {
           clearTimeout(timer);
           unsubscribe();
@@ -90,7 +93,7 @@ export function createSendHandlers(node: ChainNode): SendHandlers {
             finish(() =>
               reject(
                 new PreconfirmationTimeoutError(
-                  `transaction 0x${toHexRaw(hash)} was not pre-confirmed within ${limit} ms; it stays in the pool`,
+                  `transaction 0x${hashHex} was not pre-confirmed within ${limit} ms; it stays in the pool`,
                 ),
               ),
             ),
@@ -98,7 +101,18 @@ export function createSendHandlers(node: ChainNode): SendHandlers {
         );
         const onAbort = () => finish(() => reject(new RpcError(-32000, "request aborted")));
         ctx.signal.addEventListener("abort", onAbort);
+        cancel = () => finish(() => {});
       });
+      // Settled before it is awaited when sending fails: never an unhandled rejection.
+      preconfirmed.catch(() => {});
+      try {
+        if (replica !== undefined) await forward(transaction);
+        else admit(transaction);
+      } catch (e) {
+        cancel();
+        throw e;
+      }
+      return preconfirmed;
     },
   };
 }
