@@ -158,7 +158,7 @@ describe("a read replica (--follow)", () => {
         await call<Hex>(replica.url, "eth_getTransactionCount", [leader.accounts[2]!.address, "pending"]),
       );
       const raw = await signTransfer(leader, 2, nonce, recipient, 12345n);
-      const sync = await rpc(replica.url, "eth_sendRawTransactionSync", [raw, 10_000]);
+      const sync = await rpc(replica.url, "eth_sendRawTransactionSync", [raw, 30_000]);
       expect(sync.body?.error).toBeUndefined();
       const receipt = sync.body!.result as { transactionHash: Hex; blockNumber: Hex; status: Hex };
       expect(receipt.status).toBe("0x1");
@@ -457,6 +457,22 @@ describe("a replica before a leader that lies", () => {
         await new Promise((r) => setTimeout(r, 100));
       }
       await replicaReaches(follower.url, leader.url, start + 4n);
+      // No snapshot of it ever shows a transaction: eth_sendRawTransactionSync answers from the sealed block.
+      const recipient = privateKeyToAccount(generatePrivateKey()).address;
+      const nonce = Number(
+        await call<Hex>(leader.url, "eth_getTransactionCount", [leader.accounts[4]!.address, "pending"]),
+      );
+      const sync = await rpc(follower.url, "eth_sendRawTransactionSync", [
+        await signTransfer(leader, 4, nonce, recipient, 4321n),
+        30_000,
+      ]);
+      expect(sync.body?.error).toBeUndefined();
+      const receipt = sync.body!.result as { transactionHash: Hex; blockHash: Hex; status: Hex };
+      expect(receipt.status).toBe("0x1");
+      const atLeader = await call<{ blockHash: Hex }>(leader.url, "eth_getTransactionReceipt", [
+        receipt.transactionHash,
+      ]);
+      expect(receipt.blockHash).toBe(atLeader.blockHash);
       expect(follower.output()).toContain("dropped the pending block");
       expect(follower.output()).toContain("ignored a flashblock that does not build on the replica's head");
       expect(follower.process.exitCode).toBeNull();

@@ -1,6 +1,7 @@
 /**
  * Transaction submission: eth_sendRawTransaction (admission into the pool) and eth_sendRawTransactionSync
- * (answers once the transaction is pre-confirmed in a flashblock snapshot). Admission's refusals are
+ * (answers once the transaction is pre-confirmed in a flashblock snapshot, or sealed in a block when no snapshot
+ * showed it first). Admission's refusals are
  * answered with -32000. A read replica forwards the transaction to its leader's pool (the leader's refusal is
  * answered as the leader gave it) and, for the Sync form, answers from its own snapshots of the leader's blocks.
  */
@@ -76,6 +77,7 @@ export function createSendHandlers(node: ChainNode): SendHandlers {
         const finish = (fn: () => void) => {
           clearTimeout(timer);
           unsubscribe();
+          unsubscribeSealed();
           ctx.signal.removeEventListener("abort", onAbort);
           fn();
         };
@@ -87,6 +89,12 @@ export function createSendHandlers(node: ChainNode): SendHandlers {
             const reason = seq.dropped.get(hashHex);
             if (reason !== undefined) finish(() => reject(new TransactionRejectedError(reason)));
           }
+        });
+        // A replica that fell behind the flashblocks stream (or dropped a block that did not re-execute) may
+        // never show the transaction in a snapshot: it answers from the sealed block then.
+        const unsubscribeSealed = seq.onSealed((b) => {
+          const idx = b.transactionHashes.findIndex((h) => toHexRaw(h) === hashHex);
+          if (idx >= 0) finish(() => resolve(formatReceipt(node.content({ kind: "sealed", block: b }), idx)));
         });
         const timer = setTimeout(
           () =>
