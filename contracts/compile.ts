@@ -19,6 +19,7 @@ import {
   SOURCES_DIR,
 } from "./artifact-format.js";
 import { ContractsError } from "./errors.js";
+import { LOAD_ARTIFACTS_DIR, LOAD_SOURCES_DIR, LOAD_UNIT_PREFIX } from "./load-format.js";
 
 export {
   ARTIFACTS_DIR,
@@ -47,12 +48,12 @@ export class CompilerVersionMismatchError extends ContractsError {
   }
 }
 
-/** Source files keyed by their unit name `src/<File>.sol`, sorted by name. */
-export function readContractSources(dir: string = SOURCES_DIR): Map<string, string> {
+/** Source files keyed by their unit name `<unitPrefix>/<File>.sol` (default `src/<File>.sol`), sorted by name. */
+export function readContractSources(dir: string = SOURCES_DIR, unitPrefix = "src"): Map<string, string> {
   const files = readdirSync(dir)
     .filter((file) => file.endsWith(".sol"))
     .sort();
-  return new Map(files.map((file) => [`src/${file}`, readFileSync(join(dir, file), "utf8")]));
+  return new Map(files.map((file) => [`${unitPrefix}/${file}`, readFileSync(join(dir, file), "utf8")]));
 }
 
 export function computeSourceHash(sources: ReadonlyMap<string, string>): Hex {
@@ -147,10 +148,17 @@ export function writeArtifacts(artifacts: readonly ContractArtifact[], dir: stri
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const artifacts = compileContracts();
-  writeArtifacts(artifacts);
-  for (const a of artifacts) {
-    process.stdout.write(`${a.contractName}: ${(a.deployedBytecode.length - 2) / 2} bytes deployed\n`);
+  // The project's contracts, then the load generator's (a separate set: its own source hash and ABI module).
+  const sets = [
+    { sources: readContractSources(), dir: ARTIFACTS_DIR },
+    { sources: readContractSources(LOAD_SOURCES_DIR, LOAD_UNIT_PREFIX), dir: LOAD_ARTIFACTS_DIR },
+  ];
+  for (const { sources, dir } of sets) {
+    const artifacts = compileContracts(sources);
+    writeArtifacts(artifacts, dir);
+    for (const a of artifacts) {
+      process.stdout.write(`${a.contractName}: ${(a.deployedBytecode.length - 2) / 2} bytes deployed\n`);
+    }
+    process.stdout.write(`source hash ${artifacts[0]?.sourceHash ?? "(none)"}\n`);
   }
-  process.stdout.write(`source hash ${artifacts[0]?.sourceHash ?? "(none)"}\n`);
 }

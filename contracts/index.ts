@@ -21,6 +21,15 @@ export {
   teeProverRegistryAbi,
   teeVerifierAbi,
 } from "./artifacts.js";
+export {
+  LOAD_CONTRACT_NAMES,
+  type LoadContractName,
+  loadLoadArtifact,
+  loadNftAbi,
+  loadPoolAbi,
+  loadStorageAbi,
+  loadTokenAbi,
+} from "./load-artifacts.js";
 export { ContractDeploymentError, deployArtifact, type DeployClients, type Deployment } from "./deploy.js";
 export { ContractsError, type ContractsErrorKind } from "./errors.js";
 export {
