@@ -105,6 +105,10 @@ export const PACKAGES: readonly PackageDeclaration[] = [
   service("src/proposer", "proves L2 output ranges through the host and proposes them to AggregateVerifier"),
   service("src/challenger", "checks AggregateVerifier proposals against the node and nullifies wrong ones"),
   application("src/devnet", "`npm start`: node, token and merchant service together"),
+  application(
+    "src/load",
+    "`npm run load`: transactions modelled on Base mainnet's traffic at a target gas rate",
+  ),
   application("conformance", "black-box conformance suite for prover implementations"),
   application("bench", "benchmarks"),
   application("scripts", "developer scripts (this check included)"),

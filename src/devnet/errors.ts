@@ -11,7 +11,8 @@ export type DevnetErrorKind =
   | "deposit-not-included"
   | "prover-setup-failed"
   | "prove-failed"
-  | "slot-grid";
+  | "slot-grid"
+  | "gas-limit";
 
 /** Root of the devnet launcher's errors. */
 export abstract class DevnetError extends SuiteError<DevnetErrorKind> {
@@ -26,6 +27,13 @@ export abstract class DevnetError extends SuiteError<DevnetErrorKind> {
 export class DevnetUsageError extends DevnetError {
   constructor(message: string) {
     super(message, "usage");
+  }
+}
+
+/** SystemConfig.setGasLimit for `--gas-limit` reverted. */
+export class DevnetGasLimitError extends DevnetError {
+  constructor(message: string, details: ErrorDetails) {
+    super(message, "gas-limit", details);
   }
 }
 

@@ -42,6 +42,7 @@ import {
 } from "./child.js";
 import { runCli } from "./cli.js";
 import { startDevnetEnclave } from "./enclave.js";
+import { requestGasLimit } from "./gas-limit.js";
 import { DevnetUsageError } from "./errors.js";
 import { DEVNET_L1_BLOCK_TIME } from "./l1/anvil.js";
 import { CHILD_MARK, forgetChildren, recordChildren, stopLeftovers } from "./leftovers.js";
@@ -79,6 +80,9 @@ Options (each has an environment variable):
   --provers <n>                  DEVNET_PROVERS                run n worker hosts, each with its own enclave, on one
                                                                proof job queue (.data/proof-jobs.db, or DATABASE_URL);
                                                                the proposer schedules on it (default: one host, direct)
+  --gas-limit <n>                DEVNET_GAS_LIMIT              L2 block gas limit, set in SystemConfig on L1 when it
+                                                               differs (21 000 000 to 500 000 000; default: unchanged,
+                                                               30 000 000 on a new chain)
   --intermediate-block-interval <n>
                                  DEVNET_INTERMEDIATE_BLOCK_INTERVAL
                                                                L2 blocks per intermediate root, divides the above,
@@ -110,6 +114,8 @@ interface DevnetConfig {
   proposer: boolean;
   /** Worker hosts on a proof job queue; undefined: one host serving prover_prove, the proposer calling it. */
   provers: number | undefined;
+  /** L2 block gas limit to set in SystemConfig; undefined: leave it. */
+  gasLimit: number | undefined;
 }
 
 function portValue(text: string, what: string): number {
@@ -145,6 +151,7 @@ function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): DevnetCon
       "l2-block-time": { type: "string" },
       "data-availability": { type: "string" },
       "max-channel-duration": { type: "string" },
+      "gas-limit": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -155,6 +162,7 @@ function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): DevnetCon
   const intermediateBlockInterval =
     values["intermediate-block-interval"] ?? env.DEVNET_INTERMEDIATE_BLOCK_INTERVAL;
   const provers = values.provers ?? env.DEVNET_PROVERS;
+  const gasLimit = values["gas-limit"] ?? env.DEVNET_GAS_LIMIT;
   const da = values["data-availability"] ?? env.DEVNET_DATA_AVAILABILITY ?? "blobs";
   if (da !== "blobs" && da !== "calldata")
     throw new DevnetUsageError(`--data-availability must be blobs or calldata, got ${da}`);
@@ -194,6 +202,9 @@ function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): DevnetCon
         : integerValue(intermediateBlockInterval, "--intermediate-block-interval", 2, 1_000_000),
     proposer: values.proposer === true || ["1", "true"].includes(env.DEVNET_PROPOSER ?? ""),
     provers: provers === undefined ? undefined : integerValue(provers, "--provers", 1, 16),
+    // SystemConfig's bounds.
+    gasLimit:
+      gasLimit === undefined ? undefined : integerValue(gasLimit, "--gas-limit", 21_000_000, 500_000_000),
   };
 }
 
@@ -400,6 +411,10 @@ async function main(config: DevnetConfig): Promise<number> {
         `beacon API ${beacon.url} (${beacon.grid.secondsPerSlot} s slots from ${beacon.grid.genesisTime})\n`,
     );
 
+    // --gas-limit: SystemConfig.setGasLimit on L1 (a first start mines it in the L2 genesis's anchor block).
+    const gasLimit =
+      config.gasLimit === undefined ? undefined : await requestGasLimit(l1, BigInt(config.gasLimit));
+
     // 2. The rollup config, written once.
     const rollup = await ensureDevnetRollupConfig(l1, {
       dataDir: config.dataDir,
@@ -409,6 +424,14 @@ async function main(config: DevnetConfig): Promise<number> {
       `[devnet] rollup config ${rollup.created ? "written to" : "read from"} ${rollup.path} ` +
         `(L2 genesis ${toHex(rollup.config.genesis.l2.hash)}, L1 block ${rollup.config.genesis.l1.number})\n`,
     );
+
+    if (gasLimit !== undefined) {
+      await gasLimit.included;
+      if (gasLimit.previous !== BigInt(config.gasLimit!))
+        process.stdout.write(
+          `[devnet] L2 gas limit ${gasLimit.previous} → ${config.gasLimit} in SystemConfig\n`,
+        );
+    }
 
     await bundles;
     // 3. The L2 node on real L1 origins.

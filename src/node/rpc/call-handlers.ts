@@ -75,7 +75,9 @@ export function createCallHandlers(node: ChainNode): CallHandlers {
       const r = resolveSelector(node, block, "pending");
       tagSnapshot(ctx, r);
       const context = node.callContext(r);
-      let cap = transaction.gas ?? context.env.gasLimit;
+      // Without a gas allowance: the block gas limit, capped like eth_call's (a chain's limit may exceed the cap).
+      const { gasLimit } = context.env;
+      let cap = transaction.gas ?? (gasLimit < RPC_GAS_CAP ? gasLimit : RPC_GAS_CAP);
       const msg = callMessage(transaction, cap);
       const feeCap = transaction.maxFeePerGas ?? transaction.gasPrice ?? 0n;
       if (feeCap > 0n) {
