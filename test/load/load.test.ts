@@ -6,28 +6,16 @@
  * storage contract's slots grew by what was minted and filled, the transfers are on the token's log, the deployed
  * tokens have code.
  */
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { createPublicClient, http, parseAbiItem, type PublicClient } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadNftAbi, loadPoolAbi, loadStorageAbi } from "../../contracts/index.js";
-import { devnetSystemConfig } from "../../src/devnet/accounts.js";
 import { requestGasLimit } from "../../src/devnet/gas-limit.js";
-import { type DevnetL1, startDevnetL1 } from "../../src/devnet/l1/bootstrap.js";
-import { ensureDevnetRollupConfig } from "../../src/devnet/rollup-config.js";
-import type { LoadReport } from "../../src/load/index.js";
-import { type NodeProcess, startNodeProcess } from "../node/spawn-node.js";
+import { type LoadChain, type LoadReport, runLoadProcess, startLoadChain } from "./load-chain.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const GENESIS_GAS_LIMIT = 60_000_000n;
 const LATER_GAS_LIMIT = 70_000_000n;
 
-const dataDir = mkdtempSync(join(tmpdir(), "load-"));
-let l1: DevnetL1;
-let node: NodeProcess;
+let chain: LoadChain;
 let l2: PublicClient;
 
 async function waitFor<T>(what: string, read: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
@@ -40,58 +28,19 @@ async function waitFor<T>(what: string, read: () => Promise<T | undefined>, time
   }
 }
 
-/** `npm run load` as a process; its JSON lines. */
-function runLoadCli(
-  args: readonly string[],
-): Promise<{ code: number | null; lines: unknown[]; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/load/main.ts", ...args], {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
-    child.stderr.on("data", (c: Buffer) => (err += c.toString("utf8")));
-    child.once("error", reject);
-    child.once("exit", (code) =>
-      resolve({
-        code,
-        lines: out
-          .split("\n")
-          .filter((l) => l.startsWith("{"))
-          .map((l) => JSON.parse(l) as unknown),
-        stderr: err,
-      }),
-    );
-  });
-}
-
 beforeAll(async () => {
-  l1 = await startDevnetL1({
-    systemConfig: devnetSystemConfig(),
-    mining: { mode: "interval", blockTimeSeconds: 1 },
-    stateDir: join(dataDir, "l1"),
-    stateIntervalSeconds: 60,
+  chain = await startLoadChain({
+    gasLimit: GENESIS_GAS_LIMIT,
+    l1BlockSeconds: 1,
+    l2BlockSeconds: 1,
+    node: { callWorkers: 0 },
   });
-  // What `npm start -- --gas-limit` does before the rollup config: the anchor block mines the change.
-  const request = await requestGasLimit(l1, GENESIS_GAS_LIMIT);
-  const rollup = await ensureDevnetRollupConfig(l1, { dataDir, blockTime: 1 });
-  await request.included;
-  expect(request.previous).toBe(30_000_000n);
-  node = await startNodeProcess({
-    dataDir: join(dataDir, "node"),
-    l1: { rpcUrl: l1.anvil.rpcUrl, rollupConfigPath: rollup.path },
-    startTimeoutMs: 90_000,
-    callWorkers: 0,
-  });
-  l2 = createPublicClient({ transport: http(node.url, { timeout: 60_000 }) });
+  expect(chain.previousGasLimit).toBe(30_000_000n);
+  l2 = createPublicClient({ transport: http(chain.node.url, { timeout: 60_000 }) });
 }, 180_000);
 
 afterAll(async () => {
-  await node?.kill();
-  await l1?.anvil.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await chain?.stop();
 });
 
 describe("the devnet's --gas-limit", () => {
@@ -107,7 +56,7 @@ describe("the devnet's --gas-limit", () => {
     expect(head.gasLimit).toBe(GENESIS_GAS_LIMIT);
     expect((await l2.getBlock({ blockNumber: 0n })).gasLimit).toBe(GENESIS_GAS_LIMIT);
 
-    const later = await requestGasLimit(l1, LATER_GAS_LIMIT);
+    const later = await requestGasLimit(chain.l1, LATER_GAS_LIMIT);
     expect(later.previous).toBe(GENESIS_GAS_LIMIT);
     await later.included;
     const changed = await waitFor(
@@ -124,8 +73,8 @@ describe("the devnet's --gas-limit", () => {
 
 describe("npm run load", () => {
   it("sends every kind of transaction, each included with success, and the contracts' state shows them", async () => {
-    const run = await runLoadCli([
-      ...["--rpc", node.url, "--gas-per-second", "4000000", "--duration", "4", "--senders", "8"],
+    const run = await runLoadProcess([
+      ...["--rpc", chain.node.url, "--gas-per-second", "4000000", "--duration", "4", "--senders", "8"],
       ...["--mix", "transfer=1,swap=1,mint=1,storage=1,deploy=1", "--drain", "60"],
     ]);
     expect(run.code, run.stderr).toBe(0);

@@ -1,0 +1,167 @@
+/**
+ * bench:load — does the devnet sequence Base's target (80 M gas per 2 s block) with its 200 ms flashblock cadence
+ * under `npm run load`?
+ *
+ * Without --rpc: starts the devnet's L1 (anvil) with SystemConfig's gas limit set to --gas-limit (what
+ * `npm start -- --gas-limit` does) and a node in L1 mode (2 s blocks, 200 ms flashblocks). With --rpc: a running
+ * node (e.g. `npm start -- --gas-limit 400000000`), its flashblocks at --flashblocks (default
+ * ws://<host>:<port>/ws/flashblocks). Then runs `npm run load` as a process at --gas-per-second for --duration
+ * seconds while a worker thread stamps every flashblocks message; prints the machine and load average, the
+ * generator's report (gas sent and included per second, inclusion latency, errors), the gas the chain sequenced
+ * per second and per block, and the interval between consecutive flashblocks of a block (p50 / p99 / max).
+ *
+ * Flags: --rpc <url>, --flashblocks <ws url>, --gas-limit <n> (default 400 000 000, Base's), --gas-per-second <n>
+ * (default 40 000 000), --duration <s> (default 60), --senders <n> (default 128), --mix <kind=weight,…>.
+ */
+import os from "node:os";
+import { parseArgs } from "node:util";
+import { Worker } from "node:worker_threads";
+import { type LoadChain, type LoadReport, runLoadProcess, startLoadChain } from "../test/load/load-chain.js";
+
+const { values } = parseArgs({
+  options: {
+    rpc: { type: "string" },
+    flashblocks: { type: "string" },
+    "gas-limit": { type: "string", default: "400000000" },
+    "gas-per-second": { type: "string", default: "40000000" },
+    duration: { type: "string", default: "60" },
+    senders: { type: "string", default: "128" },
+    mix: { type: "string" },
+  },
+});
+
+interface Frame {
+  payload: string;
+  index: number;
+  at: number;
+  gasUsed: number;
+  blockNumber: number;
+}
+
+/** Stamps each flashblocks message on a worker thread (this thread's work must not delay the stamps). */
+function watchFlashblocks(url: string, frames: Frame[]): Worker {
+  const code = `
+    const { parentPort, workerData } = require("node:worker_threads");
+    const WebSocket = require("ws");
+    const ws = new WebSocket(workerData.url);
+    ws.on("message", (data) => {
+      const at = performance.timeOrigin + performance.now();
+      const text = data.toString();
+      const id = /"payload_id":"(0x[0-9a-f]+)","index":(\\d+)/.exec(text);
+      const gas = /"gas_used":"(0x[0-9a-f]+)"/.exec(text);
+      const block = /"block_number":(\\d+)/.exec(text);
+      if (id) parentPort.postMessage({ payload: id[1], index: Number(id[2]), at,
+        gasUsed: gas ? Number(gas[1]) : 0, blockNumber: block ? Number(block[1]) : 0 });
+    });
+  `;
+  const worker = new Worker(code, { eval: true, workerData: { url } });
+  worker.on("message", (frame: Frame) => frames.push(frame));
+  return worker;
+}
+
+/** `npm run load` with `args`, its progress on the console; its report. */
+async function runGenerator(args: readonly string[]): Promise<LoadReport> {
+  const run = await runLoadProcess(args, (value) => {
+    const event = value as { msg?: string; second?: number; sentGas?: number; includedGas?: number };
+    if (event.msg === "load second")
+      console.log(
+        `  second ${event.second}: sent ${((event.sentGas ?? 0) / 1e6).toFixed(1)} Mgas, ` +
+          `included ${((event.includedGas ?? 0) / 1e6).toFixed(1)} Mgas`,
+      );
+    else if (event.msg === "load setup done") console.log("  setup done");
+  });
+  const report = run.lines.at(-1) as LoadReport | undefined;
+  if (run.code !== 0 || report?.msg !== "load report")
+    throw new Error(`npm run load exited with ${run.code}: ${run.stderr.slice(-2000)}`);
+  return report;
+}
+
+/** Nearest-rank percentile. */
+function percentile(values: readonly number[], p: number): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1];
+}
+
+const mgas = (gas: number | undefined): string => (gas === undefined ? "-" : `${(gas / 1e6).toFixed(1)} M`);
+const ms = (value: number | undefined): string => (value === undefined ? "-" : `${Math.round(value)} ms`);
+
+async function main(): Promise<void> {
+  const cpus = os.cpus();
+  const load = (): string =>
+    os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ");
+  console.log(
+    `bench:load — ${mgas(Number(values["gas-per-second"]))}gas/s for ${values.duration} s, ` +
+      `gas limit ${values.rpc === undefined ? values["gas-limit"] : "(the node's)"}; ` +
+      `${cpus.length} × ${cpus[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ` +
+      `Node ${process.version}, load average ${load()}`,
+  );
+  let chain: LoadChain | undefined;
+  let worker: Worker | undefined;
+  try {
+    let rpcUrl = values.rpc;
+    let flashblocksUrl = values.flashblocks;
+    if (rpcUrl === undefined) {
+      chain = await startLoadChain({
+        gasLimit: BigInt(values["gas-limit"]),
+        l1BlockSeconds: 4,
+        l2BlockSeconds: 2,
+        node: { flashblockIntervalMs: 200, logLevel: "warn" },
+      });
+      rpcUrl = chain.node.url;
+      flashblocksUrl = chain.node.flashblocksUrl;
+      console.log(`node ${rpcUrl} (L1 mode, 2 s blocks, 200 ms flashblocks), flashblocks ${flashblocksUrl}`);
+    }
+    flashblocksUrl ??= `${rpcUrl.replace(/^http/, "ws").replace(/\/$/, "")}/ws/flashblocks`;
+    const frames: Frame[] = [];
+    worker = watchFlashblocks(flashblocksUrl, frames);
+    const report = await runGenerator([
+      ...["--rpc", rpcUrl, "--gas-per-second", values["gas-per-second"], "--duration", values.duration],
+      ...["--senders", values.senders, "--drain", "20"],
+      ...(values.mix === undefined ? [] : ["--mix", values.mix]),
+    ]);
+    await worker.terminate();
+    worker = undefined;
+
+    // Flashblocks of the blocks sealed while the load ran (the generator's report names them by count).
+    const byPayload = new Map<string, Frame[]>();
+    for (const f of frames) byPayload.set(f.payload, [...(byPayload.get(f.payload) ?? []), f]);
+    const intervals: number[] = [];
+    const blockGas: number[] = [];
+    for (const list of byPayload.values()) {
+      list.sort((a, b) => a.index - b.index);
+      for (let i = 1; i < list.length; i++)
+        if (list[i]!.index === list[i - 1]!.index + 1) intervals.push(list[i]!.at - list[i - 1]!.at);
+      blockGas.push(list[list.length - 1]!.gasUsed);
+    }
+    const busy = blockGas.filter((g) => g > 1_000_000);
+    console.log(`\ngenerator (${report.senders} senders, ${JSON.stringify(report.target.mix)}):`);
+    console.log(
+      `  sent ${mgas(report.sent.gasPerSecond)}gas/s (${report.sent.transactions} transactions), included ` +
+        `${mgas(report.included.gasPerSecond)}gas/s (${report.included.transactions}: ${report.included.succeeded} ` +
+        `succeeded, ${report.included.reverted} reverted)`,
+    );
+    console.log(
+      `  inclusion latency p50 ${ms(report.inclusionLatencyMs.p50)}, p99 ${ms(report.inclusionLatencyMs.p99)}, ` +
+        `max ${ms(report.inclusionLatencyMs.max)}; errors ${JSON.stringify(report.errors)}`,
+    );
+    console.log(
+      `chain: ${report.chain.blocks} blocks, gas limit ${report.chain.gasLimit}, sequenced ` +
+        `${mgas(report.chain.gasPerSecond)}gas/s, per block average ${mgas(report.chain.averageBlockGasUsed)}, ` +
+        `max ${mgas(report.chain.maxBlockGasUsed)}`,
+    );
+    console.log(
+      `flashblocks: ${frames.length} messages of ${byPayload.size} blocks (${busy.length} with load); interval ` +
+        `p50 ${ms(percentile(intervals, 50))}, p99 ${ms(percentile(intervals, 99))}, max ${ms(percentile(intervals, 100))}`,
+    );
+    console.log(`load average at the end ${load()}`);
+  } finally {
+    await worker?.terminate();
+    await chain?.stop();
+  }
+}
+
+await main();
