@@ -10,6 +10,7 @@ export type ChainErrorKind =
   | "invalid-extra-data"
   | "invalid-transaction-encoding"
   | "invalid-rollup-config"
+  | "invalid-l1-info"
   | "invalid-fixture"
   | "invalid-block"
   | "transaction-rejected"

@@ -147,17 +147,33 @@ export {
   genesisAccounts,
 } from "./dev-chain/genesis.js";
 export {
-  DEPOSITOR_ACCOUNT,
   DEV_FEE_SCALARS,
-  type L1InfoFees,
   type L1Origin,
-  decodeL1InfoCalldata,
-  l1InfoFeesOfDeposit,
+  devL1Info,
   l1InfoCalldata,
   l1InfoDeposit,
-  l1InfoSourceHash,
   syntheticL1Origin,
 } from "./dev-chain/l1-info.js";
+export {
+  InvalidL1InfoError,
+  L1_BLOCK_ADDRESS,
+  L1_INFO_DEPOSITOR,
+  L1_INFO_DEPOSIT_GAS,
+  L1_INFO_LENGTHS,
+  L1_INFO_SELECTORS,
+  type L1BlockInfo,
+  type L1InfoFormat,
+  decodeL1InfoCalldata,
+  decodeL1InfoDeposit,
+  encodeL1InfoCalldata,
+  encodeL1InfoDeposit,
+  l1InfoDepositTransaction,
+  l1InfoFormatOf,
+  l1InfoOfFirstTransaction,
+  l1InfoSourceHash,
+  upgradeDepositSourceHash,
+  userDepositSourceHash,
+} from "./l1-info.js";
 export {
   BEACON_ROOTS_CODE,
   type GenesisAccount as DevGenesisAccount,

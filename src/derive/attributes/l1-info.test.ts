@@ -8,17 +8,17 @@ import {
   loadFixture,
   fromHex,
   keccak256,
+  L1_INFO_SELECTORS,
+  type L1BlockInfo,
+  encodeL1InfoCalldata,
+  encodeL1InfoDeposit,
 } from "../../chain/index.js";
 import { fixtureFiles } from "../../chain/fixture-paths.test-support.js";
 import { CriticalDeriveError } from "../errors.js";
 import {
-  L1_INFO_SELECTORS,
-  type L1BlockInfo,
   buildL1BlockInfo,
   decodeL1InfoCalldata,
   decodeL1InfoDeposit,
-  encodeL1InfoCalldata,
-  encodeL1InfoDeposit,
   l1InfoFormatAt,
   l1OriginFromHeader,
 } from "./l1-info.js";
