@@ -11,6 +11,7 @@ export type ChainErrorKind =
   | "invalid-transaction-encoding"
   | "invalid-rollup-config"
   | "invalid-l1-info"
+  | "invalid-output-root-preimage"
   | "invalid-fixture"
   | "invalid-block"
   | "transaction-rejected"

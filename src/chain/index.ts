@@ -76,7 +76,16 @@ export {
   InvalidHeaderError,
 } from "./header.js";
 export { type L1FeeParams, calldataGas, daFootprint, l1DataFee, operatorFee } from "./l1-fee.js";
-export { outputRootV0 } from "./output-root.js";
+export {
+  OUTPUT_ROOT_V0_PREIMAGE_BYTES,
+  OutputRootPreimageError,
+  type OutputRootPreimageFault,
+  type OutputRootV0Fields,
+  headerMessagePasserRoot,
+  openOutputRootV0,
+  outputRootPreimageV0,
+  outputRootV0,
+} from "./output-root.js";
 export { orderedTrieRoot } from "./ordered-trie.js";
 export {
   InvalidPreimageKeyError,
@@ -165,8 +174,11 @@ export {
   type L1InfoFormat,
   decodeL1InfoCalldata,
   decodeL1InfoDeposit,
+  ecotoneScalars,
+  encodeEcotoneScalar,
   encodeL1InfoCalldata,
   encodeL1InfoDeposit,
+  isValidEcotoneScalar,
   l1InfoDepositTransaction,
   l1InfoFormatOf,
   l1InfoOfFirstTransaction,

@@ -15,8 +15,11 @@ import {
   type L1InfoFormat,
   decodeL1InfoCalldata,
   decodeL1InfoDeposit,
+  ecotoneScalars,
+  encodeEcotoneScalar,
   encodeL1InfoCalldata,
   encodeL1InfoDeposit,
+  isValidEcotoneScalar,
   l1InfoOfFirstTransaction,
 } from "./l1-info.js";
 
@@ -122,5 +125,19 @@ describe("the L1 info codec", () => {
     expect(
       l1InfoOfFirstTransaction(encodeDepositTransaction({ ...tx, from: new Uint8Array(20) })),
     ).toBeUndefined();
+  });
+});
+
+describe("the Ecotone scalar word", () => {
+  it("carries version 1, the blob base fee scalar in bytes 24..28 and the base fee scalar in 28..32", () => {
+    const word = encodeEcotoneScalar(2269, 1_055_762);
+    expect(toHex(word)).toBe(`0x01${"00".repeat(23)}00101c12000008dd`);
+    expect(ecotoneScalars(word)).toEqual({ baseFeeScalar: 2269, blobBaseFeeScalar: 1_055_762 });
+    expect(isValidEcotoneScalar(word)).toBe(true);
+    const version0 = Uint8Array.from(word);
+    version0[0] = 0;
+    // Version 0 states the base fee scalar only, and its blob scalar bytes must be zero.
+    expect(ecotoneScalars(version0)).toEqual({ baseFeeScalar: 2269, blobBaseFeeScalar: 0 });
+    expect(isValidEcotoneScalar(version0)).toBe(false);
   });
 });

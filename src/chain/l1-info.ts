@@ -232,6 +232,39 @@ export function decodeL1InfoCalldata(data: Uint8Array): L1BlockInfo {
   };
 }
 
+/*
+ * The system config's fee scalar word (Ecotone format): byte 0 the version (0 or 1); version 1 carries the blob
+ * base fee scalar in bytes 24..28 and the base fee scalar in 28..32, version 0 only the base fee scalar. The L1
+ * info deposit states the two scalars it encodes.
+ */
+
+/** The Ecotone fee scalars a scalar word encodes (op-node `EcotoneScalars`). */
+export function ecotoneScalars(scalar: Uint8Array): { baseFeeScalar: number; blobBaseFeeScalar: number } {
+  const view = new DataView(scalar.buffer, scalar.byteOffset, 32);
+  return {
+    blobBaseFeeScalar: scalar[0] === 1 ? view.getUint32(24) : 0,
+    baseFeeScalar: view.getUint32(28),
+  };
+}
+
+/** A version-1 scalar word from the two Ecotone scalars. */
+export function encodeEcotoneScalar(baseFeeScalar: number, blobBaseFeeScalar: number): Uint8Array {
+  const out = new Uint8Array(32);
+  const view = new DataView(out.buffer);
+  out[0] = 1;
+  view.setUint32(24, blobBaseFeeScalar);
+  view.setUint32(28, baseFeeScalar);
+  return out;
+}
+
+/** Whether `scalar` is a valid Ecotone scalar word (version 0 or 1 with zero padding). */
+export function isValidEcotoneScalar(scalar: Uint8Array): boolean {
+  if (scalar.length !== 32) return false;
+  if (scalar[0] === 0) return isZero(scalar, 1, 28);
+  if (scalar[0] === 1) return isZero(scalar, 1, 24);
+  return false;
+}
+
 /** The L1 info deposit transaction of `info`. */
 export function l1InfoDepositTransaction(info: L1BlockInfo): DepositTransaction {
   return {

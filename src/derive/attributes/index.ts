@@ -7,10 +7,7 @@ export {
   type SystemConfig,
   applyConfigUpdateLog,
   applyConfigUpdates,
-  ecotoneScalars,
   eip1559ParamsOf,
-  encodeEcotoneScalar,
-  isValidEcotoneScalar,
   systemConfigFromGenesis,
   systemConfigFromL2Block,
 } from "./system-config.js";

@@ -12,6 +12,7 @@ import {
   type L1BlockInfo,
   encodeL1InfoCalldata,
   encodeL1InfoDeposit,
+  encodeEcotoneScalar,
 } from "../../chain/index.js";
 import { fixtureFiles } from "../../chain/fixture-paths.test-support.js";
 import { CriticalDeriveError } from "../errors.js";
@@ -22,7 +23,7 @@ import {
   l1InfoFormatAt,
   l1OriginFromHeader,
 } from "./l1-info.js";
-import { encodeEcotoneScalar, systemConfigFromGenesis } from "./system-config.js";
+import { systemConfigFromGenesis } from "./system-config.js";
 
 // op-rs/kona @ cdb9be24, crates/protocol/protocol/src/test_utils.rs: RAW_ECOTONE_INFO_TX, RAW_ISTHMUS_INFO_TX.
 const KONA_ECOTONE_CALLDATA =

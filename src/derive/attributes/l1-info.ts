@@ -20,9 +20,10 @@ import {
   headerHash,
   isForkActivationBlock,
   isForkActive,
+  ecotoneScalars,
 } from "../../chain/index.js";
 import { CriticalDeriveError } from "../errors.js";
-import { DEFAULT_DA_FOOTPRINT_GAS_SCALAR, type SystemConfig, ecotoneScalars } from "./system-config.js";
+import { DEFAULT_DA_FOOTPRINT_GAS_SCALAR, type SystemConfig } from "./system-config.js";
 
 /** The forms derivation builds and accepts (Holocene and later). */
 export type DerivedL1InfoFormat = Exclude<L1InfoFormat, "bedrock">;

@@ -21,8 +21,9 @@ import {
   headerHash,
   toHex,
   encodeL1InfoDeposit,
+  encodeEcotoneScalar,
 } from "../../chain/index.js";
-import { CONFIG_UPDATE_TOPIC, type SystemConfig, encodeEcotoneScalar } from "../attributes/index.js";
+import { CONFIG_UPDATE_TOPIC, type SystemConfig } from "../attributes/index.js";
 import { TRANSACTION_DEPOSITED_TOPIC } from "../attributes/deposits.js";
 import { buildL1BlockInfo, l1OriginFromHeader } from "../attributes/l1-info.js";
 import { encodeBatch } from "../batches/batch.js";
