@@ -14,7 +14,8 @@ import {
   keccak256,
   serializeTransaction,
 } from "viem";
-import { L1_BLOCK_ADDRESS, L1_INFO_DEPOSITOR, decodeL1InfoCalldata } from "../derive/index.js";
+import { L1_BLOCK_ADDRESS, L1_INFO_DEPOSITOR } from "../chain/index.js";
+import { decodeL1InfoCalldata } from "../derive/index.js";
 import { L2ReadError } from "./errors.js";
 
 /** What the batcher needs of one sealed L2 block. */

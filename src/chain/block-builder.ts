@@ -19,7 +19,7 @@ import { PreimageHeaderChain } from "./header-chain.js";
 import { fromHex } from "./hex.js";
 import { collectNewNodes } from "./new-nodes.js";
 import { orderedTrieRoot } from "./ordered-trie.js";
-import { outputRootV0 } from "./output-root.js";
+import { headerMessagePasserRoot, outputRootV0 } from "./output-root.js";
 import { MissingPreimageError, type PreimageSource } from "./preimage-store.js";
 import { type Receipt, type ReceiptDetails, bloomOr, encodeReceipt } from "./receipts.js";
 import { OpFork, type RollupConfig, activeFork, isForkActive } from "./rollup-config.js";
@@ -457,10 +457,7 @@ export class BlockBuilder {
       // lack its account, and then the output root cannot be computed (MissingPreimageError).
       let messagePasserStorageRoot: Uint8Array | undefined;
       try {
-        messagePasserStorageRoot =
-          header.requestsHash !== undefined && header.withdrawalsRoot !== undefined
-            ? header.withdrawalsRoot
-            : await this.messagePasserStorageRoot();
+        messagePasserStorageRoot = headerMessagePasserRoot(header) ?? (await this.messagePasserStorageRoot());
       } catch (e) {
         if (!(e instanceof MissingPreimageError)) throw e;
       }

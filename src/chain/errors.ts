@@ -10,6 +10,8 @@ export type ChainErrorKind =
   | "invalid-extra-data"
   | "invalid-transaction-encoding"
   | "invalid-rollup-config"
+  | "invalid-l1-info"
+  | "invalid-output-root-preimage"
   | "invalid-fixture"
   | "invalid-block"
   | "transaction-rejected"

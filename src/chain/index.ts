@@ -76,7 +76,16 @@ export {
   InvalidHeaderError,
 } from "./header.js";
 export { type L1FeeParams, calldataGas, daFootprint, l1DataFee, operatorFee } from "./l1-fee.js";
-export { outputRootV0 } from "./output-root.js";
+export {
+  OUTPUT_ROOT_V0_PREIMAGE_BYTES,
+  OutputRootPreimageError,
+  type OutputRootPreimageFault,
+  type OutputRootV0Fields,
+  headerMessagePasserRoot,
+  openOutputRootV0,
+  outputRootPreimageV0,
+  outputRootV0,
+} from "./output-root.js";
 export { orderedTrieRoot } from "./ordered-trie.js";
 export {
   InvalidPreimageKeyError,
@@ -147,17 +156,36 @@ export {
   genesisAccounts,
 } from "./dev-chain/genesis.js";
 export {
-  DEPOSITOR_ACCOUNT,
   DEV_FEE_SCALARS,
-  type L1InfoFees,
   type L1Origin,
-  decodeL1InfoCalldata,
-  l1InfoFeesOfDeposit,
+  devL1Info,
   l1InfoCalldata,
   l1InfoDeposit,
-  l1InfoSourceHash,
   syntheticL1Origin,
 } from "./dev-chain/l1-info.js";
+export {
+  InvalidL1InfoError,
+  L1_BLOCK_ADDRESS,
+  L1_INFO_DEPOSITOR,
+  L1_INFO_DEPOSIT_GAS,
+  L1_INFO_LENGTHS,
+  L1_INFO_SELECTORS,
+  type L1BlockInfo,
+  type L1InfoFormat,
+  decodeL1InfoCalldata,
+  decodeL1InfoDeposit,
+  ecotoneScalars,
+  encodeEcotoneScalar,
+  encodeL1InfoCalldata,
+  encodeL1InfoDeposit,
+  isValidEcotoneScalar,
+  l1InfoDepositTransaction,
+  l1InfoFormatOf,
+  l1InfoOfFirstTransaction,
+  l1InfoSourceHash,
+  upgradeDepositSourceHash,
+  userDepositSourceHash,
+} from "./l1-info.js";
 export {
   BEACON_ROOTS_CODE,
   type GenesisAccount as DevGenesisAccount,

@@ -4,9 +4,14 @@
  * withheld receipts, transactions or blobs are "data missing", never an empty or deposit-only block.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { decodeDepositTransaction, encodeDepositTransaction, fromHex } from "../chain/index.js";
-import { userDepositSourceHash } from "./attributes/index.js";
-import { decodeL1InfoDeposit, encodeL1InfoDeposit } from "./attributes/l1-info.js";
+import {
+  decodeDepositTransaction,
+  encodeDepositTransaction,
+  encodeL1InfoDeposit,
+  fromHex,
+  userDepositSourceHash,
+} from "../chain/index.js";
+import { decodeL1InfoDeposit } from "./attributes/l1-info.js";
 import { loadKzg } from "./blob/kzg.js";
 import { type DeriveInput, type DeriveResult, type DerivedBlock, derive } from "./driver.js";
 import { CriticalDeriveError, DataMissingError, type DroppedInputError } from "./errors.js";

@@ -4,7 +4,8 @@
  * - `kind`: a stable, machine-readable string that callers branch on (never the message text);
  * - `details`: the structured fields that explain it (ids, lengths, addresses), also kept as named properties
  *   where a class already exposes them;
- * - `cause`: the underlying error, when there is one (standard `Error.cause`).
+ * - `cause`: the underlying error, when there is one (standard `Error.cause`); `walk()` follows the chain (viem's
+ *   `BaseError.walk`), and `walkErrors` does the same for any error, the generated code's roots included.
  * JSON-RPC codes are not part of this model: servers map classes or kinds to codes at their edge.
  */
 
@@ -29,6 +30,30 @@ export abstract class SuiteError<Kind extends string = string> extends Error {
     this.name = new.target.name;
     this.kind = options.kind;
     this.details = options.details ?? {};
+  }
+
+  /**
+   * Follows the cause chain from this error: the first error `fn` accepts (undefined when none does), or without
+   * `fn` the deepest cause.
+   */
+  walk(fn?: (error: unknown) => boolean): unknown {
+    return walkErrors(this, fn);
+  }
+}
+
+/**
+ * Follows `error`'s cause chain (`Error.cause`), `error` first: the first error `fn` accepts (undefined when none
+ * does), or without `fn` the deepest cause. A chain that loops back stops where it would repeat.
+ */
+export function walkErrors(error: unknown, fn?: (error: unknown) => boolean): unknown {
+  const seen = new Set<unknown>();
+  let current = error;
+  for (;;) {
+    if (fn?.(current) === true) return current;
+    seen.add(current);
+    const next: unknown = current instanceof Error ? current.cause : undefined;
+    if (next === undefined || seen.has(next)) return fn === undefined ? current : undefined;
+    current = next;
   }
 }
 

@@ -28,3 +28,42 @@ export type HostErrorOptions = Omit<SuiteErrorOptions<HostErrorKind>, "kind">;
 export abstract class HostError<Kind extends HostErrorKind = HostErrorKind> extends SuiteError<Kind> {
   readonly package = "host";
 }
+
+/** A proof request whose values make no sense (the codecs checked the types). */
+export class InvalidProofRequestError extends HostError<"invalid-proof-request"> {
+  override readonly name = "InvalidProofRequestError";
+  constructor(message: string, details: { readonly field: string }) {
+    super(message, { kind: "invalid-proof-request", details });
+  }
+}
+
+/** The proof request timeout expired before the enclave answered. */
+export class ProofTimeoutError extends HostError<"proof-timeout"> {
+  override readonly name = "ProofTimeoutError";
+  constructor(
+    readonly block: bigint,
+    readonly seconds: number,
+    options: { readonly cause?: unknown } = {},
+  ) {
+    super(`proof request for L2 block ${block} timed out after ${seconds} s`, {
+      kind: "proof-timeout",
+      details: { block, seconds },
+      cause: options.cause,
+    });
+  }
+}
+
+/** The caller went away (or the server shut down) before the proof was done. */
+export class ProofCancelledError extends HostError<"proof-cancelled"> {
+  override readonly name = "ProofCancelledError";
+  constructor(
+    readonly block: bigint,
+    options: { readonly cause?: unknown } = {},
+  ) {
+    super(`proof request for L2 block ${block} was cancelled`, {
+      kind: "proof-cancelled",
+      details: { block },
+      cause: options.cause,
+    });
+  }
+}

@@ -16,11 +16,11 @@ import {
 } from "../../generated/rpc/index.js";
 import type { Logger } from "../log/index.js";
 import { InvalidParamsError, type RpcError } from "../rpc/index.js";
-import { type EnclaveClient, EnclaveRefusedError } from "./enclave-client.js";
+import type { EnclaveClient } from "./enclave-client.js";
 import type { HealthLatch } from "./health.js";
-import { InvalidProofRequestError, type ProofService } from "./proof-service.js";
-import { type EnclaveRouter, NoValidSignerError } from "./router.js";
-import { L1DistanceError } from "./witness/index.js";
+import { proofFailure, proofFailureMessage } from "./proof-failures.js";
+import type { ProofService } from "./proof-service.js";
+import type { EnclaveRouter } from "./router.js";
 
 /** docs/protocol.md "Limits": user_data and nonce, 512 bytes each, enforced at the host. */
 export const MAX_ATTESTATION_INPUT_BYTES = 512;
@@ -66,15 +66,18 @@ function checkAttestationInput(name: string, value: Uint8Array | undefined): Uin
   return value;
 }
 
-/** The JSON-RPC error for a failed prover_prove. */
+/** The JSON-RPC error for a failed prover_prove: its code from the failure table (proof-failures.ts). */
 export function proofRpcError(error: unknown): RpcError {
-  // An L1 head too far past the range is the request's choice, as a range too long is.
-  if (error instanceof InvalidProofRequestError || error instanceof L1DistanceError)
-    return new InvalidParamsError(error.message, { cause: error });
-  if (error instanceof NoValidSignerError) return new NoValidSignerRpcError(error.message, { cause: error });
-  if (error instanceof EnclaveRefusedError)
-    return new ProofFailedError(error.enclaveMessage, { cause: error });
-  return new ProofFailedError(error instanceof Error ? error.message : String(error), { cause: error });
+  const failure = proofFailure(error);
+  const message = proofFailureMessage(error, failure);
+  switch (failure.code) {
+    case "invalid-params":
+      return new InvalidParamsError(message, { cause: error });
+    case "no-valid-signer":
+      return new NoValidSignerRpcError(message, { cause: error });
+    case "proof-failed":
+      return new ProofFailedError(message, { cause: error });
+  }
 }
 
 export function createProverHandlers(deps: ProverHandlerDeps): ProverHandlers {

@@ -8,14 +8,15 @@ import { bytesToHex } from "viem";
 import type { ProofRequest, ProofResult } from "../../generated/rpc/index.js";
 import type { Logger } from "../log/index.js";
 import { bootPreimages } from "./boot-preimages.js";
-import { EnclaveRefusedError } from "./enclave-client.js";
-import { HostError } from "./errors.js";
+import { InvalidProofRequestError, ProofCancelledError, ProofTimeoutError } from "./errors.js";
 import type { HostMetrics, ProofOutcome } from "./metrics.js";
+import { proofFailure } from "./proof-failures.js";
 import { InvalidProofResultError, verifyProofResult } from "./result-check.js";
-import { NoValidSignerError, type EnclaveRouter } from "./router.js";
+import type { EnclaveRouter } from "./router.js";
 import type { WitnessSource } from "./witness/collect.js";
 
 export { checkProofResult, InvalidProofResultError } from "./result-check.js";
+export { InvalidProofRequestError, ProofCancelledError, ProofTimeoutError } from "./errors.js";
 
 /** docs/protocol.md "Limits": default proof request timeout, 1740 s (about 29 minutes). */
 export const DEFAULT_PROOF_TIMEOUT_MS = 1_740_000;
@@ -42,45 +43,6 @@ export interface ProofServiceOptions {
   readonly agreedHeadNumber?: (hash: Uint8Array, signal: AbortSignal) => Promise<bigint>;
 }
 
-/** A proof request whose values make no sense (the codecs checked the types). */
-export class InvalidProofRequestError extends HostError<"invalid-proof-request"> {
-  override readonly name = "InvalidProofRequestError";
-  constructor(message: string, details: { readonly field: string }) {
-    super(message, { kind: "invalid-proof-request", details });
-  }
-}
-
-/** The proof request timeout expired before the enclave answered. */
-export class ProofTimeoutError extends HostError<"proof-timeout"> {
-  override readonly name = "ProofTimeoutError";
-  constructor(
-    readonly block: bigint,
-    readonly seconds: number,
-    options: { readonly cause?: unknown } = {},
-  ) {
-    super(`proof request for L2 block ${block} timed out after ${seconds} s`, {
-      kind: "proof-timeout",
-      details: { block, seconds },
-      cause: options.cause,
-    });
-  }
-}
-
-/** The caller went away (or the server shut down) before the proof was done. */
-export class ProofCancelledError extends HostError<"proof-cancelled"> {
-  override readonly name = "ProofCancelledError";
-  constructor(
-    readonly block: bigint,
-    options: { readonly cause?: unknown } = {},
-  ) {
-    super(`proof request for L2 block ${block} was cancelled`, {
-      kind: "proof-cancelled",
-      details: { block },
-      cause: options.cause,
-    });
-  }
-}
-
 /** Checks what the codecs cannot: the values a proof needs to make sense. */
 export function validateProofRequest(request: ProofRequest): void {
   if (request.intermediate_block_interval === 0n)
@@ -94,13 +56,10 @@ export function validateProofRequest(request: ProofRequest): void {
     );
 }
 
-/** How a failed proof ended, by the failure's class (timeouts and cancellations are decided before). */
-function failureOutcome(error: unknown): ProofOutcome {
-  if (error instanceof InvalidProofRequestError) return "invalid_request";
-  if (error instanceof NoValidSignerError) return "no_valid_signer";
-  if (error instanceof EnclaveRefusedError || error instanceof InvalidProofResultError)
-    return "enclave_error";
-  return "transport_error";
+/** How far a proof got: the witness stage decides a failure's outcome, the enclave is named in the log. */
+interface Progress {
+  stage: "validate" | "witness" | "enclave";
+  enclave?: string;
 }
 
 export class ProofService {
@@ -113,7 +72,7 @@ export class ProofService {
     metrics?.inFlightProofs.inc();
     const deadline = new AbortController();
     let timedOut = false;
-    const progress: { stage: "validate" | "witness" | "enclave" } = { stage: "validate" };
+    const progress: Progress = { stage: "validate" };
     const timer = setTimeout(() => {
       timedOut = true;
       deadline.abort();
@@ -134,33 +93,21 @@ export class ProofService {
       outcome = "ok";
       return result;
     } catch (error) {
-      if (timedOut) {
-        outcome = "timeout";
-        const seconds = this.options.proofTimeoutMs / 1000;
-        this.options.logger.warn({ block: block.toString(), seconds }, "proof request timed out");
-        throw new ProofTimeoutError(block, seconds, { cause: error });
+      const failed = timedOut
+        ? new ProofTimeoutError(block, this.options.proofTimeoutMs / 1000, { cause: error })
+        : callerSignal.aborted
+          ? new ProofCancelledError(block, { cause: error })
+          : error;
+      const failure = proofFailure(failed, progress.stage === "witness");
+      outcome = failure.outcome;
+      if (failure.log !== undefined) {
+        const fields: Record<string, unknown> = { block: block.toString() };
+        if (progress.enclave !== undefined) fields.enclave = progress.enclave;
+        if (failed instanceof InvalidProofResultError) fields.check = failed.check;
+        fields.reason = failed instanceof Error ? `${failed.name}: ${failed.message}` : String(failed);
+        this.options.logger[failure.log.level](fields, failure.log.msg);
       }
-      if (callerSignal.aborted) {
-        outcome = "aborted";
-        throw new ProofCancelledError(block, { cause: error });
-      }
-      outcome = progress.stage === "witness" ? "witness_error" : failureOutcome(error);
-      if (error instanceof EnclaveRefusedError) {
-        this.options.logger.info(
-          { enclave: error.enclave, block: block.toString(), reason: error.enclaveMessage },
-          "enclave refused the proof",
-        );
-      } else if (outcome === "witness_error") {
-        const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-        this.options.logger.info(
-          { block: block.toString(), reason: message },
-          "witness collection refused the proof",
-        );
-      } else if (outcome === "transport_error") {
-        const message = error instanceof Error ? error.message : String(error);
-        this.options.logger.warn({ block: block.toString(), reason: message }, "proof failed");
-      }
-      throw error;
+      throw failed;
     } finally {
       clearTimeout(timer);
       callerSignal.removeEventListener("abort", onCallerAbort);
@@ -202,7 +149,7 @@ export class ProofService {
   private async routeAndProve(
     request: ProofRequest,
     signal: AbortSignal,
-    progress: { stage: "validate" | "witness" | "enclave" },
+    progress: Progress,
   ): Promise<ProofResult> {
     // Routing first: with no registry-valid signer nothing is looked up or collected.
     const route = await this.options.router.select(signal);
@@ -214,6 +161,7 @@ export class ProofService {
         ? bootPreimages(request, this.options.l2ChainId)
         : await this.options.witness(request, this.options.l2ChainId, signal);
     progress.stage = "enclave";
+    progress.enclave = route.enclave.name;
     this.options.logger.info(
       {
         enclave: route.enclave.name,
@@ -236,18 +184,8 @@ export class ProofService {
           : { scheduleId: this.options.scheduleIdFor(request.claimed_l2_block_number) }),
       });
     } catch (error) {
-      if (error instanceof InvalidProofResultError) {
+      if (error instanceof InvalidProofResultError)
         this.options.metrics?.recordEnclaveFault(route.enclave.name, error.check);
-        this.options.logger.error(
-          {
-            enclave: route.enclave.name,
-            block: request.claimed_l2_block_number.toString(),
-            check: error.check,
-            reason: error.message,
-          },
-          "enclave fault: its result does not answer the request; not returned",
-        );
-      }
       throw error;
     }
   }

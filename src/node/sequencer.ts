@@ -17,12 +17,12 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import {
   bigIntToWord,
   BlockBuilder,
-  bytesToBigInt,
   concatBytes,
   DEV_GAS_LIMIT,
   fromHex,
   InvalidTransactionEncodingError,
   l1InfoDeposit,
+  l1InfoOfFirstTransaction,
   PREDEPLOY,
   type RollupConfig,
   syntheticL1Origin,
@@ -35,7 +35,7 @@ import { HeadHolder } from "./block-producer.js";
 import { DepositRejectedError } from "./l1/errors.js";
 import type { BlockPlan, L1BlockPlanner } from "./l1/planner.js";
 import { type PooledTransaction, TxPool } from "./pool.js";
-import type { BlockStore, StoredBlock } from "./store/block-store.js";
+import type { BlockStore } from "./store/block-store.js";
 
 export interface SequencerOptions {
   config: RollupConfig;
@@ -168,15 +168,6 @@ export class Sequencer extends HeadHolder {
     await this.seal(ctx);
   }
 
-  private sequenceInfo(block: StoredBlock): { originNumber: bigint; seq: bigint } | undefined {
-    const first = block.transactions[0];
-    if (first === undefined || first[0] !== 0x7e) return undefined;
-    // The calldata is the last 176 bytes of the deposit's RLP (data is its last field).
-    const data = first.subarray(first.length - 176);
-    if (toHexRaw(data.subarray(0, 4)) !== "098999be") return undefined;
-    return { seq: bytesToBigInt(data.subarray(12, 20)), originNumber: bytesToBigInt(data.subarray(28, 36)) };
-  }
-
   /** Standalone: the wall clock's timestamp and the synthetic L1 origin (src/chain/dev-chain/l1-info.ts). */
   private standalonePlan(): BlockPlan {
     const { config } = this.opts;
@@ -184,8 +175,8 @@ export class Sequencer extends HeadHolder {
     const nowSeconds = BigInt(Math.floor(Date.now() / 1000));
     const timestamp = nowSeconds > parent.header.timestamp ? nowSeconds : parent.header.timestamp + 1n;
     const origin = syntheticL1Origin(config.genesisL2Time, timestamp);
-    const prev = this.sequenceInfo(parent);
-    const seq = prev !== undefined && prev.originNumber === origin.number ? prev.seq + 1n : 0n;
+    const prev = l1InfoOfFirstTransaction(parent.transactions[0]);
+    const seq = prev !== undefined && prev.number === origin.number ? prev.sequenceNumber + 1n : 0n;
     return {
       timestamp,
       attributes: {

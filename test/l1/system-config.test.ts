@@ -5,13 +5,13 @@
 import { type Address, bytesToHex, type Hash, hexToBytes, pad, parseEventLogs } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type L1Deployment, systemConfigAbi } from "../../contracts/index.js";
-import { DEV_CHAIN_ID, devRollupConfig, DEV_GENESIS_TIME } from "../../src/chain/index.js";
 import {
-  applyConfigUpdateLog,
-  applyConfigUpdates,
+  DEV_CHAIN_ID,
+  devRollupConfig,
+  DEV_GENESIS_TIME,
   encodeEcotoneScalar,
-  type SystemConfig,
-} from "../../src/derive/index.js";
+} from "../../src/chain/index.js";
+import { applyConfigUpdateLog, applyConfigUpdates, type SystemConfig } from "../../src/derive/index.js";
 import type { Anvil } from "../../src/devnet/l1/anvil.js";
 import { chainLog, devAccount, revertName, startL1, testSystemConfig, walletOf } from "./support.js";
 

@@ -102,7 +102,13 @@ describe("genesis inputs", () => {
     const data = l1InfoCalldata(origin, 3n);
     expect(data.length).toBe(176);
     expect(Buffer.from(data.subarray(0, 4)).toString("hex")).toBe("098999be");
-    expect(decodeL1InfoCalldata(data)).toEqual({ baseFee: origin.baseFee, blobBaseFee: origin.blobBaseFee });
+    expect(decodeL1InfoCalldata(data)).toMatchObject({
+      format: "isthmus",
+      number: origin.number,
+      sequenceNumber: 3n,
+      baseFee: origin.baseFee,
+      blobBaseFee: origin.blobBaseFee,
+    });
   });
 });
 

@@ -7,13 +7,14 @@ import {
   headerHash,
   loadFixture,
   fromHex,
+  l1InfoSourceHash,
+  encodeEcotoneScalar,
 } from "../../chain/index.js";
 import { fixtureFiles } from "../../chain/fixture-paths.test-support.js";
 import { CriticalDeriveError, DroppedInputError } from "../errors.js";
 import { SEQUENCER_FEE_VAULT, buildPayloadAttributes, depositOnlyAttributes } from "./builder.js";
 import { decodeL1InfoDeposit } from "./l1-info.js";
-import { encodeEcotoneScalar, systemConfigFromGenesis } from "./system-config.js";
-import { l1InfoSourceHash } from "./source-hash.js";
+import { systemConfigFromGenesis } from "./system-config.js";
 import { isthmusUpgradeTransactions, jovianUpgradeTransactions } from "./upgrades.js";
 
 describe("payload attributes of the OP Sepolia fixture blocks", () => {

@@ -13,9 +13,11 @@ import {
   bytesEqual,
   fromHex,
   toHex,
+  type L1BlockInfo,
+  encodeL1InfoDeposit,
 } from "../../chain/index.js";
+import { type L1OriginInfo, buildL1BlockInfo } from "./l1-info.js";
 import { CriticalDeriveError, DroppedInputError } from "../errors.js";
-import { type L1BlockInfo, type L1OriginInfo, buildL1BlockInfo, encodeL1InfoDeposit } from "./l1-info.js";
 import { eip1559ParamsOf, type SystemConfig } from "./system-config.js";
 import { upgradeTransactionsAt } from "./upgrades.js";
 

@@ -4,10 +4,10 @@ import {
   encodeDepositTransaction,
   bigIntToWord,
   fromHex,
+  userDepositSourceHash,
 } from "../../chain/index.js";
 import { CriticalDeriveError } from "../errors.js";
 import { TRANSACTION_DEPOSITED_TOPIC, decodeDepositLog, deriveUserDeposits } from "./deposits.js";
-import { userDepositSourceHash } from "./source-hash.js";
 
 const ZERO32 = new Uint8Array(32);
 const padAddress = (hex: string) => {

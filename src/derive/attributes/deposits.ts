@@ -14,10 +14,10 @@ import {
   bytesEqual,
   fromHex,
   toHex,
+  userDepositSourceHash,
 } from "../../chain/index.js";
 import { CriticalDeriveError } from "../errors.js";
 import { isZeroRange, readUint } from "./bytes.js";
-import { userDepositSourceHash } from "./source-hash.js";
 import type { ReceiptLogs } from "./system-config.js";
 
 /** keccak256("TransactionDeposited(address,address,uint256,bytes)"). */

@@ -7,30 +7,17 @@ export {
   type SystemConfig,
   applyConfigUpdateLog,
   applyConfigUpdates,
-  ecotoneScalars,
   eip1559ParamsOf,
-  encodeEcotoneScalar,
-  isValidEcotoneScalar,
   systemConfigFromGenesis,
   systemConfigFromL2Block,
 } from "./system-config.js";
-export { l1InfoSourceHash, upgradeDepositSourceHash, userDepositSourceHash } from "./source-hash.js";
 export { TRANSACTION_DEPOSITED_TOPIC, decodeDepositLog, deriveUserDeposits } from "./deposits.js";
 export {
-  L1_BLOCK_ADDRESS,
-  L1_INFO_DEPOSITOR,
-  L1_INFO_DEPOSIT_GAS,
-  L1_INFO_LENGTHS,
-  L1_INFO_SELECTORS,
-  type L1BlockInfo,
-  type L1InfoFormat,
+  type DerivedL1InfoFormat,
   type L1OriginInfo,
   buildL1BlockInfo,
   decodeL1InfoCalldata,
   decodeL1InfoDeposit,
-  encodeL1InfoCalldata,
-  encodeL1InfoDeposit,
-  l1InfoDepositTransaction,
   l1InfoFormatAt,
   l1OriginFromHeader,
 } from "./l1-info.js";

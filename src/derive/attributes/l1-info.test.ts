@@ -8,21 +8,22 @@ import {
   loadFixture,
   fromHex,
   keccak256,
+  L1_INFO_SELECTORS,
+  type L1BlockInfo,
+  encodeL1InfoCalldata,
+  encodeL1InfoDeposit,
+  encodeEcotoneScalar,
 } from "../../chain/index.js";
 import { fixtureFiles } from "../../chain/fixture-paths.test-support.js";
 import { CriticalDeriveError } from "../errors.js";
 import {
-  L1_INFO_SELECTORS,
-  type L1BlockInfo,
   buildL1BlockInfo,
   decodeL1InfoCalldata,
   decodeL1InfoDeposit,
-  encodeL1InfoCalldata,
-  encodeL1InfoDeposit,
   l1InfoFormatAt,
   l1OriginFromHeader,
 } from "./l1-info.js";
-import { encodeEcotoneScalar, systemConfigFromGenesis } from "./system-config.js";
+import { systemConfigFromGenesis } from "./system-config.js";
 
 // op-rs/kona @ cdb9be24, crates/protocol/protocol/src/test_utils.rs: RAW_ECOTONE_INFO_TX, RAW_ISTHMUS_INFO_TX.
 const KONA_ECOTONE_CALLDATA =

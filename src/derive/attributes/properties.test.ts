@@ -6,15 +6,12 @@ import {
   decodeDepositTransaction,
   encodeDepositTransaction,
   bigIntToWord,
+  type L1BlockInfo,
+  encodeL1InfoDeposit,
 } from "../../chain/index.js";
 import { DeriveError } from "../errors.js";
 import { TRANSACTION_DEPOSITED_TOPIC, decodeDepositLog } from "./deposits.js";
-import {
-  type L1BlockInfo,
-  decodeL1InfoCalldata,
-  decodeL1InfoDeposit,
-  encodeL1InfoDeposit,
-} from "./l1-info.js";
+import { decodeL1InfoCalldata, decodeL1InfoDeposit } from "./l1-info.js";
 import { CONFIG_UPDATE_TOPIC, applyConfigUpdateLog, systemConfigFromGenesis } from "./system-config.js";
 
 const u = (bits: number) => fc.bigInt({ min: 0n, max: (1n << BigInt(bits)) - 1n });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { OpFork, type RollupConfig, builtInChain, bigIntToWord, fromHex } from "../../chain/index.js";
+import {
+  OpFork,
+  type RollupConfig,
+  builtInChain,
+  bigIntToWord,
+  fromHex,
+  ecotoneScalars,
+  encodeEcotoneScalar,
+} from "../../chain/index.js";
 import { CriticalDeriveError } from "../errors.js";
 import {
   CONFIG_UPDATE_TOPIC,
@@ -7,9 +15,7 @@ import {
   type SystemConfig,
   applyConfigUpdateLog,
   applyConfigUpdates,
-  ecotoneScalars,
   eip1559ParamsOf,
-  encodeEcotoneScalar,
   systemConfigFromGenesis,
   systemConfigFromL2Block,
 } from "./system-config.js";

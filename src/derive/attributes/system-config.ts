@@ -17,6 +17,8 @@ import {
   bytesEqual,
   fromHex,
   toHex,
+  isValidEcotoneScalar,
+  encodeEcotoneScalar,
 } from "../../chain/index.js";
 import { CriticalDeriveError } from "../errors.js";
 import { isZeroRange, readUint } from "./bytes.js";
@@ -87,33 +89,6 @@ export function systemConfigFromGenesis(genesis: GenesisSystemConfig): SystemCon
     minBaseFee: genesis.minBaseFee ?? 0n,
     daFootprintGasScalar: Number(genesis.daFootprintGasScalar ?? 0n),
   };
-}
-
-/** The Ecotone fee scalars a scalar word encodes (op-node `EcotoneScalars`). */
-export function ecotoneScalars(scalar: Uint8Array): { baseFeeScalar: number; blobBaseFeeScalar: number } {
-  const view = new DataView(scalar.buffer, scalar.byteOffset, 32);
-  return {
-    blobBaseFeeScalar: scalar[0] === 1 ? view.getUint32(24) : 0,
-    baseFeeScalar: view.getUint32(28),
-  };
-}
-
-/** A version-1 scalar word from the two Ecotone scalars. */
-export function encodeEcotoneScalar(baseFeeScalar: number, blobBaseFeeScalar: number): Uint8Array {
-  const out = new Uint8Array(32);
-  const view = new DataView(out.buffer);
-  out[0] = 1;
-  view.setUint32(24, blobBaseFeeScalar);
-  view.setUint32(28, baseFeeScalar);
-  return out;
-}
-
-/** Whether `scalar` is a valid Ecotone scalar word (version 0 or 1 with zero padding). */
-export function isValidEcotoneScalar(scalar: Uint8Array): boolean {
-  if (scalar.length !== 32) return false;
-  if (scalar[0] === 0) return isZeroRange(scalar, 1, 28);
-  if (scalar[0] === 1) return isZeroRange(scalar, 1, 24);
-  return false;
 }
 
 /** The 8-byte Holocene `eip1559Params` of the config: denominator ‖ elasticity (u32 each, big-endian). */

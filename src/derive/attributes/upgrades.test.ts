@@ -7,8 +7,8 @@ import {
   fromHex,
   keccak256,
   toHex,
+  upgradeDepositSourceHash,
 } from "../../chain/index.js";
-import { upgradeDepositSourceHash } from "./source-hash.js";
 import { KONA_ISTHMUS_UPGRADE_TXS } from "./test/kona-isthmus-upgrade-txs.js";
 import {
   createAddress,

@@ -13,9 +13,10 @@ import {
   isForkActivationBlock,
   fromHex,
   keccak256,
+  L1_BLOCK_ADDRESS,
+  L1_INFO_DEPOSITOR,
+  upgradeDepositSourceHash,
 } from "../../chain/index.js";
-import { L1_BLOCK_ADDRESS, L1_INFO_DEPOSITOR } from "./l1-info.js";
-import { upgradeDepositSourceHash } from "./source-hash.js";
 import {
   ISTHMUS_EIP2935_CREATION,
   ISTHMUS_GAS_PRICE_ORACLE_DEPLOYMENT,

@@ -20,10 +20,12 @@ import {
   fromHex,
   headerHash,
   toHex,
+  encodeL1InfoDeposit,
+  encodeEcotoneScalar,
 } from "../../chain/index.js";
-import { CONFIG_UPDATE_TOPIC, type SystemConfig, encodeEcotoneScalar } from "../attributes/index.js";
+import { CONFIG_UPDATE_TOPIC, type SystemConfig } from "../attributes/index.js";
 import { TRANSACTION_DEPOSITED_TOPIC } from "../attributes/deposits.js";
-import { buildL1BlockInfo, encodeL1InfoDeposit, l1OriginFromHeader } from "../attributes/l1-info.js";
+import { buildL1BlockInfo, l1OriginFromHeader } from "../attributes/l1-info.js";
 import { encodeBatch } from "../batches/batch.js";
 import { buildSpanBatch } from "../batches/expand.js";
 import { encodeBlob } from "../blob/codec.js";

@@ -8,7 +8,7 @@ import {
   type BlockHeader,
   bytesToBigInt,
   type DecodedTransaction,
-  l1InfoFeesOfDeposit,
+  l1InfoOfFirstTransaction,
   decodeTransaction,
   EMPTY_TRIE_ROOT,
   type Receipt,
@@ -235,13 +235,13 @@ export function formatReceipt(content: BlockContent, index: number): T.Receipt {
     r.l1Fee = details.l1Fee;
     const first = content.transactions[0];
     // The block's own L1 info deposit (synthetic standalone, the real L1's in L1 mode; any format).
-    const info = first === undefined ? undefined : l1InfoFeesOfDeposit(first);
+    const info = l1InfoOfFirstTransaction(first);
     if (info !== undefined) {
       r.l1GasPrice = info.baseFee;
       r.l1BlobBaseFee = info.blobBaseFee;
-      r.l1BaseFeeScalar = info.baseFeeScalar;
-      r.l1BlobBaseFeeScalar = info.blobBaseFeeScalar;
-      r.operatorFeeScalar = info.operatorFeeScalar;
+      r.l1BaseFeeScalar = BigInt(info.baseFeeScalar);
+      r.l1BlobBaseFeeScalar = BigInt(info.blobBaseFeeScalar);
+      r.operatorFeeScalar = BigInt(info.operatorFeeScalar);
       r.operatorFeeConstant = info.operatorFeeConstant;
     }
   }

@@ -14,6 +14,7 @@ import { type Hex, bytesToHex, concatHex, hexToBytes, numberToHex } from "viem";
 import { aggregateVerifierAbi } from "../../../contracts/index.js";
 import type { ProofRequest, ProofResult, Proposal } from "../../../generated/rpc/index.js";
 import { OnchainError } from "./errors.js";
+import { sampledBlockNumbers } from "./sampling.js";
 
 /** AggregateVerifier's ABI (from the compiled artifact), for the services' reads and writes. */
 export { aggregateVerifierAbi };
@@ -125,15 +126,11 @@ export function contractSignature(signature: Uint8Array): Hex {
 /** The L2 blocks whose output roots a proposal of (start, start + blockInterval] lists, in order. */
 export function intermediateBlocks(startingBlock: bigint, intervals: VerifierIntervals): bigint[] {
   checkIntervals(intervals);
-  const blocks: bigint[] = [];
-  const end = startingBlock + intervals.blockInterval;
-  for (
-    let b = startingBlock + intervals.intermediateBlockInterval;
-    b <= end;
-    b += intervals.intermediateBlockInterval
-  )
-    blocks.push(b);
-  return blocks;
+  return sampledBlockNumbers(
+    startingBlock,
+    Number(intervals.blockInterval),
+    intervals.intermediateBlockInterval,
+  );
 }
 
 /**

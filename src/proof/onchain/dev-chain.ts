@@ -16,20 +16,11 @@ import {
   DEV_GENESIS_TIME,
   devAccounts,
   devRollupConfig,
+  encodeEcotoneScalar,
   genesisAccounts,
   syntheticL1Origin,
 } from "../../chain/index.js";
 import type { ChainGenesisConfig } from "./config-hash.js";
-
-/** Ecotone system-config scalar: version byte 1, then blobBaseFeeScalar and baseFeeScalar as the last 8 bytes. */
-export function ecotoneScalar(baseFeeScalar: bigint, blobBaseFeeScalar: bigint): Uint8Array {
-  const scalar = new Uint8Array(32);
-  const view = new DataView(scalar.buffer);
-  scalar[0] = 1;
-  view.setUint32(24, Number(blobBaseFeeScalar));
-  view.setUint32(28, Number(baseFeeScalar));
-  return scalar;
-}
 
 /** The dev chain's genesis config: the same genesis a fresh `npm start` / `npm run node` creates. */
 export async function devChainGenesisConfig(): Promise<ChainGenesisConfig> {
@@ -41,7 +32,10 @@ export async function devChainGenesisConfig(): Promise<ChainGenesisConfig> {
     l2GenesisHash: genesis.hash,
     l2GenesisTime: DEV_GENESIS_TIME,
     batcherAddress: new Uint8Array(20),
-    scalar: ecotoneScalar(DEV_FEE_SCALARS.baseFeeScalar, DEV_FEE_SCALARS.blobBaseFeeScalar),
+    scalar: encodeEcotoneScalar(
+      Number(DEV_FEE_SCALARS.baseFeeScalar),
+      Number(DEV_FEE_SCALARS.blobBaseFeeScalar),
+    ),
     gasLimit: DEV_GAS_LIMIT,
     depositContractAddress: new Uint8Array(20),
     systemConfigAddress: new Uint8Array(20),

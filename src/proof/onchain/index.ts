@@ -14,7 +14,7 @@
  * - sampled blocks: `sampledBlockNumbers`, `sampleIntermediateRoots`;
  * - signatures: `recoverSignerAddress`, `signerAddressOf`, `PUBLIC_KEY_LENGTH`, `SIGNATURE_LENGTH`;
  * - config hashes (TEEVerifier's commitment to a chain): `computeConfigHash`, `encodeChainConfig`,
- *   `configHashFor`, `supportedChainIds`, `BUILT_IN_CHAINS`, `devChainGenesisConfig`, `ecotoneScalar`;
+ *   `configHashFor`, `supportedChainIds`, `BUILT_IN_CHAINS`, `devChainGenesisConfig`;
  * - AggregateVerifier arguments: `proposeArguments`, `nullifyArguments`, `nullifyRequest`, `nullifyInterval`,
  *   `intermediateBlocks`, `firstWrongIntermediateRoot`, `contractSignature`, the proof-type and length constants;
  * - errors: `OnchainError` (root), `OutputRootMismatchError`, `SamplingError`, `UnsupportedChainError`,
@@ -34,7 +34,7 @@ export {
 } from "./config-hash.js";
 export { configHashFor, supportedChainIds, UnsupportedChainError } from "./chain-configs.js";
 export { BUILT_IN_CHAINS, type BuiltInChain } from "./built-in-chains.js";
-export { devChainGenesisConfig, ecotoneScalar } from "./dev-chain.js";
+export { devChainGenesisConfig } from "./dev-chain.js";
 export { sampledBlockNumbers, sampleIntermediateRoots, SamplingError } from "./sampling.js";
 export {
   aggregateJournal,

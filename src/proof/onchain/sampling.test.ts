@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { intermediateBlocks } from "./aggregate-verifier.js";
 import { sampledBlockNumbers, sampleIntermediateRoots, SamplingError } from "./sampling.js";
 
 /** Distinct 32-byte roots: root(b) is filled with the low byte of b. */
@@ -27,6 +28,14 @@ describe("intermediate-root sampling", () => {
       const roots = Array.from({ length }, (_, i) => root(101n + BigInt(i)));
       expect(sampleIntermediateRoots(100n, roots, BigInt(interval))).toEqual(blocks.map(root));
       expect(blocks.length).toBe(Math.floor(length / interval));
+      // The blocks AggregateVerifier lists are the ones the aggregate journal samples.
+      if (length % interval === 0)
+        expect(
+          intermediateBlocks(100n, {
+            blockInterval: BigInt(length),
+            intermediateBlockInterval: BigInt(interval),
+          }),
+        ).toEqual(blocks);
     });
   }
 
