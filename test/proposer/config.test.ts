@@ -51,6 +51,7 @@ describe("proposer flags", () => {
         proveTimeoutMs: 900_000,
         maxBackoffMs: 30_000,
         logLevel: "info",
+        journalVersion: "spec",
       },
     });
   });
