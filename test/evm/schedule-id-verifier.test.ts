@@ -11,7 +11,7 @@
  *   the image's schedule once the chain's registry holds one more active upgrade (the fork horizon);
  * - the spec's verifier still accepts the 196 + 32·N proposal, and each verifier refuses the other version's;
  * - nullifications carry the proposal's pinned schedule id; a claim time in the L1's future is refused;
- * - the proposer refuses to prove for a verifier of the other journal version than its --journal-version.
+ * - the proposer and the challenger refuse a verifier of the other journal version than their --journal-version.
  */
 import {
   type Account,
@@ -45,6 +45,7 @@ import { devnetSystemConfig } from "../../src/devnet/accounts.js";
 import { devAccounts } from "../../src/chain/index.js";
 import { DEVNET_L1_MNEMONIC } from "../../src/devnet/l1/anvil.js";
 import { createMemoryLogger, type LogLine } from "../../src/log/index.js";
+import { startChallenger } from "../../src/challenger/index.js";
 import { startProposer } from "../../src/proposer/index.js";
 import { type DevnetL1, startDevnetL1 } from "../../src/devnet/l1/bootstrap.js";
 import {
@@ -384,27 +385,26 @@ describe("the schedule-id verifier and ProtocolVersions on the devnet's L1", () 
     ).toMatch(new RegExp(`^L2TimestampInFuture\\(${now + 28n},\\d+\\)$`));
   });
 
-  it("the proposer reads the verifier's version first and refuses the other one's (journal-version-mismatch)", async () => {
-    const { logger, lines } = createMemoryLogger("proposer");
+  it("the proposer and the challenger read the verifier's version first and refuse the other one's", async () => {
+    const { logger, lines } = createMemoryLogger("service");
     const unreachable = "http://127.0.0.1:9";
+    const serviceConfig = (verifier: Address) => ({
+      l1RpcUrl: l1.anvil.rpcUrl,
+      rollupRpcUrl: unreachable,
+      proverUrl: unreachable,
+      verifier,
+      privateKey: devAccounts(6)[5]!.privateKey,
+      pollIntervalMs: 20,
+      l1Confirmations: 1,
+      proveTimeoutMs: 1_000,
+      maxBackoffMs: 50,
+      logLevel: "info" as const,
+    });
     const failedKind = async (journalVersion: "spec" | "schedule-id", verifier: Address) => {
       const before = lines.length;
       const failure = () => lines.slice(before).find((l: LogLine) => l.msg === "proposal attempt failed");
       const running = startProposer(
-        {
-          l1RpcUrl: l1.anvil.rpcUrl,
-          rollupRpcUrl: unreachable,
-          proverUrl: unreachable,
-          verifier,
-          privateKey: devAccounts(6)[5]!.privateKey,
-          pollIntervalMs: 20,
-          l1Confirmations: 1,
-          proveTimeoutMs: 1_000,
-          maxBackoffMs: 50,
-          logLevel: "info",
-          journalVersion,
-          queue: undefined,
-        },
+        { ...serviceConfig(verifier), journalVersion, queue: undefined },
         { logger },
       );
       const deadline = Date.now() + 60_000;
@@ -420,5 +420,37 @@ describe("the schedule-id verifier and ProtocolVersions on the devnet's L1", () 
     expect(matching).toBeDefined();
     expect(matching).not.toBe("journal-version-mismatch");
     expect(await failedKind("schedule-id", scheduleVerifier)).not.toBe("journal-version-mismatch");
+
+    // The challenger the same way, before it scans anything.
+    const challengerFailure = async (journalVersion: "spec" | "schedule-id", verifier: Address) => {
+      const before = lines.length;
+      const failure = () => lines.slice(before).find((l: LogLine) => l.msg === "challenge attempt failed");
+      const running = startChallenger(
+        { ...serviceConfig(verifier), journalVersion, startBlock: 0n, l1LogRange: 2_000n },
+        { logger },
+      );
+      const deadline = Date.now() + 60_000;
+      while (failure() === undefined && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      await running.stop(1_000);
+      return failure();
+    };
+    const refused = await challengerFailure("schedule-id", specVerifier);
+    expect(refused?.err).toMatchObject({
+      name: "ChallengerJournalVersionError",
+      kind: "journal-version-mismatch",
+    });
+    // With the matching version it scans the verifier's events and fails later, reading the unreachable node
+    // about the proposal it found.
+    const result = await prove({
+      start: ANCHOR_BLOCK,
+      by: proposer,
+      scheduleId: activatedScheduleId(schedule, claimTime(14n)),
+    });
+    await send(proposer, scheduleVerifier, "propose", proposeArgs(result, ANCHOR_BLOCK));
+    await l1.anvil.mine();
+    const later = await challengerFailure("schedule-id", scheduleVerifier);
+    expect(later).toBeDefined();
+    expect((later?.err as { kind?: string }).kind).not.toBe("journal-version-mismatch");
   });
 });
