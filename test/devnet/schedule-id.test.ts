@@ -3,7 +3,8 @@
  * --proposer` as a real process deploys ProtocolVersions holding the chain's upgrade schedule and
  * ScheduleIdAggregateVerifier on it, starts the enclave and the host with `--journal-version schedule-id`, registers
  * the enclave's signer through the registrar, and the proposer's first proposal, proven through that enclave, lands
- * on the schedule-id verifier with the schedule id ProtocolVersions activates at its claim time.
+ * on the schedule-id verifier with the schedule id ProtocolVersions activates at its claim time; `npm run prove`
+ * meanwhile checks a proof of its own against TEEVerifier over the schedule-id journal.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,7 +17,7 @@ import {
   verifierVersionOf,
 } from "../../contracts/index.js";
 import { parseRollupConfig } from "../../src/chain/index.js";
-import { jsonLine, type ServiceChild, startServiceChild } from "../../src/devnet/child.js";
+import { jsonLine, runToCompletion, type ServiceChild, startServiceChild } from "../../src/devnet/child.js";
 import { claimScheduleId, ladderTimestamps } from "../../src/proof/onchain/index.js";
 
 interface DevnetReady {
@@ -56,6 +57,16 @@ describe("npm start -- --verifier-version schedule-id --proposer", () => {
     }, 180_000);
     expect(ready.verifierVersion).toBe("schedule-id");
     expect(ready.proposerRunning).toBe(true);
+    // `npm run prove` of three blocks (not the proposer's next range: TEEVerifier only), alongside the proposer: it
+    // appends the schedule id the verifier pins to the journal it checks.
+    const proved = runToCompletion(
+      "src/devnet/prove.ts",
+      ["--data-dir", dataDir, "--blocks", "3"],
+      300_000,
+    ).then(
+      (out) => ({ out }),
+      (error: unknown) => ({ out: String(error) }),
+    );
     const l1 = createPublicClient({ transport: http(ready.l1RpcUrl, { timeout: 60_000 }) });
     expect(await verifierVersionOf(l1, ready.aggregateVerifier)).toBe("schedule-id");
     const read = <T>(functionName: string, args: readonly unknown[] = []): Promise<T> =>
@@ -93,5 +104,11 @@ describe("npm start -- --verifier-version schedule-id --proposer", () => {
         args: [await read<bigint>("l2Timestamp", [2n])],
       }),
     );
+    const lines = (await proved).out.trim().split("\n");
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({
+      msg: "proof accepted",
+      journalVersion: "schedule-id",
+      teeVerifier: "accepted",
+    });
   }, 400_000);
 });
