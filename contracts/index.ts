@@ -17,6 +17,8 @@ export {
   eip3009TokenAbi,
   erc1271WalletAbi,
   loadArtifact,
+  protocolVersionsAbi,
+  scheduleIdAggregateVerifierAbi,
   systemConfigAbi,
   teeProverRegistryAbi,
   teeVerifierAbi,
@@ -45,4 +47,11 @@ export {
   type ProofVerifiersDeployment,
   type ProofVerifiersOptions,
   type SystemConfigInit,
+  type UpgradeScheduleOptions,
 } from "./l1-deploy.js";
+export {
+  pinnedScheduleId,
+  VERIFIER_VERSIONS,
+  type VerifierVersion,
+  verifierVersionOf,
+} from "./verifier-version.js";

@@ -12,6 +12,7 @@ import {
   getContractAddress,
   pad,
   type PublicClient,
+  zeroAddress,
   zeroHash,
 } from "viem";
 import { type ContractName, loadArtifact, systemConfigAbi, teeProverRegistryAbi } from "./artifacts.js";
@@ -214,6 +215,18 @@ export async function deployL1Contracts(clients: L1Clients, options: L1DeployOpt
   };
 }
 
+/** The upgrade schedule of a schedule-id verifier (docs/contracts.md "ScheduleIdAggregateVerifier"). */
+export interface UpgradeScheduleOptions {
+  /** Activation time of each upgrade in ProtocolVersions id order (0: not scheduled, e.g. active from genesis). */
+  readonly upgradeTimestamps: readonly bigint[];
+  /** The L2 timestamp anchor: genesis block number and time, and the block time. */
+  readonly l2GenesisBlock: bigint;
+  readonly l2GenesisTime: bigint;
+  readonly l2BlockTime: bigint;
+  /** May delay scheduled upgrades (default: none). */
+  readonly incidentResponder?: Address;
+}
+
 /** Constructor parameters of the proof verifiers (docs/contracts.md "Deployment"). */
 export interface ProofVerifiersOptions {
   /** The TEEProverRegistry TEEVerifier reads proposers and signers from. */
@@ -231,20 +244,29 @@ export interface ProofVerifiersOptions {
   readonly anchorRoot: Hex;
   /** Accounts added to the registry's proposer list (then the deployer must own the registry). */
   readonly proposers?: readonly Address[];
+  /**
+   * Set: the verifier of the schedule-id journal version (ScheduleIdAggregateVerifier) on a new ProtocolVersions
+   * holding this schedule; unset: the spec's AggregateVerifier.
+   */
+  readonly schedule?: UpgradeScheduleOptions;
   readonly pollingIntervalMs?: number;
   readonly timeoutMs?: number;
 }
 
 export interface ProofVerifiersDeployment {
   readonly teeVerifier: Address;
+  /** AggregateVerifier, or ScheduleIdAggregateVerifier with `schedule`. */
   readonly aggregateVerifier: Address;
+  /** The ProtocolVersions the schedule-id verifier reads (with `schedule` only). */
+  readonly protocolVersions?: Address;
 }
 
 /**
  * Deploys a TEEVerifier on `teeProverRegistry` and an AggregateVerifier using it (two creations at the deployer's
- * next nonces, after the L1 contracts: their addresses do not move), then adds `proposers` to the registry.
- * Not idempotent: each call creates new contracts. ContractDeploymentError when a creation or a proposer
- * transaction fails.
+ * next nonces, after the L1 contracts: their addresses do not move), then adds `proposers` to the registry. With
+ * `schedule`, a ProtocolVersions holding it comes before the TEEVerifier and the verifier is a
+ * ScheduleIdAggregateVerifier on it. Not idempotent: each call creates new contracts. ContractDeploymentError when
+ * a creation or a proposer transaction fails.
  */
 export async function deployProofVerifiers(
   clients: DeployClients,
@@ -254,21 +276,47 @@ export async function deployProofVerifiers(
     ...(options.pollingIntervalMs === undefined ? {} : { pollingIntervalMs: options.pollingIntervalMs }),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
   };
+  const { schedule } = options;
+  const protocolVersions =
+    schedule === undefined
+      ? undefined
+      : await deployArtifact(
+          clients,
+          "ProtocolVersions",
+          [
+            clients.walletClient.account.address,
+            schedule.incidentResponder ?? zeroAddress,
+            schedule.upgradeTimestamps,
+          ],
+          waitOptions,
+        );
   const teeVerifier = await deployArtifact(clients, "TEEVerifier", [options.teeProverRegistry], waitOptions);
-  const aggregateVerifier = await deployArtifact(
-    clients,
-    "AggregateVerifier",
-    [
-      teeVerifier.address,
-      options.teeImageHash,
-      options.configHash,
-      options.blockInterval,
-      options.intermediateBlockInterval,
-      options.anchorBlock,
-      options.anchorRoot,
-    ],
-    waitOptions,
-  );
+  const verifierArgs = [
+    teeVerifier.address,
+    options.teeImageHash,
+    options.configHash,
+    options.blockInterval,
+    options.intermediateBlockInterval,
+    options.anchorBlock,
+    options.anchorRoot,
+  ];
+  const aggregateVerifier =
+    schedule === undefined || protocolVersions === undefined
+      ? await deployArtifact(clients, "AggregateVerifier", verifierArgs, waitOptions)
+      : await deployArtifact(
+          clients,
+          "ScheduleIdAggregateVerifier",
+          [
+            ...verifierArgs,
+            {
+              protocolVersions: protocolVersions.address,
+              genesisBlockNumber: schedule.l2GenesisBlock,
+              genesisTimestamp: schedule.l2GenesisTime,
+              blockTime: schedule.l2BlockTime,
+            },
+          ],
+          waitOptions,
+        );
   for (const proposer of options.proposers ?? []) {
     const { walletClient, publicClient } = clients;
     const transactionHash = await walletClient.writeContract({
@@ -292,5 +340,9 @@ export async function deployProofVerifiers(
       );
     }
   }
-  return { teeVerifier: teeVerifier.address, aggregateVerifier: aggregateVerifier.address };
+  return {
+    teeVerifier: teeVerifier.address,
+    aggregateVerifier: aggregateVerifier.address,
+    ...(protocolVersions === undefined ? {} : { protocolVersions: protocolVersions.address }),
+  };
 }

@@ -17,7 +17,8 @@ interface ITEEVerifier {
 /// EIP-2935 history contract for blocks 257 to 8191 back). A challenger nullifies a proposal by proving, for one
 /// intermediate interval, a root other than the proposed one; the proposals built on it are invalidated with it.
 /// @dev Behaviour of Base's AggregateVerifier (TEE proofs only), without the dispute-game machinery: no factory
-/// clones, bonds, resolution delays, anchor-state updates, ZK proofs, or verifier-wide nullification.
+/// clones, bonds, resolution delays, anchor-state updates, ZK proofs, or verifier-wide nullification. This is the
+/// spec's journal version; ScheduleIdAggregateVerifier extends it with the upgrade schedule id.
 contract AggregateVerifier {
     enum Status {
         None,
@@ -163,9 +164,10 @@ contract AggregateVerifier {
         p.l1HeadNumber = uint64(block.number - 1);
         p.parentId = parentId;
         p.intermediateRoots = intermediateRoots;
-        _verifyTeeProof(proof[65:], _proposalJournal(p, abi.encodePacked(intermediateRoots)));
-
         id = _proposals.length;
+        _onRecorded(id, endingBlock);
+        _verifyTeeProof(proof[65:], _proposalJournal(p, abi.encodePacked(intermediateRoots)), id);
+
         _live[key] = id;
         if (endingBlock > latestBlock) latestBlock = endingBlock;
         emit Proposed(id, p.startingBlock, endingBlock, rootClaim, msg.sender, p.l1OriginHash);
@@ -191,7 +193,8 @@ contract AggregateVerifier {
         uint256 start = p.startingBlock + index * INTERMEDIATE_BLOCK_INTERVAL;
         _verifyTeeProof(
             proofBytes[1:],
-            _journal(p.l1Head, startingRoot, start, root, start + INTERMEDIATE_BLOCK_INTERVAL, abi.encodePacked(root))
+            _journal(p.l1Head, startingRoot, start, root, start + INTERMEDIATE_BLOCK_INTERVAL, abi.encodePacked(root)),
+            id
         );
 
         p.status = Status.Nullified;
@@ -215,7 +218,7 @@ contract AggregateVerifier {
     }
 
     /// @notice The number of proposals ever made (ids run from 1 to this).
-    function proposalCount() external view returns (uint256) {
+    function proposalCount() public view returns (uint256) {
         return _proposals.length;
     }
 
@@ -272,12 +275,22 @@ contract AggregateVerifier {
         );
     }
 
-    /// @dev Reverts (with TEE_VERIFIER's error) unless `signature` is msg.sender's valid proof of `journal`.
-    function _verifyTeeProof(bytes calldata signature, bytes memory journal) private view {
-        if (!TEE_VERIFIER.verify(abi.encodePacked(msg.sender, signature), TEE_IMAGE_HASH, keccak256(journal))) {
+    /// @dev Reverts (with TEE_VERIFIER's error) unless `signature` is msg.sender's valid proof of `journal`
+    /// followed by proposal `id`'s journal suffix.
+    function _verifyTeeProof(bytes calldata signature, bytes memory journal, uint256 id) private view {
+        bytes32 digest = keccak256(bytes.concat(journal, _journalSuffix(id)));
+        if (!TEE_VERIFIER.verify(abi.encodePacked(msg.sender, signature), TEE_IMAGE_HASH, digest)) {
             revert InvalidProof();
         }
     }
+
+    /// @dev Called once proposal `id`, ending at `endingBlock`, is recorded and before its proof is checked: a
+    /// journal version that pins values per proposal pins them here. Nothing in the spec's version.
+    function _onRecorded(uint256 id, uint256 endingBlock) internal virtual {}
+
+    /// @dev What every journal of proposal `id`'s proofs (its own and its nullifications') has after TEE_IMAGE_HASH:
+    /// nothing in the spec's version (196 + 32·N bytes).
+    function _journalSuffix(uint256 id) internal view virtual returns (bytes memory) {}
 
     function _rangeKey(uint256 startingBlock, uint256 endingBlock) private pure returns (bytes32) {
         return keccak256(abi.encode(startingBlock, endingBlock));

@@ -6,6 +6,7 @@
  * error is logged and retried after a growing back-off; only stop() ends the loop.
  */
 import { type Address, type Hex, bytesToHex, decodeEventLog } from "viem";
+import { verifierVersionOf } from "../../contracts/index.js";
 import type { Logger } from "../log/index.js";
 import {
   aggregateVerifierAbi,
@@ -25,7 +26,7 @@ import {
   verifierServiceClients,
 } from "../service-kit/index.js";
 import type { ChallengerConfig } from "./config.js";
-import { NullifyRevertedError } from "./errors.js";
+import { ChallengerJournalVersionError, NullifyRevertedError } from "./errors.js";
 
 export interface RunningChallenger {
   readonly address: Address;
@@ -146,6 +147,11 @@ export function startChallenger(
   }
 
   async function step(loop: StepLoop): Promise<"wait"> {
+    if (intervals === undefined) {
+      const deployed = await verifierVersionOf(l1, verifier);
+      if (deployed !== config.journalVersion)
+        throw new ChallengerJournalVersionError({ verifier, configured: config.journalVersion, deployed });
+    }
     intervals ??= {
       blockInterval: await read<bigint>("BLOCK_INTERVAL"),
       intermediateBlockInterval: await read<bigint>("INTERMEDIATE_BLOCK_INTERVAL"),

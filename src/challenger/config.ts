@@ -1,4 +1,5 @@
 /** Command-line flags and environment variables of the challenger process (docs/proposer.md "Flags"). */
+import { VERIFIER_VERSIONS, type VerifierVersion } from "../../contracts/index.js";
 import {
   integerFlag,
   parseVerifierServiceCommandLine,
@@ -18,6 +19,9 @@ Options (each also read from the environment variable in brackets):
                                                                                 [CHALLENGER_ROLLUP_RPC_URL] (required)
   --prover-url <url>          the prover host (prover_prove)                    [CHALLENGER_PROVER_URL] (required)
   --verifier <address>        AggregateVerifier                                 [CHALLENGER_VERIFIER] (required)
+  --journal-version <v>       spec | schedule-id: the journal the verifier checks and the prover host's
+                              enclaves sign (default spec); the challenger refuses a verifier of the other
+                              version                                           [CHALLENGER_JOURNAL_VERSION]
   --private-key-file <path>   file holding the challenger's 0x-prefixed private key [CHALLENGER_PRIVATE_KEY_FILE]
                               (or the key itself in CHALLENGER_PRIVATE_KEY; never on the command line)
   --poll-interval-ms <n>      how often the node and the contract are read (default 2000)
@@ -38,6 +42,8 @@ export interface ChallengerConfig extends VerifierServiceConfig {
   readonly startBlock: bigint;
   /** Most L1 blocks one eth_getLogs call spans. */
   readonly l1LogRange: bigint;
+  /** The journal version the verifier must check (--journal-version), as the host's enclaves sign it. */
+  readonly journalVersion: VerifierVersion;
 }
 
 export type ChallengerCommandLine =
@@ -54,11 +60,18 @@ export function parseChallengerCommandLine(
     name: "challenger",
     envPrefix: "CHALLENGER",
     usage: CHALLENGER_USAGE,
-    extra: ["start-block", "l1-log-range"],
+    extra: ["start-block", "l1-log-range", "journal-version"],
     fail,
   });
   if (parsed.kind === "help") return parsed;
   const startBlock = BigInt(integerFlag(parsed.extra["start-block"] ?? "0", "start-block", 0, fail));
   const l1LogRange = BigInt(integerFlag(parsed.extra["l1-log-range"] ?? "2000", "l1-log-range", 1, fail));
-  return { kind: "run", config: { ...parsed.config, startBlock, l1LogRange } };
+  const version = parsed.extra["journal-version"] ?? "spec";
+  const journalVersion = VERIFIER_VERSIONS.find((known) => known === version);
+  if (journalVersion === undefined)
+    throw fail(`--journal-version: "${version}" must be one of ${VERIFIER_VERSIONS.join(", ")}`, {
+      flag: "journal-version",
+      value: version,
+    });
+  return { kind: "run", config: { ...parsed.config, startBlock, l1LogRange, journalVersion } };
 }

@@ -4,7 +4,7 @@
  */
 import { type ErrorDetails, SuiteError } from "../errors/index.js";
 
-export type ChallengerErrorKind = "config" | "nullify-reverted";
+export type ChallengerErrorKind = "config" | "nullify-reverted" | "journal-version-mismatch";
 
 /** Root of the challenger's errors. */
 export abstract class ChallengerError extends SuiteError<ChallengerErrorKind> {
@@ -31,5 +31,23 @@ export class ChallengerConfigError extends ChallengerError {
 export class NullifyRevertedError extends ChallengerError {
   constructor(details: { readonly transactionHash: string; readonly id: bigint }) {
     super(`nullify(${details.id}) reverted in ${details.transactionHash}`, "nullify-reverted", details);
+  }
+}
+
+/**
+ * The verifier checks another journal version than the challenger's --journal-version: no nullification proof the
+ * host returns would verify. Logged on every attempt until reconfigured.
+ */
+export class ChallengerJournalVersionError extends ChallengerError {
+  constructor(details: {
+    readonly verifier: string;
+    readonly configured: string;
+    readonly deployed: string;
+  }) {
+    super(
+      `the verifier ${details.verifier} checks ${details.deployed} journals, the challenger is configured for ${details.configured} (--journal-version)`,
+      "journal-version-mismatch",
+      details,
+    );
   }
 }

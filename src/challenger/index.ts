@@ -10,6 +10,7 @@ export {
 } from "./config.js";
 export {
   ChallengerConfigError,
+  ChallengerJournalVersionError,
   ChallengerError,
   type ChallengerErrorKind,
   NullifyRevertedError,

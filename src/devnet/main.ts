@@ -13,6 +13,9 @@
  *   merchant service  http://127.0.0.1:8650  relays with account 1, orders in .data/merchant.db, a write-scope
  *                                            API key for local clients in .data/merchant-api-key
  *   verifiers         on L1                  TEEVerifier + AggregateVerifier, deployed once (recorded in .data/devnet.json);
+ *                                            with --verifier-version schedule-id ProtocolVersions (the chain's upgrade
+ *                                            schedule) + ScheduleIdAggregateVerifier, the enclaves, hosts and proposer
+ *                                            on --journal-version schedule-id;
  *                                            the proposer (account 5) and challenger (account 6) on the proposer list
  *   enclave           .data/enclave.sock     a local-mode enclave proving the devnet's chain (--rollup-config),
  *                                            started with a 2 GiB heap (src/devnet/enclave.ts)
@@ -32,6 +35,7 @@ import { createWriteStream, mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type Address, createPublicClient, getAddress, http, toHex } from "viem";
+import { VERIFIER_VERSIONS, type VerifierVersion } from "../../contracts/index.js";
 import { devnetAccount, devnetSystemConfig } from "./accounts.js";
 import {
   buildServiceBundles,
@@ -47,7 +51,12 @@ import { DevnetUsageError } from "./errors.js";
 import { DEVNET_L1_BLOCK_TIME } from "./l1/anvil.js";
 import { CHILD_MARK, forgetChildren, recordChildren, stopLeftovers } from "./leftovers.js";
 import { startDevnetL1 } from "./l1/bootstrap.js";
-import { ensureProofVerifiers, ensureProposers, registerEnclaveSigners } from "./prover.js";
+import {
+  chosenVerifierVersion,
+  ensureProofVerifiers,
+  ensureProposers,
+  registerEnclaveSigners,
+} from "./prover.js";
 import { readRecord, updateRecord } from "./record.js";
 import { ensureDevnetRollupConfig } from "./rollup-config.js";
 
@@ -75,6 +84,11 @@ Options (each has an environment variable):
   --max-channel-duration <n>     DEVNET_MAX_CHANNEL_DURATION   L1 blocks a batcher channel stays open (default 1)
   --block-interval <n>           DEVNET_BLOCK_INTERVAL         L2 blocks per AggregateVerifier proposal, fixed when the
                                                                verifiers are deployed on the first start (default 10)
+  --verifier-version <v>         DEVNET_VERIFIER_VERSION       spec | schedule-id: the journal the verifier checks,
+                                                               fixed on the first start (default spec); schedule-id
+                                                               deploys ProtocolVersions and ScheduleIdAggregateVerifier
+                                                               and runs the enclaves, hosts and proposer with
+                                                               --journal-version schedule-id
   --proposer                     DEVNET_PROPOSER (1)           also run the proposer (account 5) and the challenger
                                                                (account 6) against the AggregateVerifier
   --provers <n>                  DEVNET_PROVERS                run n worker hosts, each with its own enclave, on one
@@ -110,6 +124,8 @@ interface DevnetConfig {
   /** Undefined: the default on a first start, the deployed AggregateVerifier's later. */
   blockInterval: number | undefined;
   intermediateBlockInterval: number | undefined;
+  /** Undefined: the recorded verifiers' version on later starts, the spec's on a first one. */
+  verifierVersion: VerifierVersion | undefined;
   /** Also run the proposer and the challenger. */
   proposer: boolean;
   /** Worker hosts on a proof job queue; undefined: one host serving prover_prove, the proposer calling it. */
@@ -145,6 +161,7 @@ function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): DevnetCon
       "prover-port": { type: "string" },
       "block-interval": { type: "string" },
       "intermediate-block-interval": { type: "string" },
+      "verifier-version": { type: "string" },
       proposer: { type: "boolean" },
       provers: { type: "string" },
       "l1-block-time": { type: "string" },
@@ -163,6 +180,12 @@ function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): DevnetCon
     values["intermediate-block-interval"] ?? env.DEVNET_INTERMEDIATE_BLOCK_INTERVAL;
   const provers = values.provers ?? env.DEVNET_PROVERS;
   const gasLimit = values["gas-limit"] ?? env.DEVNET_GAS_LIMIT;
+  const versionText = values["verifier-version"] ?? env.DEVNET_VERIFIER_VERSION;
+  const verifierVersion = VERIFIER_VERSIONS.find((version) => version === versionText);
+  if (versionText !== undefined && verifierVersion === undefined)
+    throw new DevnetUsageError(
+      `--verifier-version must be one of ${VERIFIER_VERSIONS.join(", ")}, got ${versionText}`,
+    );
   const da = values["data-availability"] ?? env.DEVNET_DATA_AVAILABILITY ?? "blobs";
   if (da !== "blobs" && da !== "calldata")
     throw new DevnetUsageError(`--data-availability must be blobs or calldata, got ${da}`);
@@ -200,6 +223,7 @@ function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): DevnetCon
       intermediateBlockInterval === undefined
         ? undefined
         : integerValue(intermediateBlockInterval, "--intermediate-block-interval", 2, 1_000_000),
+    verifierVersion,
     proposer: values.proposer === true || ["1", "true"].includes(env.DEVNET_PROPOSER ?? ""),
     provers: provers === undefined ? undefined : integerValue(provers, "--provers", 1, 16),
     // SystemConfig's bounds.
@@ -270,6 +294,8 @@ interface ProverContext {
   readonly ready: { readonly url: string; readonly chainId: number };
   readonly rollup: { readonly path: string };
   readonly queue: DevnetProofQueue | undefined;
+  /** The journal the enclaves sign and the hosts check (--journal-version). */
+  readonly journalVersion: VerifierVersion;
 }
 
 /** A local enclave and the host in front of it, started; `ready` resolves with the host's URL and signer. */
@@ -291,7 +317,10 @@ async function startProver(
   const enclave = await add(
     startDevnetEnclave(
       `enclave${suffix}`,
-      ["--local", "--listen", socket, "--rollup-config", context.rollup.path],
+      [
+        ...["--local", "--listen", socket, "--rollup-config", context.rollup.path],
+        ...["--journal-version", context.journalVersion],
+      ],
       echoTo(`[enclave${suffix}]`),
     ),
   );
@@ -305,7 +334,7 @@ async function startProver(
         ...["--l1-rpc-url", context.l1RpcUrl, "--l1-beacon-url", context.beaconUrl],
         ...["--l2-rpc-url", context.ready.url, "--l2-chain-id", String(context.ready.chainId)],
         ...["--rollup-config", context.rollup.path, "--vsock-cid", socket],
-        ...["--listen", `127.0.0.1:${port}`],
+        ...["--listen", `127.0.0.1:${port}`, "--journal-version", context.journalVersion],
         // A worker's DATABASE_URL comes with this process's environment.
         ...(queue === undefined ? [] : ["--worker"]),
         ...(queue?.sqlitePath === undefined ? [] : ["--job-queue-sqlite", queue.sqlitePath]),
@@ -529,12 +558,13 @@ async function main(config: DevnetConfig): Promise<number> {
     // them (one, or --provers worker hosts on one proof job queue), each enclave's (new, per-process) signer
     // registered through the registrar.
     const queue = proofJobQueue(config);
+    const journalVersion = chosenVerifierVersion(config.verifierVersion, config.dataDir);
     const provers = await Promise.all(
       Array.from({ length: config.provers ?? 1 }, (_, index) =>
         startProver(
           index,
           config,
-          { l1RpcUrl: l1.anvil.rpcUrl, beaconUrl: beacon.url, ready, rollup, queue },
+          { l1RpcUrl: l1.anvil.rpcUrl, beaconUrl: beacon.url, ready, rollup, queue, journalVersion },
           add,
         ),
       ),
@@ -546,6 +576,7 @@ async function main(config: DevnetConfig): Promise<number> {
         const result = await ensureProofVerifiers(l1, ready.url, rollup.config, config.dataDir, {
           blockInterval: config.blockInterval,
           intermediateBlockInterval: config.intermediateBlockInterval,
+          verifierVersion: config.verifierVersion,
         });
         await ensureProposers(l1, [proposer, challenger]);
         return result;
@@ -554,7 +585,9 @@ async function main(config: DevnetConfig): Promise<number> {
     ]);
     process.stdout.write(
       `[devnet] verifiers ${deployed ? "deployed" : "found"}: TEEVerifier ${verifiers.teeVerifier}, ` +
-        `AggregateVerifier ${verifiers.aggregateVerifier} (blocks ${verifiers.blockInterval}, ` +
+        `AggregateVerifier ${verifiers.aggregateVerifier} (${verifiers.verifierVersion} journals` +
+        `${verifiers.protocolVersions === undefined ? "" : `, ProtocolVersions ${verifiers.protocolVersions}`}, ` +
+        `blocks ${verifiers.blockInterval}, ` +
         `intermediate ${verifiers.intermediateBlockInterval}, config hash ${verifiers.configHash})\n`,
     );
     // One after the other: every registration is a transaction of the registry owner's account.
@@ -595,6 +628,7 @@ async function main(config: DevnetConfig): Promise<number> {
                 ...["--l1-rpc-url", l1.anvil.rpcUrl, "--rollup-rpc-url", ready.url],
                 ...["--prover-url", proverUrl, "--verifier", verifiers.aggregateVerifier],
                 ...["--poll-interval-ms", String(Math.min(2000, config.l1BlockTime * 500))],
+                ...["--journal-version", verifiers.verifierVersion],
                 // The proposer schedules on the workers' queue; the challenger proves through the first host.
                 ...(role === "proposer" && queue?.sqlitePath !== undefined
                   ? ["--job-queue-sqlite", queue.sqlitePath]
@@ -647,6 +681,8 @@ async function main(config: DevnetConfig): Promise<number> {
         provers: started.map((prover) => ({ url: prover.url, signer: prover.signer })),
         teeVerifier: verifiers.teeVerifier,
         aggregateVerifier: verifiers.aggregateVerifier,
+        verifierVersion: verifiers.verifierVersion,
+        ...(verifiers.protocolVersions === undefined ? {} : { protocolVersions: verifiers.protocolVersions }),
         blockInterval: verifiers.blockInterval,
         intermediateBlockInterval: verifiers.intermediateBlockInterval,
         configHash: verifiers.configHash,

@@ -3,7 +3,8 @@
  * the devnet's URLs and verifier addresses from `<data-dir>/devnet.json` (or flags), picks a range of safe L2
  * blocks, builds the `prover_prove` request from `optimism_outputAtBlock` and the L1 head, prints the request (and
  * the curl that sends it), calls the prover host, prints the proposals, checks every per-block root against the
- * node, and verifies the aggregate proposal on the L1: `TEEVerifier.verify` over the aggregate journal rebuilt here,
+ * node, and verifies the aggregate proposal on the L1: `TEEVerifier.verify` over the aggregate journal rebuilt here
+ * (followed by the schedule id the verifier pins, for a schedule-id verifier),
  * and, when the range is the AggregateVerifier's next one (`--blocks` = its BLOCK_INTERVAL), an `eth_call` of
  * `AggregateVerifier.propose` from the proposer account. Exit 0 when everything checked is accepted.
  */
@@ -22,7 +23,12 @@ import {
   isAddress,
   numberToHex,
 } from "viem";
-import { aggregateVerifierAbi, teeVerifierAbi } from "../../contracts/index.js";
+import {
+  aggregateVerifierAbi,
+  pinnedScheduleId,
+  teeVerifierAbi,
+  verifierVersionOf,
+} from "../../contracts/index.js";
 import type { Journal } from "../../generated/journal/index.js";
 import {
   aggregateJournal,
@@ -288,6 +294,13 @@ async function prove(config: ProveConfig): Promise<number> {
   const journal: Journal =
     config.blocks === 1 ? perBlockJournals(ctx, range)[0]! : aggregateJournal(ctx, range);
   const signature = normalisedSignature(aggregate.signature);
+  // A schedule-id verifier's journal ends with the schedule id it pins for the range's end (the enclave signs the
+  // same id, computed from its own upgrade schedule).
+  const journalVersion = await verifierVersionOf(l1, config.aggregateVerifier);
+  const scheduleId =
+    journalVersion === "schedule-id"
+      ? hexToBytes(await pinnedScheduleId(l1, config.aggregateVerifier, BigInt(end)))
+      : undefined;
 
   // AggregateVerifier checks that the L1 origin is a past block: wait for the next L1 block.
   while ((await l1.getBlockNumber()) <= l1Head.number) await sleep(250);
@@ -296,7 +309,11 @@ async function prove(config: ProveConfig): Promise<number> {
       address: config.teeVerifier,
       abi: teeVerifierAbi,
       functionName: "verify",
-      args: [concatHex([config.proposer, signature]), teeImageHash, bytesToHex(journalDigest(journal))],
+      args: [
+        concatHex([config.proposer, signature]),
+        teeImageHash,
+        bytesToHex(journalDigest(journal, scheduleId)),
+      ],
     }),
   );
   const aggregateVerifier = nextRange
@@ -319,6 +336,7 @@ async function prove(config: ProveConfig): Promise<number> {
   print({
     msg: accepted ? "proof accepted" : "proof refused",
     range: { start, end },
+    journalVersion,
     teeVerifier,
     aggregateVerifier,
     accepted,

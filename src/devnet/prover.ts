@@ -1,13 +1,19 @@
 /**
  * The devnet's prover side on the L1 (docs/devnet.md "The prover"): TEEVerifier and AggregateVerifier deployed once
- * for the devnet's chain (its config hash, anchored at the L2 genesis), the proposer and challenger accounts on
+ * for the devnet's chain (its config hash, anchored at the L2 genesis), or with `--verifier-version schedule-id`
+ * ProtocolVersions holding the chain's upgrade schedule and ScheduleIdAggregateVerifier, the proposer and challenger accounts on
  * TEEProverRegistry's proposer list, and the local enclave's signer registered through the registrar.
  */
 import { type Address, createWalletClient, getAddress, type Hex, http, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { deployProofVerifiers, teeProverRegistryAbi } from "../../contracts/index.js";
+import {
+  deployProofVerifiers,
+  teeProverRegistryAbi,
+  type UpgradeScheduleOptions,
+  type VerifierVersion,
+} from "../../contracts/index.js";
 import { genesisFactsOf, type RollupConfig } from "../chain/index.js";
-import { computeConfigHash } from "../proof/onchain/index.js";
+import { computeConfigHash, ladderTimestamps } from "../proof/onchain/index.js";
 import { devnetAccount } from "./accounts.js";
 import { runRegistrarCli } from "../registrar/index.js";
 import { jsonLine } from "./child.js";
@@ -26,6 +32,34 @@ export interface VerifierIntervals {
   /** Undefined: the default on a first deployment, the deployed value later. */
   readonly blockInterval: number | undefined;
   readonly intermediateBlockInterval: number | undefined;
+}
+
+/** What `npm start` asks of the verifiers: their intervals and their journal version (--verifier-version). */
+export interface VerifierChoice extends VerifierIntervals {
+  /** Undefined: the recorded verifiers' version, else the spec's. */
+  readonly verifierVersion: VerifierVersion | undefined;
+}
+
+/**
+ * The journal version this start runs with, known before the verifiers are checked (the enclaves and hosts start
+ * meanwhile): the flag's, else the recorded verifiers', else the spec's.
+ */
+export function chosenVerifierVersion(wanted: VerifierVersion | undefined, dataDir: string): VerifierVersion {
+  return wanted ?? readRecord(dataDir).verifiers?.verifierVersion ?? "spec";
+}
+
+/**
+ * ProtocolVersions' schedule for the devnet's chain: the upgrade ladder the enclave image implements, with the
+ * rollup config's activation times (every fork at genesis on the devnet: all 0, "not scheduled"), and the L2
+ * timestamp anchor of the verifier (src/proof/onchain upgrade-schedule.ts, the enclave's own computation).
+ */
+export function devnetUpgradeSchedule(rollup: RollupConfig): UpgradeScheduleOptions {
+  return {
+    upgradeTimestamps: ladderTimestamps(rollup),
+    l2GenesisBlock: rollup.genesis?.l2.number ?? 0n,
+    l2GenesisTime: rollup.genesisL2Time,
+    l2BlockTime: rollup.blockTime,
+  };
 }
 
 /** The chain's config hash as the enclave computes it from the same rollup.json (docs/enclave.md). */
@@ -75,8 +109,9 @@ export async function ensureProofVerifiers(
   nodeUrl: string,
   rollup: DevnetRollup["config"],
   dataDir: string,
-  intervals: VerifierIntervals,
+  intervals: VerifierChoice,
 ): Promise<{ verifiers: VerifiersRecord; deployed: boolean }> {
+  const verifierVersion = chosenVerifierVersion(intervals.verifierVersion, dataDir);
   const configHash = devnetConfigHash(rollup);
   const registry = l1.deployment.teeProverRegistry;
   const recorded = readRecord(dataDir).verifiers;
@@ -95,10 +130,11 @@ export async function ensureProofVerifiers(
         intervals.intermediateBlockInterval,
         recorded.intermediateBlockInterval,
       ],
+      ["--verifier-version", intervals.verifierVersion, recorded.verifierVersion],
     ] as const) {
       if (wanted !== undefined && wanted !== deployed)
         throw new DevnetUsageError(
-          `${flag} ${wanted} differs from the deployed AggregateVerifier's ${deployed} (fixed on the first start; ` +
+          `${flag} ${wanted} differs from the deployed verifier's ${deployed} (fixed on the first start; ` +
             "remove the data directory to start afresh)",
         );
     }
@@ -127,10 +163,15 @@ export async function ensureProofVerifiers(
       anchorRoot,
       pollingIntervalMs: 100,
       timeoutMs: TIMEOUT_MS,
+      ...(verifierVersion === "schedule-id" ? { schedule: devnetUpgradeSchedule(rollup) } : {}),
     },
   );
   const verifiers: VerifiersRecord = {
     l1ChainId: l1.anvil.chainId,
+    verifierVersion,
+    ...(deployment.protocolVersions === undefined
+      ? {}
+      : { protocolVersions: getAddress(deployment.protocolVersions) }),
     teeVerifier: getAddress(deployment.teeVerifier),
     aggregateVerifier: getAddress(deployment.aggregateVerifier),
     teeProverRegistry: registry,

@@ -3,18 +3,24 @@
  * `npm start`, read back by the next start and by `npm run prove`:
  *
  *   chainId, token     the L2 chain and the Dev USD token deployed on it (first start)
- *   verifiers          TEEVerifier and AggregateVerifier on the L1 and the values they were deployed with (first start)
+ *   verifiers          TEEVerifier and AggregateVerifier (or ProtocolVersions and ScheduleIdAggregateVerifier) on the
+ *                      L1 and the values they were deployed with (first start)
  *   endpoints          the URLs and accounts of the running devnet (every start)
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Address, getAddress, type Hex, isAddress, isHex } from "viem";
+import { VERIFIER_VERSIONS, type VerifierVersion } from "../../contracts/index.js";
 
 export const RECORD_FILE = "devnet.json";
 
 /** The proof verifiers deployed on the L1, with their constructor values. */
 export interface VerifiersRecord {
   readonly l1ChainId: number;
+  /** The journal version the aggregate verifier checks (a record without it: "spec"). */
+  readonly verifierVersion: VerifierVersion;
+  /** The ProtocolVersions a schedule-id verifier reads. */
+  readonly protocolVersions?: Address;
   readonly teeVerifier: Address;
   readonly aggregateVerifier: Address;
   readonly teeProverRegistry: Address;
@@ -65,7 +71,17 @@ function verifiersOf(value: unknown): VerifiersRecord | undefined {
     anchorBlock: count(v.anchorBlock),
     anchorRoot: hex32(v.anchorRoot),
   };
-  return Object.values(fields).some((f) => f === undefined) ? undefined : (fields as VerifiersRecord);
+  if (Object.values(fields).some((f) => f === undefined)) return undefined;
+  const verifierVersion = v.verifierVersion ?? "spec";
+  const version = VERIFIER_VERSIONS.find((known) => known === verifierVersion);
+  const protocolVersions = address(v.protocolVersions);
+  if (version === undefined || (version === "schedule-id") !== (protocolVersions !== undefined))
+    return undefined;
+  return {
+    ...(fields as Omit<VerifiersRecord, "verifierVersion" | "protocolVersions">),
+    verifierVersion: version,
+    ...(protocolVersions === undefined ? {} : { protocolVersions }),
+  };
 }
 
 function endpointsOf(value: unknown): EndpointsRecord | undefined {

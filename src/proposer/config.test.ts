@@ -1,4 +1,7 @@
-/** The proposer's queue flags: scheduler mode only with a queue, its twins, defaults and refusals. */
+/**
+ * The proposer's queue flags (scheduler mode only with a queue, its twins, defaults and refusals) and its journal
+ * version.
+ */
 import { describe, expect, it } from "vitest";
 import { ProposerConfigError } from "./errors.js";
 import { parseProposerCommandLine } from "./config.js";
@@ -59,5 +62,19 @@ describe("proposer queue flags", () => {
     expect(refusedFlag(["--job-queue-sqlite", "q.db", "--prove-ahead", "0"])).toBe("prove-ahead");
     expect(refusedFlag(["--job-queue-sqlite", "q.db", "--metrics-listen", "9000"])).toBe("metrics-listen");
     expect(refusedFlag(["--job-queue-sqlite", "q.db", "--metrics-listen", "h:70000"])).toBe("metrics-listen");
+  });
+});
+
+describe("proposer --journal-version", () => {
+  it("is the spec's by default, schedule-id from the flag or PROPOSER_JOURNAL_VERSION, in both modes", () => {
+    expect(config([]).journalVersion).toBe("spec");
+    expect(config(["--journal-version", "schedule-id"]).journalVersion).toBe("schedule-id");
+    expect(
+      config(["--job-queue-sqlite", "q.db"], { PROPOSER_JOURNAL_VERSION: "schedule-id" }).journalVersion,
+    ).toBe("schedule-id");
+  });
+
+  it("refuses an unknown version", () => {
+    expect(refusedFlag(["--journal-version", "v2"])).toBe("journal-version");
   });
 });

@@ -1,4 +1,5 @@
 /** Command-line flags and environment variables of the proposer process (docs/proposer.md "Flags"). */
+import { VERIFIER_VERSIONS, type VerifierVersion } from "../../contracts/index.js";
 import {
   integerFlag,
   parseVerifierServiceCommandLine,
@@ -20,6 +21,9 @@ Options (each also read from the environment variable in brackets):
                                                                                 [PROPOSER_ROLLUP_RPC_URL] (required)
   --prover-url <url>          the prover host (prover_prove; unused with a queue) [PROPOSER_PROVER_URL] (required)
   --verifier <address>        AggregateVerifier                                 [PROPOSER_VERIFIER] (required)
+  --journal-version <v>       spec | schedule-id: the journal the verifier checks and the prover host's
+                              enclaves sign (default spec); the proposer refuses a verifier of the other
+                              version                                           [PROPOSER_JOURNAL_VERSION]
   --private-key-file <path>   file holding the proposer's 0x-prefixed private key [PROPOSER_PRIVATE_KEY_FILE]
                               (or the key itself in PROPOSER_PRIVATE_KEY; never on the command line)
   --poll-interval-ms <n>      how often the node and the contract are read (default 2000)
@@ -49,6 +53,11 @@ export interface ProposerQueueConfig {
 }
 
 export interface ProposerConfig extends VerifierServiceConfig {
+  /**
+   * The journal version the verifier must check (--journal-version): "spec" for AggregateVerifier, "schedule-id"
+   * for ScheduleIdAggregateVerifier. The prover host's enclaves must sign the same version.
+   */
+  readonly journalVersion: VerifierVersion;
   /** Set: scheduler mode on this queue; unset: the direct mode (prover_prove, one range at a time). */
   readonly queue: ProposerQueueConfig | undefined;
 }
@@ -66,10 +75,17 @@ export function parseProposerCommandLine(
     name: "proposer",
     envPrefix: "PROPOSER",
     usage: PROPOSER_USAGE,
-    extra: ["database-url", "job-queue-sqlite", "prove-ahead", "metrics-listen"],
+    extra: ["database-url", "job-queue-sqlite", "prove-ahead", "metrics-listen", "journal-version"],
     fail,
   });
   if (parsed.kind === "help") return parsed;
+  const versionText = parsed.extra["journal-version"] ?? "spec";
+  const journalVersion = VERIFIER_VERSIONS.find((version) => version === versionText);
+  if (journalVersion === undefined)
+    throw fail(`--journal-version: "${versionText}" must be one of ${VERIFIER_VERSIONS.join(", ")}`, {
+      flag: "journal-version",
+      value: versionText,
+    });
   const databaseUrl = parsed.extra["database-url"];
   const sqlitePath = parsed.extra["job-queue-sqlite"];
   const ahead = parsed.extra["prove-ahead"];
@@ -81,7 +97,7 @@ export function parseProposerCommandLine(
     ] as const)
       if (value !== undefined)
         throw fail(`--${flag} needs a queue (--database-url or --job-queue-sqlite)`, { flag });
-    return { kind: "run", config: { ...parsed.config, queue: undefined } };
+    return { kind: "run", config: { ...parsed.config, journalVersion, queue: undefined } };
   }
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl))
     throw fail("--database-url must be a postgres:// or postgresql:// URL", { flag: "database-url" });
@@ -100,6 +116,10 @@ export function parseProposerCommandLine(
   const proveAhead = integerFlag(ahead ?? "4", "prove-ahead", 1, fail);
   return {
     kind: "run",
-    config: { ...parsed.config, queue: { databaseUrl, sqlitePath, proveAhead, metricsListen } },
+    config: {
+      ...parsed.config,
+      journalVersion,
+      queue: { databaseUrl, sqlitePath, proveAhead, metricsListen },
+    },
   };
 }

@@ -4,7 +4,8 @@
  */
 import { type ErrorDetails, SuiteError } from "../errors/index.js";
 
-export type ProposerErrorKind = "config" | "parent-mismatch" | "propose-reverted" | "l1-reorg";
+export type ProposerErrorKind =
+  "config" | "parent-mismatch" | "propose-reverted" | "l1-reorg" | "journal-version-mismatch";
 
 /** Root of the proposer's errors. */
 export abstract class ProposerError extends SuiteError<ProposerErrorKind> {
@@ -56,5 +57,23 @@ export class ProposeRevertedError extends ProposerError {
 export class L1HeadReorgedError extends ProposerError {
   constructor(details: { readonly number: bigint; readonly expected: string; readonly actual: string }) {
     super(`L1 block ${details.number} changed while it was the proof's L1 head`, "l1-reorg", details);
+  }
+}
+
+/**
+ * The verifier checks another journal version than the proposer's --journal-version: every proof the host returns
+ * would be refused (the signature recovers to no registered signer). Logged on every attempt until reconfigured.
+ */
+export class JournalVersionMismatchError extends ProposerError {
+  constructor(details: {
+    readonly verifier: string;
+    readonly configured: string;
+    readonly deployed: string;
+  }) {
+    super(
+      `the verifier ${details.verifier} checks ${details.deployed} journals, the proposer is configured for ${details.configured} (--journal-version)`,
+      "journal-version-mismatch",
+      details,
+    );
   }
 }

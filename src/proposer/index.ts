@@ -10,6 +10,7 @@ export {
   PROPOSER_USAGE,
 } from "./config.js";
 export {
+  JournalVersionMismatchError,
   L1HeadReorgedError,
   ParentMismatchError,
   ProposerConfigError,

@@ -4,6 +4,7 @@
  * proof's L1 head (deep enough, still canonical) and submit propose() for a proven range.
  */
 import { type Address, type Hex, bytesToHex, decodeEventLog, hexToBytes } from "viem";
+import { verifierVersionOf } from "../../contracts/index.js";
 import type { ProofRequest, ProofResult, SyncStatus } from "../../generated/rpc/index.js";
 import type { Logger } from "../log/index.js";
 import {
@@ -14,7 +15,12 @@ import {
 } from "../proof/onchain/index.js";
 import { contractReader, verifierServiceClients } from "../service-kit/index.js";
 import type { ProposerConfig } from "./config.js";
-import { L1HeadReorgedError, ParentMismatchError, ProposeRevertedError } from "./errors.js";
+import {
+  JournalVersionMismatchError,
+  L1HeadReorgedError,
+  ParentMismatchError,
+  ProposeRevertedError,
+} from "./errors.js";
 
 /** One landed proposal, as logged. */
 export interface LandedProposal {
@@ -54,7 +60,11 @@ export function proposerRanges(config: ProposerConfig, logger: Logger) {
 
   let facts: VerifierFacts | undefined;
   async function immutables(): Promise<VerifierFacts> {
-    facts ??= {
+    if (facts !== undefined) return facts;
+    const deployed = await verifierVersionOf(l1, verifier);
+    if (deployed !== config.journalVersion)
+      throw new JournalVersionMismatchError({ verifier, configured: config.journalVersion, deployed });
+    facts = {
       blockInterval: await read<bigint>("BLOCK_INTERVAL"),
       intermediateBlockInterval: await read<bigint>("INTERMEDIATE_BLOCK_INTERVAL"),
       anchorBlock: await read<bigint>("ANCHOR_BLOCK"),

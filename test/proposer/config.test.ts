@@ -51,6 +51,7 @@ describe("proposer flags", () => {
         proveTimeoutMs: 900_000,
         maxBackoffMs: 30_000,
         logLevel: "info",
+        journalVersion: "spec",
       },
     });
   });
@@ -115,7 +116,7 @@ describe("help", () => {
 });
 
 describe("challenger flags", () => {
-  it("reads its own twins and --start-block", () => {
+  it("reads its own twins, --start-block and --journal-version", () => {
     const parsed = parseChallengerCommandLine([...flags, "--start-block", "7"], {
       CHALLENGER_PRIVATE_KEY: KEY,
     });
@@ -123,7 +124,18 @@ describe("challenger flags", () => {
       startBlock: 7n,
       l1LogRange: 2000n,
       privateKey: KEY,
+      journalVersion: "spec",
     });
+    const scheduled = parseChallengerCommandLine(flags, {
+      CHALLENGER_PRIVATE_KEY: KEY,
+      CHALLENGER_JOURNAL_VERSION: "schedule-id",
+    });
+    expect(scheduled.kind === "run" && scheduled.config.journalVersion).toBe("schedule-id");
+    expect(
+      refusal(() =>
+        parseChallengerCommandLine([...flags, "--journal-version", "v2"], { CHALLENGER_PRIVATE_KEY: KEY }),
+      ),
+    ).toMatchObject({ flag: "journal-version", name: "ChallengerConfigError" });
     const ranged = parseChallengerCommandLine(flags, {
       CHALLENGER_PRIVATE_KEY: KEY,
       CHALLENGER_L1_LOG_RANGE: "50",
