@@ -27,12 +27,10 @@ import {
   decodeHeader,
   EMPTY_TRIE_ROOT,
   encodeHeader,
-  encodeReceipt,
   fromHex,
   keccak256,
   keccak256Key,
   L2_TO_L1_MESSAGE_PASSER,
-  orderedTrieRoot,
   toHex,
   toHexRaw,
 } from "../../chain/index.js";
@@ -325,28 +323,16 @@ export class FetchingOracle implements ProgramOracle {
       }
       case "l1-transactions": {
         const header = await this.l1Header(hint.hash, text);
-        const txs = await this.l1.transactionsByHash(hint.hash);
-        if (txs === undefined) this.fail(text, "the L1 does not know the block");
-        let leaves: readonly Uint8Array[] = txs;
-        if (!bytesEqual(orderedTrieRoot(leaves), header.transactionsRoot)) {
-          // anvil ≤ 1.7.1: blob transactions entered the trie in their pooled form (RpcL1Provider checked it).
-          leaves = await Promise.all(
-            txs.map(async (tx) => {
-              if (tx[0] !== 0x03) return tx;
-              const raw = await this.l1.client.call("eth_getRawTransactionByHash", [toHex(keccak256(tx))]);
-              if (typeof raw !== "string") this.fail(text, "no pooled form of a blob transaction");
-              return fromHex(raw);
-            }),
-          );
-        }
-        this.putTrie(leaves, header.transactionsRoot, text);
+        const checked = await this.l1.transactionLeavesByHash(hint.hash);
+        if (checked === undefined) this.fail(text, "the L1 does not know the block");
+        this.putTrie(checked.leaves, header.transactionsRoot, text);
         return;
       }
       case "l1-receipts": {
         const header = await this.l1Header(hint.hash, text);
-        const receipts = await this.l1.receiptsByHash(hint.hash);
+        const receipts = await this.l1.encodedReceiptsByHash(hint.hash);
         if (receipts === undefined) this.fail(text, "the L1 has no receipts for the block");
-        this.putTrie(receipts.map(encodeReceipt), header.receiptsRoot, text);
+        this.putTrie(receipts, header.receiptsRoot, text);
         return;
       }
       case "l1-blob": {
