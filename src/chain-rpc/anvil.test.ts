@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Hex, createWalletClient, http, parseGwei } from "viem";
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
-import { bytesEqual, fromHex, headerHash, toHex } from "../chain/index.js";
+import { bytesEqual, encodeReceipt, fromHex, headerHash, orderedTrieRoot, toHex } from "../chain/index.js";
 import {
   BlobMismatchError,
   type Kzg,
@@ -21,7 +21,7 @@ import {
   versionedHash,
 } from "../derive/index.js";
 import { type Anvil, DEVNET_L1_MNEMONIC, startAnvil } from "../devnet/l1/anvil.js";
-import { BeaconBlobProvider, DataMismatchError, RpcL1Provider } from "./index.js";
+import { BeaconBlobProvider, DataMismatchError, RAW_L1_METHODS, RpcL1Provider } from "./index.js";
 import { type TamperProxy, startTamperProxy } from "./proxy.test-support.js";
 
 type Json = Record<string, unknown>;
@@ -175,6 +175,42 @@ describe("RpcL1Provider over anvil", () => {
   });
 });
 
+describe("RpcL1Provider's raw debug methods over anvil (which serves none)", () => {
+  it("probes each once, then reads the standard methods: the same header, transaction leaves and receipts", async () => {
+    const asked: string[] = [];
+    proxy.rpc = async (request, forward) => {
+      asked.push(request.method);
+      return forward(request);
+    };
+    try {
+      const provider = l1(proxy.url);
+      expect(provider.raw!.served("debug_getRawHeader")).toBeUndefined();
+      const header = await provider.headerByHash(blockHash);
+      const leaves = await provider.transactionLeavesByHash(blockHash);
+      const receipts = await provider.encodedReceiptsByHash(blockHash);
+      for (const method of RAW_L1_METHODS) expect(provider.raw!.served(method)).toBe(false);
+      // Asked again for another block: the raw methods are not.
+      const before = asked.length;
+      const parent = await provider.headerByHash(header!.parentHash);
+      await provider.encodedReceiptsByHash(header!.parentHash);
+      expect(asked.slice(before).filter((m) => m.startsWith("debug_"))).toEqual([]);
+      expect(asked.filter((m) => m.startsWith("debug_")).sort()).toEqual([...RAW_L1_METHODS].sort());
+
+      const standard = new RpcL1Provider(anvil.rpcUrl, {
+        pooledBlobTransactionsRoot: true,
+        rawMethods: false,
+      });
+      expect(header).toEqual(await standard.headerByHash(blockHash));
+      expect(parent).toEqual(await standard.headerByHash(header!.parentHash));
+      expect(toHex(orderedTrieRoot(leaves!.leaves))).toBe(toHex(header!.transactionsRoot));
+      expect(leaves!.transactions).toEqual(await standard.transactionsByHash(blockHash));
+      expect(receipts).toEqual((await standard.receiptsByHash(blockHash))!.map(encodeReceipt));
+    } finally {
+      proxy.rpc = async (request, forward) => forward(request);
+    }
+  });
+});
+
 describe("BeaconBlobProvider over anvil", () => {
   it("serves the blob by execution block hash and versioned hash; it matches the hash and decodes to the data", async () => {
     const provider = new BeaconBlobProvider(anvil.beaconUrl);
@@ -256,8 +292,9 @@ describe("a proxy that flips one byte of anvil's answer is refused", () => {
     expect(await mismatch(() => l1(proxy.url).headerByHash(blockHash))).toBe("header-hash");
 
     flip("eth_getBlockByHash", (b) => {
-      const blobTx = ((b as Json).transactions as Json[])[4]!;
-      blobTx.maxFeePerBlobGas = flipByte(blobTx.maxFeePerBlobGas as string);
+      // Only the full block (the provider may ask for the header alone first, while it probes debug_getRawBlock).
+      const blobTx = ((b as Json).transactions as (Json | string)[])[4]!;
+      if (typeof blobTx === "object") blobTx.maxFeePerBlobGas = flipByte(blobTx.maxFeePerBlobGas as string);
     });
     expect(await mismatch(() => l1(proxy.url).transactionsByHash(blockHash))).toBe("transaction-hash");
 

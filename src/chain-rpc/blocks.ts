@@ -95,14 +95,15 @@ function canonicalOfPooled(pooled: Uint8Array): Uint8Array | undefined {
 }
 
 /**
- * The transactions root of a block whose blob transactions entered the trie in their pooled form (anvil ≤ 1.7.1):
- * each blob transaction's pooled bytes must contain exactly the canonical bytes already checked against its hash.
+ * The transactions trie leaves of a block whose blob transactions entered the trie in their pooled form (anvil ≤
+ * 1.7.1): each blob transaction's pooled bytes must contain exactly the canonical bytes already checked against its
+ * hash.
  */
-async function pooledRoot(
+async function pooledLeaves(
   raws: readonly Uint8Array[],
   source: PooledTransactionSource,
   what: string,
-): Promise<Uint8Array> {
+): Promise<Uint8Array[]> {
   const leaves: Uint8Array[] = [];
   for (const [i, raw] of raws.entries()) {
     if (raw[0] !== BLOB_TX_TYPE) {
@@ -122,7 +123,15 @@ async function pooledRoot(
     }
     leaves.push(pooled);
   }
-  return orderedTrieRoot(leaves);
+  return leaves;
+}
+
+/** A block's transactions, and the leaves its transactionsRoot commits to (the same bytes on a real chain). */
+export interface CheckedTransactions {
+  /** Canonical EIP-2718 bytes. */
+  readonly transactions: Uint8Array[];
+  /** The transactions trie's leaves: the canonical bytes, or anvil's pooled blob encodings (see RpcProviderOptions). */
+  readonly leaves: Uint8Array[];
 }
 
 /**
@@ -136,6 +145,16 @@ export async function checkedTransactions(
   what: string,
   pooled?: PooledTransactionSource,
 ): Promise<Uint8Array[]> {
+  return (await checkedTransactionLeaves(json, header, what, pooled)).transactions;
+}
+
+/** checkedTransactions, with the leaves the root was checked over. */
+export async function checkedTransactionLeaves(
+  json: unknown,
+  header: BlockHeader,
+  what: string,
+  pooled?: PooledTransactionSource,
+): Promise<CheckedTransactions> {
   const list = isRecord(json) ? json.transactions : undefined;
   if (!Array.isArray(list)) throw new MalformedResponseError(`${what}: the block has no transaction list`);
   const raws = list.map((tx, i) => {
@@ -146,14 +165,15 @@ export async function checkedTransactions(
     }
     return checkedTransaction(tx, `${what}.transactions[${i}]`);
   });
-  let root = orderedTrieRoot(raws);
+  let leaves = raws;
   if (
-    !bytesEqual(root, header.transactionsRoot) &&
+    !bytesEqual(orderedTrieRoot(raws), header.transactionsRoot) &&
     pooled !== undefined &&
     raws.some((r) => r[0] === BLOB_TX_TYPE)
   ) {
-    root = await pooledRoot(raws, pooled, what);
+    leaves = await pooledLeaves(raws, pooled, what);
   }
+  const root = orderedTrieRoot(leaves);
   if (!bytesEqual(root, header.transactionsRoot)) {
     throw new DataMismatchError(
       "transactions-root",
@@ -166,7 +186,7 @@ export async function checkedTransactions(
       },
     );
   }
-  return raws;
+  return { transactions: raws, leaves };
 }
 
 /** `0x`-quantity of a block number, as JSON-RPC takes it. */

@@ -1,9 +1,11 @@
 /**
- * L1 execution data over standard JSON-RPC (any L1 node, anvil included: no debug_* methods needed). Headers are
- * rebuilt from eth_getBlockByHash / eth_getBlockByNumber and must hash to the block hash; transactions are rebuilt
- * from the full block and checked against transactionsRoot; receipts from eth_getBlockReceipts are re-encoded and
- * checked against receiptsRoot. A block the node does not know is `undefined`; anything that does not check is a
- * DataMismatchError.
+ * L1 execution data over JSON-RPC, from any L1 node (anvil included). Where the node serves them (geth, reth,
+ * erigon with the debug namespace on), the consensus encodings come from `debug_getRawHeader`, `debug_getRawBlock`
+ * and `debug_getRawReceipts` (l1-raw.ts: probed by their first use, checked by hash); otherwise, and for a block a
+ * raw method gave no answer for, from the standard methods: headers rebuilt from eth_getBlockByHash /
+ * eth_getBlockByNumber must hash to the block hash; transactions are rebuilt from the full block and checked against
+ * transactionsRoot; receipts from eth_getBlockReceipts are re-encoded and checked against receiptsRoot. A block the
+ * node does not know is `undefined`; anything that does not check is a DataMismatchError.
  */
 import {
   type BlockHeader,
@@ -14,10 +16,17 @@ import {
   toHex,
 } from "../chain/index.js";
 import type { L1Provider } from "../derive/index.js";
-import { type PooledTransactionSource, checkedHeader, checkedTransactions, quantity } from "./blocks.js";
+import {
+  type CheckedTransactions,
+  type PooledTransactionSource,
+  checkedHeader,
+  checkedTransactionLeaves,
+  quantity,
+} from "./blocks.js";
 import { DataMismatchError, MalformedResponseError } from "./errors.js";
 import { type HttpLimits, JsonRpcClient } from "./http.js";
 import { hexData, receiptFromJson } from "./json.js";
+import { RawL1Reads } from "./l1-raw.js";
 
 export interface RpcProviderOptions extends HttpLimits {
   /** Checked headers kept by hash (receipts need their header's root); default 1024. */
@@ -29,6 +38,11 @@ export interface RpcProviderOptions extends HttpLimits {
    * bytes the root commits to. Default false (a real L1 commits to canonical encodings).
    */
   readonly pooledBlobTransactionsRoot?: boolean;
+  /**
+   * Read consensus encodings with debug_getRawHeader / debug_getRawBlock / debug_getRawReceipts where the node
+   * serves them (each probed by its first use); default true. False: the standard methods only.
+   */
+  readonly rawMethods?: boolean;
 }
 
 /** A small insertion-ordered cache of checked headers. */
@@ -54,9 +68,12 @@ export class RpcL1Provider implements L1Provider {
   readonly client: JsonRpcClient;
   private readonly headers: HeaderCache;
   private readonly pooled: PooledTransactionSource | undefined;
+  /** The raw debug methods (undefined when turned off). */
+  readonly raw: RawL1Reads | undefined;
 
   constructor(url: string, options: RpcProviderOptions = {}) {
     this.client = new JsonRpcClient(url, options);
+    this.raw = options.rawMethods === false ? undefined : new RawL1Reads(this.client);
     this.headers = new HeaderCache(options.headerCacheSize ?? 1024);
     this.pooled =
       options.pooledBlobTransactionsRoot === true ? (hash) => this.rawTransaction(hash) : undefined;
@@ -70,6 +87,11 @@ export class RpcL1Provider implements L1Provider {
   async headerByHash(hash: Uint8Array): Promise<BlockHeader | undefined> {
     const cached = this.headers.get(hash);
     if (cached !== undefined) return cached;
+    const raw = await this.raw?.header(hash);
+    if (raw !== undefined) {
+      this.headers.set(hash, raw.header);
+      return raw.header;
+    }
     const json = await this.client.call("eth_getBlockByHash", [toHex(hash), false]);
     if (json === null) return undefined;
     const checked = checkedHeader(json, { hash }, "eth_getBlockByHash");
@@ -87,11 +109,43 @@ export class RpcL1Provider implements L1Provider {
   }
 
   async transactionsByHash(blockHash: Uint8Array): Promise<readonly Uint8Array[] | undefined> {
+    return (await this.transactionLeavesByHash(blockHash))?.transactions;
+  }
+
+  /**
+   * The block's transactions and the leaves its transactionsRoot commits to, checked: from debug_getRawBlock where
+   * served, else from the full block object (where anvil's pooled blob leaves are accepted when configured).
+   */
+  async transactionLeavesByHash(blockHash: Uint8Array): Promise<CheckedTransactions | undefined> {
+    if (this.raw !== undefined && this.raw.served("debug_getRawBlock") !== false) {
+      const header = await this.headerByHash(blockHash);
+      if (header === undefined) return undefined;
+      const transactions = await this.raw.transactions(blockHash, header).catch((error: unknown) => {
+        // anvil's pooled blob roots are read from the full block (the raw block holds no pooled form).
+        if (this.pooled !== undefined && error instanceof DataMismatchError) return undefined;
+        throw error;
+      });
+      if (transactions !== undefined) return { transactions, leaves: transactions };
+    }
     const json = await this.client.call("eth_getBlockByHash", [toHex(blockHash), true]);
     if (json === null) return undefined;
     const { hash, header } = checkedHeader(json, { hash: blockHash }, "eth_getBlockByHash");
     this.headers.set(hash, header);
-    return checkedTransactions(json, header, "eth_getBlockByHash", this.pooled);
+    return checkedTransactionLeaves(json, header, "eth_getBlockByHash", this.pooled);
+  }
+
+  /**
+   * The block's receipts in their consensus encodings (the receipts trie's leaves), checked against receiptsRoot:
+   * from debug_getRawReceipts where served, else eth_getBlockReceipts re-encoded.
+   */
+  async encodedReceiptsByHash(blockHash: Uint8Array): Promise<Uint8Array[] | undefined> {
+    if (this.raw !== undefined && this.raw.served("debug_getRawReceipts") !== false) {
+      const header = await this.headerByHash(blockHash);
+      if (header === undefined) return undefined;
+      const encoded = await this.raw.receipts(blockHash, header);
+      if (encoded !== undefined) return encoded;
+    }
+    return (await this.receiptsByHash(blockHash))?.map(encodeReceipt);
   }
 
   async receiptsByHash(blockHash: Uint8Array): Promise<readonly Receipt[] | undefined> {

@@ -17,12 +17,18 @@ import {
   EndpointUnavailableError,
   MalformedResponseError,
   RemoteCallError,
+  RAW_L1_METHODS,
   RpcL1Provider,
+  type RpcProviderOptions,
   RpcL2Provider,
 } from "./index.js";
 import { type Envelope, type TamperProxy, startTamperProxy } from "./proxy.test-support.js";
 
 type Json = Record<string, unknown>;
+
+/** An L1 provider on the standard methods only (the node serves the raw debug methods too; they are tested below). */
+const standardL1 = (url: string, options: RpcProviderOptions = {}): RpcL1Provider =>
+  new RpcL1Provider(url, { ...options, rawMethods: false });
 
 let node: NodeProcess;
 let proxy: TamperProxy;
@@ -144,27 +150,115 @@ describe("RpcL1Provider over our node (standard methods)", () => {
   it("headers by hash and number, transactions and receipts match the node's raw encodings", async () => {
     for (const sealed of blocks) {
       // A fresh provider each time: no header comes from the cache.
-      const l1 = new RpcL1Provider(node.url);
+      const l1 = standardL1(node.url);
       const hash = fromHex(sealed.hash);
       const byHash = await l1.headerByHash(hash);
-      const byNumber = await new RpcL1Provider(node.url).headerByNumber(sealed.number);
+      const byNumber = await standardL1(node.url).headerByNumber(sealed.number);
       expect(toHex(headerHash(byHash!))).toBe(sealed.hash);
       expect(byNumber).toEqual(byHash);
-      const txs = await new RpcL1Provider(node.url).transactionsByHash(hash);
+      const txs = await standardL1(node.url).transactionsByHash(hash);
       expect(txs!.map((t) => bytesToHex(t))).toEqual(sealed.raw.map((t) => bytesToHex(t)));
-      const receipts = await new RpcL1Provider(node.url).receiptsByHash(hash);
+      const receipts = await standardL1(node.url).receiptsByHash(hash);
       expect(receipts!.map((r) => bytesToHex(encodeReceipt(r)))).toEqual(sealed.rawReceipts);
       expect(receipts![0]!.depositNonce).toBeDefined();
     }
   });
 
   it("a block the node does not have is undefined", async () => {
-    const l1 = new RpcL1Provider(node.url);
+    const l1 = standardL1(node.url);
     const unknown = fromHex(`0x${"cd".repeat(32)}`);
     expect(await l1.headerByHash(unknown)).toBeUndefined();
     expect(await l1.headerByNumber(1_000_000n)).toBeUndefined();
     expect(await l1.transactionsByHash(unknown)).toBeUndefined();
     expect(await l1.receiptsByHash(unknown)).toBeUndefined();
+  });
+});
+
+describe("RpcL1Provider over our node (debug_getRawHeader, debug_getRawBlock, debug_getRawReceipts)", () => {
+  it("reads the consensus encodings with the raw methods only, equal to what the standard methods give", async () => {
+    const asked: string[] = [];
+    proxy.rpc = async (request, forward) => {
+      asked.push(request.method);
+      return forward(request);
+    };
+    try {
+      for (const sealed of blocks) {
+        const hash = fromHex(sealed.hash);
+        const l1 = new RpcL1Provider(proxy.url);
+        const header = await l1.headerByHash(hash);
+        const txs = await l1.transactionLeavesByHash(hash);
+        const receipts = await l1.encodedReceiptsByHash(hash);
+        for (const method of RAW_L1_METHODS) expect(l1.raw!.served(method)).toBe(true);
+        expect(header).toEqual(await standardL1(node.url).headerByHash(hash));
+        expect(txs!.transactions.map((t) => bytesToHex(t))).toEqual(sealed.raw.map((t) => bytesToHex(t)));
+        expect(txs!.leaves).toEqual(txs!.transactions);
+        expect(receipts!.map((r) => bytesToHex(r))).toEqual(sealed.rawReceipts);
+        const standard = await standardL1(node.url).receiptsByHash(hash);
+        expect(receipts!.map((r) => bytesToHex(r))).toEqual(
+          standard!.map((r) => bytesToHex(encodeReceipt(r))),
+        );
+      }
+      expect(new Set(asked)).toEqual(new Set(RAW_L1_METHODS));
+    } finally {
+      proxy.rpc = async (request, forward) => forward(request);
+    }
+  });
+
+  it("a block the node does not have is undefined", async () => {
+    const l1 = new RpcL1Provider(node.url);
+    const unknown = fromHex(`0x${"ce".repeat(32)}`);
+    expect(await l1.headerByHash(unknown)).toBeUndefined();
+    expect(await l1.transactionLeavesByHash(unknown)).toBeUndefined();
+    expect(await l1.encodedReceiptsByHash(unknown)).toBeUndefined();
+  });
+
+  it("a node without them (-32601) is asked once per method, then read with the standard methods", async () => {
+    const asked: string[] = [];
+    proxy.rpc = async (request, forward): Promise<Envelope> => {
+      asked.push(request.method);
+      if (request.method.startsWith("debug_getRaw"))
+        return {
+          jsonrpc: "2.0",
+          id: 1,
+          error: { code: -32601, message: `the method ${request.method} does not exist/is not available` },
+        };
+      return forward(request);
+    };
+    try {
+      const l1 = new RpcL1Provider(proxy.url);
+      for (const sealed of blocks) {
+        const hash = fromHex(sealed.hash);
+        expect(toHex(headerHash((await l1.headerByHash(hash))!))).toBe(sealed.hash);
+        expect((await l1.transactionLeavesByHash(hash))!.transactions.map((t) => bytesToHex(t))).toEqual(
+          sealed.raw.map((t) => bytesToHex(t)),
+        );
+        expect((await l1.encodedReceiptsByHash(hash))!.map((r) => bytesToHex(r))).toEqual(sealed.rawReceipts);
+      }
+      for (const method of RAW_L1_METHODS) {
+        expect(l1.raw!.served(method)).toBe(false);
+        expect(asked.filter((m) => m === method)).toHaveLength(1);
+      }
+    } finally {
+      proxy.rpc = async (request, forward) => forward(request);
+    }
+  });
+
+  it("reth's answers for a block it lacks (an empty header, an empty receipt list) fall back to the standard methods", async () => {
+    // reth's raw_header answers empty bytes and raw_receipts an empty list for a block it does not have
+    // (crates/rpc/rpc/src/debug.rs); the standard methods then answer for the block.
+    proxy.rpc = async (request, forward): Promise<Envelope> => {
+      if (request.method === "debug_getRawHeader") return { jsonrpc: "2.0", id: 1, result: "0x" };
+      if (request.method === "debug_getRawReceipts") return { jsonrpc: "2.0", id: 1, result: [] };
+      return forward(request);
+    };
+    try {
+      const l1 = new RpcL1Provider(proxy.url);
+      const hash = fromHex(block.hash);
+      expect(toHex(headerHash((await l1.headerByHash(hash))!))).toBe(block.hash);
+      expect((await l1.encodedReceiptsByHash(hash))!.map((r) => bytesToHex(r))).toEqual(block.rawReceipts);
+    } finally {
+      proxy.rpc = async (request, forward) => forward(request);
+    }
   });
 });
 
@@ -207,10 +301,10 @@ describe("tampered answers are refused with named errors", () => {
       "eth_getBlockByHash",
       (b) => void ((b as Json).stateRoot = flipHex((b as Json).stateRoot as string)),
     );
-    await expectMismatch(() => new RpcL1Provider(proxy.url).headerByHash(hash()), "header-hash");
-    await expectMismatch(() => new RpcL1Provider(proxy.url).transactionsByHash(hash()), "header-hash");
+    await expectMismatch(() => standardL1(proxy.url).headerByHash(hash()), "header-hash");
+    await expectMismatch(() => standardL1(proxy.url).transactionsByHash(hash()), "header-hash");
     tamper("eth_getBlockByNumber", (b) => void ((b as Json).gasUsed = "0x1"));
-    await expectMismatch(() => new RpcL1Provider(proxy.url).headerByNumber(block.number), "header-hash");
+    await expectMismatch(() => standardL1(proxy.url).headerByNumber(block.number), "header-hash");
     await expectMismatch(() => new RpcL2Provider(proxy.url).blockByNumber(block.number), "header-hash");
   });
 
@@ -221,7 +315,7 @@ describe("tampered answers are refused with named errors", () => {
           ? { method: request.method, params: [hexNumber(block.number - 1n), request.params[1]] }
           : request,
       );
-    await expectMismatch(() => new RpcL1Provider(proxy.url).headerByNumber(block.number), "block-number");
+    await expectMismatch(() => standardL1(proxy.url).headerByNumber(block.number), "block-number");
     await expectMismatch(() => new RpcL2Provider(proxy.url).blockByNumber(block.number), "block-number");
   });
 
@@ -232,9 +326,9 @@ describe("tampered answers are refused with named errors", () => {
     });
     await expectMismatch(() => new RpcL2Provider(proxy.url).blockByNumber(block.number), "transaction-hash");
     tamper("eth_getBlockByHash", (b) => void ((b as Json).transactions as Json[]).reverse());
-    await expectMismatch(() => new RpcL1Provider(proxy.url).transactionsByHash(hash()), "transactions-root");
+    await expectMismatch(() => standardL1(proxy.url).transactionsByHash(hash()), "transactions-root");
     tamper("eth_getBlockByHash", (b) => void ((b as Json).transactions as Json[]).pop());
-    await expectMismatch(() => new RpcL1Provider(proxy.url).transactionsByHash(hash()), "transactions-root");
+    await expectMismatch(() => standardL1(proxy.url).transactionsByHash(hash()), "transactions-root");
   });
 
   it("receipts changed, or withheld as an empty list, do not have the receipts root", async () => {
@@ -242,34 +336,64 @@ describe("tampered answers are refused with named errors", () => {
       const receipt = (r as Json[])[1]!;
       receipt.cumulativeGasUsed = `0x${(BigInt(receipt.cumulativeGasUsed as string) + 1n).toString(16)}`;
     });
-    await expectMismatch(() => new RpcL1Provider(proxy.url).receiptsByHash(hash()), "receipts-root");
+    await expectMismatch(() => standardL1(proxy.url).receiptsByHash(hash()), "receipts-root");
     tamper("eth_getBlockReceipts", () => []);
-    await expectMismatch(() => new RpcL1Provider(proxy.url).receiptsByHash(hash()), "receipts-root");
+    await expectMismatch(() => standardL1(proxy.url).receiptsByHash(hash()), "receipts-root");
+  });
+
+  it("raw answers changed: a header byte, a transaction dropped from the raw block, a receipt byte", async () => {
+    const flipLast = (hex: string): string => flipHex(hex);
+    tamper("debug_getRawHeader", (h) => flipLast(h as unknown as string));
+    await expectMismatch(() => new RpcL1Provider(proxy.url).headerByHash(hash()), "header-hash");
+    tamper("debug_getRawReceipts", (r) => {
+      const list = r as unknown as string[];
+      list[1] = flipLast(list[1]!);
+    });
+    await expectMismatch(() => new RpcL1Provider(proxy.url).encodedReceiptsByHash(hash()), "receipts-root");
+    tamper("debug_getRawReceipts", (r) => (r as unknown as string[]).slice(1));
+    await expectMismatch(() => new RpcL1Provider(proxy.url).encodedReceiptsByHash(hash()), "receipts-root");
+    tamper("debug_getRawBlock", (b) => {
+      const [header, txs, ...rest] = RLP.decode(hexToBytes(b as unknown as Hex)) as unknown as unknown[][];
+      return bytesToHex(RLP.encode([header, txs!.slice(1), ...rest] as Parameters<typeof RLP.encode>[0]));
+    });
+    await expectMismatch(
+      () => new RpcL1Provider(proxy.url).transactionLeavesByHash(hash()),
+      "transactions-root",
+    );
+    // Another block's raw block, consistent in itself, for the asked hash.
+    proxy.rpc = async (request, forward) =>
+      forward(
+        request.method === "debug_getRawBlock"
+          ? { method: request.method, params: [hexNumber(block.number - 1n)] }
+          : request,
+      );
+    await expectMismatch(() => new RpcL1Provider(proxy.url).transactionLeavesByHash(hash()), "header-hash");
+    proxy.rpc = async (request, forward) => forward(request);
   });
 
   it("malformed fields, JSON-RPC errors, oversized bodies and silence have their own kinds", async () => {
     tamper("eth_getBlockByHash", (b) => void ((b as Json).stateRoot = "0x1234"));
-    const short = await refusal(() => new RpcL1Provider(proxy.url).headerByHash(hash()));
+    const short = await refusal(() => standardL1(proxy.url).headerByHash(hash()));
     expect(short).toBeInstanceOf(MalformedResponseError);
     expect((short as MalformedResponseError).kind).toBe("malformed");
 
     tamper("eth_getBlockByHash", (b) => void (((b as Json).transactions as unknown[])[0] = "0x12"));
-    expect(await refusal(() => new RpcL1Provider(proxy.url).transactionsByHash(hash()))).toBeInstanceOf(
+    expect(await refusal(() => standardL1(proxy.url).transactionsByHash(hash()))).toBeInstanceOf(
       MalformedResponseError,
     );
 
     proxy.rpc = async () => "not json";
-    expect(await refusal(() => new RpcL1Provider(proxy.url).headerByHash(hash()))).toBeInstanceOf(
+    expect(await refusal(() => standardL1(proxy.url).headerByHash(hash()))).toBeInstanceOf(
       MalformedResponseError,
     );
 
     proxy.rpc = async (): Promise<Envelope> => ({ jsonrpc: "2.0", error: { code: -32601, message: "nope" } });
-    const remote = await refusal(() => new RpcL1Provider(proxy.url).receiptsByHash(hash()));
+    const remote = await refusal(() => standardL1(proxy.url).receiptsByHash(hash()));
     expect(remote).toBeInstanceOf(RemoteCallError);
     expect((remote as RemoteCallError).code).toBe(-32601);
 
     proxy.rpc = async (request, forward) => forward(request);
-    const small = new RpcL1Provider(proxy.url, { maxResponseBytes: 1000 });
+    const small = standardL1(proxy.url, { maxResponseBytes: 1000 });
     const big = await refusal(() => small.transactionsByHash(hash()));
     expect(big).toBeInstanceOf(MalformedResponseError);
     expect((big as MalformedResponseError).details.limit).toBe(1000);
@@ -278,7 +402,7 @@ describe("tampered answers are refused with named errors", () => {
       await proxy.closing;
       return "{}";
     };
-    const silent = await refusal(() => new RpcL1Provider(proxy.url, { timeoutMs: 300 }).headerByHash(hash()));
+    const silent = await refusal(() => standardL1(proxy.url, { timeoutMs: 300 }).headerByHash(hash()));
     expect(silent).toBeInstanceOf(EndpointUnavailableError);
     expect((silent as EndpointUnavailableError).details.timedOut).toBe(true);
     proxy.rpc = async (request, forward) => forward(request);

@@ -14,7 +14,8 @@
  * - an L2 that omits a trie node from its witness is refused with an error naming the endpoint and the block;
  * - the host process with `--l2-rpc-url` on the geth replica and a beacon endpoint that answers only by slot proves
  *   the range (prover_prove through a local-mode enclave), and logs the strategy in one line;
- * - a host whose L2 endpoint serves none of the methods refuses to start, naming each method and the client flags.
+ * - a host whose L2 endpoint serves none of the methods refuses to start, naming each method and the client flags;
+ * - the proofs strategy executes a block whose deletion collapses a storage branch onto a leaf 7 nibbles deep.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -41,6 +42,7 @@ import {
   WitnessFetchError,
   type WitnessStrategyName,
 } from "../../src/host/index.js";
+import { ProofsExecutor } from "../../src/host/witness/proofs.js";
 import { type BootInfo, preimageKeyBytes } from "../../src/proof/preimages/index.js";
 import { programExecutor } from "../../src/proof/program/index.js";
 import type { RollupConfig } from "../../src/chain/index.js";
@@ -259,6 +261,93 @@ describe("every strategy yields a witness the enclave accepts", () => {
     },
     600_000,
   );
+});
+
+describe("the proofs strategy on a deep storage trie", () => {
+  /** Runtime: SSTORE(calldata[0..32], calldata[32..64]); behind an init code returning it. */
+  const STORE_INIT: Hex = "0x6008600c60003960086000f36020356000355500";
+  const word = (n: bigint): Hex => `0x${n.toString(16).padStart(64, "0")}`;
+
+  it("a deletion whose remaining sibling is 7 nibbles deep: the sibling comes from the block's own proof", async () => {
+    // Two slots whose hashed keys share their first 6 nibbles (a birthday search over 3 bytes): the storage trie
+    // holding only them is an extension of 6 nibbles to a branch with two leaves, and clearing one collapses the
+    // branch, reading the other leaf at a 7-nibble path, past the 16^5 key search.
+    const seen = new Map<string, bigint>();
+    let pair: [bigint, bigint] | undefined;
+    for (let i = 1n; pair === undefined; i++) {
+      const prefix = toHex(keccak256(hexToBytes(word(i)))).slice(0, 8);
+      const other = seen.get(prefix);
+      if (other === undefined) seen.set(prefix, i);
+      else pair = [other, i];
+    }
+    const [a, b] = pair;
+    const l2 = defineChain({
+      id: node.chainId,
+      name: "L2",
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [node.url] } },
+    });
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(devAccounts(7)[6]!.privateKey),
+      chain: l2,
+      transport: http(node.url, { timeout: 60_000 }),
+    });
+    const fees = { maxFeePerGas: parseGwei("50"), maxPriorityFeePerGas: parseGwei("1") };
+    const receiptOf = (hash: Hex) =>
+      waitFor(
+        () =>
+          call<{ blockNumber: Hex; contractAddress: Hex | null; status: Hex } | null>(
+            node.url,
+            "eth_getTransactionReceipt",
+            [hash],
+          ).then((r) => r ?? undefined),
+        "a receipt",
+        120_000,
+        100,
+      );
+    const created = await receiptOf(
+      await wallet.sendTransaction({ data: STORE_INIT, gas: 200_000n, ...fees }),
+    );
+    const contract = created.contractAddress!;
+    const store = async (slot: bigint, value: bigint) =>
+      receiptOf(
+        await wallet.sendTransaction({
+          to: contract,
+          data: `0x${word(slot).slice(2)}${word(value).slice(2)}`,
+          gas: 100_000n,
+          ...fees,
+        }),
+      );
+    const full = (1n << 256n) - 1n;
+    await store(a, full);
+    await store(b, full);
+    const cleared = await store(a, 0n);
+    expect(cleared.status).toBe("0x1");
+    const n = BigInt(cleared.blockNumber);
+    await waitFor(
+      async () => (BigInt(await call<Hex>(urlOf("reth"), "eth_blockNumber", [])) >= n ? true : undefined),
+      "the reth replica to reach the clearing block",
+      120_000,
+      100,
+    );
+    // The precondition: at the parent, b's leaf is the third node of its proof (extension, branch, leaf), and no
+    // proof of a the block reads holds it.
+    const proofOf = async (slot: bigint, at: bigint) =>
+      (
+        await call<{ storageProof: { proof: Hex[] }[] }>(urlOf("reth"), "eth_getProof", [
+          contract,
+          [word(slot)],
+          quantity(at),
+        ])
+      ).storageProof[0]!.proof;
+    const [aProof, bProof] = [await proofOf(a, n - 1n), await proofOf(b, n - 1n)];
+    expect(bProof).toHaveLength(3);
+    const sibling = bProof[2]!;
+    expect(aProof).not.toContain(sibling);
+
+    const values = await new ProofsExecutor(new JsonRpcClient(urlOf("reth")), rollup).blockWitness(n);
+    expect(values.map((v) => toHex(v))).toContain(sibling);
+  }, 600_000);
 });
 
 describe("witness forms", () => {

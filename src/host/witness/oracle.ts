@@ -17,22 +17,16 @@
  */
 import { RLP } from "@ethereumjs/rlp";
 import {
-  type BlockHeader,
   FastTrie,
   MissingPreimageError,
   PreimageKeyType,
   PreimageStore,
   type TrieNodeStore,
   bytesEqual,
-  decodeHeader,
   EMPTY_TRIE_ROOT,
-  encodeHeader,
-  encodeReceipt,
   fromHex,
   keccak256,
   keccak256Key,
-  L2_TO_L1_MESSAGE_PASSER,
-  orderedTrieRoot,
   toHex,
   toHexRaw,
 } from "../../chain/index.js";
@@ -42,7 +36,7 @@ import {
   JsonRpcClient,
   RpcL1Provider,
 } from "../../chain-rpc/index.js";
-import { type Kzg, loadKzg } from "../../derive/index.js";
+import type { Kzg } from "../../derive/index.js";
 import type { Preimage } from "../../../generated/protocol/index.js";
 import {
   type BootInfo,
@@ -50,14 +44,9 @@ import {
   preimageKeyBytes,
   preimageKeyFromBytes,
 } from "../../proof/preimages/index.js";
-import {
-  blobPreimages,
-  formatHint,
-  type Hint,
-  OUTPUT_ROOT_PREIMAGE_BYTES,
-  type ProgramOracle,
-} from "../../proof/program/index.js";
+import { formatHint, type Hint, type ProgramOracle } from "../../proof/program/index.js";
 import { WitnessFetchError } from "./errors.js";
+import { fetchHint, type HintContext } from "./fetchers.js";
 import { WitnessBudget, type WitnessLimits } from "./limits.js";
 import { BlockWitnessPrefetch } from "./prefetch.js";
 import { withRetries } from "./requests.js";
@@ -155,6 +144,8 @@ export class FetchingOracle implements ProgramOracle {
   private l2StateChosen: Promise<L2StateSource> | undefined;
   private prefetch: BlockWitnessPrefetch | undefined;
   private readonly budget: WitnessBudget;
+  /** What the per-hint fetchers (fetchers.ts) read from and write to. */
+  private readonly context: HintContext;
   readonly stats: FetchStats = { fetches: {}, fetchMs: 0, cachedBytes: 0, prefetchMs: 0, prefetchBytes: 0 };
 
   constructor(private readonly options: FetchingOracleOptions) {
@@ -171,6 +162,21 @@ export class FetchingOracle implements ProgramOracle {
       ...(options.secondsPerSlot === undefined ? {} : { secondsPerSlot: options.secondsPerSlot }),
     });
 
+    this.context = {
+      l1: this.l1,
+      l2: this.l2,
+      beacon: this.beacon,
+      ...(options.kzg === undefined ? {} : { kzg: options.kzg }),
+      agreedL2HeadHash: options.agreedL2HeadHash,
+      claimedL2BlockNumber: options.boot.claimedL2BlockNumber,
+      cached: (key) => this.store.tryGet(key),
+      cache: (key, value) => this.cache(key, value),
+      put: (key, value) => this.put(key, value),
+      putKeccak: (value) => this.putKeccak(value),
+      putTrie: (leaves, root, text) => this.putTrie(leaves, root, text),
+      startPrefetch: (first, last) => this.startPrefetch(first, last),
+      fail: (text, message, extra, cause) => this.fail(text, message, extra, cause),
+    };
     for (const [key, value] of bootInfoPreimages(options.boot)) {
       this.store.put(preimageKeyBytes(key), value);
       this.budget.addPreimage(value.length);
@@ -300,150 +306,17 @@ export class FetchingOracle implements ProgramOracle {
     const text = formatHint(hint);
     if (this.done.has(text)) return;
     if (hint.type === "l1-block-header") this.budget.addL1Header(toHex(hint.hash));
-    await this.timed(hint.type, () => this.load(hint, text));
+    await this.timed(hint.type, () => fetchHint(this.context, hint, text));
     this.done.add(text);
   }
 
-  private fail(text: string, message: string, extra: Record<string, unknown> = {}, cause?: unknown): never {
+  /** Throws the WitnessFetchError of hint `text`. */
+  fail(text: string, message: string, extra: Record<string, unknown> = {}, cause?: unknown): never {
     throw new WitnessFetchError(`${text}: ${message}`, { hint: text, ...extra }, { cause });
   }
 
-  private async l1Header(hash: Uint8Array, text: string): Promise<BlockHeader> {
-    const header = await this.l1.headerByHash(hash);
-    if (header === undefined) this.fail(text, "the L1 does not know the block");
-    return header;
-  }
-
-  private async load(hint: Hint, text: string): Promise<void> {
-    switch (hint.type) {
-      case "l1-block-header": {
-        const header = await this.l1Header(hint.hash, text);
-        const hash = this.putKeccak(encodeHeader(header));
-        if (!bytesEqual(hash, hint.hash))
-          this.fail(text, "the re-encoded header does not hash to the block hash");
-        return;
-      }
-      case "l1-transactions": {
-        const header = await this.l1Header(hint.hash, text);
-        const txs = await this.l1.transactionsByHash(hint.hash);
-        if (txs === undefined) this.fail(text, "the L1 does not know the block");
-        let leaves: readonly Uint8Array[] = txs;
-        if (!bytesEqual(orderedTrieRoot(leaves), header.transactionsRoot)) {
-          // anvil ≤ 1.7.1: blob transactions entered the trie in their pooled form (RpcL1Provider checked it).
-          leaves = await Promise.all(
-            txs.map(async (tx) => {
-              if (tx[0] !== 0x03) return tx;
-              const raw = await this.l1.client.call("eth_getRawTransactionByHash", [toHex(keccak256(tx))]);
-              if (typeof raw !== "string") this.fail(text, "no pooled form of a blob transaction");
-              return fromHex(raw);
-            }),
-          );
-        }
-        this.putTrie(leaves, header.transactionsRoot, text);
-        return;
-      }
-      case "l1-receipts": {
-        const header = await this.l1Header(hint.hash, text);
-        const receipts = await this.l1.receiptsByHash(hint.hash);
-        if (receipts === undefined) this.fail(text, "the L1 has no receipts for the block");
-        this.putTrie(receipts.map(encodeReceipt), header.receiptsRoot, text);
-        return;
-      }
-      case "l1-blob": {
-        const header = await this.l1Header(hint.blockHash, text);
-        const ref = {
-          number: header.number,
-          hash: hint.blockHash,
-          parentHash: header.parentHash,
-          timestamp: header.timestamp,
-        };
-        const blob = await this.beacon.blob(ref, hint.index, hint.versionedHash);
-        if (blob === undefined) this.fail(text, "the beacon API does not have the blob");
-        const kzg = await (this.options.kzg ?? loadKzg)();
-        let commitment: Uint8Array;
-        try {
-          commitment = kzg.verifyBlob(blob, hint.versionedHash);
-        } catch (cause) {
-          this.fail(text, "the beacon API's blob does not match its versioned hash", {}, cause);
-        }
-        for (const [key, value] of blobPreimages(hint.versionedHash, commitment, blob)) {
-          if (key[0] === PreimageKeyType.Blob) this.cache(key, value);
-          else this.put(key, value);
-        }
-        return;
-      }
-      case "starting-l2-output": {
-        const hash = this.options.agreedL2HeadHash;
-        const header = await this.l2Header(hash, text);
-        const passerRoot =
-          header.requestsHash !== undefined && header.withdrawalsRoot !== undefined
-            ? header.withdrawalsRoot
-            : await this.passerStorageRoot(hash, text);
-        const preimage = new Uint8Array(OUTPUT_ROOT_PREIMAGE_BYTES);
-        preimage.set(header.stateRoot, 32);
-        preimage.set(passerRoot, 64);
-        preimage.set(hash, 96);
-        if (!bytesEqual(keccak256(preimage), hint.outputRoot))
-          this.fail(text, "the agreed output root is not the output root of the agreed L2 head", {
-            agreedL2HeadHash: toHex(hash),
-            number: header.number,
-          });
-        this.putKeccak(preimage);
-        await this.startPrefetch(header.number + 1n, this.options.boot.claimedL2BlockNumber);
-        return;
-      }
-      case "l2-block-header":
-        await this.l2Header(hint.hash, text);
-        return;
-      case "l2-transactions": {
-        const header = await this.l2Header(hint.hash, text);
-        const raw = await this.l2.call("debug_getRawBlock", [toHex(hint.hash)]);
-        if (typeof raw !== "string") this.fail(text, "the L2 node does not have the block");
-        let decoded: unknown;
-        try {
-          decoded = RLP.decode(fromHex(raw));
-        } catch (cause) {
-          this.fail(text, "debug_getRawBlock is not RLP", {}, cause);
-        }
-        if (!Array.isArray(decoded) || !Array.isArray(decoded[1]))
-          this.fail(text, "debug_getRawBlock is not a block");
-        const txs = (decoded[1] as unknown[]).map((tx) =>
-          tx instanceof Uint8Array ? tx : RLP.encode(tx as Uint8Array[]),
-        );
-        this.putTrie(txs, header.transactionsRoot, text);
-        return;
-      }
-    }
-  }
-
-  private async l2Header(hash: Uint8Array, text: string): Promise<BlockHeader> {
-    const known = this.store.tryGet(keccak256Key(hash));
-    if (known !== undefined) return decodeHeader(known);
-    const raw = await this.l2.call("debug_getRawHeader", [toHex(hash)]);
-    if (typeof raw !== "string")
-      this.fail(text, "the L2 node does not know the block", { hash: toHex(hash) });
-    const rlp = fromHex(raw);
-    if (!bytesEqual(keccak256(rlp), hash))
-      this.fail(text, "debug_getRawHeader does not hash to the block hash");
-    this.putKeccak(rlp);
-    return decodeHeader(rlp);
-  }
-
-  private async passerStorageRoot(blockHash: Uint8Array, text: string): Promise<Uint8Array> {
-    const proof = (await this.l2.call("eth_getProof", [
-      toHex(L2_TO_L1_MESSAGE_PASSER.bytes),
-      [],
-      { blockHash: toHex(blockHash) },
-    ])) as { storageHash?: unknown; accountProof?: unknown };
-    if (typeof proof?.storageHash !== "string" || !Array.isArray(proof.accountProof))
-      this.fail(text, "eth_getProof answered without a storage hash");
-    // The account proof's nodes let the program read the account itself; each is keyed by its own hash.
-    for (const node of proof.accountProof as unknown[])
-      if (typeof node === "string") this.putKeccak(fromHex(node));
-    return fromHex(proof.storageHash as string);
-  }
-
-  private putTrie(leaves: readonly Uint8Array[], root: Uint8Array, text: string): void {
+  /** Caches every node of the index-keyed trie over `leaves`, which must have `root`. */
+  putTrie(leaves: readonly Uint8Array[], root: Uint8Array, text: string): void {
     const built = orderedTrieNodes(leaves);
     if (!bytesEqual(built.root, root)) this.fail(text, "the items do not have the header's trie root");
     for (const node of built.nodes) this.putKeccak(node);

@@ -10,8 +10,13 @@
  * accounts and the slots the block's system calls write are proven up front.
  *
  * A deletion that collapses a trie branch reads the remaining sibling node, which no proof of a key the block touches
- * holds: its place in the trie is found from the proven paths, and a key whose hash passes there is searched (at
- * most 16^5 tries, so a sibling at most 5 nibbles deep) and proven.
+ * holds. Its place in the trie is found from the proven paths, then:
+ * - a key whose hash passes there is searched (at most 16^5 tries, so a sibling at most 5 nibbles deep) and proven
+ *   at the parent;
+ * - deeper, the keys whose paths pass the collapsed branch are proven at the block itself: after the collapse the
+ *   sibling, when it is a leaf or an extension, sits merged under a longer path in that proof, and the sibling is
+ *   that node under each shorter path, the one that hashes to the wanted hash (a sibling that is itself a branch
+ *   is not found so: its hash then reaches the parent branch unchanged, and only a key under it reads it).
  */
 import { RLP } from "@ethereumjs/rlp";
 import {
@@ -77,6 +82,12 @@ function hexPrefixNibbles(encoded: Uint8Array): number[] {
   return (nibbles[0]! & 1) === 1 ? nibbles.slice(1) : nibbles.slice(2);
 }
 
+/** Where a node was found: its trie path, and the index of the key whose walk passed a reference to it. */
+interface NodePlace {
+  readonly path: number[];
+  readonly via: number;
+}
+
 /**
  * The trie path (nibbles) of the node named `target` (last 31 bytes of its hash, a typed key's), found by walking
  * from `root` along the paths of `keys` (hashed trie keys) through the nodes in `store`; undefined when no walk
@@ -87,10 +98,10 @@ function pathOfNode(
   root: Uint8Array,
   keys: readonly Uint8Array[],
   target: Uint8Array,
-): number[] | undefined {
+): NodePlace | undefined {
   const isTarget = (ref: unknown): boolean =>
     ref instanceof Uint8Array && ref.length === 32 && bytesEqual(ref.subarray(1), target.subarray(1));
-  for (const key of keys) {
+  for (const [via, key] of keys.entries()) {
     const path = nibblesOf(key);
     let ref: unknown = root;
     let depth = 0;
@@ -105,15 +116,51 @@ function pathOfNode(
       }
       if (!Array.isArray(node)) break;
       if (node.length === 17) {
-        for (let i = 0; i < 16; i++) if (isTarget(node[i])) return [...path.slice(0, depth), i];
+        for (let i = 0; i < 16; i++)
+          if (isTarget(node[i])) return { path: [...path.slice(0, depth), i], via };
         ref = node[path[depth]!];
         depth++;
       } else if (node.length === 2 && node[0] instanceof Uint8Array) {
         const shared = hexPrefixNibbles(node[0]);
-        if (isTarget(node[1])) return [...path.slice(0, depth), ...shared];
+        if (isTarget(node[1])) return { path: [...path.slice(0, depth), ...shared], via };
         depth += shared.length;
         ref = node[1];
       } else break;
+    }
+  }
+  return undefined;
+}
+
+/** The hex-prefix encoding of a leaf's or an extension's path. */
+function hexPrefix(nibbles: readonly number[], leaf: boolean): Uint8Array {
+  const odd = nibbles.length % 2;
+  const flag = (leaf ? 2 : 0) + odd;
+  const out = new Uint8Array(1 + (nibbles.length - odd) / 2);
+  out[0] = (flag << 4) | (odd === 1 ? nibbles[0]! : 0);
+  for (let i = odd, j = 1; i < nibbles.length; i += 2, j++) out[j] = (nibbles[i]! << 4) | nibbles[i + 1]!;
+  return out;
+}
+
+/**
+ * The node named `target` (a typed key) that one of the leaves or extensions in `nodes` was before a collapse
+ * merged it under a longer path: the same node under each shorter path, checked by its hash; undefined when none.
+ */
+function beforeCollapse(nodes: readonly Uint8Array[], target: Uint8Array): Uint8Array | undefined {
+  for (const raw of nodes) {
+    let node: unknown;
+    try {
+      node = RLP.decode(raw);
+    } catch {
+      continue;
+    }
+    if (!Array.isArray(node) || node.length !== 2 || !(node[0] instanceof Uint8Array) || node[0].length === 0)
+      continue;
+    const leaf = node[0][0]! >> 5 === 1;
+    const path = hexPrefixNibbles(node[0]);
+    // A leaf may end with an empty path; an extension keeps at least one nibble.
+    for (let cut = 1; cut <= path.length - (leaf ? 0 : 1); cut++) {
+      const candidate = RLP.encode([hexPrefix(path.slice(cut), leaf), node[1] as Uint8Array]);
+      if (bytesEqual(keccak256(candidate).subarray(1), target.subarray(1))) return candidate;
     }
   }
   return undefined;
@@ -132,6 +179,18 @@ function keyUnder(prefix: readonly number[], length: 20 | 32): Uint8Array | unde
   }
   return undefined;
 }
+
+/** The trie nodes an eth_getProof answer holds (account proof, then each storage proof), as bytes. */
+function proofNodesOf(answer: AccountProofJson | undefined): Uint8Array[] {
+  const nodes: unknown[] = [];
+  if (Array.isArray(answer?.accountProof)) nodes.push(...(answer.accountProof as unknown[]));
+  if (Array.isArray(answer?.storageProof))
+    for (const entry of answer.storageProof as { proof?: unknown }[])
+      if (Array.isArray(entry?.proof)) nodes.push(...(entry.proof as unknown[]));
+  return nodes.filter((node): node is string => typeof node === "string").map((node) => fromHex(node));
+}
+
+const quantity = (n: bigint): string => `0x${n.toString(16)}`;
 
 /** One block's run state: what is proven so far and the values fetched. */
 class BlockProof {
@@ -246,38 +305,68 @@ export class ProofsExecutor {
 
   /**
    * A trie node no proven key's path contains, but which a proven path references (a deletion collapsing a branch
-   * reads the remaining sibling): found by its place in the trie, then proven with a key searched to pass there.
+   * reads the remaining sibling): found by its place in the trie, then proven with a key searched to pass there,
+   * or, deeper, rebuilt from the block's own proof of the key that passed the collapsed branch.
    */
   private async siblingNode(proof: BlockProof, missing: Uint8Array): Promise<boolean> {
-    const at = `0x${proof.parent.number.toString(16)}`;
     for (const [address, slots] of proof.proven) {
       const root = proof.storageRoots.get(address);
       if (root === undefined) continue;
-      const keys = [...slots].map((slot) => keccak256(fromHex(`0x${slot}`)));
-      const path = pathOfNode(proof.store, root, keys, missing);
-      const slot = path === undefined ? undefined : keyUnder(path, 32);
-      if (slot === undefined) continue;
-      const answer = (await this.client.call("eth_getProof", [
-        `0x${address}`,
-        [toHex(slot)],
-        at,
-      ])) as AccountProofJson;
-      if (Array.isArray(answer?.storageProof))
-        for (const entry of answer.storageProof as { proof?: unknown }[])
-          if (Array.isArray(entry?.proof))
-            for (const node of entry.proof as unknown[])
-              if (typeof node === "string") proof.put(fromHex(node));
+      const list = [...slots];
+      const place = pathOfNode(
+        proof.store,
+        root,
+        list.map((slot) => keccak256(fromHex(`0x${slot}`))),
+        missing,
+      );
+      if (place === undefined) continue;
+      const found = await this.nodeAt(proof, missing, place, `0x${address}`, list[place.via]!);
+      if (found) return true;
+    }
+    const addresses = [...proof.proven.keys()];
+    const accounts = addresses.map((address) => keccak256(fromHex(`0x${address}`)));
+    const place = pathOfNode(proof.store, proof.parent.stateRoot, accounts, missing);
+    return place !== undefined && (await this.nodeAt(proof, missing, place, `0x${addresses[place.via]}`));
+  }
+
+  /**
+   * The node `missing` at `place` in the state trie (no `slot`) or in `address`'s storage trie: by a key searched
+   * to pass there, proven at the parent; else from the block's proof of the key that passed there (`slot`, or the
+   * account), rebuilt as it was before a collapse merged it.
+   */
+  private async nodeAt(
+    proof: BlockProof,
+    missing: Uint8Array,
+    place: NodePlace,
+    address: string,
+    slot?: string,
+  ): Promise<boolean> {
+    const parent = quantity(proof.parent.number);
+    const searched = keyUnder(place.path, slot === undefined ? 20 : 32);
+    if (searched !== undefined) {
+      const nodes = await this.proofNodes(
+        slot === undefined ? toHex(searched) : address,
+        slot === undefined ? [] : [toHex(searched)],
+        parent,
+      );
+      for (const node of nodes) proof.put(node);
       if (proof.store.tryGet(missing) !== undefined) return true;
     }
-    const accounts = [...proof.proven.keys()].map((address) => keccak256(fromHex(`0x${address}`)));
-    const path = pathOfNode(proof.store, proof.parent.stateRoot, accounts, missing);
-    const address = path === undefined ? undefined : keyUnder(path, 20);
-    if (address === undefined) return false;
-    const answer = (await this.client.call("eth_getProof", [toHex(address), [], at])) as AccountProofJson;
-    if (Array.isArray(answer?.accountProof))
-      for (const node of answer.accountProof as unknown[])
-        if (typeof node === "string") proof.put(fromHex(node));
-    return proof.store.tryGet(missing) !== undefined;
+    const after = await this.proofNodes(
+      address,
+      slot === undefined ? [] : [`0x${slot}`],
+      quantity(proof.number),
+    );
+    const rebuilt = beforeCollapse(after, missing);
+    if (rebuilt === undefined) return false;
+    proof.put(rebuilt);
+    return true;
+  }
+
+  /** The nodes of `eth_getProof(address, slots, at)`: the account proof's, then the storage proofs'. */
+  private async proofNodes(address: string, slots: readonly string[], at: string): Promise<Uint8Array[]> {
+    const answer = (await this.client.call("eth_getProof", [address, slots, at])) as AccountProofJson;
+    return proofNodesOf(answer);
   }
 
   /** Fetches older headers until one is keyed by `missing` (a BLOCKHASH read); false when none within the window. */
@@ -301,12 +390,7 @@ export class ProofsExecutor {
           slots.map((slot) => `0x${slot}`),
           at,
         ])) as AccountProofJson;
-        const nodes: unknown[] = [];
-        if (Array.isArray(answer?.accountProof)) nodes.push(...(answer.accountProof as unknown[]));
-        if (Array.isArray(answer?.storageProof))
-          for (const entry of answer.storageProof as { proof?: unknown }[])
-            if (Array.isArray(entry?.proof)) nodes.push(...(entry.proof as unknown[]));
-        for (const node of nodes) if (typeof node === "string") proof.put(fromHex(node));
+        for (const node of proofNodesOf(answer)) proof.put(node);
         if (typeof answer?.storageHash === "string")
           proof.storageRoots.set(address, fromHex(answer.storageHash));
         const done = proof.proven.get(address) ?? new Set<string>();
