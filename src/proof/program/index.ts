@@ -59,6 +59,7 @@ export {
   type ChainConfigLookup,
   type ExecutionReport,
   l1ChainConfigFor,
+  mergeWitness,
   programExecutor,
   openAgreedOutput,
   OUTPUT_ROOT_PREIMAGE_BYTES,

@@ -491,6 +491,13 @@ function chainWitness(read: ReadonlySet<Uint8Array>, sealed: readonly SealedBloc
   return values.map((value): Preimage => [keccak256PreimageKey(value), value]);
 }
 
+/** `preimages` followed by the entries of `extra` whose keys it lacks (a witness completed with its chain witness). */
+export function mergeWitness(preimages: readonly Preimage[], extra: readonly Preimage[]): Preimage[] {
+  const keyOf = ([key]: Preimage) => `${key.key_type}:${toHexRaw(key.data)}`;
+  const have = new Set(preimages.map(keyOf));
+  return [...preimages, ...extra.filter((p) => !have.has(keyOf(p)))];
+}
+
 /** The claim check over the executed blocks, and the result. */
 function epilogue(
   input: ProgramInput,

@@ -20,19 +20,11 @@ import {
   keccak256PreimageKey,
   loadVerifiedPreimages,
   PreimageTable,
-  preimageKeyBytes,
   readBootInfo,
 } from "../../preimages/index.js";
 import { OfflineOracle } from "../oracle.js";
-import { type ProgramResult, runProgram } from "../program.js";
+import { mergeWitness, type ProgramResult, runProgram } from "../program.js";
 import { witnessHeaderChain } from "./range.js";
-
-/** `preimages` plus those of `extra` whose keys it lacks. */
-export function mergeWitness(preimages: readonly Preimage[], extra: readonly Preimage[]): Preimage[] {
-  const hex = (p: Preimage) => Buffer.from(preimageKeyBytes(p[0])).toString("hex");
-  const have = new Set(preimages.map(hex));
-  return [...preimages, ...extra.filter((p) => !have.has(hex(p)))];
-}
 
 /** The witness run sequentially, offline, recording its chain witness; the witness completed with it. */
 export async function withChainWitness(
