@@ -70,7 +70,7 @@ async function main(): Promise<void> {
       configHash: bytesToHex(development.configHash),
     });
   }
-  // docs/enclave.md "Parallel execution": the block workers start on the first proof and stay.
+  // docs/enclave.md "Parallel execution": the block workers start with the enclave and stay.
   const pool =
     config.workers > 1
       ? new BlockPool({
@@ -120,6 +120,7 @@ async function main(): Promise<void> {
     ...(readTimeoutMs !== undefined ? { readTimeoutMs } : {}),
     log,
   });
+  await pool?.start();
   await server.start();
   log("info", "enclave listening", {
     mode: securityModule.mode,

@@ -86,7 +86,7 @@ function run(preimages: readonly Preimage[], parallel: boolean) {
     boot: readBootInfo(table),
     oracle: new OfflineOracle(table),
     rollupConfig: chain.rollup,
-    ...(parallel ? { parallel: { pool, table: table.toShared() } } : {}),
+    ...(parallel ? { parallel: { pool, table } } : {}),
   });
 }
 

@@ -41,7 +41,6 @@ import {
   InvalidBootInfoError,
   keccak256PreimageKey,
   PreimageTable,
-  type SharedPreimageTable,
 } from "../preimages/index.js";
 import { SuiteError } from "../../errors/index.js";
 import { type ExecutedRange, checkClaim } from "../onchain/index.js";
@@ -79,7 +78,7 @@ export interface ProgramInput {
    * Execute the range on these worker threads over this verified preimage table (the enclave's), falling back
    * to sequential execution when the chain of hashes does not hold (docs/proof.md "Parallel execution").
    */
-  readonly parallel?: { readonly pool: BlockPool; readonly table: SharedPreimageTable };
+  readonly parallel?: { readonly pool: BlockPool; readonly table: PreimageTable };
   /**
    * Return the chain witness (`ProgramResult.chainWitness`): what a parallel run needs beyond what this run read
    * from the oracle (the host records it for an enclave that executes in parallel).
@@ -121,7 +120,7 @@ export function programExecutor(
       if (chain === undefined) throw new UnsupportedChainError(boot.chainId);
       const parallel =
         pool !== undefined && pool.workers > 1 && preimages instanceof PreimageTable
-          ? { pool, table: preimages.toShared() }
+          ? { pool, table: preimages }
           : undefined;
       const result = await runProgram({
         boot,

@@ -26,7 +26,7 @@ function parallelRun(witness: readonly Preimage[]) {
     boot: readBootInfo(table),
     oracle: new OfflineOracle(table),
     rollupConfig: recordedWitness().rollupConfig,
-    parallel: { pool, table: table.toShared() },
+    parallel: { pool, table },
   });
 }
 

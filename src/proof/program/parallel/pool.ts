@@ -36,6 +36,8 @@ export interface PoolBlock {
 
 interface Slot {
   readonly worker: Worker;
+  /** Settles when the worker has loaded (its first message) or failed. */
+  readonly ready: Promise<void>;
   busy: { readonly index: number; readonly done: (outcome: BlockOutcome) => void } | undefined;
 }
 
@@ -62,15 +64,18 @@ export class BlockPool {
     });
     // The pool never keeps a process alive on its own (an enclave or host stopping ends its workers).
     worker.unref();
-    const slot: Slot = { worker, busy: undefined };
+    let markReady: () => void = () => {};
+    const slot: Slot = { worker, ready: new Promise((resolve) => (markReady = resolve)), busy: undefined };
     const fail = (reason: string) => {
+      markReady();
       const index = this.slots.indexOf(slot);
       if (index !== -1) this.slots.splice(index, 1);
       const busy = slot.busy;
       slot.busy = undefined;
       busy?.done({ kind: "failed", reason });
     };
-    worker.on("message", (reply: BlockReply) => {
+    worker.on("message", (reply: BlockReply | { readonly ready: true }) => {
+      if ("ready" in reply) return markReady();
       this.peakWorkerHeapBytes = Math.max(this.peakWorkerHeapBytes, reply.heapUsed);
       const busy = slot.busy;
       slot.busy = undefined;
@@ -140,6 +145,12 @@ export class BlockPool {
       };
       dispatch();
     });
+  }
+
+  /** Starts every worker now and waits until each has loaded (so the first range does not pay for it). */
+  async start(): Promise<void> {
+    while (this.slots.length < this.workers) this.spawn();
+    await Promise.all(this.slots.map((slot) => slot.ready));
   }
 
   /** Ends every worker (a pool may still be used afterwards: it starts new ones). */

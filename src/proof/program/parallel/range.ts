@@ -12,7 +12,7 @@
 import type { BlockHeader, PreimageSource, RollupConfig } from "../../../chain/index.js";
 import { bytesEqual, keccak256, keccak256Key, toHex } from "../../../chain/index.js";
 import type { DerivedBlock, DeriveResult, ExecutedBlock } from "../../../derive/index.js";
-import type { BootInfo, SharedPreimageTable } from "../../preimages/index.js";
+import type { BootInfo, PreimageTable } from "../../preimages/index.js";
 import { readHeader } from "../reads.js";
 import type { BlockPool } from "./pool.js";
 import type { BlockOutcome } from "./protocol.js";
@@ -50,7 +50,8 @@ export interface ParallelRangeInput {
   /** Awaits one derivation step (the program's unwrapping of provider errors). */
   readonly step: <T>(step: Promise<T>) => Promise<T>;
   readonly pool: BlockPool;
-  readonly table: SharedPreimageTable;
+  /** The verified preimages the workers read (shared with them only once the range is to run on them). */
+  readonly table: PreimageTable;
   readonly rollupConfig: RollupConfig;
   readonly signal?: AbortSignal;
 }
@@ -71,7 +72,8 @@ export function witnessHeaderChain(
   agreed: { readonly number: bigint; readonly hash: Uint8Array },
 ): { headers: BlockHeader[]; hashes: Uint8Array[] } | string {
   const count = boot.claimedL2BlockNumber - agreed.number;
-  if (count < 1n || count > BigInt(MAX_PARALLEL_BLOCKS)) return `a range of ${count} blocks`;
+  if (count < 2n) return "a range of one block (nothing to execute concurrently)";
+  if (count > BigInt(MAX_PARALLEL_BLOCKS)) return `a range of ${count} blocks`;
   const preimage = source.tryGet(keccak256Key(boot.claimedOutputRoot));
   if (
     preimage === undefined ||
@@ -154,7 +156,7 @@ export async function executeRangeInParallel(input: ParallelRangeInput): Promise
       attributes: block.attributes,
       transactions: block.transactions,
     })),
-    input.table,
+    input.table.toShared(),
     input.rollupConfig,
     (i, outcome) => chains(outcome, hashes[i]!),
     input.signal,

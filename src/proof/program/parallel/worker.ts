@@ -36,6 +36,7 @@ async function execute(job: BlockJob): Promise<BlockOutcome> {
 
 const port = parentPort;
 if (port === null) throw new Error("the block worker runs in a worker thread");
+port.postMessage({ ready: true });
 port.on("message", (job: BlockJob) => {
   void execute(job).then((outcome) => {
     const reply: BlockReply = { id: job.id, outcome, heapUsed: process.memoryUsage().heapUsed };
