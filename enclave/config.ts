@@ -3,6 +3,7 @@
  * (src/service-kit). Only the development rollup config has an environment twin: everything else an attested
  * enclave does is fixed by its image.
  */
+import { availableParallelism } from "node:os";
 import { ENCLAVE_VSOCK_PORT, type ListenAddress, parseListenAddress } from "../src/proof/transport/index.js";
 import { type FlagSpec, integerFlag, parseFlags, renderFlagUsage } from "../src/service-kit/index.js";
 import { JOURNAL_VERSIONS, type JournalVersion } from "../src/proof/onchain/index.js";
@@ -42,6 +43,16 @@ export const ENCLAVE_FLAGS: readonly FlagSpec[] = [
     help: "the journal the verifier checks: spec (default; 196 + 32·N bytes) or schedule-id (the upgrade schedule id, computed from the schedule built into this image, appended after teeImageHash: 228 + 32·N bytes)",
   },
   {
+    flag: "workers",
+    value: "N",
+    help: "worker threads that execute a range's blocks in parallel (default: the machine's cores; 1: sequential only). A range is accepted from the workers only when every block's hash is the header the next one ran on, else it is executed sequentially",
+  },
+  {
+    flag: "worker-heap-mb",
+    value: "MB",
+    help: "old-generation heap limit of each block worker thread (default 1024)",
+  },
+  {
     flag: "rollup-config",
     env: "ENCLAVE_ROLLUP_CONFIG",
     value: "FILE",
@@ -50,7 +61,7 @@ export const ENCLAVE_FLAGS: readonly FlagSpec[] = [
 ];
 
 export const ENCLAVE_USAGE = [
-  "Usage: npx tsx enclave/main.ts --local --listen <address> [--read-timeout-ms <ms>] [--journal-version spec|schedule-id] [--rollup-config <file>]",
+  "Usage: npx tsx enclave/main.ts --local --listen <address> [--read-timeout-ms <ms>] [--journal-version spec|schedule-id] [--workers <n>] [--rollup-config <file>]",
   `       npx tsx enclave/main.ts            (on AWS Nitro: listens on vsock port ${ENCLAVE_VSOCK_PORT})`,
   "",
   "Runs one enclave: it answers the host's framed requests (docs/protocol.md), content-verifies every",
@@ -71,6 +82,10 @@ export interface EnclaveConfig {
   readonly rollupConfigPath: string | undefined;
   /** The journal the verifier checks (default: the spec's). */
   readonly journalVersion: JournalVersion;
+  /** Block worker threads (default: the machine's cores; 1: sequential execution only). */
+  readonly workers: number;
+  /** Heap limit of each block worker, MiB; undefined: the pool's default. */
+  readonly workerHeapMb: number | undefined;
 }
 
 export type EnclaveCommandLine = { kind: "help"; text: string } | { kind: "run"; config: EnclaveConfig };
@@ -97,10 +112,15 @@ export function parseEnclaveCommandLine(argv: readonly string[], env: NodeJS.Pro
     throw fail(`--journal-version: "${versionText}" must be one of ${JOURNAL_VERSIONS.join(", ")}`, {
       flag: "journal-version",
     });
+  const workersText = flags.text("workers");
+  const heapText = flags.text("worker-heap-mb");
   return {
     kind: "run",
     config: {
       local,
+      workers:
+        workersText === undefined ? availableParallelism() : integerFlag(workersText, "workers", 1, fail),
+      workerHeapMb: heapText === undefined ? undefined : integerFlag(heapText, "worker-heap-mb", 64, fail),
       listen: listenText === undefined ? undefined : parseListenAddress(listenText),
       readTimeoutMs:
         timeoutText === undefined ? undefined : integerFlag(timeoutText, "read-timeout-ms", 1, fail),

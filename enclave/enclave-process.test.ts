@@ -84,6 +84,7 @@ describe("enclave process (local mode, Unix socket)", () => {
       "signer",
       "teeImageHash",
       "time",
+      "workers",
     ]);
     // Started with the launcher's explicit heap (the old generation; V8 adds the young generation's semispaces).
     const heapMb = Number(startLine!.heapLimitBytes) / 2 ** 20;

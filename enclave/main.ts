@@ -14,6 +14,7 @@ import { parseRollupConfig } from "../src/chain/index.js";
 import { VMADDR_CID_ANY } from "../native/index.js";
 import { teeImageHashOf } from "../src/attestation/index.js";
 import { refuseUnknownForks } from "../src/proof/onchain/index.js";
+import { BlockPool } from "../src/proof/program/index.js";
 import { ENCLAVE_VSOCK_PORT } from "../src/proof/transport/index.js";
 import { checkNitroFlags, EnclaveConfigError, parseEnclaveCommandLine } from "./config.js";
 import { handleProvePayload, handleRequest } from "./handler.js";
@@ -69,7 +70,29 @@ async function main(): Promise<void> {
       configHash: bytesToHex(development.configHash),
     });
   }
-  const chains = enclaveChains(development);
+  // docs/enclave.md "Parallel execution": the block workers start with the enclave and stay.
+  const pool =
+    config.workers > 1
+      ? new BlockPool({
+          workers: config.workers,
+          ...(config.workerHeapMb === undefined ? {} : { maxHeapMb: config.workerHeapMb }),
+        })
+      : undefined;
+  const chains = enclaveChains(development, {
+    ...(pool === undefined ? {} : { pool }),
+    onExecuted: (report) =>
+      log("info", "range executed", {
+        mode: report.mode,
+        workers: report.workers,
+        ...(report.fallback === undefined
+          ? {}
+          : { fallback: report.fallback.reason, verifiedBlocks: report.fallback.verifiedBlocks }),
+        ...(report.peakWorkerHeapBytes === undefined
+          ? {}
+          : { peakWorkerHeapBytes: report.peakWorkerHeapBytes }),
+        peakRssBytes: report.peakRssBytes,
+      }),
+  });
 
   const teeImageHash = teeImageHashOf(securityModule.pcr0());
   const signer = EnclaveSigner.generate((n) => securityModule.randomBytes(n));
@@ -97,6 +120,7 @@ async function main(): Promise<void> {
     ...(readTimeoutMs !== undefined ? { readTimeoutMs } : {}),
     log,
   });
+  await pool?.start();
   await server.start();
   log("info", "enclave listening", {
     mode: securityModule.mode,
@@ -105,6 +129,7 @@ async function main(): Promise<void> {
     teeImageHash: bytesToHex(teeImageHash),
     heapLimitBytes,
     requestBudgetBytes,
+    workers: config.workers,
   });
 }
 

@@ -31,7 +31,13 @@ import {
   UnsupportedChainError,
 } from "../src/proof/onchain/index.js";
 import { type BootInfo, PreimageTable, readBootInfo } from "../src/proof/preimages/index.js";
-import { type ChainConfigLookup, programExecutor, refuseUnacceptedKeys } from "../src/proof/program/index.js";
+import {
+  type BlockPool,
+  type ChainConfigLookup,
+  type ExecutionReport,
+  programExecutor,
+  refuseUnacceptedKeys,
+} from "../src/proof/program/index.js";
 
 /** Derives the range from L1 data and re-executes it against the verified preimages. */
 export interface RangeExecutor {
@@ -88,7 +94,15 @@ export function developmentChain(rollupConfig: RollupConfig): DevelopmentChain {
  * The chains this enclave proves: the built-in ones, and a development chain (local mode) that replaces the
  * built-in row of its chain id, config hash included.
  */
-export function enclaveChains(development?: DevelopmentChain): EnclaveChains {
+export function enclaveChains(
+  development?: DevelopmentChain,
+  execution: {
+    /** Block worker threads (docs/enclave.md "Parallel execution"); none: sequential. */
+    readonly pool?: BlockPool;
+    /** Told how each range was executed (the enclave logs it). */
+    readonly onExecuted?: (report: ExecutionReport) => void;
+  } = {},
+): EnclaveChains {
   for (const entry of SUPERCHAIN_CHAIN_DATA)
     refuseUnknownForks(entry.hardforks, `the built-in registry entry of ${entry.name}`);
   const devId = development?.rollupConfig.l2ChainId;
@@ -118,7 +132,7 @@ export function enclaveChains(development?: DevelopmentChain): EnclaveChains {
       });
     },
     lookup,
-    executor: programExecutor(lookup),
+    executor: programExecutor(lookup, execution),
   };
 }
 

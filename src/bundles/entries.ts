@@ -44,7 +44,11 @@ export const SERVICE_ENTRIES = [
  * Worker thread entry points. From source, a worker starts from the `-entry.mjs` beside it (it registers tsx in the
  * thread first: Node 20 does not pass the main thread's loader on); in a bundle, from the worker's own bundle.
  */
-export const WORKER_ENTRIES = ["src/node/calls/call-worker.ts", "src/node/safe-head/kzg-worker.ts"] as const;
+export const WORKER_ENTRIES = [
+  "src/node/calls/call-worker.ts",
+  "src/node/safe-head/kzg-worker.ts",
+  "src/proof/program/parallel/worker.ts",
+] as const;
 
 /** The bundle of `entry` (a repository-relative `.ts` path) in `bundleDir`: the same path, ending in `.mjs`. */
 export function bundlePath(bundleDir: string, entry: string): string {

@@ -63,6 +63,11 @@ export interface HostConfig {
   readonly witnessStrategy: WitnessStrategyChoice;
   /** Block witnesses fetched at once from the L2 endpoint (--witness-concurrency, default 3). */
   readonly witnessConcurrency: number;
+  /**
+   * Block workers the witnesses are prepared for (--workers, default this machine's cores): above 1 each witness
+   * carries the chain witness, so an enclave with --workers above 1 executes the range in parallel.
+   */
+  readonly workers: number;
   /** SECONDS_PER_SLOT for a beacon node that does not serve /eth/v1/config/spec (--beacon-seconds-per-slot). */
   readonly beaconSecondsPerSlot: number | undefined;
   readonly listen: ListenEndpoint;
@@ -171,6 +176,12 @@ export const HOST_FLAGS: readonly FlagSpec[] = [
     env: "PROVER_WITNESS_CONCURRENCY",
     value: "N",
     help: `L2 block witnesses fetched at once (default ${DEFAULT_WITNESS_CONCURRENCY}, Base's node's limit)`,
+  },
+  {
+    flag: "workers",
+    env: "PROVER_WORKERS",
+    value: "N",
+    help: "block workers the witnesses are prepared for (default: this machine's cores). Above 1 each witness also carries the range's headers, the claimed output's preimage and the state values blocks read from earlier blocks of the range, so an enclave started with --workers above 1 executes the range in parallel; 1 sends the smaller sequential witness. The host's own run of the program is sequential: it learns each block's hash by executing it",
   },
   {
     flag: "beacon-seconds-per-slot",
@@ -458,6 +469,7 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
       { flag: "witness-strategy" },
     );
   const witnessConcurrencyText = flags.text("witness-concurrency");
+  const workersText = flags.text("workers");
   const slotText = flags.text("beacon-seconds-per-slot");
 
   const rollupConfig = rollupPath === undefined ? undefined : readRollupConfig(rollupPath, l2ChainId);
@@ -481,6 +493,8 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
         witnessConcurrencyText === undefined
           ? DEFAULT_WITNESS_CONCURRENCY
           : integerFlag(witnessConcurrencyText, "witness-concurrency", 1, fail),
+      workers:
+        workersText === undefined ? availableParallelism() : integerFlag(workersText, "workers", 1, fail),
       beaconSecondsPerSlot:
         slotText === undefined ? undefined : integerFlag(slotText, "beacon-seconds-per-slot", 1, fail),
       listen: parseListen(flags.text("listen") ?? DEFAULT_LISTEN),

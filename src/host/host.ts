@@ -93,6 +93,7 @@ export function createProverHost(config: HostConfig, deps: ProverHostDeps): Prov
           rollupConfig: config.rollupConfig,
           witnessStrategy: config.witnessStrategy,
           witnessConcurrency: config.witnessConcurrency,
+          chainWitness: config.workers > 1,
           maxL1Distance: config.maxL1Distance,
           ...(config.beaconSecondsPerSlot === undefined
             ? {}

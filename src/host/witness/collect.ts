@@ -7,13 +7,23 @@ import { EndpointUnavailableError, JsonRpcClient } from "../../chain-rpc/index.j
 import type { Preimage } from "../../../generated/protocol/index.js";
 import type { ProofRequest } from "../../../generated/rpc/index.js";
 import { bootInfoOf } from "../boot-preimages.js";
-import { type ProgramResult, type ProgramTimings, runProgram } from "../../proof/program/index.js";
+import {
+  mergeWitness,
+  type ProgramResult,
+  type ProgramTimings,
+  runProgram,
+} from "../../proof/program/index.js";
 import { FetchingOracle, type FetchingOracleOptions } from "./oracle.js";
 import { type ChosenStrategy, chooseWitnessStrategy, type WitnessStrategyChoice } from "./strategies.js";
 
 export interface CollectWitnessOptions extends FetchingOracleOptions {
   readonly rollupConfig: RollupConfig;
   readonly l1ChainConfig?: L1ChainConfig;
+  /**
+   * Add the chain witness an enclave needs to execute the range in parallel (docs/proof.md "Parallel
+   * execution"): the range's headers, the claimed output's preimage, the values blocks read from earlier ones.
+   */
+  readonly chainWitness?: boolean;
 }
 
 export interface WitnessMetrics {
@@ -54,6 +64,7 @@ export async function collectWitness(options: CollectWitnessOptions): Promise<Wi
       rollupConfig: options.rollupConfig,
       ...(options.l1ChainConfig === undefined ? {} : { l1ChainConfig: options.l1ChainConfig }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.chainWitness === true ? { recordChainWitness: true } : {}),
     });
   } catch (error) {
     // A failure that followed a bound's refusal (a reader swallowed it, the program then missed a value) is that.
@@ -62,7 +73,7 @@ export async function collectWitness(options: CollectWitnessOptions): Promise<Wi
   } finally {
     oracle.close();
   }
-  const preimages = oracle.witness();
+  const preimages = mergeWitness(oracle.witness(), result.chainWitness ?? []);
   return {
     result,
     preimages,
@@ -100,6 +111,8 @@ export interface RpcWitnessSourceOptions {
   readonly secondsPerSlot?: number;
   /** L1 headers witness collection may walk back from the request's L1 head (default DEFAULT_MAX_L1_DISTANCE). */
   readonly maxL1Distance?: number;
+  /** Add the chain witness for enclaves that execute in parallel (CollectWitnessOptions.chainWitness). */
+  readonly chainWitness?: boolean;
   /** Told of every successful collection (metrics, logs). */
   readonly onCollected?: (metrics: WitnessMetrics) => void;
 }
@@ -143,6 +156,7 @@ export class RpcWitness {
       ...(options.maxL1Distance === undefined ? {} : { maxL1Distance: options.maxL1Distance }),
       rollupConfig: options.rollupConfig,
       ...(options.l1ChainConfig === undefined ? {} : { l1ChainConfig: options.l1ChainConfig }),
+      ...(options.chainWitness === undefined ? {} : { chainWitness: options.chainWitness }),
       signal,
     });
     options.onCollected?.(collection.metrics);

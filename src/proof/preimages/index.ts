@@ -43,4 +43,5 @@ export {
   MAX_PROVE_PREIMAGES,
   PREIMAGE_ENTRY_OVERHEAD_BYTES,
   PreimageTable,
+  type SharedPreimageTable,
 } from "./table.js";

@@ -93,6 +93,16 @@ export function isProvePayload(payload: Uint8Array): boolean {
   return payload.length > 0 && payload[0] === PROVE_VARIANT;
 }
 
+/** A PreimageTable's arrays in SharedArrayBuffers (`toShared`), as posted to worker threads. */
+export interface SharedPreimageTable {
+  readonly payload: Uint8Array;
+  readonly keyBytes: Uint8Array;
+  readonly starts: Uint32Array;
+  readonly lengths: Uint32Array;
+  readonly slots: Int32Array;
+  readonly count: number;
+}
+
 export class PreimageTable implements PreimageSource {
   private constructor(
     private readonly payload: Uint8Array,
@@ -154,6 +164,44 @@ export class PreimageTable implements PreimageSource {
     return PreimageTable.decode(encodeRequest({ kind: "Prove", preimages: [...preimages] }), {
       maxPreimages: MAX_PROVE_PREIMAGES,
     });
+  }
+
+  /**
+   * The table's arrays copied into SharedArrayBuffers, for worker threads that read it without a copy each
+   * (`fromShared`). The payload is copied once: its bytes are held twice until this table is dropped.
+   */
+  toShared(): SharedPreimageTable {
+    const share = <T extends Uint8Array | Uint32Array | Int32Array>(
+      array: T,
+      make: (b: SharedArrayBuffer) => T,
+    ): T => {
+      const copy = make(new SharedArrayBuffer(array.byteLength));
+      copy.set(array);
+      return copy;
+    };
+    return {
+      payload: share(this.payload, (b) => new Uint8Array(b)),
+      keyBytes: share(this.keyBytes, (b) => new Uint8Array(b)),
+      starts: share(this.starts, (b) => new Uint32Array(b)),
+      lengths: share(this.lengths, (b) => new Uint32Array(b)),
+      slots: share(this.slots, (b) => new Int32Array(b)),
+      count: this.count,
+    };
+  }
+
+  /**
+   * A read-only view of a shared table (a worker thread's). The arrays come from `toShared` of a table the
+   * enclave decoded and verified (verifyContent) itself; nothing here checks them again.
+   */
+  static fromShared(shared: SharedPreimageTable): PreimageTable {
+    return new PreimageTable(
+      shared.payload,
+      shared.keyBytes,
+      shared.starts,
+      shared.lengths,
+      shared.slots,
+      shared.count,
+    );
   }
 
   private index(entry: number): void {

@@ -9,6 +9,9 @@
  * - oracles: `ProgramOracle`, `OfflineOracle` (over verified preimages), `readWithFetch`, `formatHint`, the
  *   precompile-key refusal;
  * - the oracle-backed derivation providers and reads (headers, tries, receipts, blobs) with their caps;
+ * - parallel execution of a range: `BlockPool` (worker threads, bounded heaps, the preimage table shared),
+ *   `executeRangeInParallel` (derivation ahead, the blocks on the workers, the chain of hashes checked) and the
+ *   `ExecutionReport` of each run;
  * - errors: `ProgramError` (root), `MissingWitnessError`, `InvalidWitnessError`, `RefusedPreimageKeyError`,
  *   `AgreedOutputMismatchError`, `RangeNotDerivedError`.
  *
@@ -54,7 +57,9 @@ export { OracleBlobProvider, OracleL1Provider, OracleL2Provider } from "./provid
 export {
   type AgreedHead,
   type ChainConfigLookup,
+  type ExecutionReport,
   l1ChainConfigFor,
+  mergeWitness,
   programExecutor,
   openAgreedOutput,
   OUTPUT_ROOT_PREIMAGE_BYTES,
@@ -64,3 +69,10 @@ export {
   type ProgramTimings,
   runProgram,
 } from "./program.js";
+export { BlockPool, type BlockPoolOptions, DEFAULT_WORKER_HEAP_MB } from "./parallel/pool.js";
+export {
+  executeRangeInParallel,
+  MAX_PARALLEL_BLOCKS,
+  type ParallelRangeOutcome,
+  witnessHeaderChain,
+} from "./parallel/range.js";

@@ -35,7 +35,13 @@ import {
   toHexRaw,
 } from "../../chain/index.js";
 import { type DerivedBlock, DeriveError, type DroppedInputError, derive } from "../../derive/index.js";
-import { type BootInfo, InvalidBootInfoError } from "../preimages/index.js";
+import type { Preimage } from "../../../generated/protocol/index.js";
+import {
+  type BootInfo,
+  InvalidBootInfoError,
+  keccak256PreimageKey,
+  PreimageTable,
+} from "../preimages/index.js";
 import { SuiteError } from "../../errors/index.js";
 import { type ExecutedRange, checkClaim } from "../onchain/index.js";
 import {
@@ -48,6 +54,8 @@ import { OfflineOracle, type ProgramOracle, readWithFetch } from "./oracle.js";
 import { UnsupportedChainError } from "../onchain/index.js";
 import { OracleBlobProvider, OracleL1Provider, OracleL2Provider } from "./providers.js";
 import { readHeader } from "./reads.js";
+import type { BlockPool } from "./parallel/pool.js";
+import { executeRangeInParallel } from "./parallel/range.js";
 
 /** The v0 output root preimage: version (32) ‖ state root ‖ message passer storage root ‖ block hash. */
 export const OUTPUT_ROOT_PREIMAGE_BYTES = 128;
@@ -66,6 +74,18 @@ export interface ProgramInput {
    * also lets pending I/O in before each check (an offline oracle never does), so a hang-up can be noticed.
    */
   readonly signal?: AbortSignal;
+  /**
+   * Execute the range on these worker threads over this verified preimage table (the enclave's), falling back
+   * to sequential execution when the chain of hashes does not hold (docs/proof.md "Parallel execution").
+   */
+  readonly parallel?: { readonly pool: BlockPool; readonly table: PreimageTable };
+  /**
+   * Return the chain witness (`ProgramResult.chainWitness`): what a parallel run needs beyond what this run read
+   * from the oracle (the host records it for an enclave that executes in parallel).
+   */
+  readonly recordChainWitness?: boolean;
+  /** Told how the range was executed, before the claim is checked (so also when the claim is then refused). */
+  readonly onExecuted?: (report: ExecutionReport) => void;
 }
 
 /** The blob fee schedule of L1 chain `chainId`: a built-in one, else the dev L1's (anvil, Prague from genesis). */
@@ -82,19 +102,34 @@ export type ChainConfigLookup = (
  * The program as the enclave's RangeExecutor (enclave/prove.ts): offline over the request's verified preimages.
  * A chain the lookup does not know is refused (UnsupportedChainError).
  */
-export function programExecutor(chains: ChainConfigLookup): {
+export function programExecutor(
+  chains: ChainConfigLookup,
+  options: {
+    /** Worker threads for parallel execution (a pool of 1 or none: sequential). */
+    readonly pool?: BlockPool;
+    /** Told of how each range was executed (logs, metrics). */
+    readonly onExecuted?: (report: ExecutionReport) => void;
+  } = {},
+): {
   execute(boot: BootInfo, preimages: PreimageSource, signal?: AbortSignal): Promise<ExecutedRange>;
 } {
+  const { pool } = options;
   return {
     async execute(boot, preimages, signal) {
       const chain = chains(boot.chainId);
       if (chain === undefined) throw new UnsupportedChainError(boot.chainId);
+      const parallel =
+        pool !== undefined && pool.workers > 1 && preimages instanceof PreimageTable
+          ? { pool, table: preimages }
+          : undefined;
       const result = await runProgram({
         boot,
         oracle: new OfflineOracle(preimages),
         rollupConfig: chain.rollupConfig,
         ...(chain.l1ChainConfig === undefined ? {} : { l1ChainConfig: chain.l1ChainConfig }),
         ...(signal === undefined ? {} : { signal }),
+        ...(parallel === undefined ? {} : { parallel }),
+        ...(options.onExecuted === undefined ? {} : { onExecuted: options.onExecuted }),
       });
       return { startBlock: result.startBlock, outputRoots: result.outputRoots };
     },
@@ -118,10 +153,30 @@ export interface ProgramTimings {
   readonly epilogueMs: number;
 }
 
+/** How the range was executed. */
+export interface ExecutionReport {
+  /** `parallel`: every block on the workers, the chain of hashes complete; else sequentially. */
+  readonly mode: "parallel" | "sequential";
+  /** Worker threads available (1: sequential only). */
+  readonly workers: number;
+  /** Why a parallel attempt fell back to sequential execution, and how many blocks had chained before. */
+  readonly fallback?: { readonly reason: string; readonly verifiedBlocks: number };
+  /** The largest heap a block worker reported (bytes; parallel attempts only). */
+  readonly peakWorkerHeapBytes?: number;
+  /** This process's peak resident set so far (bytes). */
+  readonly peakRssBytes: number;
+}
+
 export interface ProgramResult extends ExecutedRange {
   readonly agreedHead: { readonly number: bigint; readonly hash: Uint8Array };
   readonly blocks: readonly ProgramBlock[];
   readonly timings: ProgramTimings;
+  readonly execution: ExecutionReport;
+  /**
+   * With `recordChainWitness`: the claimed output root's preimage, the range's headers and every value a block
+   * read that an earlier block of the range created (sequential execution reads those from its overlay).
+   */
+  readonly chainWitness?: readonly Preimage[];
 }
 
 /** The agreed L2 head the agreed output root opens to. */
@@ -135,8 +190,20 @@ export interface AgreedHead {
 class Overlay implements PreimageSource {
   /** By the last 31 bytes of the hash, as unprefixed hex (a typed key's data bytes). */
   private readonly values = new Map<string, Uint8Array>();
+  /** The values read from the overlay, when recorded (the chain witness). */
+  readonly read: Set<Uint8Array> | undefined;
 
-  constructor(private readonly oracle: ProgramOracle) {}
+  constructor(
+    private readonly oracle: ProgramOracle,
+    record: boolean,
+  ) {
+    this.read = record ? new Set() : undefined;
+  }
+
+  private hit(value: Uint8Array | undefined): Uint8Array | undefined {
+    if (value !== undefined) this.read?.add(value);
+    return value;
+  }
 
   add(sealed: SealedBlock): void {
     for (const [hash, value] of sealed.newNodes) this.values.set(hash.slice(2), value);
@@ -145,7 +212,7 @@ class Overlay implements PreimageSource {
 
   private own(key: Uint8Array): Uint8Array | undefined {
     if (key[0] !== PreimageKeyType.Keccak256 || this.values.size === 0) return undefined;
-    return this.values.get(toHexRaw(key.subarray(1)));
+    return this.hit(this.values.get(toHexRaw(key.subarray(1))));
   }
 
   get(key: Uint8Array): Uint8Array {
@@ -158,7 +225,7 @@ class Overlay implements PreimageSource {
 
   /** The trie database's fast path (unprefixed hex of the full hash). */
   tryGetByKeccak256Hex(hashHex: string): Uint8Array | undefined {
-    const own = this.values.get(hashHex.slice(2));
+    const own = this.hit(this.values.get(hashHex.slice(2)));
     if (own !== undefined) return own;
     if (this.oracle.tryGetByKeccak256Hex !== undefined) return this.oracle.tryGetByKeccak256Hex(hashHex);
     return this.oracle.tryGet(keccak256Key(fromHex(hashHex)));
@@ -306,28 +373,59 @@ export async function runProgram(input: ProgramInput): Promise<ProgramResult> {
   const prologueMs = elapsed(t0);
   await checkpoint(input.signal);
 
-  const overlay = new Overlay(oracle);
   const l1ChainId = input.rollupConfig.l1ChainId;
-  const run = derive({
-    rollupConfig: input.rollupConfig,
-    ...(input.l1ChainConfig !== undefined
-      ? { l1ChainConfig: input.l1ChainConfig }
-      : l1ChainId === undefined
-        ? {}
-        : { l1ChainConfig: l1ChainConfigFor(l1ChainId) }),
-    l1,
-    l2: new OracleL2Provider(oracle, agreed),
-    blobs: new OracleBlobProvider(oracle),
-    agreedL2Head: agreed.number,
-    agreedL2HeadHash: agreed.hash,
-    l1Head: boot.l1Head,
-    target: boot.claimedL2BlockNumber,
-    ...(input.onDropped === undefined ? {} : { onDropped: input.onDropped }),
-  });
+  const startDerivation = () =>
+    derive({
+      rollupConfig: input.rollupConfig,
+      ...(input.l1ChainConfig !== undefined
+        ? { l1ChainConfig: input.l1ChainConfig }
+        : l1ChainId === undefined
+          ? {}
+          : { l1ChainConfig: l1ChainConfigFor(l1ChainId) }),
+      l1,
+      l2: new OracleL2Provider(oracle, agreed),
+      blobs: new OracleBlobProvider(oracle),
+      agreedL2Head: agreed.number,
+      agreedL2HeadHash: agreed.hash,
+      l1Head: boot.l1Head,
+      target: boot.claimedL2BlockNumber,
+      ...(input.onDropped === undefined ? {} : { onDropped: input.onDropped }),
+    });
+
+  let t = performance.now();
+  let fallback: ExecutionReport["fallback"];
+  if (input.parallel !== undefined) {
+    const attempt = await executeRangeInParallel({
+      boot,
+      source: oracle,
+      agreed,
+      derivation: startDerivation(),
+      step: nextStep,
+      pool: input.parallel.pool,
+      table: input.parallel.table,
+      rollupConfig: input.rollupConfig,
+      ...(input.signal === undefined ? {} : { signal: input.signal }),
+    });
+    if (attempt.accepted) {
+      const blocks = attempt.blocks.map((b) => ({ ...b, depositOnly: false }));
+      const derivationMs = elapsed(t) - attempt.executionMs;
+      await checkpoint(input.signal);
+      return epilogue(input, agreed, blocks, {
+        timings: { prologueMs, derivationMs, executionMs: attempt.executionMs },
+        execution: executionReport(input, "parallel", undefined),
+      });
+    }
+    fallback = { reason: attempt.reason, verifiedBlocks: attempt.verifiedBlocks };
+    await checkpoint(input.signal);
+    t = performance.now();
+  }
+
+  const overlay = new Overlay(oracle, input.recordChainWitness === true);
+  const run = startDerivation();
   const blocks: ProgramBlock[] = [];
+  const sealedBlocks: SealedBlock[] = [];
   let parent = agreed.header;
   let executionMs = 0;
-  let t = performance.now();
   let step = await nextStep(run.next());
   while (!step.done) {
     await checkpoint(input.signal);
@@ -341,6 +439,7 @@ export async function runProgram(input: ProgramInput): Promise<ProgramResult> {
         `the message passer account of L2 block ${block.number}`,
       );
     blocks.push({ number: block.number, hash: sealed.blockHash, outputRoot: sealed.outputRoot, depositOnly });
+    if (overlay.read !== undefined) sealedBlocks.push(sealed);
     overlay.add(sealed);
     parent = sealed.header;
     step = await nextStep(run.next({ hash: sealed.blockHash, depositOnly }));
@@ -351,15 +450,73 @@ export async function runProgram(input: ProgramInput): Promise<ProgramResult> {
       `derivation reached the L1 head at L2 block ${step.value.safeHead.number}, before the claimed block ${boot.claimedL2BlockNumber}`,
       { claimedBlock: boot.claimedL2BlockNumber, safeHead: step.value.safeHead.number },
     );
-
   await checkpoint(input.signal);
-  t = performance.now();
+  return epilogue(input, agreed, blocks, {
+    timings: { prologueMs, derivationMs, executionMs },
+    execution: executionReport(input, "sequential", fallback),
+    ...(overlay.read === undefined ? {} : { chainWitness: chainWitness(overlay.read, sealedBlocks) }),
+  });
+}
+
+function executionReport(
+  input: ProgramInput,
+  mode: ExecutionReport["mode"],
+  fallback: ExecutionReport["fallback"],
+): ExecutionReport {
+  const pool = input.parallel?.pool;
+  return {
+    mode,
+    workers: pool?.workers ?? 1,
+    ...(fallback === undefined ? {} : { fallback }),
+    ...(pool === undefined ? {} : { peakWorkerHeapBytes: pool.peakWorkerHeapBytes }),
+    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+  };
+}
+
+/**
+ * The chain witness of a sequential run: the values blocks read from the overlay, the range's headers and the
+ * claimed block's output root preimage (each keyed by its keccak256).
+ */
+function chainWitness(read: ReadonlySet<Uint8Array>, sealed: readonly SealedBlock[]): Preimage[] {
+  const values = [...read, ...sealed.map((b) => encodeHeader(b.header))];
+  const last = sealed.at(-1);
+  if (last?.messagePasserStorageRoot !== undefined) {
+    const preimage = new Uint8Array(OUTPUT_ROOT_PREIMAGE_BYTES);
+    preimage.set(last.stateRoot, 32);
+    preimage.set(last.messagePasserStorageRoot, 64);
+    preimage.set(last.blockHash, 96);
+    values.push(preimage);
+  }
+  return values.map((value): Preimage => [keccak256PreimageKey(value), value]);
+}
+
+/** `preimages` followed by the entries of `extra` whose keys it lacks (a witness completed with its chain witness). */
+export function mergeWitness(preimages: readonly Preimage[], extra: readonly Preimage[]): Preimage[] {
+  const keyOf = ([key]: Preimage) => `${key.key_type}:${toHexRaw(key.data)}`;
+  const have = new Set(preimages.map(keyOf));
+  return [...preimages, ...extra.filter((p) => !have.has(keyOf(p)))];
+}
+
+/** The claim check over the executed blocks, and the result. */
+function epilogue(
+  input: ProgramInput,
+  agreed: AgreedHead,
+  blocks: readonly ProgramBlock[],
+  rest: {
+    timings: Omit<ProgramTimings, "epilogueMs">;
+    execution: ExecutionReport;
+    chainWitness?: readonly Preimage[];
+  },
+): ProgramResult {
+  input.onExecuted?.(rest.execution);
+  const t = performance.now();
   const range: ExecutedRange = { startBlock: agreed.number, outputRoots: blocks.map((b) => b.outputRoot) };
-  checkClaim(boot, range);
+  checkClaim(input.boot, range);
   return {
     ...range,
     agreedHead: { number: agreed.number, hash: agreed.hash },
     blocks,
-    timings: { prologueMs, derivationMs, executionMs, epilogueMs: elapsed(t) },
+    ...rest,
+    timings: { ...rest.timings, epilogueMs: elapsed(t) },
   };
 }

@@ -1,0 +1,173 @@
+/**
+ * Parallel execution of a range (docs/proof.md "Parallel execution"). The witness carries the range's headers:
+ * the claimed output root's preimage names the claimed block, whose header names its parent, back to the agreed
+ * head. Derivation runs ahead (it is cheap), told that each block sealed to the hash the witness carries and was
+ * valid; the derived payloads are then executed concurrently, each block on the header the witness carries for
+ * its parent. The range is accepted only when every block executed and its computed hash is the header the next
+ * block was executed on (the last one: the claimed output's block), which makes derivation's inputs and every
+ * block's pre-state those of sequential execution. Anything else (a header the witness lacks or forged, an
+ * invalid payload that sequential execution would replace by its deposit-only version, a preimage missing) is a
+ * fallback: the caller executes the range sequentially. Nothing here refuses a proof or signs.
+ */
+import type { BlockHeader, PreimageSource, RollupConfig } from "../../../chain/index.js";
+import { bytesEqual, keccak256, keccak256Key, toHex } from "../../../chain/index.js";
+import type { DerivedBlock, DeriveResult, ExecutedBlock } from "../../../derive/index.js";
+import type { BootInfo, PreimageTable } from "../../preimages/index.js";
+import { readHeader } from "../reads.js";
+import type { BlockPool } from "./pool.js";
+import type { BlockOutcome } from "./protocol.js";
+
+/** The v0 output root preimage: version (32) ‖ state root ‖ message passer storage root ‖ block hash. */
+const OUTPUT_PREIMAGE_BYTES = 128;
+
+/** Longest range executed in parallel (its headers are held at once); a longer one runs sequentially. */
+export const MAX_PARALLEL_BLOCKS = 65_536;
+
+/** One block of an accepted parallel range. */
+export interface ParallelBlock {
+  readonly number: bigint;
+  readonly hash: Uint8Array;
+  readonly outputRoot: Uint8Array;
+}
+
+export type ParallelRangeOutcome =
+  | { readonly accepted: true; readonly blocks: readonly ParallelBlock[]; readonly executionMs: number }
+  | {
+      readonly accepted: false;
+      /** Why the range is executed sequentially. */
+      readonly reason: string;
+      /** Blocks from the agreed head whose hashes chained before the first that did not. */
+      readonly verifiedBlocks: number;
+    };
+
+export interface ParallelRangeInput {
+  readonly boot: BootInfo;
+  /** The verified preimages (the enclave's table), read for the claimed output and the headers. */
+  readonly source: PreimageSource;
+  readonly agreed: { readonly number: bigint; readonly hash: Uint8Array; readonly header: BlockHeader };
+  /** A fresh derivation from the agreed head to the claimed block; it is driven ahead here. */
+  readonly derivation: AsyncGenerator<DerivedBlock, DeriveResult, ExecutedBlock | undefined>;
+  /** Awaits one derivation step (the program's unwrapping of provider errors). */
+  readonly step: <T>(step: Promise<T>) => Promise<T>;
+  readonly pool: BlockPool;
+  /** The verified preimages the workers read (shared with them only once the range is to run on them). */
+  readonly table: PreimageTable;
+  readonly rollupConfig: RollupConfig;
+  readonly signal?: AbortSignal;
+}
+
+const fallback = (reason: string, verifiedBlocks = 0): ParallelRangeOutcome => ({
+  accepted: false,
+  reason,
+  verifiedBlocks,
+});
+
+/**
+ * The headers of blocks agreed + 1 … claimed the witness carries, by walking back from the claimed output's
+ * block to the agreed head; a string says why there is no such chain.
+ */
+export function witnessHeaderChain(
+  source: PreimageSource,
+  boot: BootInfo,
+  agreed: { readonly number: bigint; readonly hash: Uint8Array },
+): { headers: BlockHeader[]; hashes: Uint8Array[] } | string {
+  const count = boot.claimedL2BlockNumber - agreed.number;
+  if (count < 2n) return "a range of one block (nothing to execute concurrently)";
+  if (count > BigInt(MAX_PARALLEL_BLOCKS)) return `a range of ${count} blocks`;
+  const preimage = source.tryGet(keccak256Key(boot.claimedOutputRoot));
+  if (
+    preimage === undefined ||
+    preimage.length !== OUTPUT_PREIMAGE_BYTES ||
+    !bytesEqual(keccak256(preimage), boot.claimedOutputRoot)
+  )
+    return "the witness does not open the claimed output root";
+  const n = Number(count);
+  const headers = new Array<BlockHeader>(n);
+  const hashes = new Array<Uint8Array>(n);
+  let hash: Uint8Array = preimage.slice(96, 128);
+  for (let i = n - 1; i >= 0; i--) {
+    const number = agreed.number + 1n + BigInt(i);
+    if (source.tryGet(keccak256Key(hash)) === undefined)
+      return `the witness lacks the header of L2 block ${number}`;
+    const header = readHeader(source, hash, `L2 header ${number}`);
+    if (header.number !== number)
+      return `the witness's header ${toHex(hash)} is block ${header.number}, not ${number}`;
+    headers[i] = header;
+    hashes[i] = hash;
+    hash = header.parentHash;
+  }
+  if (!bytesEqual(hash, agreed.hash)) return "the witness's headers do not chain to the agreed head";
+  return { headers, hashes };
+}
+
+/** True when `outcome` is block `index` sealed to the hash the witness carries for it. */
+function chains(outcome: BlockOutcome | undefined, hash: Uint8Array): boolean {
+  return outcome?.kind === "sealed" && bytesEqual(outcome.hash, hash);
+}
+
+function describe(outcome: BlockOutcome | undefined, number: bigint): string {
+  if (outcome === undefined) return `L2 block ${number} was not executed`;
+  switch (outcome.kind) {
+    case "sealed":
+      return `L2 block ${number} sealed to ${toHex(outcome.hash)}, not the header the witness carries`;
+    case "invalid":
+      return `L2 block ${number}'s payload is invalid (${outcome.reason})`;
+    case "missing":
+      return `L2 block ${number} read a preimage the witness lacks`;
+    case "failed":
+      return `L2 block ${number} failed: ${outcome.reason}`;
+  }
+}
+
+/** Derives ahead, executes the range on the pool and checks the chain of hashes (see the file's comment). */
+export async function executeRangeInParallel(input: ParallelRangeInput): Promise<ParallelRangeOutcome> {
+  const { agreed } = input;
+  let chain: ReturnType<typeof witnessHeaderChain>;
+  try {
+    chain = witnessHeaderChain(input.source, input.boot, agreed);
+  } catch (error) {
+    return fallback(`the witness's headers: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (typeof chain === "string") return fallback(chain);
+  const { headers, hashes } = chain;
+
+  // Derivation, told that every block was valid and sealed to the witness's hash (checked below).
+  const derived: DerivedBlock[] = [];
+  try {
+    let step = await input.step(input.derivation.next());
+    while (!step.done) {
+      const i = derived.length;
+      if (i >= hashes.length || step.value.number !== agreed.number + 1n + BigInt(i))
+        return fallback(`derivation yielded L2 block ${step.value.number} as block ${i + 1} of the range`);
+      derived.push(step.value);
+      step = await input.step(input.derivation.next({ hash: hashes[i]!, depositOnly: false }));
+    }
+    if (!step.value.reachedTarget || derived.length !== hashes.length)
+      return fallback("derivation ahead did not reach the claimed block");
+  } catch (error) {
+    if (input.signal?.aborted) throw input.signal.reason;
+    return fallback(`derivation ahead failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  const t = performance.now();
+  const outcomes = await input.pool.executeAll(
+    derived.map((block, i) => ({
+      parent: i === 0 ? agreed.header : headers[i - 1]!,
+      attributes: block.attributes,
+      transactions: block.transactions,
+    })),
+    input.table.toShared(),
+    input.rollupConfig,
+    (i, outcome) => chains(outcome, hashes[i]!),
+    input.signal,
+  );
+  const executionMs = performance.now() - t;
+  const blocks: ParallelBlock[] = [];
+  for (const [i, block] of derived.entries()) {
+    const outcome = outcomes[i];
+    if (!chains(outcome, hashes[i]!) || outcome?.kind !== "sealed")
+      return fallback(describe(outcome, block.number), i);
+    blocks.push({ number: block.number, hash: outcome.hash, outputRoot: outcome.outputRoot });
+  }
+  return { accepted: true, blocks, executionMs };
+}

@@ -1,0 +1,73 @@
+/**
+ * The enclave process's --workers (docs/enclave.md "Parallel execution"), on the recorded devnet witness: with 2
+ * workers and the chain witness a Prove is executed on the worker threads (started from their bundle) and logged
+ * `range executed` with mode parallel and the peak memory; the same proposals as an enclave with --workers 1,
+ * which executes sequentially.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FIXTURE_ROLLUP_PATH, recordedWitness } from "../../conformance/fixture.js";
+import { type RunningEnclave, startEnclave } from "../../enclave/test/enclave-process.js";
+import type { Preimage, Response } from "../../generated/protocol/index.js";
+import { toHex } from "../../src/chain/index.js";
+import { callEnclave } from "../../src/host/index.js";
+import { withChainWitness } from "../../src/proof/program/parallel/chain-witness.test-support.js";
+
+function prove(enclave: RunningEnclave, preimages: Preimage[]): Promise<Response> {
+  return callEnclave(
+    enclave.address,
+    { kind: "Prove", preimages },
+    { responseStartTimeoutMs: Number.POSITIVE_INFINITY },
+  );
+}
+
+function executed(enclave: RunningEnclave): Record<string, unknown>[] {
+  return enclave.logs.filter((entry) => entry.msg === "range executed");
+}
+
+describe("the enclave's --workers", () => {
+  let parallel: RunningEnclave;
+  let sequential: RunningEnclave;
+  let witness: Preimage[];
+
+  beforeAll(async () => {
+    const { preimages, rollupConfig } = recordedWitness();
+    witness = (await withChainWitness(preimages, rollupConfig)).witness;
+    [parallel, sequential] = await Promise.all([
+      startEnclave(["--rollup-config", FIXTURE_ROLLUP_PATH, "--workers", "2"]),
+      startEnclave(["--rollup-config", FIXTURE_ROLLUP_PATH, "--workers", "1"]),
+    ]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await parallel?.stop();
+    await sequential?.stop();
+  });
+
+  it("executes on the worker threads, logs peak memory, and proves what a sequential enclave proves", async () => {
+    const inParallel = await prove(parallel, witness);
+    const inSequence = await prove(sequential, witness);
+    if (inParallel.kind !== "Prove" || inSequence.kind !== "Prove")
+      throw new Error(`expected two proofs, got ${inParallel.kind} and ${inSequence.kind}`);
+    expect(inParallel.result.Tee.proposals.map((p) => toHex(p.output_root))).toEqual(
+      recordedWitness().manifest.outputRoots,
+    );
+    // Two enclaves, two signers: the roots and journals' contents agree, the signatures are each enclave's own.
+    const withoutSignatures = (r: typeof inParallel.result) =>
+      r.Tee.proposals.map(({ signature: _signature, ...rest }) => rest);
+    expect(withoutSignatures(inParallel.result)).toEqual(withoutSignatures(inSequence.result));
+    expect(executed(parallel)).toEqual([
+      expect.objectContaining({ mode: "parallel", workers: 2, peakRssBytes: expect.any(Number) }),
+    ]);
+    expect(executed(parallel)[0]!.peakWorkerHeapBytes).toBeGreaterThan(0);
+    expect(executed(sequential)).toEqual([expect.objectContaining({ mode: "sequential", workers: 1 })]);
+  }, 180_000);
+
+  it("without the chain witness, executes sequentially and says why", async () => {
+    const response = await prove(parallel, recordedWitness().preimages);
+    expect(response.kind).toBe("Prove");
+    expect(executed(parallel).at(-1)).toMatchObject({
+      mode: "sequential",
+      fallback: expect.stringMatching(/does not open the claimed output root/),
+    });
+  }, 180_000);
+});
