@@ -3,10 +3,10 @@
  * (src/service-kit). Only the development rollup config has an environment twin: everything else an attested
  * enclave does is fixed by its image.
  */
-import { availableParallelism } from "node:os";
 import { ENCLAVE_VSOCK_PORT, type ListenAddress, parseListenAddress } from "../src/proof/transport/index.js";
 import { type FlagSpec, integerFlag, parseFlags, renderFlagUsage } from "../src/service-kit/index.js";
 import { JOURNAL_VERSIONS, type JournalVersion } from "../src/proof/onchain/index.js";
+import { DEFAULT_BLOCK_WORKERS } from "../src/proof/program/index.js";
 import { EnclaveError } from "./errors.js";
 
 /** A missing, malformed or inconsistent flag (`flag` names it when there is one). */
@@ -45,7 +45,7 @@ export const ENCLAVE_FLAGS: readonly FlagSpec[] = [
   {
     flag: "workers",
     value: "N",
-    help: "worker threads that execute a range's blocks in parallel (default: the machine's cores; 1: sequential only). A range is accepted from the workers only when every block's hash is the header the next one ran on, else it is executed sequentially",
+    help: "worker threads that execute a range's blocks in parallel (default 1, sequential only: on the devnet's small blocks the parallel path measured slower, docs/enclave.md). A range is accepted from the workers only when every block's hash is the header the next one ran on, else it is executed sequentially",
   },
   {
     flag: "worker-heap-mb",
@@ -119,7 +119,7 @@ export function parseEnclaveCommandLine(argv: readonly string[], env: NodeJS.Pro
     config: {
       local,
       workers:
-        workersText === undefined ? availableParallelism() : integerFlag(workersText, "workers", 1, fail),
+        workersText === undefined ? DEFAULT_BLOCK_WORKERS : integerFlag(workersText, "workers", 1, fail),
       workerHeapMb: heapText === undefined ? undefined : integerFlag(heapText, "worker-heap-mb", 64, fail),
       listen: listenText === undefined ? undefined : parseListenAddress(listenText),
       readTimeoutMs:

@@ -1,4 +1,3 @@
-import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
 import { EnclaveConfigError, parseEnclaveCommandLine } from "./config.js";
 
@@ -11,10 +10,10 @@ function config(argv: string[]) {
 }
 
 describe("--workers and --worker-heap-mb", () => {
-  it("default to the machine's cores and the pool's heap, and take explicit values", () => {
-    expect(config(base)).toMatchObject({ workers: availableParallelism(), workerHeapMb: undefined });
-    expect(config([...base, "--workers", "1", "--worker-heap-mb", "256"])).toMatchObject({
-      workers: 1,
+  it("default to one worker (sequential) and the pool's heap, and take explicit values", () => {
+    expect(config(base)).toMatchObject({ workers: 1, workerHeapMb: undefined });
+    expect(config([...base, "--workers", "3", "--worker-heap-mb", "256"])).toMatchObject({
+      workers: 3,
       workerHeapMb: 256,
     });
   });

@@ -42,6 +42,7 @@ import {
   type WitnessStrategyChoice,
 } from "./witness/index.js";
 import { DEFAULT_PROOF_TIMEOUT_MS } from "./proof-service.js";
+import { DEFAULT_BLOCK_WORKERS } from "../proof/program/index.js";
 
 export interface ListenEndpoint {
   readonly host: string;
@@ -64,7 +65,7 @@ export interface HostConfig {
   /** Block witnesses fetched at once from the L2 endpoint (--witness-concurrency, default 3). */
   readonly witnessConcurrency: number;
   /**
-   * Block workers the witnesses are prepared for (--workers, default this machine's cores): above 1 each witness
+   * Block workers the witnesses are prepared for (--workers, default 1): above 1 each witness
    * carries the chain witness, so an enclave with --workers above 1 executes the range in parallel.
    */
   readonly workers: number;
@@ -181,7 +182,7 @@ export const HOST_FLAGS: readonly FlagSpec[] = [
     flag: "workers",
     env: "PROVER_WORKERS",
     value: "N",
-    help: "block workers the witnesses are prepared for (default: this machine's cores). Above 1 each witness also carries the range's headers, the claimed output's preimage and the state values blocks read from earlier blocks of the range, so an enclave started with --workers above 1 executes the range in parallel; 1 sends the smaller sequential witness. The host's own run of the program is sequential: it learns each block's hash by executing it",
+    help: "block workers the witnesses are prepared for (default 1: on the devnet's small blocks the parallel path measured slower than sequential, docs/enclave.md). Above 1 each witness also carries the range's headers, the claimed output's preimage and the state values blocks read from earlier blocks of the range, so an enclave started with --workers above 1 executes the range in parallel; 1 sends the smaller sequential witness. The host's own run of the program is sequential: it learns each block's hash by executing it",
   },
   {
     flag: "beacon-seconds-per-slot",
@@ -494,7 +495,7 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
           ? DEFAULT_WITNESS_CONCURRENCY
           : integerFlag(witnessConcurrencyText, "witness-concurrency", 1, fail),
       workers:
-        workersText === undefined ? availableParallelism() : integerFlag(workersText, "workers", 1, fail),
+        workersText === undefined ? DEFAULT_BLOCK_WORKERS : integerFlag(workersText, "workers", 1, fail),
       beaconSecondsPerSlot:
         slotText === undefined ? undefined : integerFlag(slotText, "beacon-seconds-per-slot", 1, fail),
       listen: parseListen(flags.text("listen") ?? DEFAULT_LISTEN),

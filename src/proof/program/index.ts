@@ -69,7 +69,12 @@ export {
   type ProgramTimings,
   runProgram,
 } from "./program.js";
-export { BlockPool, type BlockPoolOptions, DEFAULT_WORKER_HEAP_MB } from "./parallel/pool.js";
+export {
+  BlockPool,
+  type BlockPoolOptions,
+  DEFAULT_BLOCK_WORKERS,
+  DEFAULT_WORKER_HEAP_MB,
+} from "./parallel/pool.js";
 export {
   executeRangeInParallel,
   MAX_PARALLEL_BLOCKS,

@@ -20,6 +20,13 @@ const ENTRY = workerEntryUrl(
 /** Default V8 old-generation limit of one block worker (MiB): a block's state reads and sealing, with room. */
 export const DEFAULT_WORKER_HEAP_MB = 1024;
 
+/**
+ * Block workers of an enclave (and the witnesses a host prepares) when --workers is not given: 1, sequential
+ * only. On the devnet's small blocks handing a block to a worker costs more than executing it (docs/enclave.md
+ * "Parallel execution" has the figures); operators proving heavy blocks set --workers to their cores.
+ */
+export const DEFAULT_BLOCK_WORKERS = 1;
+
 export interface BlockPoolOptions {
   /** Worker threads (at least 1). */
   readonly workers: number;
