@@ -8,10 +8,8 @@ import type { Common } from "@ethereumjs/common";
 import { Address, setLengthLeft } from "@ethereumjs/util";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { calcOpBaseFee, encodeOpExtraData, resolveEip1559Params } from "./base-fee.js";
-import { fastEipLookup, installJumpAnalysisCache } from "./evm-fast-paths.js";
-import { installWordOps } from "./evm-word-ops.js";
-import { initKeccak } from "./keccak.js";
-import { installSyncInterpreterLoop } from "./interpreter-loop.js";
+import { fastEipLookup } from "./evm-fast-paths.js";
+import { installEngineFastPaths } from "./evm-install.js";
 import { CREATE2_DEPLOYER_ADDRESS, create2DeployerCode } from "./create2-deployer.js";
 import { commonFor, opPrecompiles } from "./evm-setup.js";
 import { type BlockHeader, EMPTY_OMMERS_HASH, EMPTY_TRIE_ROOT, headerHash } from "./header.js";
@@ -186,12 +184,7 @@ export class BlockBuilder {
       extraData = encodeOpExtraData(p);
     }
 
-    await Promise.all([
-      installJumpAnalysisCache(),
-      installWordOps(),
-      installSyncInterpreterLoop(),
-      initKeccak(),
-    ]);
+    await installEngineFastPaths();
     const common = fastEipLookup(commonFor(config.l2ChainId, fork));
     const db = new PreimageTrieDB(opts.source);
     const state = BlockStateManager.create(db, parent.stateRoot, common);

@@ -18,6 +18,7 @@ export type ChainErrorKind =
   | "block-builder-failed"
   | "block-sealed"
   | "missing-preimage"
+  | "malformed-trie-node"
   | "preimage-mismatch"
   | "invalid-preimage-key"
   | "predeploy-artifact"

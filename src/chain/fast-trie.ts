@@ -9,6 +9,7 @@ import { RLP } from "@ethereumjs/rlp";
 import { keccak256 as keccak_256 } from "./keccak.js";
 import { EMPTY_TRIE_ROOT } from "./header.js";
 import { bytesEqual, toHexRaw } from "./hex.js";
+import { type Branch, type Nibbles, type Ref, type TrieNode, decodeTrieNode } from "./trie-node.js";
 
 /** Where nodes come from and go to, keyed by their keccak256 hash. */
 export interface TrieNodeStore {
@@ -19,25 +20,6 @@ export interface TrieNodeStore {
 }
 
 type Item = Uint8Array | Item[];
-type Ref = Uint8Array | TrieNode | null; // hash | in-memory node | empty
-type Nibbles = number[];
-
-interface Leaf {
-  t: 0;
-  path: Nibbles;
-  value: Uint8Array;
-}
-interface Ext {
-  t: 1;
-  path: Nibbles;
-  child: Ref;
-}
-interface Branch {
-  t: 2;
-  children: Ref[];
-  value: Uint8Array | null;
-}
-type TrieNode = Leaf | Ext | Branch;
 
 function toNibbles(key: Uint8Array): Nibbles {
   const out = new Array<number>(key.length * 2);
@@ -46,16 +28,6 @@ function toNibbles(key: Uint8Array): Nibbles {
     out[2 * i + 1] = key[i]! & 15;
   }
   return out;
-}
-
-function decodeHexPrefix(encoded: Uint8Array): { path: Nibbles; leaf: boolean } {
-  const flag = encoded[0]! >> 4;
-  const leaf = flag >= 2;
-  const odd = (flag & 1) === 1;
-  const path: Nibbles = [];
-  if (odd) path.push(encoded[0]! & 15);
-  for (let i = 1; i < encoded.length; i++) path.push(encoded[i]! >> 4, encoded[i]! & 15);
-  return { path, leaf };
 }
 
 function encodeHexPrefix(path: Nibbles, leaf: boolean): Uint8Array {
@@ -69,31 +41,6 @@ function encodeHexPrefix(path: Nibbles, leaf: boolean): Uint8Array {
   }
   for (let o = 1; i < path.length; i += 2, o++) out[o] = (path[i]! << 4) | path[i + 1]!;
   return out;
-}
-
-function refFromItem(item: Item): Ref {
-  if (item instanceof Uint8Array) {
-    if (item.length === 0) return null;
-    if (item.length === 32) return item;
-    throw new Error("malformed trie node reference");
-  }
-  return nodeFromItem(item);
-}
-
-function nodeFromItem(item: Item): TrieNode {
-  if (!Array.isArray(item)) throw new Error("malformed trie node");
-  if (item.length === 17) {
-    const children: Ref[] = new Array(16);
-    for (let i = 0; i < 16; i++) children[i] = refFromItem(item[i]!);
-    const v = item[16] as Uint8Array;
-    return { t: 2, children, value: v.length === 0 ? null : v };
-  }
-  if (item.length === 2) {
-    const { path, leaf } = decodeHexPrefix(item[0] as Uint8Array);
-    if (leaf) return { t: 0, path, value: item[1] as Uint8Array };
-    return { t: 1, path, child: refFromItem(item[1]!) };
-  }
-  throw new Error(`malformed trie node with ${item.length} items`);
 }
 
 export class FastTrie {
@@ -116,7 +63,7 @@ export class FastTrie {
       const key = toHexRaw(ref);
       node = this.decoded.get(key);
       if (node === undefined) {
-        node = nodeFromItem(RLP.decode(this.store.getNode(ref)) as Item);
+        node = decodeTrieNode(this.store.getNode(ref));
         this.decoded.set(key, node);
       }
       this.byRef.set(ref, node);

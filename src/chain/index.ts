@@ -40,6 +40,7 @@ export {
 } from "./deposit-tx.js";
 export { commonFor, ethereumHardforkFor, opPrecompiles } from "./evm-setup.js";
 export { fastEipLookup, installJumpAnalysisCache } from "./evm-fast-paths.js";
+export { installEngineFastPaths } from "./evm-install.js";
 export { type ExecuteBlockInput, InvalidBlockError, executeBlock } from "./execute-block.js";
 export {
   type ExecutionFixture,

@@ -5,8 +5,7 @@
  */
 import { RLP } from "@ethereumjs/rlp";
 import { toHexRaw } from "./hex.js";
-
-type Item = Uint8Array | Item[];
+import { type Ref, type TrieNode, decodeTrieNode } from "./trie-node.js";
 
 export function collectNewNodes(
   written: Map<string, Uint8Array>,
@@ -19,27 +18,19 @@ export function collectNewNodes(
     const node = written.get(key);
     if (node === undefined) return;
     out.set(key, node);
-    visitNode(RLP.decode(node) as Item, onLeaf);
+    visitNode(decodeTrieNode(node), onLeaf);
   };
-  const visitRef = (ref: Item, onLeaf: (value: Uint8Array) => void): void => {
-    if (ref instanceof Uint8Array) {
-      if (ref.length === 32) visitHash(ref, onLeaf);
-    } else {
-      visitNode(ref, onLeaf);
-    }
+  const visitRef = (ref: Ref, onLeaf: (value: Uint8Array) => void): void => {
+    if (ref === null) return;
+    if (ref instanceof Uint8Array) visitHash(ref, onLeaf);
+    else visitNode(ref, onLeaf);
   };
-  const visitNode = (node: Item, onLeaf: (value: Uint8Array) => void): void => {
-    if (!Array.isArray(node)) return;
-    if (node.length === 17) {
-      for (let i = 0; i < 16; i++) visitRef(node[i]!, onLeaf);
-      const v = node[16];
-      if (v instanceof Uint8Array && v.length > 0) onLeaf(v);
-    } else if (node.length === 2) {
-      const path = node[0] as Uint8Array;
-      const isLeaf = (path[0] ?? 0) >> 4 >= 2;
-      if (isLeaf) onLeaf(node[1] as Uint8Array);
-      else visitRef(node[1]!, onLeaf);
-    }
+  const visitNode = (node: TrieNode, onLeaf: (value: Uint8Array) => void): void => {
+    if (node.t === 2) {
+      for (let i = 0; i < 16; i++) visitRef(node.children[i]!, onLeaf);
+      if (node.value !== null) onLeaf(node.value);
+    } else if (node.t === 0) onLeaf(node.value);
+    else visitRef(node.child, onLeaf);
   };
   const onAccount = (value: Uint8Array): void => {
     const account = RLP.decode(value) as Uint8Array[];

@@ -84,6 +84,11 @@ export class BlockStateManager extends MerkleStateManager {
   }
 
   override async getAccount(address: Address): Promise<Account | undefined> {
+    return this.getAccountSync(address);
+  }
+
+  /** `getAccount` without the promise: every read is synchronous (caches, then the in-memory trie). */
+  getAccountSync(address: Address): Account | undefined {
     const elem = this.caches.account!.get(address);
     if (elem !== undefined)
       return elem.accountRLP !== undefined ? this.accountFromCache(elem.accountRLP) : undefined;
@@ -96,10 +101,15 @@ export class BlockStateManager extends MerkleStateManager {
   }
 
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    return this.getStorageSync(address, key);
+  }
+
+  /** `getStorage` without the promise (the SLOAD fast path in evm-storage-ops.ts calls it). */
+  getStorageSync(address: Address, key: Uint8Array): Uint8Array {
     if (key.length !== 32) throw new RangeError("storage key must be 32 bytes");
     const cached = this.caches.storage!.get(address, key);
     if (cached !== undefined) return RLP.decode(cached) as Uint8Array;
-    const account = await this.getAccount(address);
+    const account = this.getAccountSync(address);
     if (account === undefined) return new Uint8Array(0);
     const keyHex = toHexRaw(key);
     this.reads.get(toHexRaw(address.bytes))?.add(keyHex);

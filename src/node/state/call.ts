@@ -11,7 +11,7 @@ import {
   fastEipLookup,
   floorDataGas,
   fromHex,
-  installJumpAnalysisCache,
+  installEngineFastPaths,
   type OpFork,
   opPrecompiles,
   PreimageHeaderChain,
@@ -92,7 +92,8 @@ async function newEvm(
   source: HashSource,
   env: CallEnvironment,
 ): Promise<{ evm: EVM; state: BlockStateManager }> {
-  await installJumpAnalysisCache();
+  // The same replacements of the library's hot spots as block execution.
+  await installEngineFastPaths();
   const common = fastEipLookup(commonFor(env.chainId, env.fork));
   const state = BlockStateManager.create(new PreimageTrieDB(source), env.stateRoot, common);
   const blockchain = new PreimageHeaderChain(source, env.number - 1n, env.parentHash, env.grandparentHash);

@@ -1,0 +1,21 @@
+/**
+ * The engine's replacements for @ethereumjs/evm hot spots, installed together once per process: the
+ * jump analysis cache, MSTORE / MLOAD word ops, the SLOAD fast path, the synchronous interpreter loop
+ * and the WebAssembly keccak. Everything that creates an EVM for the engine's rules (block building,
+ * eth_call) awaits this first, so both run the same code.
+ */
+import { installJumpAnalysisCache } from "./evm-fast-paths.js";
+import { installStorageOps } from "./evm-storage-ops.js";
+import { installWordOps } from "./evm-word-ops.js";
+import { installSyncInterpreterLoop } from "./interpreter-loop.js";
+import { initKeccak } from "./keccak.js";
+
+export async function installEngineFastPaths(): Promise<void> {
+  await Promise.all([
+    installJumpAnalysisCache(),
+    installWordOps(),
+    installStorageOps(),
+    installSyncInterpreterLoop(),
+    initKeccak(),
+  ]);
+}
