@@ -76,11 +76,13 @@ describe("enclave process (local mode, Unix socket)", () => {
     const startLine = enclave.logs.find((l) => l.msg === "enclave listening");
     expect(startLine).toMatchObject({ mode: "local", teeImageHash: `0x${"00".repeat(32)}` });
     expect(Object.keys(startLine!).sort()).toEqual([
+      "bundleSha256",
       "heapLimitBytes",
       "level",
       "listen",
       "mode",
       "msg",
+      "node",
       "requestBudgetBytes",
       "signer",
       "teeImageHash",
