@@ -14,6 +14,7 @@ import {
 } from "../generated/protocol/index.js";
 import {
   encodeRequestFrameWith,
+  messageFormOf,
   type FrameLengthPrefix,
   type ListenAddress,
 } from "../src/proof/transport/index.js";
@@ -175,7 +176,7 @@ export class RawEnclaveConnection {
         `connection closed before a complete response frame (${outcome.pendingBytes} bytes received)`,
       );
     }
-    return decodeResponsePayload(outcome.payload);
+    return decodeResponsePayload(outcome.payload, messageFormOf(this.prefix));
   }
 
   destroy(): void {

@@ -72,7 +72,13 @@ export function journalProblems(result: ProofResult, expected: JournalExpectatio
   const interval = readU64(bootValue(expected.witness, BootKey.IntermediateBlockInterval));
   if (proposer?.length !== 20) return ["the witness has no 20-byte proposer boot value"];
   if (result.Tee.proposals.length === 0) return ["the proof result has no per-block proposals"];
-  const scheduleId = expected.scheduleIdAt?.(result.Tee.aggregate_proposal.l2_block_number);
+  // The schedule is pinned at the witness's schedule block (boot key 11) when it names one, else at the claim.
+  const scheduleBlock = readU64(bootValue(expected.witness, BootKey.ScheduleL2BlockNumber));
+  const scheduleId = expected.scheduleIdAt?.(
+    scheduleBlock === undefined || scheduleBlock === 0n
+      ? result.Tee.aggregate_proposal.l2_block_number
+      : scheduleBlock,
+  );
   const journalOf = (proposal: Proposal, start: bigint, prev: Uint8Array, roots: Uint8Array[]): Journal => ({
     proposer,
     l1OriginHash: proposal.l1_origin_hash,

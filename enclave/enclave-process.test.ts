@@ -12,7 +12,7 @@ import {
   encodeRequestFrame,
   type Response,
 } from "../generated/protocol/index.js";
-import { LengthPrefixedFrameReader } from "../src/proof/transport/index.js";
+import { LengthPrefixedFrameReader, messageFormOf } from "../src/proof/transport/index.js";
 import { verifyAttestationDocument } from "../src/attestation/index.js";
 import { findBuiltInChain, rollupConfigToJson } from "../src/chain/index.js";
 import {
@@ -42,11 +42,12 @@ async function publicKey(): Promise<Uint8Array> {
 async function sendRaw(bytes: Uint8Array, endAfterWrite = true): Promise<Response | null> {
   const { received } = await exchangeRawBytes(enclave.address, bytes, { endAfterWrite, timeoutMs: 5000 });
   if (received.length === 0) return null;
-  // The enclave answers in the length-prefix form it read (an input opening with four zero bytes is 8-byte).
+  // The enclave answers in the length-prefix form it read (an input opening with four zero bytes is 8-byte), and in
+  // that form's messages (8-byte frames: Base's).
   const reader = new LengthPrefixedFrameReader({ form: "detect", maxPayloadBytes: 1 << 20 });
   const payload = reader.push(received);
   expect(payload).toBeDefined();
-  return decodeResponsePayload(payload!);
+  return decodeResponsePayload(payload!, messageFormOf(reader.lengthPrefix!));
 }
 
 function expectErrorOrClosed(response: Response | null): void {
@@ -59,7 +60,7 @@ function isValidRequestFrame(bytes: Uint8Array): boolean {
     const reader = new LengthPrefixedFrameReader({ form: "detect", maxPayloadBytes: 1 << 30 });
     const payload = reader.push(bytes);
     if (payload === undefined) return false;
-    decodeRequestPayload(payload);
+    decodeRequestPayload(payload, messageFormOf(reader.lengthPrefix!));
     return true;
   } catch {
     return false;
@@ -75,11 +76,13 @@ describe("enclave process (local mode, Unix socket)", () => {
     const startLine = enclave.logs.find((l) => l.msg === "enclave listening");
     expect(startLine).toMatchObject({ mode: "local", teeImageHash: `0x${"00".repeat(32)}` });
     expect(Object.keys(startLine!).sort()).toEqual([
+      "bundleSha256",
       "heapLimitBytes",
       "level",
       "listen",
       "mode",
       "msg",
+      "node",
       "requestBudgetBytes",
       "signer",
       "teeImageHash",

@@ -9,7 +9,8 @@ import {
   type RequestHandlers,
   type Response,
 } from "../generated/protocol/index.js";
-import { UnsupportedChainError } from "../src/proof/onchain/index.js";
+import type { ProofResult } from "../generated/rpc/index.js";
+import { signerAddressOf, UnsupportedChainError } from "../src/proof/onchain/index.js";
 import {
   isProvePayload,
   PREIMAGE_ENTRY_OVERHEAD_BYTES,
@@ -38,10 +39,23 @@ export function errorMessage(failure: unknown): string {
   return failure instanceof UnsupportedChainError ? failure.message : `${failure.name}: ${failure.message}`;
 }
 
+/**
+ * A proof as the enclave answers it: stamped with its signer's address (`tee_signer`, which Base's message form
+ * carries), so the signer and the proof travel together.
+ */
+async function proveAndStamp(
+  deps: RequestHandlerDeps,
+  preimages: Parameters<typeof runProof>[1],
+  signal: AbortSignal | undefined,
+): Promise<ProofResult> {
+  const result = await runProof(deps.program, preimages, signal);
+  return { Tee: { ...result.Tee, tee_signer: signerAddressOf(deps.identity.publicKey) } };
+}
+
 export function enclaveHandlers(deps: RequestHandlerDeps, signal?: AbortSignal): RequestHandlers {
   return {
     async prove(request) {
-      return { kind: "Prove", result: await runProof(deps.program, request.preimages, signal) };
+      return { kind: "Prove", result: await proveAndStamp(deps, request.preimages, signal) };
     },
     async signerPublicKey() {
       return { kind: "SignerPublicKey", public_key: deps.identity.publicKey };
@@ -53,6 +67,9 @@ export function enclaveHandlers(deps: RequestHandlerDeps, signal?: AbortSignal):
         nonce: request.nonce,
       });
       return { kind: "SignerAttestation", document };
+    },
+    async teeImageHash() {
+      return { kind: "TeeImageHash", image_hash: deps.program.teeImageHash.slice() };
     },
   };
 }
@@ -98,7 +115,7 @@ export async function handleProvePayload(
   try {
     return {
       request: "Prove",
-      response: { kind: "Prove", result: await runProof(deps.program, table, context.signal) },
+      response: { kind: "Prove", result: await proveAndStamp(deps, table, context.signal) },
     };
   } catch (error) {
     return refuse(errorMessage(error));

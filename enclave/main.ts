@@ -8,6 +8,7 @@
  * mode is never a silent fallback. Logs JSON lines; the only key material logged is the signer address.
  */
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { getHeapStatistics } from "node:v8";
 import { bytesToHex } from "viem";
 import { parseRollupConfig } from "../src/chain/index.js";
@@ -16,6 +17,7 @@ import { teeImageHashOf } from "../src/attestation/index.js";
 import { refuseUnknownForks } from "../src/proof/onchain/index.js";
 import { BlockPool } from "../src/proof/program/index.js";
 import { ENCLAVE_VSOCK_PORT } from "../src/proof/transport/index.js";
+import { enclaveBundleHash } from "./bundle-hash.js";
 import { checkNitroFlags, EnclaveConfigError, parseEnclaveCommandLine } from "./config.js";
 import { handleProvePayload, handleRequest } from "./handler.js";
 import { LocalSecurityModule } from "./local-security-module.js";
@@ -130,6 +132,9 @@ async function main(): Promise<void> {
     heapLimitBytes,
     requestBudgetBytes,
     workers: config.workers,
+    // The image bundle's hash (null when run from source): compare it with the build's enclave.manifest.json.
+    bundleSha256: enclaveBundleHash(fileURLToPath(import.meta.url)),
+    node: process.version,
   });
 }
 

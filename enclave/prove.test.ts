@@ -96,11 +96,11 @@ describe("Prove refusals sign nothing", () => {
       /^RefusedPreimageKeyError: preimage key global-generic:0x03.* refused: global generic preimages/,
     );
     const unknownLocal = new Uint8Array(31);
-    unknownLocal[30] = 11;
+    unknownLocal[30] = 12;
     expect(
       await prove([...bootPreimages(), [{ key_type: "Local", data: unknownLocal }, new Uint8Array(32)]]),
     ).toMatch(
-      /^RefusedPreimageKeyError: preimage key local:0x01.*0b refused: a local key that is not a boot information index/,
+      /^RefusedPreimageKeyError: preimage key local:0x01.*0c refused: a local key that is not a boot information index/,
     );
   });
 
@@ -165,5 +165,15 @@ describe("identity requests", () => {
       nonce: null,
     });
     expect(errorOf(att)).toMatch(/AttestationInputTooLargeError: user_data is 513 bytes/);
+  });
+
+  it("TeeImageHash answers the image hash the program signs into its journals", async () => {
+    const d = deps();
+    const image = new Uint8Array(32).fill(0x1e);
+    const answer = await handleRequest(
+      { ...d, program: { ...d.program, teeImageHash: image } },
+      { kind: "TeeImageHash" },
+    );
+    expect(answer).toEqual({ kind: "TeeImageHash", image_hash: image });
   });
 });

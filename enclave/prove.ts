@@ -152,7 +152,10 @@ export async function runProof(
   const boot = readBootInfo(preimages);
   const configHash = (program.configHash ?? configHashFor)(boot.chainId);
   program.checkHorizon?.(boot, preimages);
-  const scheduleId = program.scheduleId?.(boot.chainId, boot.claimedL2BlockNumber);
+  const scheduleId = program.scheduleId?.(
+    boot.chainId,
+    boot.scheduleL2BlockNumber ?? boot.claimedL2BlockNumber,
+  );
   const range = await program.executor.execute(boot, preimages, signal);
   signal?.throwIfAborted();
   const context = { boot, configHash, teeImageHash: program.teeImageHash };

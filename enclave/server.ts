@@ -24,6 +24,7 @@ import {
   formatListenAddress,
   LengthPrefixedFrameReader,
   type ListenAddress,
+  messageFormOf,
   type VsockAddress,
   writeFrame,
 } from "../src/proof/transport/index.js";
@@ -228,6 +229,7 @@ export class EnclaveServer {
   private async responseFor(
     outcome: { payload: Uint8Array } | { refusal: string },
     context: RequestContext,
+    lengthPrefix: FrameLengthPrefix,
   ): Promise<Response> {
     if ("refusal" in outcome) return { kind: "Error", message: outcome.refusal };
     const raw = await this.options.handleRaw?.(outcome.payload, context);
@@ -237,7 +239,7 @@ export class EnclaveServer {
     }
     let request: Request;
     try {
-      request = decodeRequestPayload(outcome.payload);
+      request = decodeRequestPayload(outcome.payload, messageFormOf(lengthPrefix));
     } catch (error) {
       const reason = error instanceof BincodeDecodeError ? error.message : String(error);
       return { kind: "Error", message: `undecodable request: ${reason}` };
@@ -265,7 +267,7 @@ export class EnclaveServer {
     context: RequestContext,
     lengthPrefix: FrameLengthPrefix,
   ): Promise<void> {
-    const response = await this.responseFor(outcome, context);
+    const response = await this.responseFor(outcome, context, lengthPrefix);
     try {
       await writeFrame(socket, encodeResponseFrameWith(response, lengthPrefix));
       socket.end();

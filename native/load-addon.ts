@@ -1,8 +1,16 @@
 /**
  * Loads a node-gyp addon built from this directory (`npm run build:native`). A missing build is a named
  * error telling how to build it, never a silent fallback.
+ *
+ * The enclave image's bundle (scripts/build-enclave.ts) carries the addons inside itself: the bundler defines
+ * EMBEDDED_NATIVE_ADDONS (addon name -> base64 of its .node file), and each is written once to a file named by
+ * its hash under the temporary directory and loaded from there.
  */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { NativeError } from "./errors.js";
 
@@ -15,9 +23,33 @@ export class NativeAddonNotBuiltError extends NativeError<"addon-not-built"> {
 
 const require = createRequire(import.meta.url);
 
-/** native/<name>/build/Release/<name>.node, typed by the caller's description of its exports. */
+/** Defined by the enclave image's bundler only; read through `typeof` (code run from source has no binding). */
+declare const EMBEDDED_NATIVE_ADDONS: Readonly<Record<string, string>> | undefined;
+
+/** An embedded addon's file: written once under the temporary directory, named by its SHA-256. */
+function embeddedAddonPath(name: string): string | undefined {
+  if (typeof EMBEDDED_NATIVE_ADDONS === "undefined") return undefined;
+  const base64 = EMBEDDED_NATIVE_ADDONS[name];
+  if (base64 === undefined) return undefined;
+  const bytes = Buffer.from(base64, "base64");
+  const digest = createHash("sha256").update(bytes).digest("hex");
+  const dir = join(tmpdir(), "op-enclave-addons");
+  const path = join(dir, `${name}-${digest}.node`);
+  const intact = existsSync(path) && createHash("sha256").update(readFileSync(path)).digest("hex") === digest;
+  if (!intact) {
+    mkdirSync(dir, { recursive: true });
+    const partial = `${path}.${process.pid}.partial`;
+    writeFileSync(partial, bytes, { mode: 0o500 });
+    renameSync(partial, path);
+  }
+  return path;
+}
+
+/** native/<name>/build/Release/<name>.node (or the bundle's embedded copy), typed by the caller's description. */
 export function loadAddon<T>(name: "nsm" | "vsock"): T {
-  const path = fileURLToPath(new URL(`./${name}/build/Release/${name}.node`, import.meta.url));
+  const path =
+    embeddedAddonPath(name) ??
+    fileURLToPath(new URL(`./${name}/build/Release/${name}.node`, import.meta.url));
   try {
     return require(path) as T;
   } catch (error) {

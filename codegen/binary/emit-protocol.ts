@@ -37,6 +37,46 @@ function variantFields(v: VariantSpec): readonly FieldSpec[] {
   return v.fields ?? v.items ?? [];
 }
 
+/** The condition under which a field is on the wire (`on` is the writer or reader), or undefined: always. */
+function formCondition(field: FieldSpec, on: "w" | "r"): string | undefined {
+  if (field.forms === undefined) return undefined;
+  return field.forms.map((form) => `${on}.form === ${literal(form)}`).join(" || ");
+}
+
+/** Writes a field, only in the forms that carry it (an optional property then; required in those forms). */
+function writeField(compiler: TypeCompiler, field: FieldSpec, value: string, what: string): string {
+  const write = compiler.write(field.type, value, what);
+  const condition = formCondition(field, "w");
+  if (condition === undefined) return write;
+  return `if (${condition}) {\nif (${value} === undefined) throw new BincodeEncodeError(\`${what} is required in form \${w.form}\`);\n${write}\n}`;
+}
+
+/** Reads a field into a const, undefined in the forms that do not carry it. */
+function readField(compiler: TypeCompiler, field: FieldSpec, what: string): string {
+  const read = compiler.read(field.type, what);
+  const condition = formCondition(field, "r");
+  return `const ${field.name} = ${condition === undefined ? read : `${condition} ? ${read} : undefined`};`;
+}
+
+/** The properties of a read object: a field some forms lack is left out when it was not read. */
+function readProperties(fields: readonly FieldSpec[]): string[] {
+  return fields.map((f) =>
+    f.forms === undefined ? f.name : `...(${f.name} === undefined ? {} : { ${f.name} })`,
+  );
+}
+
+/** Whether an enum's wire indices differ from the declaration order in some form. */
+function hasFormIndices(variants: readonly VariantSpec[]): boolean {
+  return variants.some((v) => v.indexIn !== undefined);
+}
+
+/** `w.variant(...)` for the variant declared at `i`, in the writer's form. */
+function writeVariant(name: string, t: { readonly variants: readonly VariantSpec[] }, i: number): string {
+  return hasFormIndices(t.variants)
+    ? `w.variant(${upperSnake(name)}_WIRE_INDEX[w.form]?.[${i}] ?? ${i});`
+    : `w.variant(${i});`;
+}
+
 /** Type expressions -> TypeScript types, write statements, read expressions and minimal encoded sizes. */
 class TypeCompiler {
   private depth = 0;
@@ -83,20 +123,25 @@ class TypeCompiler {
         case "bytes":
           return 1;
         case "struct":
-          return t.fields.reduce((sum, f) => sum + this.minBytes(f.type), 0);
+          return t.fields.reduce((sum, f) => sum + this.minFieldBytes(f), 0);
         case "tuple":
           return t.items.reduce((sum, f) => sum + this.minBytes(f.type), 0);
         case "enum":
           return (
             1 +
             Math.min(
-              ...t.variants.map((v) => variantFields(v).reduce((sum, f) => sum + this.minBytes(f.type), 0)),
+              ...t.variants.map((v) => variantFields(v).reduce((sum, f) => sum + this.minFieldBytes(f), 0)),
             )
           );
       }
     }
     if (expr.kind === "array") return expr.length;
     return 1;
+  }
+
+  /** A field's fewest bytes: none when some form does not carry it. */
+  private minFieldBytes(field: FieldSpec): number {
+    return field.forms === undefined ? this.minBytes(field.type) : 0;
   }
 
   write(expr: TypeExpr, value: string, what: string): string {
@@ -200,7 +245,10 @@ function emitTypes(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
             name: f.name,
             type: compiler.tsType(f.type),
             isReadonly: true,
-            docs: [`Wire field \`${f.name}\`.`],
+            hasQuestionToken: f.forms !== undefined,
+            docs: [
+              `Wire field \`${f.name}\`${f.forms === undefined ? "" : ` (forms ${f.forms.join(", ")} only)`}.`,
+            ],
           })),
         });
         break;
@@ -241,13 +289,18 @@ function emitTypes(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
             sf.addInterface({
               name: `${name}${v.name}`,
               isExported: true,
-              docs: [`${name}::${v.name} (variant index ${t.variants.indexOf(v)}).`],
+              docs: [
+                `${name}::${v.name} (variant index ${t.variants.indexOf(v)}${Object.entries(v.indexIn ?? {})
+                  .map(([form, index]) => `, ${index} in form ${form}`)
+                  .join("")}).`,
+              ],
               properties: [
                 { name: "kind", type: literal(v.name), isReadonly: true },
                 ...variantFields(v).map((f) => ({
                   name: f.name,
                   type: compiler.tsType(f.type),
                   isReadonly: true,
+                  hasQuestionToken: f.forms !== undefined,
                 })),
               ],
             });
@@ -262,6 +315,16 @@ function emitTypes(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
         break;
     }
   }
+  sf.addStatements(
+    [
+      `/**\n * The protocol's message forms:\n${spec.forms.map((f) => ` * - ${f.name}: ${f.doc}`).join("\n")}\n */`,
+      `export type ProtocolForm = ${spec.forms.map((f) => literal(f.name)).join(" | ")};`,
+      `/** Every form, the default first. */`,
+      `export const PROTOCOL_FORMS: readonly ProtocolForm[] = [${spec.forms.map((f) => literal(f.name)).join(", ")}];`,
+      `/** The default form: variant indices in declaration order. */`,
+      `export const DEFAULT_PROTOCOL_FORM: ProtocolForm = ${literal(spec.forms[0]!.name)};`,
+    ].join("\n"),
+  );
   sf.formatText({ indentSize: 2 });
   return toGenerated(path, sf);
 }
@@ -285,31 +348,31 @@ function writeBody(name: string, t: NamedTypeSpec, compiler: TypeCompiler): stri
     case "bytes":
       return "w.bytes(value);";
     case "struct":
-      return t.fields.map((f) => compiler.write(f.type, `value.${f.name}`, `${name}.${f.name}`)).join("\n");
+      return t.fields.map((f) => writeField(compiler, f, `value.${f.name}`, `${name}.${f.name}`)).join("\n");
     case "tuple":
       return t.items.map((f, i) => compiler.write(f.type, `value[${i}]`, `${name}.${f.name}`)).join("\n");
     case "enum": {
       if (isUnitOnly(t.variants)) {
         const cases = t.variants
-          .map((v, i) => `case ${literal(v.name)}:\nw.variant(${i});\nreturn;`)
+          .map((v, i) => `case ${literal(v.name)}:\n${writeVariant(name, t, i)}\nreturn;`)
           .join("\n");
         return `switch (value) {\n${cases}\ndefault:\nthrow new BincodeEncodeError(\`${name}: unknown variant \${String(value)}\`);\n}`;
       }
       if (isExternallyTagged(t)) {
         const branches = t.variants.map((v, i) => {
           const fields = variantFields(v).map((f) =>
-            compiler.write(f.type, `inner.${f.name}`, `${name}::${v.name}.${f.name}`),
+            writeField(compiler, f, `inner.${f.name}`, `${name}::${v.name}.${f.name}`),
           );
-          return `if (${literal(v.name)} in value) {\nconst inner = value.${v.name};\nw.variant(${i});\n${fields.join("\n")}\nreturn;\n}`;
+          return `if (${literal(v.name)} in value) {\nconst inner = value.${v.name};\n${writeVariant(name, t, i)}\n${fields.join("\n")}\nreturn;\n}`;
         });
         return `${branches.join("\n")}\nthrow new BincodeEncodeError(\`${name}: no known variant in \${Object.keys(value).join(", ")}\`);`;
       }
       const cases = t.variants
         .map((v, i) => {
           const fields = variantFields(v).map((f) =>
-            compiler.write(f.type, `value.${f.name}`, `${name}::${v.name}.${f.name}`),
+            writeField(compiler, f, `value.${f.name}`, `${name}::${v.name}.${f.name}`),
           );
-          return `case ${literal(v.name)}:\nw.variant(${i});\n${fields.join("\n")}${fields.length > 0 ? "\n" : ""}return;`;
+          return `case ${literal(v.name)}:\n${writeVariant(name, t, i)}\n${fields.join("\n")}${fields.length > 0 ? "\n" : ""}return;`;
         })
         .join("\n");
       return `switch (value.kind) {\n${cases}\ndefault:\nthrow new BincodeEncodeError(\`${name}: unknown variant \${String((value as { kind: unknown }).kind)}\`);\n}`;
@@ -326,27 +389,29 @@ function readBody(name: string, t: NamedTypeSpec, compiler: TypeCompiler): strin
     case "bytes":
       return `return r.bytes(${literal(name)});`;
     case "struct": {
-      const reads = t.fields.map((f) => `const ${f.name} = ${compiler.read(f.type, `${name}.${f.name}`)};`);
-      return `${reads.join("\n")}\nreturn { ${t.fields.map((f) => f.name).join(", ")} };`;
+      const reads = t.fields.map((f) => readField(compiler, f, `${name}.${f.name}`));
+      return `${reads.join("\n")}\nreturn { ${readProperties(t.fields).join(", ")} };`;
     }
     case "tuple": {
       const reads = t.items.map((f) => `const ${f.name} = ${compiler.read(f.type, `${name}.${f.name}`)};`);
       return `${reads.join("\n")}\nreturn [${t.items.map((f) => f.name).join(", ")}];`;
     }
     case "enum": {
-      const unknown = `default:\nreturn r.failAt(start, \`${name}: unknown variant index \${index}\`);`;
+      const wireName = hasFormIndices(t.variants) ? "wire" : "index";
+      const unknown = `default:\nreturn r.failAt(start, \`${name}: unknown variant index \${${wireName}}\`);`;
       const cases = t.variants.map((v, i) => {
         if (isUnitOnly(t.variants)) return `case ${i}:\nreturn ${literal(v.name)};`;
         const fields = variantFields(v);
-        const reads = fields.map(
-          (f) => `const ${f.name} = ${compiler.read(f.type, `${name}::${v.name}.${f.name}`)};`,
-        );
+        const reads = fields.map((f) => readField(compiler, f, `${name}::${v.name}.${f.name}`));
         if (isExternallyTagged(t))
-          return `case ${i}: {\n${reads.join("\n")}\nreturn { ${v.name}: { ${fields.map((f) => f.name).join(", ")} } };\n}`;
-        const props = [`kind: ${literal(v.name)}`, ...fields.map((f) => f.name)].join(", ");
+          return `case ${i}: {\n${reads.join("\n")}\nreturn { ${v.name}: { ${readProperties(fields).join(", ")} } };\n}`;
+        const props = [`kind: ${literal(v.name)}`, ...readProperties(fields)].join(", ");
         return `case ${i}: {\n${reads.join("\n")}${reads.length > 0 ? "\n" : ""}return { ${props} };\n}`;
       });
-      return `const start = r.position;\nconst index = r.variant();\nswitch (index) {\n${cases.join("\n")}\n${unknown}\n}`;
+      const index = hasFormIndices(t.variants)
+        ? `const wire = r.variant();\nconst order = ${upperSnake(name)}_WIRE_INDEX[r.form];\nconst index = order === undefined ? wire : order.indexOf(wire);`
+        : "const index = r.variant();";
+      return `const start = r.position;\n${index}\nswitch (index) {\n${cases.join("\n")}\n${unknown}\n}`;
     }
   }
 }
@@ -364,8 +429,18 @@ function emitCodec(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
   sf.addImportDeclaration({
     moduleSpecifier: "./types.js",
     isTypeOnly: true,
-    namedImports: [...spec.types.keys()],
+    namedImports: [...spec.types.keys(), "ProtocolForm"],
   });
+  sf.addImportDeclaration({ moduleSpecifier: "./types.js", namedImports: ["DEFAULT_PROTOCOL_FORM"] });
+  for (const [name, t] of spec.types) {
+    if (t.kind !== "enum" || !hasFormIndices(t.variants)) continue;
+    const tables = spec.forms
+      .slice(1)
+      .map((form) => `${form.name}: [${t.variants.map((v, i) => v.indexIn?.[form.name] ?? i).join(", ")}],`);
+    sf.addStatements(
+      `/** ${name}: each form's wire index of the variants in declaration order (the default form's is the order itself). */\nconst ${upperSnake(name)}_WIRE_INDEX: Readonly<Record<string, readonly number[]>> = {\n${tables.join("\n")}\n};`,
+    );
+  }
   for (const [name, t] of spec.types) {
     sf.addFunction({
       name: `write${name}`,
@@ -389,18 +464,26 @@ function emitCodec(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
     sf.addFunction({
       name: `encode${name}`,
       isExported: true,
-      docs: [`A ${name} as a complete bincode payload.`],
-      parameters: [{ name: "value", type: name }],
+      docs: [`A ${name} as a complete bincode payload in \`form\` (default: the default form).`],
+      parameters: [
+        { name: "value", type: name },
+        { name: "form", type: "ProtocolForm", initializer: "DEFAULT_PROTOCOL_FORM" },
+      ],
       returnType: "Uint8Array",
-      statements: `const w = new BincodeWriter();\nwrite${name}(w, value);\nreturn w.finish();`,
+      statements: `const w = new BincodeWriter(form);\nwrite${name}(w, value);\nreturn w.finish();`,
     });
     sf.addFunction({
       name: `decode${name}`,
       isExported: true,
-      docs: [`Decodes a complete payload holding exactly one ${name}; trailing bytes are an error.`],
-      parameters: [{ name: "bytes", type: "Uint8Array" }],
+      docs: [
+        `Decodes a complete payload holding exactly one ${name} in \`form\`; trailing bytes are an error.`,
+      ],
+      parameters: [
+        { name: "bytes", type: "Uint8Array" },
+        { name: "form", type: "ProtocolForm", initializer: "DEFAULT_PROTOCOL_FORM" },
+      ],
       returnType: name,
-      statements: `const r = new BincodeReader(bytes);\nconst value = read${name}(r);\nr.end();\nreturn value;`,
+      statements: `const r = new BincodeReader(bytes, form);\nconst value = read${name}(r);\nr.end();\nreturn value;`,
     });
   }
   sf.formatText({ indentSize: 2 });
@@ -430,8 +513,9 @@ function emitFrame(spec: ProtocolSpec): GeneratedFile {
   sf.addImportDeclaration({
     moduleSpecifier: "./types.js",
     isTypeOnly: true,
-    namedImports: [f.requestMessage, f.responseMessage],
+    namedImports: [f.requestMessage, f.responseMessage, "ProtocolForm"],
   });
+  sf.addImportDeclaration({ moduleSpecifier: "./types.js", namedImports: ["DEFAULT_PROTOCOL_FORM"] });
   const constants: [string, number, string][] = [
     ["FRAME_LENGTH_PREFIX_BYTES", f.lengthPrefixBytes, "Width of the big-endian unsigned length prefix."],
     [
@@ -460,30 +544,30 @@ function emitFrame(spec: ProtocolSpec): GeneratedFile {
   fn(
     "encodeRequestFrame",
     "A request as a complete frame (prefix and payload).",
-    `request: ${f.requestMessage}`,
+    `request: ${f.requestMessage}, form: ProtocolForm = DEFAULT_PROTOCOL_FORM`,
     "Uint8Array",
-    `return encodeFrameWithLimit(encode${f.requestMessage}(request), MAX_REQUEST_PAYLOAD_BYTES);`,
+    `return encodeFrameWithLimit(encode${f.requestMessage}(request, form), MAX_REQUEST_PAYLOAD_BYTES);`,
   );
   fn(
     "encodeResponseFrame",
     "A response as a complete frame (prefix and payload).",
-    `response: ${f.responseMessage}`,
+    `response: ${f.responseMessage}, form: ProtocolForm = DEFAULT_PROTOCOL_FORM`,
     "Uint8Array",
-    `return encodeFrameWithLimit(encode${f.responseMessage}(response), MAX_RESPONSE_PAYLOAD_BYTES);`,
+    `return encodeFrameWithLimit(encode${f.responseMessage}(response, form), MAX_RESPONSE_PAYLOAD_BYTES);`,
   );
   fn(
     "decodeRequestPayload",
     "Decodes the payload of a request frame (throws BincodeDecodeError).",
-    "payload: Uint8Array",
+    "payload: Uint8Array, form: ProtocolForm = DEFAULT_PROTOCOL_FORM",
     f.requestMessage,
-    `return decode${f.requestMessage}(payload);`,
+    `return decode${f.requestMessage}(payload, form);`,
   );
   fn(
     "decodeResponsePayload",
     "Decodes the payload of a response frame (throws BincodeDecodeError).",
-    "payload: Uint8Array",
+    "payload: Uint8Array, form: ProtocolForm = DEFAULT_PROTOCOL_FORM",
     f.responseMessage,
-    `return decode${f.responseMessage}(payload);`,
+    `return decode${f.responseMessage}(payload, form);`,
   );
   fn(
     "newRequestFrameReader",

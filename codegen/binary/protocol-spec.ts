@@ -15,6 +15,8 @@ export type TypeExpr =
 export interface FieldSpec {
   readonly name: string;
   readonly type: TypeExpr;
+  /** The message forms that carry this field (absent: every form). */
+  readonly forms?: readonly string[];
 }
 
 export interface VariantSpec {
@@ -27,6 +29,8 @@ export interface VariantSpec {
   readonly items?: readonly FieldSpec[];
   /** For request variants: the response variant that answers it (an error response may answer any). */
   readonly response?: string;
+  /** The wire index in a non-default form, when it differs from the declaration order. */
+  readonly indexIn?: Readonly<Record<string, number>>;
 }
 
 export type NamedTypeSpec =
@@ -69,6 +73,11 @@ export interface FrameSpec {
 
 export interface ProtocolSpec {
   readonly doc: string;
+  /**
+   * The message forms (the first is the default, whose variant indices are the declaration order), each with its
+   * doc. A spec without `forms` has one form, "spec".
+   */
+  readonly forms: readonly { readonly name: string; readonly doc: string }[];
   readonly frame: FrameSpec;
   readonly types: ReadonlyMap<string, NamedTypeSpec>;
 }
@@ -120,16 +129,86 @@ function parseTypeExpr(value: unknown, where: string): TypeExpr {
 }
 
 function parseFields(value: unknown, where: string): FieldSpec[] {
-  const fields = asArray(value, where).map((f, i) => {
+  const fields = asArray(value, where).map((f, i): FieldSpec => {
     const o = asObject(f, `${where}[${i}]`);
     return {
       name: asString(o.name, `${where}[${i}].name`),
       type: parseTypeExpr(o.type, `${where}[${i}].type`),
+      ...(o.forms === undefined
+        ? {}
+        : {
+            forms: asArray(o.forms, `${where}[${i}].forms`).map((form, j) =>
+              asString(form, `${where}[${i}].forms[${j}]`),
+            ),
+          }),
     };
   });
   const names = new Set(fields.map((f) => f.name));
   if (names.size !== fields.length) fail(where, "duplicate field names");
   return fields;
+}
+
+function parseIndexIn(value: unknown, where: string): Record<string, number> {
+  const o = asObject(value, where);
+  const out: Record<string, number> = {};
+  for (const [form, index] of Object.entries(o)) {
+    if (typeof index !== "number" || !Number.isSafeInteger(index) || index < 0)
+      fail(`${where}.${form}`, "expected a variant index (a non-negative integer)");
+    out[form] = index;
+  }
+  return out;
+}
+
+function parseForms(value: unknown): { readonly name: string; readonly doc: string }[] {
+  if (value === undefined) return [{ name: "spec", doc: "The spec's messages." }];
+  const forms = Object.entries(asObject(value, "forms")).map(([name, doc]) => ({
+    name,
+    doc: asString(doc, `forms.${name}`),
+  }));
+  if (forms.length === 0) fail("forms", "needs at least one form");
+  for (const { name } of forms)
+    if (!/^[a-z][a-z0-9-]*$/.test(name))
+      fail(`forms.${name}`, "a form name is lower-case letters, digits, -");
+  return forms;
+}
+
+/**
+ * Every form named by a field or variant exists; in every form each enum's wire indices are 0..n-1, each once;
+ * the default form takes the declaration order (no indexIn for it).
+ */
+function checkForms(types: ReadonlyMap<string, NamedTypeSpec>, forms: readonly string[]): void {
+  const [defaultForm] = forms;
+  const known = (form: string, where: string) => {
+    if (!forms.includes(form)) fail(where, `unknown form ${form}`);
+  };
+  for (const [name, t] of types) {
+    const fields: [string, FieldSpec][] =
+      t.kind === "struct"
+        ? t.fields.map((f) => [`types.${name}.${f.name}`, f])
+        : t.kind === "tuple"
+          ? t.items.map((f) => [`types.${name}.${f.name}`, f])
+          : t.kind === "enum"
+            ? t.variants.flatMap((v) =>
+                [...(v.fields ?? []), ...(v.items ?? [])].map((f): [string, FieldSpec] => [
+                  `types.${name}.${v.name}.${f.name}`,
+                  f,
+                ]),
+              )
+            : [];
+    for (const [where, field] of fields) for (const form of field.forms ?? []) known(form, `${where}.forms`);
+    if (t.kind !== "enum") continue;
+    for (const v of t.variants)
+      for (const form of Object.keys(v.indexIn ?? {})) {
+        known(form, `types.${name}.${v.name}.indexIn`);
+        if (form === defaultForm)
+          fail(`types.${name}.${v.name}.indexIn`, `the default form ${form} takes the declaration order`);
+      }
+    for (const form of forms) {
+      const indices = t.variants.map((v, i) => v.indexIn?.[form] ?? i);
+      if (new Set(indices).size !== indices.length || indices.some((i) => i >= indices.length))
+        fail(`types.${name}`, `the wire indices in form ${form} are not 0..${indices.length - 1}, each once`);
+    }
+  }
 }
 
 /** The optional `model`: the name of the generated/rpc type this protocol type is. */
@@ -170,6 +249,7 @@ function parseNamedType(name: string, value: unknown): NamedTypeSpec {
           ...(vo.fields !== undefined ? { fields: parseFields(vo.fields, `${vw}.fields`) } : {}),
           ...(vo.items !== undefined ? { items: parseFields(vo.items, `${vw}.items`) } : {}),
           ...(vo.response !== undefined ? { response: asString(vo.response, `${vw}.response`) } : {}),
+          ...(vo.indexIn !== undefined ? { indexIn: parseIndexIn(vo.indexIn, `${vw}.indexIn`) } : {}),
         };
         return variant;
       });
@@ -278,13 +358,18 @@ export function parseProtocolSpec(json: unknown): ProtocolSpec {
     types.set(name, parseNamedType(name, value));
   }
   checkReferences(types);
+  const forms = parseForms(root.forms);
+  checkForms(
+    types,
+    forms.map((f) => f.name),
+  );
   const frame = parseFrame(root.frame);
   for (const message of [frame.requestMessage, frame.responseMessage]) {
     if (types.get(message)?.kind !== "enum")
       fail("frame", `message type ${message} must be an enum in types`);
   }
   checkRequestResponsePairs(types, frame);
-  return { doc: asString(root.doc, "doc"), frame, types };
+  return { doc: asString(root.doc, "doc"), forms, frame, types };
 }
 
 export async function loadProtocolSpec(path: string): Promise<ProtocolSpec> {

@@ -34,7 +34,7 @@ describe("prover JSON-RPC wire form", () => {
   it("the OpenRPC document and its examples are unchanged", async () => {
     const text = await readFile(new URL("../../generated/openrpc/prover.openrpc.json", import.meta.url));
     expect(createHash("sha256").update(text).digest("hex")).toBe(
-      "f6e824075123faf904c68ca266b12962c8cf0861ff47974ad0314b80449a48e5",
+      "e8c0e5498b376b80a1634580f3cb10384e67beca9277cd1835273dde3ea573b3",
     );
   });
 

@@ -6,9 +6,15 @@
 import { randomBytes } from "node:crypto";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { decodeResponsePayload, type Preimage, type Response } from "../../generated/protocol/index.js";
+import {
+  decodeResponsePayload,
+  DEFAULT_PROTOCOL_FORM,
+  type Preimage,
+  type Response,
+} from "../../generated/protocol/index.js";
 import type { ProofResult } from "../../generated/rpc/index.js";
 import { signerAddressOf } from "../../src/proof/onchain/index.js";
+import { messageFormOf } from "../../src/proof/transport/index.js";
 import { BootKey, preimageKeyBytes, u64be } from "../../src/proof/preimages/index.js";
 import { readAttestation } from "../attestation.js";
 import { type Check, CheckFailed, CheckSkipped, expectThat } from "../check.js";
@@ -79,6 +85,34 @@ async function prove(
   if (response.kind === "Prove") context.proofs.push({ label, witness, result: response.result });
   return response;
 }
+
+/** keccak256(PCR0) from an attestation document (zero in local mode), fetched once. */
+async function knownTeeImageHash(context: EnclaveContext): Promise<Uint8Array> {
+  if (context.teeImageHash !== undefined) return context.teeImageHash;
+  const response = await exchange(
+    context,
+    { kind: "SignerAttestation", user_data: null, nonce: null },
+    context.responseTimeoutMs,
+  );
+  if (response.kind !== "SignerAttestation")
+    throw new CheckFailed(`SignerAttestation answered with ${describe(response)}`);
+  const imageHash = imageHashFromPcrs((await readAttestation(response.document, "the attestation")).pcrs);
+  if (imageHash === undefined) throw new CheckFailed("the attestation document gave no usable PCR0");
+  context.teeImageHash = imageHash;
+  return imageHash;
+}
+
+/** In Base's form: the result's tee_signer must be the signer key's address. */
+function teeSignerProblems(result: ProofResult, address: Uint8Array): string[] {
+  const stamped = result.Tee.tee_signer;
+  if (stamped !== undefined && equalBytes(stamped, address)) return [];
+  return [
+    `tee_signer ${stamped === undefined ? "missing" : hex(stamped)}, the signer key's address is ${hex(address)}`,
+  ];
+}
+
+/** How far past the claim enclave.schedule-block pins the schedule (a game's end may lie well past a sub-range). */
+const SCHEDULE_BLOCK_DISTANCE = 1000n;
 
 async function controlResponse(context: EnclaveContext): Promise<Response> {
   context.control ??= await prove(context, `control (${context.witnessSource} witness)`, context.witness);
@@ -151,7 +185,7 @@ async function survivesHostileBytes(
     if (outcome.kind === "frame") {
       const response = (() => {
         try {
-          return decodeResponsePayload(outcome.payload);
+          return decodeResponsePayload(outcome.payload, messageFormOf(context.frameLengthPrefix));
         } catch (error) {
           throw new CheckFailed(`the answer to hostile bytes is not a Response: ${(error as Error).message}`);
         }
@@ -495,9 +529,54 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
     },
   },
   {
+    id: "enclave.tee-image-hash",
+    covers:
+      "TeeImageHash request: the answer is keccak256(PCR0) of the attestation document (the spec form's extension, Base's request 2)",
+    async run(context) {
+      const response = await exchange(context, { kind: "TeeImageHash" }, context.responseTimeoutMs);
+      if (response.kind === "Error" && messageFormOf(context.frameLengthPrefix) === DEFAULT_PROTOCOL_FORM)
+        throw new CheckSkipped(
+          `refused ("${response.message}"): TeeImageHash is an extension of the spec's 4-byte form; Base's 8-byte form requires it`,
+        );
+      if (response.kind !== "TeeImageHash")
+        throw new CheckFailed(`TeeImageHash answered with ${describe(response)}`);
+      const expected = await knownTeeImageHash(context);
+      expectThat(
+        equalBytes(response.image_hash, expected),
+        `TeeImageHash answered ${hex(response.image_hash)}, the attestation's keccak256(PCR0) is ${hex(expected)}`,
+      );
+      return `${hex(response.image_hash)}, as the attestation document's PCR0`;
+    },
+  },
+  {
+    id: "enclave.schedule-block",
+    covers:
+      "boot key 11 (schedule_l2_block_number): taken, and the schedule id of schedule-id journals is pinned at that block",
+    async run(context) {
+      const control = await controlResponse(context);
+      const claimed = readU64(bootValue(context.witness, BootKey.ClaimedL2BlockNumber));
+      if (control.kind !== "Prove" || claimed === undefined)
+        throw new CheckSkipped(
+          `the unmodified ${context.witnessSource} witness was not proved (${describe(control)})`,
+        );
+      const scheduleBlock = claimed + SCHEDULE_BLOCK_DISTANCE;
+      const response = await prove(
+        context,
+        `schedule block ${scheduleBlock}`,
+        withBootValue(context.witness, BootKey.ScheduleL2BlockNumber, u64be(scheduleBlock)),
+      );
+      if (response.kind !== "Prove")
+        throw new CheckFailed(
+          `a request naming schedule block ${scheduleBlock} was not proved: ${describe(response)}`,
+        );
+      // enclave.journal-image-hash recovers this proof's journals over the schedule id at that block.
+      return `proved with schedule block ${scheduleBlock}${context.scheduleIdAt === undefined ? "" : " (its journals are checked by enclave.journal-image-hash)"}`;
+    },
+  },
+  {
     id: "enclave.journal-image-hash",
     covers:
-      "safety 3: tee_image_hash embedded in every signed journal; signatures recover to the enclave signer",
+      "safety 3: tee_image_hash embedded in every signed journal; signatures recover to the enclave signer (and, in Base's 8-byte form, tee_signer is it)",
     async run(context) {
       await controlResponse(context);
       if (context.proofs.length === 0) {
@@ -512,17 +591,23 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
           "the expected tee_image_hash is unknown: the attestation document gave no usable PCR0",
         );
       }
+      // Base's 8-byte form stamps the signer on every result (tee_signer); the spec's form has no such field.
+      const stamped = messageFormOf(context.frameLengthPrefix) !== DEFAULT_PROTOCOL_FORM;
+      const address = signerAddressOf(key);
       const problems = context.proofs.flatMap(({ label, witness, result }) =>
-        journalProblems(result, {
-          witness,
-          signerAddress: signerAddressOf(key),
-          teeImageHash,
-          ...(context.scheduleIdAt === undefined ? {} : { scheduleIdAt: context.scheduleIdAt }),
-        }).map((problem) => `${label}: ${problem}`),
+        [
+          ...journalProblems(result, {
+            witness,
+            signerAddress: address,
+            teeImageHash,
+            ...(context.scheduleIdAt === undefined ? {} : { scheduleIdAt: context.scheduleIdAt }),
+          }),
+          ...(stamped ? teeSignerProblems(result, address) : []),
+        ].map((problem) => `${label}: ${problem}`),
       );
       expectThat(problems.length === 0, problems.join("; "));
       const version = context.scheduleIdAt === undefined ? "" : " (schedule-id journals)";
-      return `${context.proofs.length} proof(s), every journal embeds ${hex(teeImageHash)} and recovers to the signer${version}`;
+      return `${context.proofs.length} proof(s), every journal embeds ${hex(teeImageHash)} and recovers to the signer${version}${stamped ? `, tee_signer ${hex(address)} on each` : ""}`;
     },
   },
 ];

@@ -83,6 +83,8 @@ export async function startCarelessEnclave(): Promise<CarelessEnclave> {
         const proposal = signAnything(request.preimages);
         return { kind: "Prove", result: { Tee: { aggregate_proposal: proposal, proposals: [proposal] } } };
       }
+      case "TeeImageHash":
+        return { kind: "TeeImageHash", image_hash: madeUpImageHash };
     }
   }
 

@@ -2,7 +2,8 @@
 /** Frames of the host-enclave protocol, bound to the limits of spec/protocol/enclave.protocol.json. */
 import { decodeRequest, decodeResponse, encodeRequest, encodeResponse } from "./codec.js";
 import { FrameReader, encodeFrameWithLimit, splitIntoChunks } from "./frame-runtime.js";
-import type { Request, Response } from "./types.js";
+import type { Request, Response, ProtocolForm } from "./types.js";
+import { DEFAULT_PROTOCOL_FORM } from "./types.js";
 /** Width of the big-endian unsigned length prefix. */
 export const FRAME_LENGTH_PREFIX_BYTES = 4;
 /** Largest request payload an enclave accepts; larger prefixes are refused before reading. */
@@ -16,20 +17,20 @@ export const READ_TIMEOUT_MS = 300000;
 /** Requests served on one connection before it is closed. */
 export const REQUESTS_PER_CONNECTION = 1;
 /** A request as a complete frame (prefix and payload). */
-export function encodeRequestFrame(request: Request): Uint8Array {
-  return encodeFrameWithLimit(encodeRequest(request), MAX_REQUEST_PAYLOAD_BYTES);
+export function encodeRequestFrame(request: Request, form: ProtocolForm = DEFAULT_PROTOCOL_FORM): Uint8Array {
+  return encodeFrameWithLimit(encodeRequest(request, form), MAX_REQUEST_PAYLOAD_BYTES);
 }
 /** A response as a complete frame (prefix and payload). */
-export function encodeResponseFrame(response: Response): Uint8Array {
-  return encodeFrameWithLimit(encodeResponse(response), MAX_RESPONSE_PAYLOAD_BYTES);
+export function encodeResponseFrame(response: Response, form: ProtocolForm = DEFAULT_PROTOCOL_FORM): Uint8Array {
+  return encodeFrameWithLimit(encodeResponse(response, form), MAX_RESPONSE_PAYLOAD_BYTES);
 }
 /** Decodes the payload of a request frame (throws BincodeDecodeError). */
-export function decodeRequestPayload(payload: Uint8Array): Request {
-  return decodeRequest(payload);
+export function decodeRequestPayload(payload: Uint8Array, form: ProtocolForm = DEFAULT_PROTOCOL_FORM): Request {
+  return decodeRequest(payload, form);
 }
 /** Decodes the payload of a response frame (throws BincodeDecodeError). */
-export function decodeResponsePayload(payload: Uint8Array): Response {
-  return decodeResponse(payload);
+export function decodeResponsePayload(payload: Uint8Array, form: ProtocolForm = DEFAULT_PROTOCOL_FORM): Response {
+  return decodeResponse(payload, form);
 }
 /** A reader for the one request frame of a connection (enclave side); `admit` may refuse an announced length. */
 export function newRequestFrameReader(maxPayloadBytes: number = MAX_REQUEST_PAYLOAD_BYTES, admit?: (announcedLength: number) => void): FrameReader {

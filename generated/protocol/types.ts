@@ -10,6 +10,11 @@ export type B256 = Uint8Array;
 /** Length of a B256 in bytes. */
 export const B256_LENGTH = 32;
 
+/** 20 bytes. alloy Address, written like B256 (serialize_bytes): a varint length (always 20, the single byte 0x14) then the 20 bytes. Our decoder rejects any length other than 20. */
+export type Address = Uint8Array;
+/** Length of a Address in bytes. */
+export const ADDRESS_LENGTH = 20;
+
 /** alloy Bytes and Vec<u8>: varint length then the bytes (serialize_bytes and a serde sequence of u8 give the same bincode bytes). */
 export type Bytes = Uint8Array;
 /** The key type of a preimage key. On the wire: the 0-based variant index as a varint. The discriminant is the type byte of the 32-byte key form (docs/decisions.md 'Boot information': 1 local, 2 keccak256, 3 global generic, 4 sha256, 5 blob, 6 precompile). */
@@ -53,15 +58,20 @@ export interface RequestSignerPublicKey {
   readonly kind: "SignerPublicKey";
 }
 
-/** Request::SignerAttestation (variant index 2). */
+/** Request::SignerAttestation (variant index 2, 3 in form base). */
 export interface RequestSignerAttestation {
   readonly kind: "SignerAttestation";
   readonly user_data: Uint8Array | null;
   readonly nonce: Uint8Array | null;
 }
 
-/** Host -> enclave, variant indices as in docs/decisions.md 'Host–enclave bincode' (the newest reference versions insert a TeeImageHash variant at index 2 and move SignerAttestation to 3; we keep the three requests of docs/protocol.md 'Host-to-enclave vsock protocol'). Tuple variants carry one unnamed field; the 'name' given to it here only names the TypeScript property. Caps (maxItems) are checked when decoding, right after the length and before anything is allocated, and when encoding. Decision: at most 4194304 (2^22) preimages per Prove: a 1 GiB frame of realistic witness values (hundreds of bytes each) holds fewer, while a frame of minimal 33-byte entries would otherwise expand into ~32 million objects. user_data and nonce: at most 512 bytes each, the security module's limit (the host also enforces it before contacting an enclave). */
-export type Request = RequestProve | RequestSignerPublicKey | RequestSignerAttestation;
+/** Request::TeeImageHash (variant index 3, 2 in form base). */
+export interface RequestTeeImageHash {
+  readonly kind: "TeeImageHash";
+}
+
+/** Host -> enclave, variant indices as in docs/decisions.md 'Host–enclave bincode' (spec form: the three requests of docs/protocol.md 'Host-to-enclave vsock protocol', then TeeImageHash as 3; base form, indexIn: TeeImageHash 2 and SignerAttestation 3). Tuple variants carry one unnamed field; the 'name' given to it here only names the TypeScript property. Caps (maxItems) are checked when decoding, right after the length and before anything is allocated, and when encoding. Decision: at most 4194304 (2^22) preimages per Prove: a 1 GiB frame of realistic witness values (hundreds of bytes each) holds fewer, while a frame of minimal 33-byte entries would otherwise expand into ~32 million objects. user_data and nonce: at most 512 bytes each, the security module's limit (the host also enforces it before contacting an enclave). */
+export type Request = RequestProve | RequestSignerPublicKey | RequestSignerAttestation | RequestTeeImageHash;
 
 /** Response::Prove (variant index 0). */
 export interface ResponseProve {
@@ -75,17 +85,33 @@ export interface ResponseSignerPublicKey {
   readonly public_key: Bytes;
 }
 
-/** Response::SignerAttestation (variant index 2). */
+/** Response::SignerAttestation (variant index 2, 3 in form base). */
 export interface ResponseSignerAttestation {
   readonly kind: "SignerAttestation";
   readonly document: Bytes;
 }
 
-/** Response::Error (variant index 3). */
+/** Response::Error (variant index 3, 4 in form base). */
 export interface ResponseError {
   readonly kind: "Error";
   readonly message: string;
 }
 
-/** Enclave -> host, mirroring the request; Error carries a human-readable message. */
-export type Response = ResponseProve | ResponseSignerPublicKey | ResponseSignerAttestation | ResponseError;
+/** Response::TeeImageHash (variant index 4, 2 in form base). */
+export interface ResponseTeeImageHash {
+  readonly kind: "TeeImageHash";
+  readonly image_hash: B256;
+}
+
+/** Enclave -> host, mirroring the request; Error carries a human-readable message and TeeImageHash keccak256(PCR0), the image hash the enclave signs into every journal. Variant indices: declaration order in the spec form; in the base form (indexIn) TeeImageHash is 2, SignerAttestation 3 and Error 4. */
+export type Response = ResponseProve | ResponseSignerPublicKey | ResponseSignerAttestation | ResponseError | ResponseTeeImageHash;
+/**
+ * The protocol's message forms:
+ * - spec: The default: the messages of docs/protocol.md 'Host-to-enclave vsock protocol', with TeeImageHash appended as the last request and response variant (a spec peer never sends it, so the spec's three requests and their answers are unchanged byte for byte). Spoken in frames with a 4-byte length prefix.
+ * - base: Base's prover as deployed today (base/base's nitro-enclave protocol and ProofResult): TeeImageHash is request and response variant 2, moving SignerAttestation to 3 and Error to 4, and ProofResult::Tee carries tee_signer after proposals. Spoken in frames with an 8-byte length prefix: a peer's frame form names its message form (docs/enclave.md 'Base's message form').
+ */
+export type ProtocolForm = "spec" | "base";
+/** Every form, the default first. */
+export const PROTOCOL_FORMS: readonly ProtocolForm[] = ["spec", "base"];
+/** The default form: variant indices in declaration order. */
+export const DEFAULT_PROTOCOL_FORM: ProtocolForm = "spec";

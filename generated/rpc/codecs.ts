@@ -457,6 +457,7 @@ export const ProofRequestCodec: wire.Codec<T.ProofRequest, T.ProofRequestJson> =
   { name: "proposer", codec: AddressCodec, optional: false },
   { name: "intermediate_block_interval", codec: PositiveJsonU64Codec, optional: false },
   { name: "image_hash", codec: Hash32Codec, optional: true },
+  { name: "schedule_l2_block_number", codec: JsonU64Codec, optional: true },
 ], "a ProofRequest object");
 
 /** Validates, decodes and encodes {@link T.Proposal}. */
@@ -474,6 +475,7 @@ export const ProposalCodec: wire.Codec<T.Proposal, T.ProposalJson> = wire.object
 export const TeeProofResultCodec: wire.Codec<T.TeeProofResult, T.TeeProofResultJson> = wire.object<T.TeeProofResult, T.TeeProofResultJson>([
   { name: "aggregate_proposal", codec: ProposalCodec, optional: false },
   { name: "proposals", codec: wire.array(ProposalCodec), optional: false },
+  { name: "tee_signer", codec: AddressCodec, optional: true },
 ], "a TeeProofResult object");
 
 /** Validates, decodes and encodes {@link T.ProofResult}. */

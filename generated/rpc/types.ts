@@ -887,6 +887,11 @@ export interface ProofRequest {
   intermediate_block_interval: PositiveJsonU64;
   /** keccak256(PCR0) the caller expects; informational only. */
   image_hash?: Hash32;
+  /**
+   * L2 block whose timestamp pins the upgrade schedule the enclave signs under (schedule-id journals); absent,
+   * null or 0: the claimed block. A challenger proving a sub-range of a game sets the game's ending block.
+   */
+  schedule_l2_block_number?: JsonU64;
 }
 
 /** Wire form of {@link ProofRequest}. */
@@ -900,6 +905,7 @@ export interface ProofRequestJson {
   proposer: AddressJson;
   intermediate_block_interval: PositiveJsonU64Json;
   image_hash?: Hash32Json;
+  schedule_l2_block_number?: JsonU64Json;
 }
 
 /** Result of prover_prove: an externally tagged enum whose only variant is `Tee`. */
@@ -1256,12 +1262,18 @@ export interface TeeProofResult {
   aggregate_proposal: Proposal;
   /** Per-block proposals; each one's prev_output_root is the previous one's output_root. */
   proposals: Proposal[];
+  /**
+   * The address of the key that signed the proposals, stamped by the enclave (the 8-byte-frame protocol form
+   * carries it; the spec's 4-byte form does not). The host returns a result only when it is the routed signer.
+   */
+  tee_signer?: Address;
 }
 
 /** Wire form of {@link TeeProofResult}. */
 export interface TeeProofResultJson {
   aggregate_proposal: ProposalJson;
   proposals: ProposalJson[];
+  tee_signer?: AddressJson;
 }
 
 /** A full transaction object, discriminated by `type`. */

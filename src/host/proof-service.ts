@@ -7,7 +7,7 @@
 import { bytesToHex } from "viem";
 import type { ProofRequest, ProofResult } from "../../generated/rpc/index.js";
 import type { Logger } from "../log/index.js";
-import { bootPreimages } from "./boot-preimages.js";
+import { bootPreimages, scheduleBlockOf } from "./boot-preimages.js";
 import { InvalidProofRequestError, ProofCancelledError, ProofTimeoutError } from "./errors.js";
 import type { HostMetrics, ProofOutcome } from "./metrics.js";
 import { proofFailure } from "./proof-failures.js";
@@ -181,7 +181,7 @@ export class ProofService {
           : { maxBlocks: this.options.maxBlocksPerProof }),
         ...(this.options.scheduleIdFor === undefined
           ? {}
-          : { scheduleId: this.options.scheduleIdFor(request.claimed_l2_block_number) }),
+          : { scheduleId: this.options.scheduleIdFor(scheduleBlockOf(request)) }),
       });
     } catch (error) {
       if (error instanceof InvalidProofResultError)

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { ProofRequest, ProofResult } from "../../generated/rpc/index.js";
 import { EnclaveSigner } from "../../enclave/index.js";
 import { buildProofResult, configHashFor } from "../proof/onchain/index.js";
-import { bootInfoOf } from "./boot-preimages.js";
+import { bootInfoOf, scheduleBlockOf } from "./boot-preimages.js";
 import { InvalidProofResultError, type ResultCheck, verifyProofResult } from "./result-check.js";
 
 const fill = (byte: number): Uint8Array => new Uint8Array(32).fill(byte);
@@ -77,6 +77,29 @@ describe("verifyProofResult", () => {
     ).toBe("signer");
     expect(checkOf(() => verifyProofResult(request, signed(), { ...expectations, scheduleId }))).toBe(
       "signer",
+    );
+  });
+
+  it("a stamped tee_signer must be the routed signer; without one routed, it is not compared", () => {
+    const stamped = (address: Uint8Array): ProofResult => ({ Tee: { ...signed().Tee, tee_signer: address } });
+    expect(checkOf(() => verifyProofResult(request, stamped(signer.address), expectations))).toBe("passed");
+    expect(checkOf(() => verifyProofResult(request, stamped(other.address), expectations))).toBe(
+      "tee-signer",
+    );
+    expect(checkOf(() => verifyProofResult(request, stamped(other.address), { l2ChainId: 84532n }))).toBe(
+      "passed",
+    );
+  });
+
+  it("schedule-id journals of a request naming a schedule block: the host pins the id at that block", () => {
+    const scheduleId = fill(0x5c);
+    const withId = signed(signer, imageHash, undefined, scheduleId);
+    const atScheduleBlock = { ...request, schedule_l2_block_number: 400n };
+    expect(scheduleBlockOf(atScheduleBlock)).toBe(400n);
+    expect(scheduleBlockOf({ ...request, schedule_l2_block_number: 0n })).toBe(103n);
+    expect(scheduleBlockOf(request)).toBe(103n);
+    expect(checkOf(() => verifyProofResult(atScheduleBlock, withId, { ...expectations, scheduleId }))).toBe(
+      "passed",
     );
   });
 

@@ -8,8 +8,9 @@
  *   root to the claimed one, within the host's range bound;
  * - every proposal names the request's L1 head (hash and number) and one config hash; the aggregate covers the
  *   whole range (the single proposal itself for a one-block range);
- * - with a routed signer (a registry validated it), every signature recovers to it over the journal rebuilt from
- *   the request, the proposals and the enclave's image hash.
+ * - with a routed signer (a registry validated it), the result's `tee_signer` (Base's message form stamps it) is
+ *   that signer, and every signature recovers to it over the journal rebuilt from the request, the proposals and
+ *   the enclave's image hash.
  */
 import { bytesToHex } from "viem";
 import type { ProofRequest, ProofResult, Proposal } from "../../generated/rpc/index.js";
@@ -26,7 +27,14 @@ import { HostError } from "./errors.js";
 
 /** Which check a result failed (the metric's label). */
 export type ResultCheck =
-  "signature-length" | "range" | "chain" | "l1-origin" | "config-hash" | "aggregate" | "signer";
+  | "signature-length"
+  | "range"
+  | "chain"
+  | "l1-origin"
+  | "config-hash"
+  | "aggregate"
+  | "tee-signer"
+  | "signer";
 
 /** The enclave's result cannot be the answer to the request: an enclave fault, never returned to the caller. */
 export class InvalidProofResultError extends HostError<"invalid-proof-result"> {
@@ -137,6 +145,13 @@ function checkAggregate(request: ProofRequest, proposals: readonly Proposal[], a
     fail("aggregate", "the aggregate proposal does not span the agreed root to the claimed one");
 }
 
+/** The signer the enclave stamped on its result, when it did, is the routed one. */
+function checkTeeSigner(result: ProofResult, signer: Uint8Array): void {
+  const stamped = result.Tee.tee_signer;
+  if (stamped !== undefined && !bytesEqual(stamped, signer))
+    fail("tee-signer", `tee_signer ${bytesToHex(stamped)} is not the routed signer ${bytesToHex(signer)}`);
+}
+
 function checkSignatures(
   request: ProofRequest,
   result: ProofResult,
@@ -193,7 +208,9 @@ export function verifyProofResult(
   checkRange(request, proposals, expectations.maxBlocks);
   checkCommonFields(request, [...proposals, aggregate]);
   checkAggregate(request, proposals, aggregate);
-  if (expectations.signer !== undefined)
+  if (expectations.signer !== undefined) {
+    checkTeeSigner(result, expectations.signer);
     checkSignatures(request, result, { ...expectations, signer: expectations.signer });
+  }
   return result;
 }

@@ -19,6 +19,7 @@ import {
   formatListenAddress,
   type FrameLengthPrefix,
   LengthPrefixedFrameReader,
+  messageFormOf,
   parseListenAddress,
 } from "../../src/proof/transport/index.js";
 import { hostClient } from "./host-client.js";
@@ -42,7 +43,8 @@ function readResponse(bytes: Uint8Array, form: FrameLengthPrefix): Response {
   const reader = new LengthPrefixedFrameReader({ form, maxPayloadBytes: 1 << 20 });
   const payload = reader.push(bytes);
   if (payload === undefined) throw new Error(`no complete ${form}-byte frame in ${bytes.length} bytes`);
-  return decodeResponsePayload(payload);
+  // Each frame form carries its message form (8-byte frames: Base's).
+  return decodeResponsePayload(payload, messageFormOf(form));
 }
 
 describe("one enclave process, hosts speaking 4- and 8-byte frames", () => {

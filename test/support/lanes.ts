@@ -17,6 +17,7 @@ export const UNDER_TEST = "test/**/*.test.ts";
 
 /** Tests beside the code that start processes: they run in the process lane. */
 export const PROCESS_TESTS_BESIDE_CODE: readonly string[] = [
+  "conformance/forms.test.ts",
   "conformance/nonconforming-peers.test.ts",
   "conformance/own-implementations.test.ts",
   "enclave/enclave-process.test.ts",

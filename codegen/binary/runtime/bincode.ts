@@ -34,10 +34,15 @@ const U32_MAX = 0xffff_ffffn;
 const U64_MAX = 0xffff_ffff_ffff_ffffn;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** Appends bincode values to a growing buffer. */
+/**
+ * Appends bincode values to a growing buffer. `form` names the protocol's message form the generated writers
+ * follow (variant indices and fields that only some forms carry); the empty string is the spec's default form.
+ */
 export class BincodeWriter {
   private buffer = new Uint8Array(64);
   private length = 0;
+
+  constructor(readonly form: string = "") {}
 
   private reserve(extra: number): void {
     const needed = this.length + extra;
@@ -150,11 +155,17 @@ export class BincodeWriter {
 // ignoreBOM: a leading U+FEFF is part of the string (as in Rust), not a marker to strip.
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/** Reads bincode values from one payload; every length is checked against the bytes that remain. */
+/**
+ * Reads bincode values from one payload; every length is checked against the bytes that remain. `form` as for
+ * BincodeWriter.
+ */
 export class BincodeReader {
   private offset = 0;
 
-  constructor(private readonly input: Uint8Array) {}
+  constructor(
+    private readonly input: Uint8Array,
+    readonly form: string = "",
+  ) {}
 
   get remaining(): number {
     return this.input.length - this.offset;

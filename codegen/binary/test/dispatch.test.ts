@@ -29,6 +29,10 @@ const handlers: RequestHandlers = {
     calls.push(`attest ${request.user_data?.length ?? "none"}`);
     return { kind: "SignerAttestation", document: new Uint8Array([0x84]) };
   },
+  async teeImageHash() {
+    calls.push("image");
+    return { kind: "TeeImageHash", image_hash: new Uint8Array(32).fill(0x1a) };
+  },
 };
 const toError = (failure: unknown): ResponseError => ({
   kind: "Error",
@@ -52,12 +56,16 @@ describe("dispatchRequest", () => {
       kind: "Error",
       message: "failed: no derivation here",
     });
-    const unknown = { kind: "TeeImageHash" } as unknown as Parameters<typeof dispatchRequest>[1];
+    expect(await dispatchRequest(handlers, { kind: "TeeImageHash" }, toError)).toEqual({
+      kind: "TeeImageHash",
+      image_hash: new Uint8Array(32).fill(0x1a),
+    });
+    const unknown = { kind: "Shutdown" } as unknown as Parameters<typeof dispatchRequest>[1];
     expect(await dispatchRequest(handlers, unknown, toError)).toEqual({
       kind: "Error",
-      message: "failed: unknown Request variant TeeImageHash",
+      message: "failed: unknown Request variant Shutdown",
     });
-    expect(calls).toEqual(["key", "attest 3", "prove 0"]);
+    expect(calls).toEqual(["key", "attest 3", "prove 0", "image"]);
   });
 });
 

@@ -36,8 +36,10 @@ describe("decoder rejections", () => {
   });
 
   it("unknown variant indices", () => {
-    rejects(decodeRequest, bytes("03"), /Request: unknown variant index 3/);
-    rejects(decodeResponse, bytes("04"), /Response: unknown variant index 4/);
+    rejects(decodeRequest, bytes("04"), /Request: unknown variant index 4/);
+    rejects(decodeResponse, bytes("05"), /Response: unknown variant index 5/);
+    rejects((payload) => decodeRequest(payload, "base"), bytes("04"), /Request: unknown variant index 4/);
+    rejects((payload) => decodeResponse(payload, "base"), bytes("05"), /Response: unknown variant index 5/);
     rejects(decodeResponse, bytes("00", "01"), /ProofResult: unknown variant index 1/);
     rejects(
       decodeRequest,

@@ -26,8 +26,10 @@ function withTypes(types: Record<string, unknown>): unknown {
 describe("protocol spec loader", () => {
   it("accepts the committed spec", () => {
     const spec = parseProtocolSpec(protocolJson);
+    expect(spec.forms.map((form) => form.name)).toEqual(["spec", "base"]);
     expect([...spec.types.keys()]).toEqual([
       "B256",
+      "Address",
       "Bytes",
       "PreimageKeyType",
       "PreimageKey",
@@ -82,17 +84,44 @@ describe("request/response pairing", () => {
     withTypes({ Request: { ...requestType, variants } });
 
   it("every request variant names an existing response variant", () => {
-    const [prove, key, attestation] = requestType.variants as [
+    const [prove, key, attestation, image] = requestType.variants as [
       Record<string, unknown>,
       ...Record<string, unknown>[],
     ];
     const { response: _dropped, ...keyWithoutResponse } = key!;
-    expect(() => parseProtocolSpec(withRequestVariants([prove, keyWithoutResponse, attestation!]))).toThrow(
-      /Request.SignerPublicKey: needs a response variant/,
-    );
     expect(() =>
-      parseProtocolSpec(withRequestVariants([prove, { ...key, response: "Nope" }, attestation!])),
+      parseProtocolSpec(withRequestVariants([prove, keyWithoutResponse, attestation!, image!])),
+    ).toThrow(/Request.SignerPublicKey: needs a response variant/);
+    expect(() =>
+      parseProtocolSpec(withRequestVariants([prove, { ...key, response: "Nope" }, attestation!, image!])),
     ).toThrow(/unknown response variant Nope/);
+  });
+
+  it("every form's wire indices are 0..n-1 once each; only named forms; none for the default form", () => {
+    const [prove, key, attestation, image] = requestType.variants as Record<string, unknown>[];
+    expect(() =>
+      parseProtocolSpec(
+        withRequestVariants([prove!, key!, attestation!, { ...image, indexIn: { base: 3 } }]),
+      ),
+    ).toThrow(/wire indices in form base are not 0..3, each once/);
+    expect(() =>
+      parseProtocolSpec(
+        withRequestVariants([prove!, key!, attestation!, { ...image, indexIn: { rust: 2 } }]),
+      ),
+    ).toThrow(/unknown form rust/);
+    expect(() =>
+      parseProtocolSpec(
+        withRequestVariants([prove!, key!, { ...attestation, indexIn: { spec: 3 } }, image!]),
+      ),
+    ).toThrow(/the default form spec takes the declaration order/);
+    const proposal = protocolJson.types.Proposal as { fields: Record<string, unknown>[] };
+    expect(() =>
+      parseProtocolSpec(
+        withTypes({
+          Proposal: { ...proposal, fields: [...proposal.fields, { name: "x", type: "u8", forms: ["zk"] }] },
+        }),
+      ),
+    ).toThrow(/types.Proposal.x.forms: unknown form zk/);
   });
 
   it("the error response must carry one string", () => {

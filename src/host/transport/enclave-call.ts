@@ -20,6 +20,7 @@ import {
   DEFAULT_FRAME_LENGTH_PREFIX,
   type EnclaveAddress,
   encodeRequestFrameWith,
+  messageFormOf,
   type FrameLengthPrefix,
   formatEnclaveAddress,
   LengthPrefixedFrameReader,
@@ -145,7 +146,8 @@ function exchange(
       }
       if (payload === undefined) return;
       try {
-        settle({ response: decodeResponsePayload(payload) });
+        const prefix = options.frameLengthPrefix ?? DEFAULT_FRAME_LENGTH_PREFIX;
+        settle({ response: decodeResponsePayload(payload, messageFormOf(prefix)) });
       } catch (error) {
         const reason = error instanceof BincodeDecodeError ? error.message : String(error);
         fail(`undecodable response: ${reason}`, error);

@@ -109,6 +109,26 @@ describe("boot information", () => {
     expect(preimages[0]?.[1]).toEqual(new Uint8Array(32).fill(1));
   });
 
+  it("the schedule block (key 11) is optional: absent or 0 reads as absent; written only when given", () => {
+    expect(readBootInfo(lookup(fullBoot())).scheduleL2BlockNumber).toBeUndefined();
+    const zero = fullBoot();
+    zero.set(BootKey.ScheduleL2BlockNumber, u64be(0n));
+    expect(readBootInfo(lookup(zero)).scheduleL2BlockNumber).toBeUndefined();
+    const given = fullBoot();
+    given.set(BootKey.ScheduleL2BlockNumber, u64be(500n));
+    expect(readBootInfo(lookup(given)).scheduleL2BlockNumber).toBe(500n);
+    const short = fullBoot();
+    short.set(BootKey.ScheduleL2BlockNumber, new Uint8Array(4));
+    expect(() => readBootInfo(lookup(short))).toThrow(/ScheduleL2BlockNumber must be 8 bytes/);
+    const info = readBootInfo(lookup(given));
+    const preimages = bootInfoPreimages(info);
+    expect(preimages).toHaveLength(9);
+    expect(isBootPreimageKey(preimages[8]![0], BootKey.ScheduleL2BlockNumber)).toBe(true);
+    const store = new PreimageStore();
+    for (const [key, value] of preimages) store.put(preimageKeyBytes(key), value);
+    expect(readBootInfo(store)).toEqual(info);
+  });
+
   it("a boot preimage key is the 32-byte local key without its type byte", () => {
     const key = bootPreimageKey(BootKey.L1HeadNumber);
     expect(key.key_type).toBe("Local");

@@ -24,6 +24,8 @@ export const BootKey = {
   Proposer: 8,
   IntermediateBlockInterval: 9,
   L1HeadNumber: 10,
+  /** Optional: the L2 block whose timestamp pins the upgrade schedule (absent or 0: the claimed block). */
+  ScheduleL2BlockNumber: 11,
 } as const;
 export type BootKey = (typeof BootKey)[keyof typeof BootKey];
 
@@ -40,6 +42,11 @@ export interface BootInfo {
   readonly chainId: bigint;
   readonly proposer: Uint8Array;
   readonly intermediateBlockInterval: bigint;
+  /**
+   * The L2 block whose timestamp pins the upgrade schedule a schedule-id journal commits to; absent: the claimed
+   * block. Written only when given, so a request without it has the spec's boot keys exactly.
+   */
+  readonly scheduleL2BlockNumber?: bigint;
 }
 
 /** A boot key the request did not carry. */
@@ -86,8 +93,9 @@ export function u64be(value: bigint): Uint8Array {
 }
 
 /**
- * The boot information as local preimages, keys 1-5 and 8-10 in that order (each value a fresh copy).
- * Keys 6 and 7 (rollup and L1 chain config JSON) are only for chains not built into the enclave.
+ * The boot information as local preimages, keys 1-5 and 8-10 in that order, then key 11 when the schedule block
+ * is given (each value a fresh copy). Keys 6 and 7 (rollup and L1 chain config JSON) are only for chains not
+ * built into the enclave.
  */
 export function bootInfoPreimages(info: BootInfo): Preimage[] {
   const entries: [BootKey, Uint8Array][] = [
@@ -100,6 +108,8 @@ export function bootInfoPreimages(info: BootInfo): Preimage[] {
     [BootKey.IntermediateBlockInterval, u64be(info.intermediateBlockInterval)],
     [BootKey.L1HeadNumber, u64be(info.l1HeadNumber)],
   ];
+  if (info.scheduleL2BlockNumber !== undefined)
+    entries.push([BootKey.ScheduleL2BlockNumber, u64be(info.scheduleL2BlockNumber)]);
   return entries.map(([index, value]): Preimage => [bootPreimageKey(index), value]);
 }
 
@@ -138,7 +148,10 @@ export function readBootInfo(source: PreimageLookup): BootInfo {
     throw new InvalidBootInfoError("claimed L2 block number must be at least 1", {
       key: "ClaimedL2BlockNumber",
     });
-  return info;
+  // Optional, as Base's boot loader reads it: missing or zero means the claimed block.
+  if (source.tryGet(localBootKey(BootKey.ScheduleL2BlockNumber)) === undefined) return info;
+  const scheduleL2BlockNumber = u64(source, BootKey.ScheduleL2BlockNumber);
+  return scheduleL2BlockNumber === 0n ? info : { ...info, scheduleL2BlockNumber };
 }
 
 /**
@@ -156,7 +169,7 @@ export function refusalReasonOf(key: Uint8Array): string | undefined {
     case PreimageKeyType.Local: {
       const index = new DataView(key.buffer, key.byteOffset, key.byteLength).getBigUint64(24, false);
       const known = key.subarray(1, 24).every((b) => b === 0) && BOOT_KEY_NAMES[Number(index)] !== undefined;
-      return known ? undefined : "a local key that is not a boot information index (1-10)";
+      return known ? undefined : "a local key that is not a boot information index (1-11)";
     }
     default:
       return undefined;

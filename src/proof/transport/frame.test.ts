@@ -11,6 +11,7 @@ import {
   encodeFrame,
   encodeRequestFrameWith,
   LengthPrefixedFrameReader,
+  messageFormOf,
   parseFrameLengthPrefix,
 } from "./frame.js";
 
@@ -37,10 +38,14 @@ describe("frame length prefixes", () => {
     expect(encodeRequestFrameWith(request, 4)).toEqual(encodeRequestFrame(request));
   });
 
-  it("writes the 8-byte form as a big-endian u64 length then the payload", () => {
+  it("writes the 8-byte form as a big-endian u64 length then the payload in Base's message form", () => {
     const frame = encodeRequestFrameWith(request, 8);
-    expect(Array.from(frame.subarray(0, 8))).toEqual([0, 0, 0, 0, 0, 0, 0, payload.length]);
-    expect(frame.subarray(8)).toEqual(payload);
+    const basePayload = encodeRequest(request, "base");
+    expect(Array.from(frame.subarray(0, 8))).toEqual([0, 0, 0, 0, 0, 0, 0, basePayload.length]);
+    expect(frame.subarray(8)).toEqual(basePayload);
+    // SignerAttestation is Base's request 3 (TeeImageHash is its 2), the spec's 2.
+    expect([basePayload[0], payload[0]]).toEqual([3, 2]);
+    expect([messageFormOf(4), messageFormOf(8)]).toEqual(["spec", "base"]);
   });
 
   for (const width of [4, 8] as const) {
@@ -49,8 +54,8 @@ describe("frame length prefixes", () => {
       for (const form of [width, "detect"] as const) {
         const reader = new LengthPrefixedFrameReader({ form, maxPayloadBytes: 1 << 20 });
         const read = byteByByte(reader, frame);
-        expect(read).toEqual(payload);
-        expect(decodeRequestPayload(read!)).toEqual(request);
+        expect(read).toEqual(encodeRequest(request, messageFormOf(width)));
+        expect(decodeRequestPayload(read!, messageFormOf(width))).toEqual(request);
         expect(reader.lengthPrefix).toBe(width);
         expect(() => reader.finish()).not.toThrow();
       }

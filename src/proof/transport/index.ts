@@ -8,7 +8,7 @@
  *   `VsockAddress`; `ENCLAVE_VSOCK_PORT`, the one vsock port constant;
  * - frames: `LengthPrefixedFrameReader` (one frame, 4- or 8-byte prefix, or either detected), `encodeFrame`,
  *   `encodeRequestFrameWith`, `encodeResponseFrameWith`, `FrameLengthPrefix`, `parseFrameLengthPrefix`,
- *   `DEFAULT_FRAME_LENGTH_PREFIX`;
+ *   `DEFAULT_FRAME_LENGTH_PREFIX`, `messageFormOf` (the message form each frame form speaks);
  * - writing: `writeFrame` and `writeChunks`, the one chunked, drain-aware frame writer both ends use;
  * - errors: `TransportError` (root), `ListenAddressError`, `EnclaveAddressError`.
  *
@@ -42,5 +42,6 @@ export {
   type FrameLengthPrefix,
   type FrameReaderOptions,
   LengthPrefixedFrameReader,
+  messageFormOf,
   parseFrameLengthPrefix,
 } from "./frame.js";

@@ -1,0 +1,169 @@
+/**
+ * `npm run build:enclave` (scripts/build-enclave.ts): two builds from two copies of the repository's tracked
+ * sources at different paths (as two clean clones are; node_modules linked, native addons copied) give the same
+ * bytes; the bundle runs alone from a folder of its own, logs its hash at boot, passes the conformance suite's
+ * enclave checks in both frame forms, and loads its embedded native addon on the Nitro path.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cp, mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FIXTURE_ROLLUP_PATH } from "../../conformance/fixture.js";
+import { runConformance } from "../../conformance/suite.js";
+import {
+  buildEnclaveImage,
+  ENCLAVE_BASE_IMAGE,
+  ENCLAVE_NODE_VERSION,
+  type EnclaveBuild,
+} from "../../scripts/build-enclave.js";
+
+const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+
+/** A clean-clone-like copy of the tracked sources the enclave build reads, at `dir`. */
+async function cloneInto(dir: string): Promise<void> {
+  const tracked = execFileSync(
+    "git",
+    ["ls-files", "-z", "enclave", "src", "native", "generated", "contracts"],
+    {
+      cwd: repoRoot,
+      encoding: "utf8",
+    },
+  )
+    .split("\0")
+    .filter((path) => path !== "");
+  for (const path of [...tracked, "package.json", "tsconfig.json"]) {
+    await mkdir(join(dir, dirname(path)), { recursive: true });
+    await cp(join(repoRoot, path), join(dir, path));
+  }
+  // npm ci's outputs: the packages (linked: the same installed bytes) and the native addons `prepare` builds.
+  await symlink(join(repoRoot, "node_modules"), join(dir, "node_modules"));
+  for (const addon of ["nsm", "vsock"])
+    await cp(join(repoRoot, "native", addon, "build"), join(dir, "native", addon, "build"), {
+      recursive: true,
+    });
+}
+
+interface StartedBundle {
+  readonly lines: Record<string, unknown>[];
+  readonly exited: Promise<number | null>;
+  readonly listening: Promise<Record<string, unknown>>;
+  stop(): Promise<number | null>;
+}
+
+/** `node <bundle> args` from the bundle's own folder (nothing else there), JSON lines collected. */
+function startBundle(
+  bundlePath: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): StartedBundle {
+  const child = spawn(process.execPath, ["--max-old-space-size=2048", bundlePath, ...args], {
+    cwd: dirname(bundlePath),
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
+  const lines: Record<string, unknown>[] = [];
+  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
+  const listening = new Promise<Record<string, unknown>>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      lines.push(entry);
+      if (entry.msg === "enclave listening") resolve(entry);
+    });
+    void exited.then((code) => reject(new Error(`the bundle exited with ${code}: ${JSON.stringify(lines)}`)));
+  });
+  listening.catch(() => undefined);
+  return {
+    lines,
+    exited,
+    listening,
+    stop: () => {
+      child.kill("SIGTERM");
+      return exited;
+    },
+  };
+}
+
+describe("the enclave image bundle", () => {
+  let work: string;
+  let builds: EnclaveBuild[];
+
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), "enclave-image-"));
+    const clones = [join(work, "a", "repo"), join(work, "b", "deeper", "clone")];
+    builds = [];
+    for (const [i, clone] of clones.entries()) {
+      await cloneInto(clone);
+      builds.push(await buildEnclaveImage(clone, join(work, `out-${i}`)));
+    }
+  }, 300_000);
+
+  afterAll(async () => {
+    if (work !== undefined) await rm(work, { recursive: true, force: true });
+  });
+
+  it("two builds from clones at different paths are byte-identical, as their manifests say", async () => {
+    const [first, second] = builds as [EnclaveBuild, EnclaveBuild];
+    const [one, two] = await Promise.all([readFile(first.bundlePath), readFile(second.bundlePath)]);
+    expect(one.equals(two)).toBe(true);
+    expect(createHash("sha256").update(one).digest("hex")).toBe(first.manifest.bundleSha256);
+    expect(await readFile(first.manifestPath, "utf8")).toBe(await readFile(second.manifestPath, "utf8"));
+    expect(first.manifest.bundleSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(first.manifest).toMatchObject({
+      nodeVersion: ENCLAVE_NODE_VERSION,
+      baseImage: ENCLAVE_BASE_IMAGE,
+    });
+    // The bundle names no path of the clone it was built from.
+    expect(one.includes(work)).toBe(false);
+  });
+
+  it("Dockerfile.enclave runs the recorded Node.js version from the pinned digest, in both stages", async () => {
+    const dockerfile = await readFile(join(repoRoot, "Dockerfile.enclave"), "utf8");
+    const froms = dockerfile.split("\n").filter((line) => line.startsWith("FROM "));
+    expect(froms.length).toBe(2);
+    for (const from of froms) expect(from).toContain(ENCLAVE_BASE_IMAGE);
+    expect(ENCLAVE_BASE_IMAGE.startsWith(`node:${ENCLAVE_NODE_VERSION}-`)).toBe(true);
+  });
+
+  it("runs alone, logs its hash at boot and passes the enclave checks in both frame forms", async () => {
+    const build = builds[0]!;
+    const socket = join(work, "enclave.sock");
+    const enclave = startBundle(build.bundlePath, [
+      "--local",
+      "--listen",
+      socket,
+      "--rollup-config",
+      FIXTURE_ROLLUP_PATH,
+    ]);
+    try {
+      const listening = await enclave.listening;
+      expect(listening.bundleSha256).toBe(build.manifest.bundleSha256);
+      for (const frameLengthPrefix of [4, 8] as const) {
+        const results = await runConformance(
+          { enclave: { kind: "unix", path: socket } },
+          { frameLengthPrefix, only: ["enclave."] },
+        );
+        expect(results.length).toBeGreaterThan(15);
+        expect(results.filter((r) => r.status !== "PASS")).toEqual([]);
+      }
+    } finally {
+      await enclave.stop();
+    }
+  }, 300_000);
+
+  it("on the Nitro path it loads its embedded nsm addon (no build folder beside it) and finds no device here", async () => {
+    const addonDir = join(work, "tmp");
+    const enclave = startBundle(builds[0]!.bundlePath, [], { TMPDIR: addonDir });
+    expect(await enclave.exited).toBe(1);
+    const error = String(enclave.lines.at(-1)?.error);
+    expect(error).toMatch(/^NitroUnavailableError: /);
+    expect(error).not.toMatch(/could not be loaded/);
+    const written = await readFile(
+      join(addonDir, "op-enclave-addons", `nsm-${builds[0]!.manifest.addons.nsm}.node`),
+    );
+    expect(written.length).toBeGreaterThan(0);
+  }, 120_000);
+});
