@@ -81,8 +81,8 @@ export const PACKAGES: readonly PackageDeclaration[] = [
   ),
   library(
     "src/service-kit",
-    1,
-    "flags with environment twins, usage text, process start and the back-off loop",
+    2,
+    "flags with environment twins, usage text, process start, the back-off loop, the proof job queue's flags",
   ),
   library("src/proof/preimages", 2, "preimage keys (one 32-byte type), the verified store, boot information"),
   library(

@@ -1,12 +1,14 @@
 /**
  * The challenger loop (docs/proposer.md "The challenger"): follow AggregateVerifier's Proposed events (a few L1
  * blocks deep); for each live proposal whose range the node has made safe, compare its intermediate roots with the
- * node's output roots; for the first wrong one, prove that interval through the host (L1 head = the proposal's
- * recorded l1Head, one intermediate root) and call nullify(). A correct proposal is logged and left alone. Every
+ * node's output roots; for the first wrong one, prove that interval (L1 head = the proposal's recorded l1Head, one
+ * intermediate root) and call nullify(). The proof comes from the host (prover_prove), or with a proof job queue
+ * configured from the worker hosts draining it (disputes.ts). A correct proposal is logged and left alone. Every
  * error is logged and retried after a growing back-off; only stop() ends the loop.
  */
 import { type Address, type Hex, bytesToHex, decodeEventLog } from "viem";
 import { verifierVersionOf } from "../../contracts/index.js";
+import type { ProofResult } from "../../generated/rpc/index.js";
 import type { Logger } from "../log/index.js";
 import {
   aggregateVerifierAbi,
@@ -27,6 +29,7 @@ import {
 } from "../service-kit/index.js";
 import type { ChallengerConfig } from "./config.js";
 import { ChallengerJournalVersionError, NullifyRevertedError } from "./errors.js";
+import { type Dispute, disputesOnQueue, type Verdict } from "./disputes.js";
 
 export interface RunningChallenger {
   readonly address: Address;
@@ -52,7 +55,7 @@ export function startChallenger(
   /** Next L1 block to scan for Proposed events. */
   let nextBlock = config.startBlock;
   /** Proposal ids seen and not yet settled (checked correct, nullified, or no longer live), ascending. */
-  const queue: bigint[] = [];
+  const watched: bigint[] = [];
 
   async function scan(): Promise<void> {
     const to = (await l1.getBlockNumber()) - BigInt(config.l1Confirmations);
@@ -69,15 +72,18 @@ export function startChallenger(
       });
       for (const log of logs) {
         const id = (log.args as { id?: bigint }).id;
-        if (id !== undefined && !queue.includes(id)) queue.push(id);
+        if (id !== undefined && !watched.includes(id)) watched.push(id);
       }
-      queue.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      watched.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
       nextBlock = chunkEnd + 1n;
     }
   }
 
-  /** Checks proposal `id`: "settled" when nothing more is to be done with it, "pending" to look again later. */
-  async function check(id: bigint, c: VerifierIntervals): Promise<"settled" | "pending"> {
+  /**
+   * Checks proposal `id`: "settled" when nothing more is to be done with it, "pending" to look again later, or the
+   * dispute of its first wrong interval.
+   */
+  async function check(id: bigint, c: VerifierIntervals): Promise<Verdict> {
     const p = await read<OnchainProposal>("getProposal", [id]);
     const range = { id, start: p.startingBlock, end: p.endingBlock };
     if (p.status !== ProposalStatus.Proven) {
@@ -103,10 +109,6 @@ export function startChallenger(
       logger.info({ ...range, rootClaim: p.rootClaim, proposer: p.proposer }, "proposal checked: correct");
       return "settled";
     }
-    logger.warn(
-      { ...range, index, proposed: p.intermediateRoots[index], expected: trueRoots[index] },
-      "proposal checked: wrong intermediate root",
-    );
     const { agreedBlock } = nullifyInterval(p, index, c);
     const agreed = agreedBlock === p.startingBlock ? start! : outputs[index - 1]!;
     const request = nullifyRequest(p, index, c, {
@@ -114,10 +116,13 @@ export function startChallenger(
       trueRoot: trueRoots[index]!,
       challenger: account.address,
     });
-    const proveStart = Date.now();
-    const result = await prover.prover_prove(request);
-    const proveMs = Date.now() - proveStart;
-    const args = nullifyArguments(id, p, index, c, result);
+    return { id, proposal: p, index, request };
+  }
+
+  /** Calls nullify() with the proof of the dispute's interval, waits for the receipt and logs one line. */
+  async function nullify(dispute: Dispute, result: ProofResult, proveMs: number): Promise<void> {
+    const { id, proposal: p, index } = dispute;
+    const args = nullifyArguments(id, p, index, intervals!, result);
     const { request: tx } = await l1.simulateContract({
       address: verifier,
       abi: aggregateVerifierAbi,
@@ -140,11 +145,36 @@ export function startChallenger(
       if (event.eventName === "ParentInvalidated") invalidated.push((event.args as { id: bigint }).id);
     }
     logger.info(
-      { ...range, index, root: args.root, transactionHash, invalidated, proveMs },
+      {
+        id,
+        start: p.startingBlock,
+        end: p.endingBlock,
+        index,
+        root: args.root,
+        transactionHash,
+        invalidated,
+        proveMs,
+      },
       "proposal nullified",
     );
+  }
+
+  /** Without a queue: proves the dispute through the host at once, then nullifies. */
+  async function proveAndNullify(dispute: Dispute): Promise<"settled"> {
+    const proveStart = Date.now();
+    const result = await prover.prover_prove(dispute.request);
+    await nullify(dispute, result, Date.now() - proveStart);
     return "settled";
   }
+
+  const disputes =
+    config.queue === undefined
+      ? undefined
+      : disputesOnQueue(config.queue, {
+          namespace: `challenger:${account.address.toLowerCase()}`,
+          logger,
+          nullify,
+        });
 
   async function step(loop: StepLoop): Promise<"wait"> {
     if (intervals === undefined) {
@@ -157,23 +187,61 @@ export function startChallenger(
       intermediateBlockInterval: await read<bigint>("INTERMEDIATE_BLOCK_INTERVAL"),
     };
     await scan();
-    for (const id of [...queue]) {
+    // With a queue every dispute is enqueued at once (proved in parallel), and nullified in proposal order.
+    const round = disputes?.round();
+    for (const id of [...watched]) {
       if (loop.stopping) break;
-      if ((await check(id, intervals)) === "settled") queue.splice(queue.indexOf(id), 1);
+      const verdict = await check(id, intervals);
+      if (typeof verdict !== "string")
+        logger.warn(
+          {
+            id,
+            start: verdict.proposal.startingBlock,
+            end: verdict.proposal.endingBlock,
+            index: verdict.index,
+            proposed: verdict.proposal.intermediateRoots[verdict.index],
+            expected: hex(verdict.request.claimed_l2_output_root),
+          },
+          "proposal checked: wrong intermediate root",
+        );
+      const outcome =
+        typeof verdict === "string"
+          ? verdict
+          : round === undefined
+            ? await proveAndNullify(verdict)
+            : await round.resolve(verdict);
+      if (outcome === "settled") watched.splice(watched.indexOf(id), 1);
     }
+    await round?.end();
     return "wait";
   }
 
-  logger.info({ challenger: account.address, verifier }, "challenger started");
+  logger.info(
+    {
+      challenger: account.address,
+      verifier,
+      ...(config.queue === undefined
+        ? {}
+        : { queue: config.queue.databaseUrl === undefined ? "sqlite" : "postgres" }),
+    },
+    "challenger started",
+  );
   const loop = startStepLoop(step, {
     pollIntervalMs: config.pollIntervalMs,
     maxBackoffMs: config.maxBackoffMs,
     logger,
     failureMessage: "challenge attempt failed",
   });
+  const done = loop.done.then(async () => {
+    await disputes?.close();
+    logger.info("challenger stopped");
+  });
   return {
     address: account.address,
-    done: loop.done.then(() => logger.info("challenger stopped")),
-    stop: (graceMs) => loop.stop(graceMs),
+    done,
+    async stop(graceMs) {
+      await loop.stop(graceMs);
+      await done;
+    },
   };
 }

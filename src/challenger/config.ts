@@ -2,6 +2,9 @@
 import { VERIFIER_VERSIONS, type VerifierVersion } from "../../contracts/index.js";
 import {
   integerFlag,
+  JOB_QUEUE_FLAGS,
+  type JobQueueConfig,
+  parseJobQueueFlags,
   parseVerifierServiceCommandLine,
   type VerifierServiceConfig,
 } from "../service-kit/index.js";
@@ -12,6 +15,8 @@ export const CHALLENGER_USAGE = `Usage: challenger [options]
 Watches AggregateVerifier's Proposed events, checks each proposal's intermediate roots against the node's
 optimism_outputAtBlock and, for a wrong one, proves the first wrong interval through the prover host and calls
 nullify(): the proposal is Nullified and every proposal built on it invalidated. Correct proposals are left alone.
+With a proof job queue (--database-url or --job-queue-sqlite) each disputed interval is a job worker hosts prove,
+in the challenger's own namespace; the proven ones are nullified in proposal order (docs/proposer.md).
 
 Options (each also read from the environment variable in brackets):
   --l1-rpc-url <url>          L1 JSON-RPC URL (the verifier's chain)            [CHALLENGER_L1_RPC_URL] (required)
@@ -33,6 +38,12 @@ Options (each also read from the environment variable in brackets):
                               wider ranges)                                     [CHALLENGER_L1_LOG_RANGE]
   --prove-timeout-ms <n>      longest prover_prove call (default 900000)        [CHALLENGER_PROVE_TIMEOUT_MS]
   --max-backoff-ms <n>        longest wait after an error (default 30000)       [CHALLENGER_MAX_BACKOFF_MS]
+  --database-url <url>        prove disputes on the PostgreSQL proof job queue (postgres://…)
+                                                                                [CHALLENGER_DATABASE_URL]
+  --job-queue-sqlite <path>   prove disputes on the SQLite proof job queue of one machine
+                                                                                [CHALLENGER_JOB_QUEUE_SQLITE]
+  --metrics-listen <host:port>  with a queue: serve GET /metrics (jobs, job age, open disputes)
+                                                                                [CHALLENGER_METRICS_LISTEN]
   --log-level <level>         fatal|error|warn|info|debug|trace|silent (default info) [CHALLENGER_LOG_LEVEL]
   -h, --help                  print this help
 `;
@@ -44,6 +55,8 @@ export interface ChallengerConfig extends VerifierServiceConfig {
   readonly l1LogRange: bigint;
   /** The journal version the verifier must check (--journal-version), as the host's enclaves sign it. */
   readonly journalVersion: VerifierVersion;
+  /** Set: disputes are proved through this proof job queue; unset: through the host's prover_prove. */
+  readonly queue: JobQueueConfig | undefined;
 }
 
 export type ChallengerCommandLine =
@@ -60,7 +73,7 @@ export function parseChallengerCommandLine(
     name: "challenger",
     envPrefix: "CHALLENGER",
     usage: CHALLENGER_USAGE,
-    extra: ["start-block", "l1-log-range", "journal-version"],
+    extra: ["start-block", "l1-log-range", "journal-version", ...JOB_QUEUE_FLAGS],
     fail,
   });
   if (parsed.kind === "help") return parsed;
@@ -73,5 +86,6 @@ export function parseChallengerCommandLine(
       flag: "journal-version",
       value: version,
     });
-  return { kind: "run", config: { ...parsed.config, startBlock, l1LogRange, journalVersion } };
+  const queue = parseJobQueueFlags(parsed.extra, fail);
+  return { kind: "run", config: { ...parsed.config, startBlock, l1LogRange, journalVersion, queue } };
 }

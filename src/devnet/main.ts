@@ -24,7 +24,7 @@
  *   with --provers N  N enclaves (.data/enclave.sock, .data/enclave-1.sock, …) and N hosts (ports 8555, 8556, …)
  *                                            in worker mode on one proof job queue (.data/proof-jobs.db, or the
  *                                            PostgreSQL of DATABASE_URL), each signer registered; the proposer
- *                                            schedules its ranges on that queue
+ *                                            schedules its ranges and the challenger its disputes on that queue
  *
  * A restart resumes everything: the same L1 state, the same rollup.json, the same L2 data, the same token and
  * orders and verifiers (a new enclave signer is registered). SIGINT/SIGTERM stop the services in reverse order
@@ -93,7 +93,8 @@ Options (each has an environment variable):
                                                                (account 6) against the AggregateVerifier
   --provers <n>                  DEVNET_PROVERS                run n worker hosts, each with its own enclave, on one
                                                                proof job queue (.data/proof-jobs.db, or DATABASE_URL);
-                                                               the proposer schedules on it (default: one host, direct)
+                                                               the proposer and challenger work through it (default:
+                                                               one host, direct)
   --gas-limit <n>                DEVNET_GAS_LIMIT              L2 block gas limit, set in SystemConfig on L1 when it
                                                                differs (21 000 000 to 500 000 000; default: unchanged,
                                                                30 000 000 on a new chain)
@@ -629,18 +630,18 @@ async function main(config: DevnetConfig): Promise<number> {
                 ...["--prover-url", proverUrl, "--verifier", verifiers.aggregateVerifier],
                 ...["--poll-interval-ms", String(Math.min(2000, config.l1BlockTime * 500))],
                 ...["--journal-version", verifiers.verifierVersion],
-                // The proposer schedules on the workers' queue; the challenger proves through the first host.
-                ...(role === "proposer" && queue?.sqlitePath !== undefined
-                  ? ["--job-queue-sqlite", queue.sqlitePath]
-                  : []),
+                // Both work through the workers' queue (the challenger's disputes in a namespace of its own),
+                // with their metrics on a free port (the "serving metrics" line).
+                ...(queue === undefined ? [] : ["--metrics-listen", "127.0.0.1:0"]),
+                ...(queue?.sqlitePath === undefined ? [] : ["--job-queue-sqlite", queue.sqlitePath]),
               ],
               echoTo(`[${role}]`),
               {
                 [`${role.toUpperCase()}_PRIVATE_KEY`]: devnetAccount(role).privateKey,
                 [CHILD_MARK]: config.dataDir,
-                ...(role === "proposer" && queue?.databaseUrl !== undefined
-                  ? { PROPOSER_DATABASE_URL: queue.databaseUrl }
-                  : {}),
+                ...(queue?.databaseUrl === undefined
+                  ? {}
+                  : { [`${role.toUpperCase()}_DATABASE_URL`]: queue.databaseUrl }),
               },
             ),
           ),

@@ -24,13 +24,16 @@ export {
   WorkerStoppingError,
 } from "./errors.js";
 export {
+  MAX_NAMESPACE_LENGTH,
   PROOF_JOB_STATES,
   type ProofJob,
   type ProofJobLease,
   type ProofJobLeaseInfo,
   type ProofJobState,
   type ProofRange,
+  type QueuedRange,
 } from "./job.js";
+export { DEFAULT_NAMESPACE } from "./schema.js";
 export { openProofJobQueue, type ProofJobQueueConfig } from "./open-queue.js";
 export {
   DEFAULT_QUEUE_OPTIONS,

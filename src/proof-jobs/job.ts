@@ -11,6 +11,18 @@ import {
   ProofResultCodec,
 } from "../../generated/rpc/index.js";
 import { CorruptJobError, InvalidRangeError } from "./errors.js";
+import { DEFAULT_NAMESPACE } from "./schema.js";
+
+/** Longest namespace: room for a role and an address ("challenger:0x…"). */
+export const MAX_NAMESPACE_LENGTH = 100;
+
+/** Throws InvalidRangeError for an empty or overlong namespace. */
+export function checkNamespace(namespace: string): void {
+  if (namespace.length === 0 || namespace.length > MAX_NAMESPACE_LENGTH)
+    throw new InvalidRangeError(`a namespace has 1 to ${MAX_NAMESPACE_LENGTH} characters`, {
+      namespaceLength: namespace.length,
+    });
+}
 
 /**
  * An L2 range: `startBlock` is the agreed block (its output root is the starting state, the parent of the first
@@ -19,6 +31,14 @@ import { CorruptJobError, InvalidRangeError } from "./errors.js";
 export interface ProofRange {
   readonly startBlock: bigint;
   readonly endBlock: bigint;
+}
+
+/**
+ * A range in the queue: a range is unique within its `namespace` (default `"proposer"`), so the ranges a
+ * challenger disputes and the proposer's never collide, even when they cover the same blocks.
+ */
+export interface QueuedRange extends ProofRange {
+  readonly namespace?: string;
 }
 
 export type ProofJobState = "queued" | "leased" | "succeeded" | "failed";
@@ -33,6 +53,8 @@ export interface ProofJobLeaseInfo {
 
 export interface ProofJob {
   readonly id: number;
+  /** Whose range it is (the range is unique within it). */
+  readonly namespace: string;
   readonly range: ProofRange;
   readonly request: ProofRequest;
   readonly state: ProofJobState;
@@ -62,7 +84,8 @@ export interface ProofJobLease {
 }
 
 /** Checks a range and that its request proves exactly it; throws InvalidRangeError. */
-export function checkRange(range: ProofRange, request: ProofRequest): void {
+export function checkRange(range: QueuedRange, request: ProofRequest): void {
+  checkNamespace(range.namespace ?? DEFAULT_NAMESPACE);
   if (range.startBlock < 0n || range.endBlock <= range.startBlock)
     throw new InvalidRangeError("the end must be above the start", {
       startBlock: range.startBlock,

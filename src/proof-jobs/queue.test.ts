@@ -4,6 +4,7 @@
  * backoff, attempts running out, the queries a scheduler reads.
  */
 import { afterAll, describe, expect, it } from "vitest";
+import { ProofRequestCodec } from "../../generated/rpc/index.js";
 import {
   BACKENDS,
   deterministicResult,
@@ -20,6 +21,7 @@ import {
   InvalidRangeError,
   UnsupportedDatabaseUrlError,
 } from "./errors.js";
+import type { QueuedRange } from "./job.js";
 import { openProofJobQueue } from "./open-queue.js";
 import { type ProofJobQueue, type ProofJobQueueOptions, results } from "./queue.js";
 
@@ -209,6 +211,79 @@ describe.each(BACKENDS)("%s proof job queue", (backend) => {
     const error = await queue.get(range(0)).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CorruptJobError);
     expect(error).toMatchObject({ jobId: job.id, column: "request", kind: "corrupt-job" });
+  });
+
+  it("keeps namespaces apart: the same range is a job in each, and queries answer per namespace", async () => {
+    const queue = await open({ leaseMs: 60_000 });
+    const disputed = { ...range(0), namespace: "challenger:0xc0" };
+    const proposed = await queue.enqueue(range(0), requestFor(range(0), 100n));
+    const challenged = await queue.enqueue(disputed, requestFor(range(0), 200n));
+    expect([proposed.created, challenged.created]).toEqual([true, true]);
+    expect(challenged.job.id).not.toBe(proposed.job.id);
+    expect([proposed.job.namespace, challenged.job.namespace]).toEqual(["proposer", "challenger:0xc0"]);
+    expect((await queue.get(range(0)))?.request.l1_head_number).toBe(100n);
+    expect((await queue.get(disputed))?.request.l1_head_number).toBe(200n);
+    expect((await queue.list({ namespace: "challenger:0xc0" })).map((job) => job.id)).toEqual([
+      challenged.job.id,
+    ]);
+    expect((await queue.list()).length).toBe(2);
+
+    // Workers drain every namespace; a result lands in its own namespace's job only.
+    const lease = (await queue.claim("w"))!;
+    expect(await queue.complete(lease, deterministicResult(lease.job.request))).toBe(true);
+    const finished = lease.job.namespace;
+    const other: QueuedRange = finished === "proposer" ? disputed : range(0);
+    expect((await queue.get(other))?.state).toBe("queued");
+    expect((await queue.stats(finished)).depth).toMatchObject({ queued: 0, succeeded: 1 });
+    expect((await queue.stats(other.namespace ?? "proposer")).depth).toMatchObject({
+      queued: 1,
+      succeeded: 0,
+    });
+    expect((await queue.stats()).depth).toMatchObject({ queued: 1, succeeded: 1 });
+    expect((await queue.requeue({ ...range(0), namespace: finished }))?.namespace).toBe(finished);
+    await expect(queue.enqueue({ ...range(0), namespace: "" }, requestFor(range(0)))).rejects.toBeInstanceOf(
+      InvalidRangeError,
+    );
+  });
+
+  it("upgrades a table made before namespaces: its jobs become the proposer's", async () => {
+    const database = await databases.create(backend);
+    const driver = rawDriver(database);
+    const [id, int] =
+      backend === "sqlite"
+        ? ["INTEGER PRIMARY KEY AUTOINCREMENT", "INTEGER"]
+        : ["BIGSERIAL PRIMARY KEY", "BIGINT"];
+    await driver.query(
+      `CREATE TABLE proof_jobs (id ${id}, start_block ${int} NOT NULL, end_block ${int} NOT NULL,
+        request TEXT NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, lease_owner TEXT,
+        lease_token TEXT, lease_expires_at_ms ${int}, available_at_ms ${int} NOT NULL, result TEXT, error TEXT,
+        created_at_ms ${int} NOT NULL, updated_at_ms ${int} NOT NULL, finished_at_ms ${int},
+        UNIQUE (start_block, end_block))`,
+      [],
+    );
+    await driver.query(
+      "CREATE INDEX proof_jobs_claimable ON proof_jobs (start_block, id) WHERE state = 'queued'",
+      [],
+    );
+    await driver.query(
+      `INSERT INTO proof_jobs (start_block, end_block, request, state, available_at_ms, created_at_ms, updated_at_ms)
+       VALUES (0, 10, $1, 'queued', 0, 0, 0)`,
+      [JSON.stringify(ProofRequestCodec.encode(requestFor(range(0))))],
+    );
+    await driver.close();
+    const queue = await openProofJobQueue(database);
+    queues.push(queue);
+    const old = await queue.get(range(0));
+    expect(old).toMatchObject({ namespace: "proposer", state: "queued", range: range(0) });
+    expect(
+      (await queue.enqueue({ ...range(0), namespace: "challenger:0xc0" }, requestFor(range(0)))).created,
+    ).toBe(true);
+    expect((await queue.enqueue(range(0), requestFor(range(0)))).job.id).toBe(old!.id);
+    expect((await queue.claim("w"))?.job.id).toBe(old!.id);
+    // Migrating again (another process starting) changes nothing.
+    const again = await openProofJobQueue(database);
+    queues.push(again);
+    expect((await again.list()).length).toBe(2);
   });
 
   it("answers depth, job age, and results in range order", async () => {

@@ -6,7 +6,7 @@
  */
 import type { ProofRequest, ProofResult } from "../../generated/rpc/index.js";
 import { InvalidQueueOptionsError } from "./errors.js";
-import type { ProofJob, ProofJobLease, ProofJobState, ProofRange } from "./job.js";
+import type { ProofJob, ProofJobLease, ProofJobState, QueuedRange } from "./job.js";
 
 export interface ProofJobQueueOptions {
   /** How long a claim or heartbeat holds a job (ms). Default 90 000: three missed 30 s heartbeats. */
@@ -71,6 +71,8 @@ export interface QueueStats {
 }
 
 export interface ListQuery {
+  /** Only this namespace's jobs. Default every namespace. */
+  readonly namespace?: string;
   /** Jobs whose range starts at or above this block. Default 0. */
   readonly fromBlock?: bigint;
   /** Only jobs in these states. Default all. */
@@ -84,10 +86,13 @@ export interface ProofJobQueue {
   readonly options: ResolvedQueueOptions;
   /** Creates the tables if missing; safe to run from several processes at once. */
   migrate(): Promise<void>;
-  /** Adds the range's job unless the range is already enqueued (then returns the stored job). */
-  enqueue(range: ProofRange, request: ProofRequest): Promise<EnqueueOutcome>;
   /**
-   * Leases the claimable job of the lowest range to `owner`, or returns null. Claimable: `queued` and past its
+   * Adds the range's job unless the range is already enqueued in its namespace (then returns the stored job).
+   * Ranges name their namespace (`range.namespace`, default `"proposer"`) here and in `requeue` and `get`.
+   */
+  enqueue(range: QueuedRange, request: ProofRequest): Promise<EnqueueOutcome>;
+  /**
+   * Leases the claimable job of the lowest range (of any namespace) to `owner`, or returns null. Claimable: `queued` and past its
    * backoff. Leases that expired are first returned to the queue (after a backoff) or failed (attempts spent).
    */
   claim(owner: string): Promise<ProofJobLease | null>;
@@ -104,18 +109,29 @@ export interface ProofJobQueue {
    * request for the same range (a proof whose L1 head was reorged out must be redone against another head); its
    * result is dropped. Null when the range has no finished job (a queued or leased one is left alone).
    */
-  requeue(range: ProofRange, request?: ProofRequest): Promise<ProofJob | null>;
-  /** The job of exactly this range, or null. */
-  get(range: ProofRange): Promise<ProofJob | null>;
+  requeue(range: QueuedRange, request?: ProofRequest): Promise<ProofJob | null>;
+  /** The job of exactly this range in its namespace, or null. */
+  get(range: QueuedRange): Promise<ProofJob | null>;
   /** Jobs in range order (by start block). */
   list(query?: ListQuery): Promise<ProofJob[]>;
-  stats(): Promise<QueueStats>;
+  /** Depth and job age of one namespace, or of the whole queue (what the workers drain). */
+  stats(namespace?: string): Promise<QueueStats>;
   close(): Promise<void>;
 }
 
 /** Succeeded jobs from `fromBlock` on, in range order: what a proposer submits in order. */
-export function results(queue: ProofJobQueue, fromBlock: bigint, limit?: number): Promise<ProofJob[]> {
-  return queue.list({ fromBlock, states: ["succeeded"], limit });
+export function results(
+  queue: ProofJobQueue,
+  fromBlock: bigint,
+  limit?: number,
+  namespace?: string,
+): Promise<ProofJob[]> {
+  return queue.list({
+    fromBlock,
+    states: ["succeeded"],
+    limit,
+    ...(namespace === undefined ? {} : { namespace }),
+  });
 }
 
 export function clampLimit(limit: number | undefined): number {

@@ -5,6 +5,7 @@ type Integer = number | string;
 
 export interface ProofJobRow {
   readonly id: Integer;
+  readonly namespace: string;
   readonly start_block: Integer;
   readonly end_block: Integer;
   readonly request: string;
@@ -28,6 +29,7 @@ export function jobFromRow(row: ProofJobRow): ProofJob {
   const expiresAtMs = optionalNumber(row.lease_expires_at_ms);
   return {
     id,
+    namespace: row.namespace,
     range: { startBlock: BigInt(row.start_block), endBlock: BigInt(row.end_block) },
     request: decodeRequest(id, row.request),
     state: row.state,

@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { ProofRequest, ProofResult } from "../../generated/rpc/index.js";
 import { JobVanishedError } from "./errors.js";
 import {
+  checkNamespace,
   checkRange,
   encodeRequest,
   encodeResult,
@@ -17,7 +18,7 @@ import {
   type ProofJobLease,
   PROOF_JOB_STATES,
   type ProofJobState,
-  type ProofRange,
+  type QueuedRange,
 } from "./job.js";
 import {
   clampLimit,
@@ -32,6 +33,16 @@ import {
   resolveQueueOptions,
 } from "./queue.js";
 import { jobFromRow, type ProofJobRow } from "./rows.js";
+import { DEFAULT_NAMESPACE } from "./schema.js";
+
+/** The range's key: its namespace (checked; default the proposer's), start and end, as `$1`, `$2`, `$3`. */
+function rangeKey(range: QueuedRange): [string, bigint, bigint] {
+  const namespace = range.namespace ?? DEFAULT_NAMESPACE;
+  checkNamespace(namespace);
+  return [namespace, range.startBlock, range.endBlock];
+}
+
+const RANGE_IS = "namespace = $1 AND start_block = $2 AND end_block = $3";
 
 /** What differs between the engines' SQL. */
 export interface SqlDialect {
@@ -92,13 +103,13 @@ export class SqlProofJobQueue implements ProofJobQueue {
     return rows[0];
   }
 
-  async enqueue(range: ProofRange, request: ProofRequest): Promise<EnqueueOutcome> {
+  async enqueue(range: QueuedRange, request: ProofRequest): Promise<EnqueueOutcome> {
     checkRange(range, request);
     const inserted = await this.one(
-      `INSERT INTO proof_jobs (start_block, end_block, request, state, attempts, available_at_ms, created_at_ms, updated_at_ms)
-       VALUES ($1, $2, $3, 'queued', 0, ${this.now}, ${this.now}, ${this.now})
-       ON CONFLICT (start_block, end_block) DO NOTHING RETURNING *`,
-      [range.startBlock, range.endBlock, encodeRequest(request)],
+      `INSERT INTO proof_jobs (namespace, start_block, end_block, request, state, attempts, available_at_ms, created_at_ms, updated_at_ms)
+       VALUES ($1, $2, $3, $4, 'queued', 0, ${this.now}, ${this.now}, ${this.now})
+       ON CONFLICT (namespace, start_block, end_block) DO NOTHING RETURNING *`,
+      [...rangeKey(range), encodeRequest(request)],
     );
     if (inserted !== undefined) return { job: jobFromRow(inserted), created: true };
     const existing = await this.get(range);
@@ -196,28 +207,29 @@ export class SqlProofJobQueue implements ProofJobQueue {
     return rows.length === 1;
   }
 
-  async requeue(range: ProofRange, request?: ProofRequest): Promise<ProofJob | null> {
+  async requeue(range: QueuedRange, request?: ProofRequest): Promise<ProofJob | null> {
     if (request !== undefined) checkRange(range, request);
     const row = await this.one(
-      `UPDATE proof_jobs SET state = 'queued', attempts = 0, request = COALESCE($3, request), result = NULL,
+      `UPDATE proof_jobs SET state = 'queued', attempts = 0, request = COALESCE($4, request), result = NULL,
          available_at_ms = ${this.now}, finished_at_ms = NULL, updated_at_ms = ${this.now}
-       WHERE start_block = $1 AND end_block = $2 AND state IN ('failed', 'succeeded') RETURNING *`,
-      [range.startBlock, range.endBlock, request === undefined ? null : encodeRequest(request)],
+       WHERE ${RANGE_IS} AND state IN ('failed', 'succeeded') RETURNING *`,
+      [...rangeKey(range), request === undefined ? null : encodeRequest(request)],
     );
     return row === undefined ? null : jobFromRow(row);
   }
 
-  async get(range: ProofRange): Promise<ProofJob | null> {
-    const row = await this.one("SELECT * FROM proof_jobs WHERE start_block = $1 AND end_block = $2", [
-      range.startBlock,
-      range.endBlock,
-    ]);
+  async get(range: QueuedRange): Promise<ProofJob | null> {
+    const row = await this.one(`SELECT * FROM proof_jobs WHERE ${RANGE_IS}`, rangeKey(range));
     return row === undefined ? null : jobFromRow(row);
   }
 
   async list(query: ListQuery = {}): Promise<ProofJob[]> {
     const params: unknown[] = [query.fromBlock ?? 0n];
     let where = "start_block >= $1";
+    if (query.namespace !== undefined) {
+      params.push(query.namespace);
+      where += ` AND namespace = $${params.length}`;
+    }
     if (query.states !== undefined) {
       const states = query.states.filter((state) => PROOF_JOB_STATES.includes(state));
       if (states.length === 0) return [];
@@ -235,14 +247,15 @@ export class SqlProofJobQueue implements ProofJobQueue {
     return rows.map(jobFromRow);
   }
 
-  async stats(): Promise<QueueStats> {
+  async stats(namespace?: string): Promise<QueueStats> {
     const rows = await this.driver.query<{
       state: ProofJobState;
       jobs: number | string;
       oldest_ms: number | string;
     }>(
-      `SELECT state, COUNT(*) AS jobs, ${this.now} - MIN(created_at_ms) AS oldest_ms FROM proof_jobs GROUP BY state`,
-      [],
+      `SELECT state, COUNT(*) AS jobs, ${this.now} - MIN(created_at_ms) AS oldest_ms FROM proof_jobs
+       ${namespace === undefined ? "" : "WHERE namespace = $1"} GROUP BY state`,
+      namespace === undefined ? [] : [namespace],
     );
     const depth: Record<ProofJobState, number> = { queued: 0, leased: 0, succeeded: 0, failed: 0 };
     let oldestUnfinishedAgeMs: number | null = null;

@@ -4,7 +4,7 @@
  * (SQLite's write lock serialises their statements; busy_timeout makes a writer wait its turn).
  */
 import Database from "better-sqlite3";
-import { SQLITE_SCHEMA } from "./schema.js";
+import { SQLITE_NEEDS_UPGRADE, SQLITE_SCHEMA, SQLITE_UPGRADE } from "./schema.js";
 import type { SqlDialect, SqlDriver } from "./sql-queue.js";
 
 /** Rewrites `$1`, `$2`… placeholders (better-sqlite3 has no numbered ones) as `?` with the values in order. */
@@ -57,7 +57,9 @@ export class SqliteDriver implements SqlDriver {
     try {
       this.db
         .transaction(() => {
-          for (const statement of SQLITE_SCHEMA) this.db.prepare(statement).run();
+          const old = this.db.prepare(SQLITE_NEEDS_UPGRADE).get() !== undefined;
+          for (const statement of [...(old ? SQLITE_UPGRADE : []), ...SQLITE_SCHEMA])
+            this.db.prepare(statement).run();
         })
         .immediate();
       return Promise.resolve();

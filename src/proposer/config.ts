@@ -2,6 +2,9 @@
 import { VERIFIER_VERSIONS, type VerifierVersion } from "../../contracts/index.js";
 import {
   integerFlag,
+  JOB_QUEUE_FLAGS,
+  type JobQueueConfig,
+  parseJobQueueFlags,
   parseVerifierServiceCommandLine,
   type VerifierServiceConfig,
 } from "../service-kit/index.js";
@@ -42,14 +45,9 @@ Options (each also read from the environment variable in brackets):
 `;
 
 /** Where the proposer schedules its ranges (scheduler mode). */
-export interface ProposerQueueConfig {
-  /** PostgreSQL several machines share; wins over `sqlitePath`. */
-  readonly databaseUrl: string | undefined;
-  readonly sqlitePath: string | undefined;
+export interface ProposerQueueConfig extends JobQueueConfig {
   /** Ranges enqueued beyond the latest proposal. */
   readonly proveAhead: number;
-  /** GET /metrics listener, when set. */
-  readonly metricsListen: { readonly host: string; readonly port: number } | undefined;
 }
 
 export interface ProposerConfig extends VerifierServiceConfig {
@@ -75,7 +73,7 @@ export function parseProposerCommandLine(
     name: "proposer",
     envPrefix: "PROPOSER",
     usage: PROPOSER_USAGE,
-    extra: ["database-url", "job-queue-sqlite", "prove-ahead", "metrics-listen", "journal-version"],
+    extra: [...JOB_QUEUE_FLAGS, "prove-ahead", "journal-version"],
     fail,
   });
   if (parsed.kind === "help") return parsed;
@@ -86,40 +84,9 @@ export function parseProposerCommandLine(
       flag: "journal-version",
       value: versionText,
     });
-  const databaseUrl = parsed.extra["database-url"];
-  const sqlitePath = parsed.extra["job-queue-sqlite"];
-  const ahead = parsed.extra["prove-ahead"];
-  const listen = parsed.extra["metrics-listen"];
-  if (databaseUrl === undefined && sqlitePath === undefined) {
-    for (const [flag, value] of [
-      ["prove-ahead", ahead],
-      ["metrics-listen", listen],
-    ] as const)
-      if (value !== undefined)
-        throw fail(`--${flag} needs a queue (--database-url or --job-queue-sqlite)`, { flag });
+  const queue = parseJobQueueFlags(parsed.extra, fail, ["prove-ahead"]);
+  if (queue === undefined)
     return { kind: "run", config: { ...parsed.config, journalVersion, queue: undefined } };
-  }
-  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl))
-    throw fail("--database-url must be a postgres:// or postgresql:// URL", { flag: "database-url" });
-  let metricsListen: ProposerQueueConfig["metricsListen"];
-  if (listen !== undefined) {
-    const match = /^(\[[0-9a-fA-F:]+\]|[^:\s]+):(\d{1,5})$/.exec(listen);
-    if (match === null)
-      throw fail(`--metrics-listen must be host:port, got ${listen}`, { flag: "metrics-listen" });
-    metricsListen = {
-      host: match[1]!.replace(/^\[|\]$/g, ""),
-      port: integerFlag(match[2]!, "metrics-listen", 0, fail),
-    };
-    if (metricsListen.port > 65_535)
-      throw fail(`--metrics-listen: port ${metricsListen.port} out of range`, { flag: "metrics-listen" });
-  }
-  const proveAhead = integerFlag(ahead ?? "4", "prove-ahead", 1, fail);
-  return {
-    kind: "run",
-    config: {
-      ...parsed.config,
-      journalVersion,
-      queue: { databaseUrl, sqlitePath, proveAhead, metricsListen },
-    },
-  };
+  const proveAhead = integerFlag(parsed.extra["prove-ahead"] ?? "4", "prove-ahead", 1, fail);
+  return { kind: "run", config: { ...parsed.config, journalVersion, queue: { ...queue, proveAhead } } };
 }

@@ -13,14 +13,13 @@ import { bytesToHex } from "viem";
 import type { Logger } from "../log/index.js";
 import { MetricsRegistry } from "../metrics/index.js";
 import {
-  openProofJobQueue,
+  DEFAULT_NAMESPACE,
   PROOF_JOB_STATES,
   type ProofJob,
   type ProofJobQueue,
   type ProofRange,
 } from "../proof-jobs/index.js";
-import { createRpcServer, type RpcServer } from "../rpc/index.js";
-import { startStepLoop, type StepOutcome } from "../service-kit/index.js";
+import { serviceJobQueue, startStepLoop, type StepOutcome } from "../service-kit/index.js";
 import type { ProposerConfig, ProposerQueueConfig } from "./config.js";
 import { L1HeadReorgedError } from "./errors.js";
 import { type L1Head, proposerRanges, type ProposerRanges, type RunningProposer } from "./ranges.js";
@@ -58,17 +57,9 @@ export function startScheduler(
   const ranges: ProposerRanges = proposerRanges(config, logger);
   const registry = new MetricsRegistry({ defaultLabels: { service: "proposer" } });
   const metrics = schedulerMetrics(registry);
-  let queue: ProofJobQueue | undefined;
-  let server: RpcServer | undefined;
-
-  /** Opened in the first step, so a database still starting is retried like any other failure. */
-  async function openQueue(): Promise<ProofJobQueue> {
-    queue ??= await openProofJobQueue({
-      ...(queueConfig.databaseUrl === undefined ? {} : { databaseUrl: queueConfig.databaseUrl }),
-      sqlitePath: queueConfig.sqlitePath ?? "",
-    });
-    return queue;
-  }
+  const queue = serviceJobQueue(queueConfig, { registry, logger });
+  /** The proposer's ranges: a challenger's on the same queue are in namespaces of their own. */
+  const namespace = DEFAULT_NAMESPACE;
 
   /** Enqueues the ranges from `latest` whose ends are safe and that have no job yet, at most `proveAhead`. */
   async function enqueueAhead(
@@ -79,12 +70,12 @@ export function startScheduler(
     l1Head: L1Head,
   ): Promise<void> {
     const known = new Set(
-      (await jobs.list({ fromBlock: latest, limit: queueConfig.proveAhead })).map(
+      (await jobs.list({ fromBlock: latest, limit: queueConfig.proveAhead, namespace })).map(
         (job) => job.range.startBlock,
       ),
     );
     for (let k = 0n; k < BigInt(queueConfig.proveAhead); k += 1n) {
-      const range = { startBlock: latest + k * interval, endBlock: latest + (k + 1n) * interval };
+      const range = { namespace, startBlock: latest + k * interval, endBlock: latest + (k + 1n) * interval };
       if (range.endBlock > safe) break;
       if (known.has(range.startBlock)) continue;
       const { created } = await jobs.enqueue(
@@ -96,7 +87,7 @@ export function startScheduler(
   }
 
   async function observe(jobs: ProofJobQueue, lag: bigint): Promise<void> {
-    const stats = await jobs.stats();
+    const stats = await jobs.stats(namespace);
     for (const state of PROOF_JOB_STATES) metrics.jobs.labels({ state }).set(stats.depth[state]);
     metrics.oldestJobAge.set((stats.oldestUnfinishedAgeMs ?? 0) / 1000);
     metrics.lag.set(Number(lag));
@@ -106,7 +97,7 @@ export function startScheduler(
   async function redo(jobs: ProofJobQueue, job: ProofJob, why: string): Promise<void> {
     const status = await ranges.syncStatus();
     const request = await ranges.request(job.range.startBlock, job.range.endBlock, status.current_l1);
-    await jobs.requeue(job.range, request);
+    await jobs.requeue({ ...job.range, namespace }, request);
     logger.warn({ ...rangeFields(job.range), why, l1HeadNumber: status.current_l1.number }, "range requeued");
   }
 
@@ -142,13 +133,13 @@ export function startScheduler(
   }
 
   async function step(): Promise<StepOutcome> {
-    const jobs = await openQueue();
+    const jobs = await queue.open();
     const c = await ranges.immutables();
     const [latest, status] = await Promise.all([ranges.latestBlock(), ranges.syncStatus()]);
     const safe = status.safe_l2.number;
     await enqueueAhead(jobs, latest, c.blockInterval, safe, status.current_l1);
     await observe(jobs, safe > latest ? safe - latest : 0n);
-    const job = await jobs.get({ startBlock: latest, endBlock: latest + c.blockInterval });
+    const job = await jobs.get({ namespace, startBlock: latest, endBlock: latest + c.blockInterval });
     if (job === null) {
       logger.debug({ latestBlock: latest, safe }, "waiting for the safe head");
       return "wait";
@@ -173,24 +164,6 @@ export function startScheduler(
     },
     "proposer started",
   );
-  if (queueConfig.metricsListen !== undefined) {
-    server = createRpcServer({
-      methods: new Map(),
-      host: queueConfig.metricsListen.host,
-      port: queueConfig.metricsListen.port,
-      websocket: false,
-      metrics: registry,
-      logger,
-    });
-    void server.listen().then(
-      (port) =>
-        logger.info(
-          { metricsUrl: `http://${queueConfig.metricsListen!.host}:${port}/metrics` },
-          "serving metrics",
-        ),
-      (error: unknown) => logger.error({ err: error }, "metrics listener failed"),
-    );
-  }
   const loop = startStepLoop(step, {
     pollIntervalMs: config.pollIntervalMs,
     maxBackoffMs: config.maxBackoffMs,
@@ -198,8 +171,7 @@ export function startScheduler(
     failureMessage: "scheduling step failed",
   });
   const done = loop.done.then(async () => {
-    await server?.close({ drainMs: 1_000 });
-    await queue?.close();
+    await queue.close();
     logger.info("proposer stopped");
   });
   return {

@@ -10,7 +10,8 @@
  * - the loop: `startStepLoop` (a step run until stopped, errors logged and retried after a doubling back-off);
  *   `briefError`, the one-line description of an error those logs carry;
  * - the AggregateVerifier services' shared flags and clients: `parseVerifierServiceCommandLine`,
- *   `verifierServiceClients`.
+ *   `verifierServiceClients`; on the proof job queue, its flags (`JOB_QUEUE_FLAGS`, `parseJobQueueFlags`) and the
+ *   queue opened on first use with a GET /metrics listener (`serviceJobQueue`).
  *
  * Concepts owned: flags and their environment twins, usage text, the back-off loop. Used by the host, the
  * enclave, the proposer, the challenger and the registrar; the node's, batcher's, merchant's and devnet's parsers
@@ -40,3 +41,10 @@ export {
   contractReader,
   verifierServiceClients,
 } from "./verifier-service.js";
+export {
+  JOB_QUEUE_FLAGS,
+  type JobQueueConfig,
+  parseJobQueueFlags,
+  type ServiceJobQueue,
+  serviceJobQueue,
+} from "./job-queue.js";

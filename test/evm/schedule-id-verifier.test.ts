@@ -426,7 +426,7 @@ describe("the schedule-id verifier and ProtocolVersions on the devnet's L1", () 
       const before = lines.length;
       const failure = () => lines.slice(before).find((l: LogLine) => l.msg === "challenge attempt failed");
       const running = startChallenger(
-        { ...serviceConfig(verifier), journalVersion, startBlock: 0n, l1LogRange: 2_000n },
+        { ...serviceConfig(verifier), journalVersion, startBlock: 0n, l1LogRange: 2_000n, queue: undefined },
         { logger },
       );
       const deadline = Date.now() + 60_000;

@@ -154,6 +154,36 @@ describe("challenger flags", () => {
   });
 });
 
+describe("challenger queue flags", () => {
+  const challenger = (args: string[], env: Record<string, string> = {}) => {
+    const parsed = parseChallengerCommandLine([...flags, ...args], { CHALLENGER_PRIVATE_KEY: KEY, ...env });
+    if (parsed.kind !== "run") throw new Error("help");
+    return parsed.config;
+  };
+
+  it("proves through the host without a queue, and on a queue from a flag or its twin", () => {
+    expect(challenger([], { DATABASE_URL: "postgres://db/proofs" }).queue).toBeUndefined();
+    expect(challenger([], { CHALLENGER_DATABASE_URL: "postgres://db/proofs" }).queue).toEqual({
+      databaseUrl: "postgres://db/proofs",
+      sqlitePath: undefined,
+      metricsListen: undefined,
+    });
+    expect(challenger(["--job-queue-sqlite", "q.db", "--metrics-listen", "[::1]:9100"]).queue).toEqual({
+      databaseUrl: undefined,
+      sqlitePath: "q.db",
+      metricsListen: { host: "::1", port: 9100 },
+    });
+  });
+
+  it("refuses --metrics-listen without a queue and a non-PostgreSQL URL", () => {
+    for (const [args, flag] of [
+      [["--metrics-listen", "127.0.0.1:9100"], "metrics-listen"],
+      [["--database-url", "mysql://db/proofs"], "database-url"],
+    ] as const)
+      expect(refusal(() => challenger([...args]))).toMatchObject({ flag, name: "ChallengerConfigError" });
+  });
+});
+
 describe("the processes", () => {
   const root = fileURLToPath(new URL("../../", import.meta.url));
   const run = (name: string, args: string[]) =>

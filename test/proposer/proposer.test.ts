@@ -7,19 +7,16 @@
  * - a wrong proposal, signed by a second signer the test registers (so the contract accepts it), is nullified by
  *   the challenger and the proposal built on it invalidated.
  */
-import { type Hex, bytesToHex, getAddress, hexToBytes, zeroHash } from "viem";
+import { type Hex, bytesToHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { teeProverRegistryAbi } from "../../contracts/index.js";
-import { EnclaveSigner } from "../../enclave/signer.js";
 import {
   aggregateVerifierAbi,
-  buildProofResult,
   intermediateBlocks,
   type OnchainProposal,
   ProposalStatus,
-  proposeArguments,
 } from "../../src/proof/onchain/index.js";
 import { l1Account, l1PrivateKey, type ProverChain, startProverChain } from "../support/prover-chain.js";
+import { rogueProposer } from "./rogue.js";
 import { type LogLine, type ServiceProcess, spawnService } from "./spawn-service.js";
 
 const PROPOSER = 5;
@@ -136,65 +133,15 @@ describe("the proposer and challenger processes on a prover chain", () => {
 
   it("a wrong proposal accepted onchain is nullified by the challenger and its child invalidated", async () => {
     // A second signer, registered by the test (the registry's owner), signs whatever it is given.
-    const rogueSigner = EnclaveSigner.generate((length) => new Uint8Array(length).fill(0x42));
-    const rogueAddress = getAddress(bytesToHex(rogueSigner.address));
-    const owner = pc.wallet(l1Account(0));
-    const registered = await owner.writeContract({
-      address: pc.addresses.teeProverRegistry,
-      abi: teeProverRegistryAbi,
-      functionName: "registerSigner",
-      args: [rogueAddress, zeroHash],
-    });
-    expect((await pc.l1.waitForTransactionReceipt({ hash: registered })).status).toBe("success");
-
+    const rogue = await rogueProposer(pc, ROGUE);
     const latest = await read<bigint>("latestBlock");
     const bi = pc.blockInterval;
     // Both ranges safe first: the nullification proof derives them from L1 up to the wrong proposal's l1Head.
     await pc.waitForSafe(latest + 2n * bi);
-    const rogue = l1Account(ROGUE);
-    const wallet = pc.wallet(rogue);
-    /** Proposes (start, start + bi] with the true roots except `wrong` blocks, signed by the rogue signer. */
-    async function proposeRogue(start: bigint, wrong: (block: bigint) => boolean, agreedRoot: Hex) {
-      const head = await pc.l1.getBlock();
-      const outputRoots: Uint8Array[] = [];
-      for (let b = start + 1n; b <= start + bi; b++)
-        outputRoots.push(
-          wrong(b) ? hexToBytes(`0x${b.toString(16).padStart(64, "e")}`) : hexToBytes(await rootAt(b)),
-        );
-      const result = buildProofResult(
-        {
-          boot: {
-            l1Head: hexToBytes(head.hash),
-            l1HeadNumber: head.number,
-            agreedOutputRoot: hexToBytes(agreedRoot),
-            claimedOutputRoot: outputRoots.at(-1)!,
-            claimedL2BlockNumber: start + bi,
-            chainId: pc.chain.rollup.l2ChainId,
-            proposer: hexToBytes(rogue.address),
-            intermediateBlockInterval: pc.intermediateBlockInterval,
-          },
-          configHash: hexToBytes(pc.configHash),
-          teeImageHash: new Uint8Array(32),
-        },
-        { startBlock: start, outputRoots },
-        rogueSigner,
-      );
-      const args = proposeArguments(result, start, pc);
-      const hash = await wallet.writeContract({
-        address: pc.addresses.aggregateVerifier,
-        abi: aggregateVerifierAbi,
-        functionName: "propose",
-        args: [args.endingBlock, args.rootClaim, [...args.intermediateRoots], args.proof],
-      });
-      expect((await pc.l1.waitForTransactionReceipt({ hash })).status).toBe("success");
-      const id = await read<bigint>("proposalAt", [start, start + bi]);
-      expect(id).toBeGreaterThan(0n);
-      return { id, rootClaim: args.rootClaim };
-    }
     // Wrong from the second interval on (the first interval is right); a child builds on its wrong claim.
     const wrongFrom = latest + pc.intermediateBlockInterval;
-    const wrong = await proposeRogue(latest, (b) => b > wrongFrom, await rootAt(latest));
-    const child = await proposeRogue(latest + bi, () => true, wrong.rootClaim);
+    const wrong = await rogue.propose(latest, (b) => b > wrongFrom, await rootAt(latest));
+    const child = await rogue.propose(latest + bi, () => true, wrong.rootClaim);
     expect(await read<bigint>("latestBlock")).toBe(latest + 2n * bi);
 
     const nullified = await challenger!.waitFor(

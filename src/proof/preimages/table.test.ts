@@ -145,7 +145,7 @@ describe("refusalReasonOf: the keys a Prove request may not carry", () => {
       data[30] = index;
       return bytes({ key_type: "Local", data });
     };
-    expect(refusalReasonOf(local(11))).toMatch(/not a boot information index/);
+    expect(refusalReasonOf(local(12))).toMatch(/not a boot information index/);
     expect(refusalReasonOf(local(0))).toMatch(/not a boot information index/);
     const high = local(1);
     high[3] = 1;
