@@ -320,10 +320,22 @@ describe("the proofs strategy on a deep storage trie", () => {
       );
     const full = (1n << 256n) - 1n;
     await store(a, full);
-    await store(b, full);
+    const stored = await store(b, full);
+    // Receipts are pre-confirmed: the clearing must land in a later block than the stores, so the parent holds both
+    // slots. Wait until the stores' block is sealed before sending it.
+    await waitFor(
+      async () =>
+        BigInt(await call<Hex>(node.url, "eth_blockNumber", [])) >= BigInt(stored.blockNumber)
+          ? true
+          : undefined,
+      "the stores' block to be sealed",
+      120_000,
+      100,
+    );
     const cleared = await store(a, 0n);
     expect(cleared.status).toBe("0x1");
     const n = BigInt(cleared.blockNumber);
+    expect(n).toBeGreaterThan(BigInt(stored.blockNumber));
     await waitFor(
       async () => (BigInt(await call<Hex>(urlOf("reth"), "eth_blockNumber", [])) >= n ? true : undefined),
       "the reth replica to reach the clearing block",

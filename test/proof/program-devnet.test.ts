@@ -115,6 +115,7 @@ function countingSigner() {
   let calls = 0;
   return {
     address: inner.address,
+    publicKey: inner.publicKey,
     get calls() {
       return calls;
     },
@@ -427,7 +428,7 @@ describe("the proof program on the devnet", () => {
       handle: (request) =>
         handleRequest(
           {
-            identity: { publicKey: new Uint8Array(65) },
+            identity: { publicKey: signer.publicKey },
             securityModule,
             program: {
               signer,
