@@ -79,10 +79,11 @@ export const PACKAGES: readonly PackageDeclaration[] = [
     1,
     "the TEE transport host and enclave share: addresses, the vsock port, frame writes",
   ),
+  library("src/service-kit", 1, "flags with environment twins, usage text, process start, the back-off loop"),
   library(
-    "src/service-kit",
+    "src/service-queue",
     2,
-    "flags with environment twins, usage text, process start, the back-off loop, the proof job queue's flags",
+    "the proof job queue as services use it: its flags, opened on first use, the /metrics listener",
   ),
   library("src/proof/preimages", 2, "preimage keys (one 32-byte type), the verified store, boot information"),
   library(

@@ -19,7 +19,14 @@ async function observe(code: Uint8Array, callee: Uint8Array, data: Uint8Array, t
   await evm.stateManager.putCode(CONTRACT, code);
   await evm.stateManager.putCode(OTHER, callee);
   if (traced) evm.events.on("step", (_data: unknown, resolve?: () => void) => resolve?.());
-  const r = await evm.runCall({ to: CONTRACT, caller: CALLER, data, gasLimit: 300_000n });
+  let r;
+  try {
+    r = await evm.runCall({ to: CONTRACT, caller: CALLER, data, gasLimit: 300_000n });
+  } catch (e) {
+    // An opcode the test's environment cannot serve (BASEFEE: the default block has no base fee) throws out of
+    // either loop: the same throw is the same result.
+    return { thrown: (e as Error).message };
+  }
   const storage = await Promise.all(
     [0n, 1n, 2n].map(async (k) =>
       bytesToHex(await evm.stateManager.getStorage(CONTRACT, new Uint8Array(32).fill(Number(k), 31))),
@@ -78,6 +85,8 @@ describe("synchronous interpreter loop", () => {
       hex("01"),
       hex("60 05 56 00 00 00"),
       hex("5b 60 01 60 00 55 60 00 56"),
+      // BASEFEE on a block without one: both loops throw the same error
+      hex("48"),
       // transient storage and MCOPY
       hex("60 05 60 01 5d 60 01 5c 60 00 52 60 20 60 00 60 20 5e 60 40 60 00 f3"),
     ];

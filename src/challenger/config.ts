@@ -2,12 +2,10 @@
 import { VERIFIER_VERSIONS, type VerifierVersion } from "../../contracts/index.js";
 import {
   integerFlag,
-  JOB_QUEUE_FLAGS,
-  type JobQueueConfig,
-  parseJobQueueFlags,
   parseVerifierServiceCommandLine,
   type VerifierServiceConfig,
 } from "../service-kit/index.js";
+import { JOB_QUEUE_FLAGS, type JobQueueConfig, parseJobQueueFlags } from "../service-queue/index.js";
 import { ChallengerConfigError } from "./errors.js";
 
 export const CHALLENGER_USAGE = `Usage: challenger [options]

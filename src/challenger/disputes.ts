@@ -13,7 +13,7 @@ import type { Logger } from "../log/index.js";
 import { MetricsRegistry } from "../metrics/index.js";
 import { type OnchainProposal, ProposalEncodingError } from "../proof/onchain/index.js";
 import { type ProofJobQueue, PROOF_JOB_STATES, type QueuedRange } from "../proof-jobs/index.js";
-import { type JobQueueConfig, serviceJobQueue } from "../service-kit/index.js";
+import { type JobQueueConfig, serviceJobQueue } from "../service-queue/index.js";
 
 /** A wrong proposal: the first wrong intermediate root's index and the request that proves its interval. */
 export interface Dispute {

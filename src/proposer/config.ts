@@ -2,12 +2,10 @@
 import { VERIFIER_VERSIONS, type VerifierVersion } from "../../contracts/index.js";
 import {
   integerFlag,
-  JOB_QUEUE_FLAGS,
-  type JobQueueConfig,
-  parseJobQueueFlags,
   parseVerifierServiceCommandLine,
   type VerifierServiceConfig,
 } from "../service-kit/index.js";
+import { JOB_QUEUE_FLAGS, type JobQueueConfig, parseJobQueueFlags } from "../service-queue/index.js";
 import { ProposerConfigError } from "./errors.js";
 
 export const PROPOSER_USAGE = `Usage: proposer [options]

@@ -19,7 +19,8 @@ import {
   type ProofJobQueue,
   type ProofRange,
 } from "../proof-jobs/index.js";
-import { serviceJobQueue, startStepLoop, type StepOutcome } from "../service-kit/index.js";
+import { startStepLoop, type StepOutcome } from "../service-kit/index.js";
+import { serviceJobQueue } from "../service-queue/index.js";
 import type { ProposerConfig, ProposerQueueConfig } from "./config.js";
 import { L1HeadReorgedError } from "./errors.js";
 import { type L1Head, proposerRanges, type ProposerRanges, type RunningProposer } from "./ranges.js";

@@ -41,10 +41,3 @@ export {
   contractReader,
   verifierServiceClients,
 } from "./verifier-service.js";
-export {
-  JOB_QUEUE_FLAGS,
-  type JobQueueConfig,
-  parseJobQueueFlags,
-  type ServiceJobQueue,
-  serviceJobQueue,
-} from "./job-queue.js";

@@ -7,7 +7,7 @@ import type { Logger } from "../log/index.js";
 import type { MetricsRegistry } from "../metrics/index.js";
 import { openProofJobQueue, type ProofJobQueue } from "../proof-jobs/index.js";
 import { createRpcServer, type RpcServer } from "../rpc/index.js";
-import { type FlagFailure, integerFlag } from "./flags.js";
+import { type FlagFailure, integerFlag } from "../service-kit/index.js";
 
 /** The queue flags, for `parseVerifierServiceCommandLine`'s `extra`. */
 export const JOB_QUEUE_FLAGS = ["database-url", "job-queue-sqlite", "metrics-listen"] as const;
