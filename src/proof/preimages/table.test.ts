@@ -113,6 +113,13 @@ describe("PreimageTable", () => {
           for (const [at, byte] of edits) if (at < mutated.length) mutated[at] = byte;
           if (!isProvePayload(mutated)) return;
           const { table, codec } = decodeBoth(mutated);
+          // The table caps the count at MAX_PROVE_PREIMAGES before the generated decoder's bytes-left check: a
+          // count over both is refused by each, each naming its own bound.
+          const capped =
+            /^(Request::Prove\.preimages: length \d+ exceeds )the cap of 2097152( \(at byte \d+\))$/.exec(
+              table,
+            );
+          if (capped !== null && codec !== "ok" && codec.startsWith(capped[1]!)) return;
           expect(table).toBe(codec);
         },
       ),
