@@ -8,9 +8,17 @@
  *     offline to the same roots, and the enclave's runProof signs journals over them;
  * (c) a wrong claimed output root is refused and nothing is signed;
  * (d) a withheld preimage is refused (MissingWitnessError), never read as a default;
- * (e) a tampered blob element, or a precompile-result key, is refused.
+ * (e) a tampered blob element, or a precompile-result key, is refused;
+ * (f) the host's ProofService proves the range through an enclave server running the program;
+ * (g) tampered answers from the L2 node, the L1 and the beacon API are refused.
+ * Parallel execution of the same range (docs/proof.md "Parallel execution"), whose blocks also hold a reverting
+ * transaction: the chain witness
+ * (a) executes on two worker threads to the node's output roots, every block's hash chained (no fallback), the
+ *     same roots as sequential execution;
+ * (b) gives the enclave's runProof the same signed proposals in parallel and sequentially;
+ * (c) with a header of the range forged (in the middle, at the end) and a claim over the forged chain, breaks
+ *     the chain of hashes at the forged block, is executed sequentially and refused, nothing signed.
  */
-import { randomBytes } from "node:crypto";
 import { createWalletClient, defineChain, type Hex, hexToBytes, http, parseEther, parseGwei } from "viem";
 import { depositPortalAbi, systemConfigAbi } from "../../contracts/index.js";
 import { privateKeyToAccount } from "viem/accounts";
@@ -47,12 +55,15 @@ import {
   BootKey,
   isBootPreimageKey,
   loadVerifiedPreimages,
+  PreimageTable,
   preimageKeyBytes,
   readBootInfo,
   u64be,
   bootPreimageKey,
 } from "../../src/proof/preimages/index.js";
 import {
+  BlockPool,
+  type ExecutionReport,
   InvalidWitnessError,
   MissingWitnessError,
   OfflineOracle,
@@ -63,15 +74,22 @@ import {
   runProgram,
 } from "../../src/proof/program/index.js";
 import { runProof } from "../../enclave/prove.js";
-import { EnclaveSigner } from "../../enclave/signer.js";
+import {
+  countingSigner,
+  forgeHeaderChain,
+} from "../../src/proof/program/parallel/chain-witness.test-support.js";
 import { type BatcherProcess, type L1Chain, startChainBatcher, startL1Chain } from "../node/l1-chain.js";
 
 const NEW_GAS_LIMIT = 45_000_000n;
+/** Init code of a contract whose code is PUSH1 0 PUSH1 0 REVERT: every call to it reverts. */
+const REVERTER_INIT: Hex = "0x6460006000fd6000526005601bf3";
 
 /** Blocks in the proven range (from the agreed block's transfer to one after the deposit). */
 let range: bigint;
 /** The L2 block of the range holding the user deposit. */
 let depositInRange: bigint;
+/** The L2 block of the range holding a transaction that reverts. */
+let revertBlock: bigint;
 
 let chain: L1Chain;
 let batcher: BatcherProcess | undefined;
@@ -79,6 +97,7 @@ let boot: BootInfo;
 let agreedHash: Uint8Array;
 let nodeRoots: Uint8Array[];
 let collected: WitnessCollection;
+const pool = new BlockPool({ workers: 2 });
 
 async function call<T>(url: string, method: string, params: unknown[]): Promise<T> {
   const response = await fetch(url, {
@@ -107,23 +126,6 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 250));
   }
-}
-
-/** The enclave's signer, counting its calls (the enclave signs nothing on a refusal). */
-function countingSigner() {
-  const inner = EnclaveSigner.generate((n) => randomBytes(n));
-  let calls = 0;
-  return {
-    address: inner.address,
-    publicKey: inner.publicKey,
-    get calls() {
-      return calls;
-    },
-    signJournal(journal: Uint8Array): Uint8Array {
-      calls++;
-      return inner.signJournal(journal);
-    },
-  };
 }
 
 function withBoot(preimages: readonly Preimage[], index: number, value: Uint8Array): Preimage[] {
@@ -155,16 +157,27 @@ beforeAll(async () => {
     chain: l2,
     transport: http(chain.node.url, { timeout: 60_000 }),
   });
+  const fees = { maxFeePerGas: parseGwei("50"), maxPriorityFeePerGas: parseGwei("1") };
+  const receiptOf = (hash: Hex) => chain.l2.waitForTransactionReceipt({ hash, pollingInterval: 100 });
   const transfer = async (i: number): Promise<bigint> => {
     const hash = await wallet.sendTransaction({
       to: devAccounts(10)[9]!.address,
       value: BigInt(1000 + i),
-      maxFeePerGas: parseGwei("50"),
-      maxPriorityFeePerGas: parseGwei("1"),
+      ...fees,
     });
-    return (await chain.l2.waitForTransactionReceipt({ hash, pollingInterval: 100 })).blockNumber;
+    return (await receiptOf(hash)).blockNumber;
   };
+  const deployed = await receiptOf(
+    await wallet.deployContract({ abi: [], bytecode: REVERTER_INIT, ...fees }),
+  );
+  expect(deployed.status).toBe("success");
   const agreed = (await transfer(0)) - 1n;
+  // A transaction that reverts (explicit gas: estimation would refuse it), included with status 0.
+  const reverted = await receiptOf(
+    await wallet.sendTransaction({ to: deployed.contractAddress!, gas: 100_000n, ...fees }),
+  );
+  expect(reverted.status).toBe("reverted");
+  revertBlock = reverted.blockNumber;
   // On L1: a deposit through the portal and a gas limit change. The L2 block that adopts their L1 block as its
   // origin starts an epoch with the user deposit and the new gas limit; the range is proven across it.
   const l1Wallet = (index: number) =>
@@ -255,6 +268,7 @@ beforeAll(async () => {
 }, 1_200_000);
 
 afterAll(async () => {
+  await pool.close();
   await batcher?.stop().catch(() => undefined);
   await chain?.stop();
 });
@@ -553,6 +567,96 @@ describe("the proof program on the devnet", () => {
     } finally {
       await l2.close();
       await l1.close();
+    }
+  }, 600_000);
+});
+
+describe("parallel execution of the devnet range", () => {
+  /** The same range's witness with every block's header (the chain witness the parallel path executes on). */
+  let chained: WitnessCollection;
+  const execution = (parallel: boolean, reports: ExecutionReport[]) =>
+    programExecutor(() => ({ rollupConfig: chain.rollup }), {
+      ...(parallel ? { pool } : {}),
+      onExecuted: (report) => reports.push(report),
+    });
+  const run = (preimages: readonly Preimage[], parallel: boolean) => {
+    const table = PreimageTable.fromPreimages(preimages);
+    return runProgram({
+      boot: readBootInfo(table),
+      oracle: new OfflineOracle(table),
+      rollupConfig: chain.rollup,
+      ...(parallel ? { parallel: { pool, table } } : {}),
+    });
+  };
+
+  beforeAll(async () => {
+    chained = await collectWitness({
+      boot,
+      agreedL2HeadHash: agreedHash,
+      l1RpcUrl: chain.l1.anvil.rpcUrl,
+      l1BeaconUrl: chain.l1.anvil.beaconUrl,
+      l2RpcUrl: chain.node.url,
+      rollupConfig: chain.rollup,
+      chainWitness: true,
+    });
+  }, 600_000);
+
+  it("(a) runs on the workers to the node's roots, the same as sequential execution", async () => {
+    // The range holds the reverting transaction, the deposit and the epoch with the new gas limit.
+    expect(revertBlock).toBeGreaterThan(chained.result.startBlock);
+    expect(revertBlock).toBeLessThanOrEqual(boot.claimedL2BlockNumber);
+    expect(chained.result.outputRoots.map(toHex)).toEqual(nodeRoots.map(toHex));
+    const sequential = await run(chained.preimages, false);
+    const parallel = await run(chained.preimages, true);
+    expect(sequential.execution.mode).toBe("sequential");
+    expect(parallel.execution).toMatchObject({ mode: "parallel", workers: 2 });
+    expect(parallel.execution.fallback).toBeUndefined();
+    expect(parallel.outputRoots.map(toHex)).toEqual(sequential.outputRoots.map(toHex));
+    expect(parallel.outputRoots.map(toHex)).toEqual(nodeRoots.map(toHex));
+    expect(parallel.blocks.map((b) => toHex(b.hash))).toEqual(sequential.blocks.map((b) => toHex(b.hash)));
+    console.log(
+      JSON.stringify({
+        blocks: parallel.blocks.length,
+        preimages: chained.preimages.length,
+        sequentialExecutionMs: Math.round(sequential.timings.executionMs),
+        parallelExecutionMs: Math.round(parallel.timings.executionMs),
+        peakWorkerHeapBytes: parallel.execution.peakWorkerHeapBytes,
+        peakRssBytes: parallel.execution.peakRssBytes,
+      }),
+    );
+  }, 300_000);
+
+  it("(b) the enclave signs the same proposals in parallel and sequentially", async () => {
+    const signer = countingSigner();
+    const reports: ExecutionReport[] = [];
+    const prove = (parallel: boolean) =>
+      runProof(
+        { signer, teeImageHash: new Uint8Array(32), executor: execution(parallel, reports) },
+        chained.preimages,
+      );
+    const sequential = await prove(false);
+    const parallel = await prove(true);
+    expect(reports.map((r) => r.mode)).toEqual(["sequential", "parallel"]);
+    expect(parallel).toEqual(sequential);
+    expect(parallel.Tee.proposals.map((p) => toHex(p.output_root))).toEqual(nodeRoots.map(toHex));
+  }, 300_000);
+
+  it("(c) a header forged in the middle or at the end is caught by the chain of hashes and refused", async () => {
+    const blocks = nodeRoots.length;
+    for (const at of [Math.floor(blocks / 2), blocks - 1]) {
+      const forged = forgeHeaderChain(chained.preimages, chained.result.agreedHead, at);
+      const signer = countingSigner();
+      const reports: ExecutionReport[] = [];
+      await expect(
+        runProof(
+          { signer, teeImageHash: new Uint8Array(32), executor: execution(true, reports) },
+          forged.witness,
+        ),
+      ).rejects.toBeInstanceOf(OutputRootMismatchError);
+      expect(signer.calls).toBe(0);
+      expect(reports).toHaveLength(1);
+      expect(reports[0]).toMatchObject({ mode: "sequential", fallback: { verifiedBlocks: at } });
+      expect(reports[0]!.fallback!.reason).toMatch(/sealed to .*, not the header the witness carries/);
     }
   }, 600_000);
 });

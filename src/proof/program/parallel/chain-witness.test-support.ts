@@ -89,6 +89,7 @@ export function countingSigner() {
   let calls = 0;
   return {
     address: inner.address,
+    publicKey: inner.publicKey,
     get calls() {
       return calls;
     },
