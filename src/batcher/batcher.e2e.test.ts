@@ -4,7 +4,9 @@
  * transaction, restarts posting blobs, re-posts the channel an L1 reorg (anvil_reorg) dropped; then L1 is read back independently (viem reads, the beacon blob route,
  * src/derive's parseFrames, FrameQueue, ChannelAssembler, readChannel, decodeBatch) and every sealed L2 block up to
  * the last posted one must be there exactly once, in order, with its timestamp, L1 origin number and non-deposit
- * transactions byte for byte; every frame of every channel must be on L1 exactly once.
+ * transactions byte for byte; every frame of every channel must be on L1 exactly once. A channel of several
+ * transactions cut by kill -9 (abandoned whole, its blocks posted once in a new channel) is test/devnet/restart.test.ts,
+ * which kills the node too and derives the result.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -298,61 +300,6 @@ describe("batcher on anvil and the L2 node", () => {
           .map((l) => JSON.stringify(l))
           .join("\n");
       console.error(`${log(first)}\n${log(second)}\n${JSON.stringify(channels)}`);
-      throw e;
-    }
-  }, 600_000);
-
-  it("a channel of several transactions cut by kill -9 is abandoned whole; its blocks land once in a new channel", async () => {
-    // Tiny calldata transactions: 3 frames of ~450 bytes per channel, one transaction each.
-    const small = (confirmations: number): BatcherProcess =>
-      batcher("calldata", [
-        ...["--max-l1-tx-size-bytes", "500", "--target-num-frames", "3"],
-        ...["--num-confirmations", String(confirmations)],
-      ]);
-    // The first batcher waits 10 confirmations (10 one-second L1 blocks) before the next frame: frame 2 cannot follow
-    // frame 1 in the time the kill takes to land, even on a loaded machine (3 were not always enough).
-    const first = small(10);
-    const second_tx = (l: LogLine): boolean =>
-      l.msg === "posting channel transaction" && l.tx === 1 && l.txs === 3;
-    await first.waitFor(second_tx);
-    const before = first.lines.filter(sent).length;
-    await first.waitFor(sent, before + 1); // frame 1 of a 3-frame channel is in the pool: frame 2 never will be
-    await first.kill();
-    const cut = first.lines.filter(second_tx).at(-1)!.channelId as string;
-
-    const second = small(3);
-    await second.waitFor(posted, 2, 180_000);
-    await second.stop();
-
-    const { blocks, frameCounts, channels, incompleteFrames } = await readL1();
-    try {
-      for (const [key, count] of frameCounts) expect(count, key).toBe(1);
-      // The cut channel's two frames are on L1 but never complete; nothing else is incomplete.
-      expect(frameCounts.has(`${cut}/0`)).toBe(true);
-      expect(frameCounts.has(`${cut}/1`)).toBe(true);
-      expect(frameCounts.has(`${cut}/2`)).toBe(false);
-      expect(channels.some((c) => c.id === cut)).toBe(false);
-      // Incomplete on L1: the cut channel, and at most the channel the second batcher had in flight when it was
-      // stopped (a graceful stop does not wait for a multi-transaction channel to finish).
-      const complete = new Set(channels.map((c) => c.id));
-      const incomplete = new Set(
-        [...frameCounts.keys()].map((k) => k.split("/")[0]!).filter((id) => !complete.has(id)),
-      );
-      const inFlight = second.lines.filter((l) => l.msg === "posting channel transaction").at(-1)?.channelId;
-      expect(incomplete.has(cut)).toBe(true);
-      for (const id of incomplete) expect([cut, inFlight]).toContain(id);
-      expect(incompleteFrames).toBeGreaterThanOrEqual(2);
-      expect(channels.some((c) => c.da === "calldata" && c.blocks > 0)).toBe(true);
-      await expectSealedBlocks(blocks);
-      const lastPosted = second.lines.filter(posted).at(-1)!;
-      expect(BigInt(lastPosted.to as string | number)).toBe(BigInt(blocks.length));
-    } catch (e) {
-      console.error(
-        [...first.lines, ...second.lines]
-          .filter((l) => !sent(l))
-          .map((l) => JSON.stringify(l))
-          .join("\n"),
-      );
       throw e;
     }
   }, 600_000);
