@@ -43,6 +43,10 @@ export default defineConfig({
         extends: true,
         test: {
           name: "process",
+          // One module graph per worker here too: a process file's own import (the host, the node, viem, the EVM)
+          // cost 2-5 s of CPU each time on a loaded machine, for ~150 files. Their state lives in the processes they
+          // start and in their own module's variables, which are fresh per file; the spawn helpers keep none.
+          isolate: false,
           include: [UNDER_TEST, ...PROCESS_TESTS_BESIDE_CODE],
           exclude: [...configDefaults.exclude, ...UNIT_TESTS_UNDER_TEST],
         },
