@@ -9,6 +9,10 @@
  * gets the aggregate proposal accepted by TEEVerifier and by an eth_call of AggregateVerifier.propose. No process
  * the devnet starts (node, batcher, deployer, merchant, host, enclave, proposer, challenger) has a private key on its
  * command line (sampled from /proc through the three starts).
+ * The third start is `--proposer --provers 2`: two local-mode enclaves, each signer registered, and two hosts in
+ * worker mode on one proof job queue (a SQLite file in the data directory) on which the proposer schedules; the
+ * ranges are proved through both worker hosts, each exactly once (one attempt, one completion), and the proposals
+ * land onchain in order, each on the one before.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,6 +23,8 @@ import { aggregateVerifierAbi, eip3009TokenAbi, teeProverRegistryAbi } from "../
 import { devAccounts } from "../../src/chain/index.js";
 import { DEVNET_ROLES, devnetAccount } from "../../src/devnet/accounts.js";
 import { type ServiceChild, jsonLine, runToCompletion, startServiceChild } from "../../src/devnet/child.js";
+import { type OnchainProposal, ProposalStatus } from "../../src/proof/onchain/index.js";
+import { openProofJobQueue } from "../../src/proof-jobs/index.js";
 import { sampleCommandLines } from "../support/process-tree.js";
 
 interface DevnetReady {
@@ -40,14 +46,28 @@ interface DevnetReady {
   configHash: Hex;
   proposer: Address;
   proposerRunning: boolean;
+  provers: { url: string; signer: Address }[];
 }
+
+/** A line the devnet passes through from one of its children: `[role] {json}`. */
+interface ChildLine {
+  readonly role: string;
+  readonly value: Record<string, unknown>;
+}
+
+/** Proposals the third start waits for: enough ranges that both worker hosts are busy at once. */
+const PROPOSALS = 4;
 
 const dataDir = mkdtempSync(join(tmpdir(), "devnet-test-"));
 const running: ServiceChild[] = [];
 /** Command lines of every process the devnet starts, sampled while it starts (secrets must never be among them). */
 const commandLines = new Set<string>();
 
-async function startDevnet(...extra: string[]): Promise<{ child: ServiceChild; ready: DevnetReady }> {
+async function startDevnet(
+  extra: readonly string[] = [],
+  env: Readonly<Record<string, string>> = {},
+): Promise<{ child: ServiceChild; ready: DevnetReady; lines: ChildLine[] }> {
+  const lines: ChildLine[] = [];
   const child = startServiceChild(
     "devnet",
     "src/devnet/main.ts",
@@ -75,7 +95,12 @@ async function startDevnet(...extra: string[]): Promise<{ child: ServiceChild; r
       "2",
       ...extra,
     ],
-    () => {},
+    (line) => {
+      const match = /^\[([a-z0-9 ]+)\] (\{.*)$/.exec(line);
+      const value = match === null ? undefined : jsonLine(match[2]!);
+      if (value !== undefined) lines.push({ role: match![1]!, value });
+    },
+    env,
   );
   running.push(child);
   const stopSampling = sampleCommandLines(child.process.pid!, commandLines);
@@ -84,7 +109,7 @@ async function startDevnet(...extra: string[]): Promise<{ child: ServiceChild; r
       const value = jsonLine(line);
       return value?.msg === "devnet ready" ? (value as unknown as DevnetReady) : undefined;
     }, 180_000);
-    return { child, ready };
+    return { child, ready, lines };
   } finally {
     stopSampling();
   }
@@ -233,28 +258,68 @@ describe("npm start (the devnet)", () => {
     await second.child.exited;
     expect(pids.filter(runsHere)).toEqual(pids);
     const headBeforeKill = await again.getBlockNumber();
-    // The third start also runs the proposer and the challenger (--proposer).
-    const third = await startDevnet("--proposer");
+    // The third start also runs the proposer and the challenger, and two worker hosts on one proof job queue.
+    // The queue is the data directory's SQLite file, whatever the environment names.
+    const third = await startDevnet(["--proposer", "--provers", "2"], { DATABASE_URL: "" });
     expect(third.ready.proposerRunning).toBe(true);
     expect(pids.filter(runsHere)).toEqual([]);
     expect(third.ready.token).toBe(first.ready.token);
     expect(third.ready.aggregateVerifier).toBe(first.ready.aggregateVerifier);
-    expect(await validSigner(third.ready, third.ready.enclaveSigner)).toBe(true);
+    expect(third.ready.provers).toHaveLength(2);
+    expect(new Set(third.ready.provers.map((prover) => prover.signer)).size).toBe(2);
+    for (const { signer } of third.ready.provers) expect(await validSigner(third.ready, signer)).toBe(true);
     const resumed = createPublicClient({ transport: http(third.ready.nodeUrl, { timeout: 60_000 }) });
     expect(await resumed.getBlockNumber()).toBeGreaterThanOrEqual(headBeforeKill);
     expect(await resumed.getBalance({ address: recipient })).toBe(recipientBefore! + parseEther("1.5"));
-    // The proposer's first proposal (blocks 0..2, proven by this start's enclave) lands on the AggregateVerifier.
+
+    const from = (role: string, msg: string) =>
+      third.lines.filter((line) => line.role === role && line.value.msg === msg).map((line) => line.value);
+    /** Resolves once `role` has printed `count` lines of `msg`. */
+    const waitFor = async (role: string, msg: string, count: number, timeoutMs: number) => {
+      if (from(role, msg).length < count)
+        await third.child.waitForLine(() => (from(role, msg).length >= count ? true : undefined), timeoutMs);
+      return from(role, msg);
+    };
+    expect(from("host", "proof worker started")).toHaveLength(1);
+    expect(from("host 1", "proof worker started")).toHaveLength(1);
+    // The proposals land in order on the AggregateVerifier, each on the one before, each proven.
+    const landed = (await waitFor("proposer", "proposal landed", PROPOSALS, 480_000)).slice(0, PROPOSALS);
+    expect(landed.map((line) => [line.startingBlock, line.endingBlock])).toEqual(
+      Array.from({ length: PROPOSALS }, (_, k) => [2 * k, 2 * k + 2]),
+    );
     const thirdL1 = createPublicClient({ transport: http(third.ready.l1RpcUrl, { timeout: 60_000 }) });
-    const latestProposed = () =>
-      thirdL1.readContract({
+    let parentId = 0n;
+    for (const line of landed) {
+      const proposal = (await thirdL1.readContract({
         address: third.ready.aggregateVerifier,
         abi: aggregateVerifierAbi,
-        functionName: "latestBlock",
-      });
-    const proposalDeadline = Date.now() + 300_000;
-    while ((await latestProposed()) === 0n && Date.now() < proposalDeadline)
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(await latestProposed()).toBeGreaterThanOrEqual(2n);
+        functionName: "getProposal",
+        args: [BigInt(line.id as number)],
+      } as never)) as OnchainProposal;
+      expect(proposal.status).toBe(ProposalStatus.Proven);
+      expect(proposal.parentId).toBe(parentId);
+      parentId = BigInt(line.id as number);
+    }
+    // Each range proved exactly once: one attempt per job, one completion per job across both hosts, and both
+    // hosts proved some of them.
+    const queue = await openProofJobQueue({ sqlitePath: join(dataDir, "proof-jobs.db") });
+    try {
+      const jobs = (await queue.list({ namespace: "proposer" })).filter(
+        (job) => job.range.endBlock <= BigInt(2 * PROPOSALS),
+      );
+      expect(jobs.map((job) => [job.range.startBlock, job.range.endBlock, job.state, job.attempts])).toEqual(
+        Array.from({ length: PROPOSALS }, (_, k) => [BigInt(2 * k), BigInt(2 * k + 2), "succeeded", 1]),
+      );
+      const completed = ["host", "host 1"].map((role) =>
+        from(role, "proof job completed").map((line) => line.jobId),
+      );
+      const all = completed.flat();
+      expect(new Set(all).size).toBe(all.length);
+      for (const job of jobs) expect(all).toContain(job.id);
+      for (const ids of completed) expect(ids.length).toBeGreaterThan(0);
+    } finally {
+      await queue.close();
+    }
   }, 900_000);
 
   it.runIf(process.platform === "linux")(
