@@ -6,17 +6,17 @@
  */
 import { connect, type Socket } from "node:net";
 import {
-  decodeResponsePayload,
   frameWriteChunks,
   MAX_RESPONSE_PAYLOAD_BYTES,
   type Request,
   type Response,
 } from "../generated/protocol/index.js";
 import {
+  decodeAnswer,
   encodeRequestFrameWith,
-  messageFormOf,
   type FrameLengthPrefix,
   type ListenAddress,
+  type MessageForm,
 } from "../src/proof/transport/index.js";
 import { ConformanceError, type ConformanceErrorOptions } from "./errors.js";
 
@@ -28,10 +28,11 @@ export class EnclaveConnectionError extends ConformanceError<"enclave-connection
   }
 }
 
-/** An enclave under test: where it listens and the length-prefix form the suite speaks to it. */
+/** An enclave under test: where it listens and the length-prefix and message forms the suite speaks to it. */
 export interface EnclaveTarget {
   readonly address: ListenAddress;
   readonly frameLengthPrefix: FrameLengthPrefix;
+  readonly messageForm: MessageForm;
 }
 
 /** The announced length of a complete prefix at the start of `buffered` (a bigint: 8-byte prefixes are u64). */
@@ -48,10 +49,13 @@ export class RawEnclaveConnection {
   private buffered: Buffer = Buffer.alloc(0);
   private closed = false;
   private waiter: (() => void) | undefined;
+  /** The kind of the last request sent with sendRequest (undefined after raw bytes only). */
+  private asked: Request["kind"] | undefined;
 
   private constructor(
     private readonly socket: Socket,
     private readonly prefix: FrameLengthPrefix,
+    private readonly form: MessageForm,
   ) {
     socket.on("data", (chunk: Buffer) => {
       if (this.buffered.length + chunk.length > MAX_RESPONSE_PAYLOAD_BYTES + prefix) {
@@ -88,7 +92,7 @@ export class RawEnclaveConnection {
       socket.once("connect", () => {
         clearTimeout(timer);
         socket.removeAllListeners("error");
-        resolve(new RawEnclaveConnection(socket, target.frameLengthPrefix));
+        resolve(new RawEnclaveConnection(socket, target.frameLengthPrefix, target.messageForm));
       });
       socket.once("error", (error) => {
         clearTimeout(timer);
@@ -125,7 +129,8 @@ export class RawEnclaveConnection {
   }
 
   sendRequest(request: Request): void {
-    this.write(encodeRequestFrameWith(request, this.prefix));
+    this.asked = request.kind;
+    this.write(encodeRequestFrameWith(request, this.prefix, this.form));
   }
 
   /** Half-closes the connection: the peer sees end of input. */
@@ -167,7 +172,10 @@ export class RawEnclaveConnection {
     }
   }
 
-  /** Reads one frame and decodes it as a Response; throws unless a decodable frame arrives in time. */
+  /**
+   * Reads one frame and decodes it as the answer to the last request sent (`decodeAnswer`: in either form where
+   * that request's bytes are the same in both); throws unless a decodable frame arrives in time.
+   */
   async readResponse(timeoutMs: number): Promise<Response> {
     const outcome = await this.readFrame(timeoutMs);
     if (outcome.kind === "timeout") throw new EnclaveConnectionError(`no response within ${timeoutMs} ms`);
@@ -176,7 +184,7 @@ export class RawEnclaveConnection {
         `connection closed before a complete response frame (${outcome.pendingBytes} bytes received)`,
       );
     }
-    return decodeResponsePayload(outcome.payload, messageFormOf(this.prefix));
+    return decodeAnswer(outcome.payload, this.asked, this.form);
   }
 
   destroy(): void {

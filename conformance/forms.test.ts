@@ -1,21 +1,30 @@
 /**
- * The suite's enclave and host checks in both frame forms (4-byte prefixes with the spec's messages, 8-byte ones
- * with Base's) and both journal versions (the spec's, and the schedule-id one), against this repository's
- * implementations started as real processes: per journal version one local-mode enclave given the recorded
- * devnet's rollup.json (it reads either frame form, per connection) and, per frame form, a prover host in front of
- * it speaking that form and expecting that journal. Every check passes in every combination, except the ones a
- * combination runs (FORM_SKIPS). In the 8-byte form the journal check also requires every proof's tee_signer.
+ * The suite's enclave and host checks in both frame forms (4- and 8-byte length prefixes), both message forms (the
+ * spec's and Base's, chosen independently of the frames) and both journal versions (the spec's, and the schedule-id
+ * one), against this repository's implementations started as real processes: per journal version one local-mode
+ * enclave given the recorded devnet's rollup.json (it reads either frame form and either message form, per
+ * connection) and, per combination, a prover host in front of it speaking those forms and expecting that journal.
+ * The spec's journal runs all four frame and message combinations against its one enclave; the schedule-id journal
+ * the two pairings peers use (4-byte frames with the spec's messages, 8-byte with Base's). Every check passes in
+ * every combination, except the one no combination runs (FORM_SKIPS). A Prove is the same bytes in both message
+ * forms, so the enclave answers it in the form paired with the frame: with 8-byte frames the journal check also
+ * requires every proof's tee_signer.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEnclave, startEnclave } from "../enclave/test/enclave-process.js";
 import type { JournalVersion } from "../src/proof/onchain/index.js";
-import { type FrameLengthPrefix, formatListenAddress } from "../src/proof/transport/index.js";
+import {
+  type FrameLengthPrefix,
+  formatListenAddress,
+  type MessageForm,
+} from "../src/proof/transport/index.js";
 import { hostArgs, type RunningHost, startHost } from "../test/host/spawn-host.js";
 import type { CheckResult } from "./check.js";
 import { FIXTURE_ROLLUP_PATH } from "./fixture.js";
 import { runConformance } from "./suite.js";
 
 const FRAME_FORMS: readonly FrameLengthPrefix[] = [4, 8];
+const MESSAGE_FORMS: readonly MessageForm[] = ["spec", "base"];
 const JOURNAL_VERSIONS: readonly JournalVersion[] = ["spec", "schedule-id"];
 
 /** The one check no combination runs: a black-box client cannot know whether a host has a registry. */
@@ -25,16 +34,21 @@ const FORM_SKIPS: Readonly<Record<string, RegExp>> = {
 
 interface Combination {
   readonly prefix: FrameLengthPrefix;
+  readonly form: MessageForm;
   readonly version: JournalVersion;
   host?: RunningHost;
   results?: CheckResult[];
 }
 
-const combinations: Combination[] = JOURNAL_VERSIONS.flatMap((version) =>
-  FRAME_FORMS.map((prefix) => ({ prefix, version })),
-);
+const combinations: Combination[] = [
+  ...FRAME_FORMS.flatMap((prefix) =>
+    MESSAGE_FORMS.map((form) => ({ prefix, form, version: "spec" as const })),
+  ),
+  { prefix: 4, form: "spec", version: "schedule-id" },
+  { prefix: 8, form: "base", version: "schedule-id" },
+];
 
-describe("the enclave and host checks in both frame forms and both journal versions", () => {
+describe("the enclave and host checks in both frame forms, both message forms and both journal versions", () => {
   const enclaves = new Map<JournalVersion, RunningEnclave>();
 
   beforeAll(async () => {
@@ -55,6 +69,8 @@ describe("the enclave and host checks in both frame forms and both journal versi
             extra: [
               "--frame-length-prefix",
               String(combination.prefix),
+              "--message-form",
+              combination.form,
               "--journal-version",
               combination.version,
             ],
@@ -66,7 +82,12 @@ describe("the enclave and host checks in both frame forms and both journal versi
     for (const combination of combinations) {
       combination.results = await runConformance(
         { enclave: enclaves.get(combination.version)!.address, host: combination.host!.url },
-        { frameLengthPrefix: combination.prefix, journalVersion: combination.version, hostEnclaves: 1 },
+        {
+          frameLengthPrefix: combination.prefix,
+          messageForm: combination.form,
+          journalVersion: combination.version,
+          hostEnclaves: 1,
+        },
       );
     }
   }, 600_000);
@@ -77,7 +98,7 @@ describe("the enclave and host checks in both frame forms and both journal versi
   });
 
   for (const combination of combinations) {
-    const name = `${combination.prefix}-byte frames, ${combination.version} journals`;
+    const name = `${combination.prefix}-byte frames, ${combination.form} messages, ${combination.version} journals`;
     it(`${name}: every check passes but the registry one`, () => {
       const results = combination.results!;
       expect(results.filter((r) => r.status !== "PASS" && !(r.id in FORM_SKIPS))).toEqual([]);

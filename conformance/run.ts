@@ -9,9 +9,12 @@ import { parseRollupConfig } from "../src/chain/index.js";
 import { JOURNAL_VERSIONS, type JournalVersion } from "../src/proof/onchain/index.js";
 import {
   DEFAULT_FRAME_LENGTH_PREFIX,
+  DEFAULT_MESSAGE_FORM,
   type FrameLengthPrefix,
+  type MessageForm,
   parseFrameLengthPrefix,
   parseListenAddress,
+  parseMessageForm,
 } from "../src/proof/transport/index.js";
 import { formatResult, formatSummary } from "./check.js";
 import { ConformanceError } from "./errors.js";
@@ -20,7 +23,7 @@ import { loadWitnessFile, syntheticWitness } from "./witness.js";
 
 const USAGE = `usage: npm run conformance -- [--host <url>] [--enclave <unix path|127.0.0.1:port>] [--node <url>]
        [--witness <file.json[.gz]>|synthetic] [--expect-no-valid-signer] [--host-enclaves <n>] [--only <check id prefix>]... [--check-timeout-ms <ms>] [--response-timeout-ms <ms>]
-       [--frame-length-prefix 4|8] [--journal-version spec|schedule-id [--rollup-config <rollup.json>]]
+       [--frame-length-prefix 4|8] [--message-form spec|base] [--journal-version spec|schedule-id [--rollup-config <rollup.json>]]
 
   --host      a prover host's JSON-RPC URL (e.g. http://127.0.0.1:7300)
   --enclave   an enclave speaking the framed bincode protocol: a Unix socket path or 127.0.0.1:<port>
@@ -34,6 +37,9 @@ const USAGE = `usage: npm run conformance -- [--host <url>] [--enclave <unix pat
   --frame-length-prefix
               the width of the enclave frames' big-endian length prefix the suite speaks: 4 (the
               spec's, default) or 8 (Base's prover today); an enclave of this project reads either
+  --message-form
+              the enclave messages' form the suite speaks, whatever the frames: spec (the spec's,
+              default) or base (Base's prover today: TeeImageHash as request 2, tee_signer in results)
   --journal-version
               the journal the enclave signs: spec (default) or schedule-id (the upgrade schedule id
               appended); the suite computes the expected schedule id from --rollup-config (default: the
@@ -66,6 +72,13 @@ function frameLengthPrefix(text: string | undefined): FrameLengthPrefix {
   const prefix = parseFrameLengthPrefix(text);
   if (prefix === undefined) throw new UsageError(`--frame-length-prefix must be 4 or 8, got ${text}`);
   return prefix;
+}
+
+function messageForm(text: string | undefined): MessageForm {
+  if (text === undefined) return DEFAULT_MESSAGE_FORM;
+  const form = parseMessageForm(text);
+  if (form === undefined) throw new UsageError(`--message-form must be spec or base, got ${text}`);
+  return form;
 }
 
 function journalVersion(text: string | undefined): JournalVersion {
@@ -102,6 +115,7 @@ async function main(argv: string[]): Promise<number> {
       "check-timeout-ms": { type: "string" },
       "response-timeout-ms": { type: "string" },
       "frame-length-prefix": { type: "string" },
+      "message-form": { type: "string" },
       "journal-version": { type: "string" },
       "rollup-config": { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -137,6 +151,7 @@ async function main(argv: string[]): Promise<number> {
     checkTimeoutMs: positiveInt(values["check-timeout-ms"], "--check-timeout-ms"),
     responseTimeoutMs: positiveInt(values["response-timeout-ms"], "--response-timeout-ms"),
     frameLengthPrefix: frameLengthPrefix(values["frame-length-prefix"]),
+    messageForm: messageForm(values["message-form"]),
     journalVersion: journalVersion(values["journal-version"]),
     ...(values["rollup-config"] === undefined
       ? {}

@@ -8,7 +8,9 @@ import type { RollupConfig } from "../src/chain/index.js";
 import { claimScheduleId, type JournalVersion } from "../src/proof/onchain/index.js";
 import {
   DEFAULT_FRAME_LENGTH_PREFIX,
+  DEFAULT_MESSAGE_FORM,
   type FrameLengthPrefix,
+  type MessageForm,
   type ListenAddress,
 } from "../src/proof/transport/index.js";
 import { type Check, type CheckResult, runCheck, type TargetKind } from "./check.js";
@@ -48,6 +50,8 @@ export interface ConformanceOptions {
   readonly onResult?: (result: CheckResult) => void;
   /** The enclave frames' length-prefix width the suite speaks (default: the spec's 4). */
   readonly frameLengthPrefix?: FrameLengthPrefix;
+  /** The enclave messages' form the suite speaks, whatever the frames (default: the spec's). */
+  readonly messageForm?: MessageForm;
   /**
    * The journal the enclave signs: the spec's (default) or the schedule-id version, whose schedule id the suite
    * computes from `rollupConfig` (default: the recorded witness's rollup config).
@@ -113,6 +117,7 @@ export async function runConformance(
     const context: EnclaveContext = {
       address: targets.enclave,
       frameLengthPrefix: options.frameLengthPrefix ?? DEFAULT_FRAME_LENGTH_PREFIX,
+      messageForm: options.messageForm ?? DEFAULT_MESSAGE_FORM,
       ...(scheduleIdAt === undefined ? {} : { scheduleIdAt }),
       witness: options.witness ?? recorded?.preimages ?? [],
       ...(recorded === undefined ? {} : { expectedRange: expectedRangeOf(recorded.manifest) }),

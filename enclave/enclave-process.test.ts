@@ -7,12 +7,16 @@ import { bytesToHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   decodeRequestPayload,
-  decodeResponsePayload,
   encodeRequest,
   encodeRequestFrame,
   type Response,
 } from "../generated/protocol/index.js";
-import { LengthPrefixedFrameReader, messageFormOf } from "../src/proof/transport/index.js";
+import {
+  answerMessageForm,
+  decodeAnswer,
+  LengthPrefixedFrameReader,
+  pairedMessageForm,
+} from "../src/proof/transport/index.js";
 import { verifyAttestationDocument } from "../src/attestation/index.js";
 import { findBuiltInChain, rollupConfigToJson } from "../src/chain/index.js";
 import {
@@ -42,12 +46,12 @@ async function publicKey(): Promise<Uint8Array> {
 async function sendRaw(bytes: Uint8Array, endAfterWrite = true): Promise<Response | null> {
   const { received } = await exchangeRawBytes(enclave.address, bytes, { endAfterWrite, timeoutMs: 5000 });
   if (received.length === 0) return null;
-  // The enclave answers in the length-prefix form it read (an input opening with four zero bytes is 8-byte), and in
-  // that form's messages (8-byte frames: Base's).
+  // The enclave answers in the length-prefix form it read (an input opening with four zero bytes is 8-byte); an
+  // Error to bytes that are no request may come in either message form.
   const reader = new LengthPrefixedFrameReader({ form: "detect", maxPayloadBytes: 1 << 20 });
   const payload = reader.push(received);
   expect(payload).toBeDefined();
-  return decodeResponsePayload(payload!, messageFormOf(reader.lengthPrefix!));
+  return decodeAnswer(payload!, undefined, pairedMessageForm(reader.lengthPrefix!));
 }
 
 function expectErrorOrClosed(response: Response | null): void {
@@ -60,7 +64,7 @@ function isValidRequestFrame(bytes: Uint8Array): boolean {
     const reader = new LengthPrefixedFrameReader({ form: "detect", maxPayloadBytes: 1 << 30 });
     const payload = reader.push(bytes);
     if (payload === undefined) return false;
-    decodeRequestPayload(payload, messageFormOf(reader.lengthPrefix!));
+    decodeRequestPayload(payload, answerMessageForm(payload, reader.lengthPrefix!));
     return true;
   } catch {
     return false;

@@ -1,8 +1,9 @@
 /**
  * The enclave's transport in local mode: one request per connection over a Unix socket or loopback TCP.
  * Frames with a 4-byte (the spec's) or 8-byte big-endian length prefix, told apart from the first bytes and
- * answered in the form asked in (src/proof/transport); the length is capped and admitted before any payload byte
- * is kept. Writes of at most 28 KiB, a read timeout for the whole frame. Garbage, oversized, truncated or undecodable input gets an
+ * answered in the form asked in (src/proof/transport); messages in the spec's form or Base's, answered in the
+ * request's form where its bytes tell and otherwise in the form paired with the frame (`answerMessageForm`). The
+ * length is capped and admitted before any payload byte is kept. Writes of at most 28 KiB, a read timeout for the whole frame. Garbage, oversized, truncated or undecodable input gets an
  * Error response (or the connection is closed) and the server keeps serving.
  */
 import { rm } from "node:fs/promises";
@@ -24,7 +25,8 @@ import {
   formatListenAddress,
   LengthPrefixedFrameReader,
   type ListenAddress,
-  messageFormOf,
+  answerMessageForm,
+  type MessageForm,
   type VsockAddress,
   writeFrame,
 } from "../src/proof/transport/index.js";
@@ -229,7 +231,7 @@ export class EnclaveServer {
   private async responseFor(
     outcome: { payload: Uint8Array } | { refusal: string },
     context: RequestContext,
-    lengthPrefix: FrameLengthPrefix,
+    form: MessageForm,
   ): Promise<Response> {
     if ("refusal" in outcome) return { kind: "Error", message: outcome.refusal };
     const raw = await this.options.handleRaw?.(outcome.payload, context);
@@ -239,7 +241,7 @@ export class EnclaveServer {
     }
     let request: Request;
     try {
-      request = decodeRequestPayload(outcome.payload, messageFormOf(lengthPrefix));
+      request = decodeRequestPayload(outcome.payload, form);
     } catch (error) {
       const reason = error instanceof BincodeDecodeError ? error.message : String(error);
       return { kind: "Error", message: `undecodable request: ${reason}` };
@@ -267,9 +269,10 @@ export class EnclaveServer {
     context: RequestContext,
     lengthPrefix: FrameLengthPrefix,
   ): Promise<void> {
-    const response = await this.responseFor(outcome, context, lengthPrefix);
+    const form = answerMessageForm("payload" in outcome ? outcome.payload : undefined, lengthPrefix);
+    const response = await this.responseFor(outcome, context, form);
     try {
-      await writeFrame(socket, encodeResponseFrameWith(response, lengthPrefix));
+      await writeFrame(socket, encodeResponseFrameWith(response, lengthPrefix, form));
       socket.end();
     } catch (error) {
       this.log("warn", "could not write the response", { error: (error as Error).message });

@@ -92,6 +92,8 @@ export interface EnclaveBuild {
   readonly bundlePath: string;
   readonly manifestPath: string;
   readonly manifest: EnclaveManifest;
+  /** Every file the bundle was built from, relative to the clone (esbuild's metafile inputs), sorted. */
+  readonly inputs: readonly string[];
 }
 
 const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
@@ -128,6 +130,7 @@ export async function buildEnclaveImage(repoRoot: string, outDir: string): Promi
     outfile: join(out, ENCLAVE_BUNDLE_FILE),
     plugins: [packageInternalsPlugin()],
     logLevel: "warning",
+    metafile: true,
   });
   const bundle = result.outputFiles.find((file) => file.path.endsWith(ENCLAVE_BUNDLE_FILE));
   if (bundle === undefined) throw new Error(`esbuild wrote no ${ENCLAVE_BUNDLE_FILE}`);
@@ -143,7 +146,7 @@ export async function buildEnclaveImage(repoRoot: string, outDir: string): Promi
   const manifestPath = join(out, ENCLAVE_MANIFEST_FILE);
   await writeFile(bundlePath, bundle.contents);
   await writeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
-  return { bundlePath, manifestPath, manifest };
+  return { bundlePath, manifestPath, manifest, inputs: Object.keys(result.metafile.inputs).sort() };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

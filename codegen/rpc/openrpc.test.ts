@@ -113,6 +113,7 @@ const PROVER: Expected = {
   prover_prove: [["request"], ref("ProofResult"), [-32602, -32000, -32001, -32005]],
   enclave_signerPublicKey: [[], arrayOf(ref("PublicKeyBytes")), [-32001, -32602, -32005]],
   enclave_signerAttestation: [["user_data?", "nonce?"], arrayOf(ref("ByteArray")), [-32602, -32001, -32005]],
+  enclave_teeImageHash: [[], arrayOf(ref("Hash32")), [-32001, -32602, -32005]],
   healthz: [[], ref("HealthzResult"), [-32001, -32602, -32005]],
 };
 
@@ -211,6 +212,7 @@ describe("generated/openrpc", () => {
     const document = await published("prover");
     checkMethods(document, PROVER);
     expect((document.methods as unknown as Json[]).map((m) => m.paramStructure)).toEqual([
+      "either",
       "either",
       "either",
       "either",

@@ -34,7 +34,7 @@ describe("prover JSON-RPC wire form", () => {
   it("the OpenRPC document and its examples are unchanged", async () => {
     const text = await readFile(new URL("../../generated/openrpc/prover.openrpc.json", import.meta.url));
     expect(createHash("sha256").update(text).digest("hex")).toBe(
-      "e8c0e5498b376b80a1634580f3cb10384e67beca9277cd1835273dde3ea573b3",
+      "ecff716c768399a477afe72cf52dceaf63123b747cb70cb944658d8f7f294a49",
     );
   });
 

@@ -278,6 +278,7 @@ describe("prover client and handler table", () => {
     enclave_signerAttestation: ({ user_data, nonce }) => [
       Uint8Array.of(0xd2, ...(user_data ?? []), ...(nonce ?? [])),
     ],
+    enclave_teeImageHash: () => [bytes(32, 0xee)],
     healthz: () => ({ version: "0.1.0" }),
   };
   const transport = inProcessTransport(bindProverHandlers(handlers));
@@ -318,6 +319,11 @@ describe("prover client and handler table", () => {
       Uint8Array.of(0xd2, 7),
     ]);
     expect(await client.healthz()).toEqual({ version: "0.1.0" });
+  });
+
+  it("returns image hashes as 0x hex strings", async () => {
+    expect(await transport("enclave_teeImageHash", [])).toEqual([`0x${"ee".repeat(32)}`]);
+    expect(await client.enclave_teeImageHash()).toEqual([bytes(32, 0xee)]);
   });
 
   it("rejects oversized attestation inputs before the handler runs", async () => {

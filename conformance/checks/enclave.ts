@@ -6,15 +6,10 @@
 import { randomBytes } from "node:crypto";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import {
-  decodeResponsePayload,
-  DEFAULT_PROTOCOL_FORM,
-  type Preimage,
-  type Response,
-} from "../../generated/protocol/index.js";
+import { DEFAULT_PROTOCOL_FORM, type Preimage, type Response } from "../../generated/protocol/index.js";
 import type { ProofResult } from "../../generated/rpc/index.js";
 import { signerAddressOf } from "../../src/proof/onchain/index.js";
-import { messageFormOf } from "../../src/proof/transport/index.js";
+import { decodeAnswer, pairedMessageForm } from "../../src/proof/transport/index.js";
 import { BootKey, preimageKeyBytes, u64be } from "../../src/proof/preimages/index.js";
 import { readAttestation } from "../attestation.js";
 import { type Check, CheckFailed, CheckSkipped, expectThat } from "../check.js";
@@ -185,7 +180,7 @@ async function survivesHostileBytes(
     if (outcome.kind === "frame") {
       const response = (() => {
         try {
-          return decodeResponsePayload(outcome.payload, messageFormOf(context.frameLengthPrefix));
+          return decodeAnswer(outcome.payload, undefined, context.messageForm);
         } catch (error) {
           throw new CheckFailed(`the answer to hostile bytes is not a Response: ${(error as Error).message}`);
         }
@@ -534,9 +529,9 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
       "TeeImageHash request: the answer is keccak256(PCR0) of the attestation document (the spec form's extension, Base's request 2)",
     async run(context) {
       const response = await exchange(context, { kind: "TeeImageHash" }, context.responseTimeoutMs);
-      if (response.kind === "Error" && messageFormOf(context.frameLengthPrefix) === DEFAULT_PROTOCOL_FORM)
+      if (response.kind === "Error" && context.messageForm === DEFAULT_PROTOCOL_FORM)
         throw new CheckSkipped(
-          `refused ("${response.message}"): TeeImageHash is an extension of the spec's 4-byte form; Base's 8-byte form requires it`,
+          `refused ("${response.message}"): TeeImageHash is an extension of the spec's message form; Base's form requires it`,
         );
       if (response.kind !== "TeeImageHash")
         throw new CheckFailed(`TeeImageHash answered with ${describe(response)}`);
@@ -576,7 +571,7 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
   {
     id: "enclave.journal-image-hash",
     covers:
-      "safety 3: tee_image_hash embedded in every signed journal; signatures recover to the enclave signer (and, in Base's 8-byte form, tee_signer is it)",
+      "safety 3: tee_image_hash embedded in every signed journal; signatures recover to the enclave signer (and tee_signer, when stamped, is it; required when Prove is answered in Base's form)",
     async run(context) {
       await controlResponse(context);
       if (context.proofs.length === 0) {
@@ -591,8 +586,11 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
           "the expected tee_image_hash is unknown: the attestation document gave no usable PCR0",
         );
       }
-      // Base's 8-byte form stamps the signer on every result (tee_signer); the spec's form has no such field.
-      const stamped = messageFormOf(context.frameLengthPrefix) !== DEFAULT_PROTOCOL_FORM;
+      // Base's form stamps the signer on every result (tee_signer); the spec's has no such field. A Prove is the
+      // same bytes in both forms, so its answer comes in the form paired with the frame, or a peer's only form.
+      const stamped =
+        pairedMessageForm(context.frameLengthPrefix) !== DEFAULT_PROTOCOL_FORM ||
+        context.proofs.some(({ result }) => result.Tee.tee_signer !== undefined);
       const address = signerAddressOf(key);
       const problems = context.proofs.flatMap(({ label, witness, result }) =>
         [

@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { readAttestation } from "../attestation.js";
+import { imageHashFromPcrs } from "../journal-check.js";
 import { type Check, CheckFailed, CheckSkipped, expectThat } from "../check.js";
 import {
   describeOutcome,
@@ -147,6 +148,41 @@ export const hostChecks: readonly Check<HostContext>[] = [
         );
       }
       return `${keys.length} document(s) bound to the keys, user_data and nonce echoed`;
+    },
+  },
+  {
+    id: "host.tee-image-hash",
+    covers:
+      "enclave_teeImageHash (an extension of this project's host): one 0x 32-byte hash per enclave, same order as the keys, each keccak256(PCR0) of that enclave's attestation document",
+    async run(context) {
+      const keys = await publicKeys(context);
+      const outcome = await rpcCall(context.url, "enclave_teeImageHash", []);
+      if (outcome.kind === "error" && outcome.error.code === -32601)
+        throw new CheckSkipped("the host has no enclave_teeImageHash (an extension; Base's host has none)");
+      expectThat(outcome.kind === "result", `enclave_teeImageHash: ${describeOutcome(outcome)}`);
+      const hashes = outcome.kind === "result" ? outcome.result : undefined;
+      expectThat(
+        Array.isArray(hashes) &&
+          hashes.length === keys.length &&
+          hashes.every((entry) => typeof entry === "string" && /^0x[0-9a-f]{64}$/.test(entry)),
+        `expected ${keys.length} lower-case 0x 32-byte hashes, got ${JSON.stringify(hashes)?.slice(0, 100)}`,
+      );
+      const documents = await rpcResult(context.url, "enclave_signerAttestation", []);
+      expectThat(
+        Array.isArray(documents) && documents.length === keys.length,
+        `expected ${keys.length} attestation documents, got ${JSON.stringify(documents)?.slice(0, 80)}`,
+      );
+      for (const [i, entry] of (documents as unknown[]).entries()) {
+        const document = await readAttestation(byteArray(entry, `document ${i}`), `document ${i}`);
+        const expected = imageHashFromPcrs(document.pcrs);
+        if (expected === undefined) throw new CheckFailed(`document ${i} gives no usable PCR0`);
+        const hex = `0x${Buffer.from(expected).toString("hex")}`;
+        expectThat(
+          (hashes as string[])[i] === hex,
+          `enclave ${i}: enclave_teeImageHash ${(hashes as string[])[i]}, its attestation's keccak256(PCR0) is ${hex}`,
+        );
+      }
+      return `${keys.length} hash(es), each its enclave's attestation keccak256(PCR0)`;
     },
   },
   {

@@ -107,8 +107,8 @@ export interface ResponseTeeImageHash {
 export type Response = ResponseProve | ResponseSignerPublicKey | ResponseSignerAttestation | ResponseError | ResponseTeeImageHash;
 /**
  * The protocol's message forms:
- * - spec: The default: the messages of docs/protocol.md 'Host-to-enclave vsock protocol', with TeeImageHash appended as the last request and response variant (a spec peer never sends it, so the spec's three requests and their answers are unchanged byte for byte). Spoken in frames with a 4-byte length prefix.
- * - base: Base's prover as deployed today (base/base's nitro-enclave protocol and ProofResult): TeeImageHash is request and response variant 2, moving SignerAttestation to 3 and Error to 4, and ProofResult::Tee carries tee_signer after proposals. Spoken in frames with an 8-byte length prefix: a peer's frame form names its message form (docs/enclave.md 'Base's message form').
+ * - spec: The default: the messages of docs/protocol.md 'Host-to-enclave vsock protocol', with TeeImageHash appended as the last request and response variant (a spec peer never sends it, so the spec's three requests and their answers are unchanged byte for byte). Chosen independently of the frame's length prefix (--message-form spec, the default).
+ * - base: Base's prover as deployed today (base/base's nitro-enclave protocol and ProofResult): TeeImageHash is request and response variant 2, moving SignerAttestation to 3 and Error to 4, and ProofResult::Tee carries tee_signer after proposals. Chosen independently of the frame's length prefix (--message-form base). Prove and SignerPublicKey requests are the same bytes in both forms, so an enclave answers those in the form paired with the frame (8-byte frames: base) and a host reads their answers in either (docs/enclave.md 'Message forms').
  */
 export type ProtocolForm = "spec" | "base";
 /** Every form, the default first. */

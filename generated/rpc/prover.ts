@@ -57,6 +57,20 @@ export const enclave_signerAttestation = defineMethod<EnclaveSignerAttestationPa
   result: wire.array(C.ByteArrayCodec),
 });
 
+/** enclave_teeImageHash takes no params. */
+export type EnclaveTeeImageHashParams = Record<string, never>;
+
+/**
+ * Returns each configured enclave's image hash, keccak256(PCR0) (zero in local mode), in configured order: the
+ * hash it signs into every journal (the protocol's TeeImageHash request).
+ */
+export const enclave_teeImageHash = defineMethod<EnclaveTeeImageHashParams, T.Hash32[]>({
+  name: "enclave_teeImageHash",
+  paramStructure: "either",
+  params: [],
+  result: wire.array(C.Hash32Codec),
+});
+
 /** healthz takes no params. */
 export type HealthzParams = Record<string, never>;
 
@@ -69,7 +83,7 @@ export const healthz = defineMethod<HealthzParams, T.HealthzResult>({
 });
 
 /** Every prover method spec, by method name, in spec order. */
-export const proverMethods = { prover_prove, enclave_signerPublicKey, enclave_signerAttestation, healthz } as const;
+export const proverMethods = { prover_prove, enclave_signerPublicKey, enclave_signerAttestation, enclave_teeImageHash, healthz } as const;
 
 /** The hand-written handlers of the TEE prover host JSON-RPC service: one per method. */
 export interface ProverHandlers {
@@ -85,6 +99,11 @@ export interface ProverHandlers {
    * each binding the given user_data and nonce.
    */
   enclave_signerAttestation: RpcHandler<EnclaveSignerAttestationParams, T.ByteArray[]>;
+  /**
+   * Returns each configured enclave's image hash, keccak256(PCR0) (zero in local mode), in configured order: the
+   * hash it signs into every journal (the protocol's TeeImageHash request).
+   */
+  enclave_teeImageHash: RpcHandler<EnclaveTeeImageHashParams, T.Hash32[]>;
   /** Liveness (plus signer validity when a registry is configured). Also served as GET /healthz. */
   healthz: RpcHandler<HealthzParams, T.HealthzResult>;
 }
@@ -95,6 +114,7 @@ export function bindProverHandlers(handlers: ProverHandlers): MethodTable {
     bindMethod(prover_prove, handlers.prover_prove),
     bindMethod(enclave_signerPublicKey, handlers.enclave_signerPublicKey),
     bindMethod(enclave_signerAttestation, handlers.enclave_signerAttestation),
+    bindMethod(enclave_teeImageHash, handlers.enclave_teeImageHash),
     bindMethod(healthz, handlers.healthz),
   ];
   return new Map(bound.map((method) => [method.name, method]));
@@ -123,6 +143,14 @@ export class ProverClient {
    */
   enclave_signerAttestation(user_data?: T.AttestationInput, nonce?: T.AttestationInput): Promise<T.ByteArray[]> {
     return callMethod(this.transport, enclave_signerAttestation, { user_data, nonce });
+  }
+
+  /**
+   * Returns each configured enclave's image hash, keccak256(PCR0) (zero in local mode), in configured order: the
+   * hash it signs into every journal (the protocol's TeeImageHash request).
+   */
+  enclave_teeImageHash(): Promise<T.Hash32[]> {
+    return callMethod(this.transport, enclave_teeImageHash, {});
   }
 
   /** Liveness (plus signer validity when a registry is configured). Also served as GET /healthz. */

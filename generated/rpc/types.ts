@@ -1263,8 +1263,8 @@ export interface TeeProofResult {
   /** Per-block proposals; each one's prev_output_root is the previous one's output_root. */
   proposals: Proposal[];
   /**
-   * The address of the key that signed the proposals, stamped by the enclave (the 8-byte-frame protocol form
-   * carries it; the spec's 4-byte form does not). The host returns a result only when it is the routed signer.
+   * The address of the key that signed the proposals, stamped by the enclave (an answer in Base's message form
+   * carries it; the spec's form does not). The host returns a result only when it is the routed signer.
    */
   tee_signer?: Address;
 }

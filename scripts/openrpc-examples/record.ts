@@ -131,6 +131,7 @@ function examples(ctx: Context): Example[] {
 }
 
 const PROVER_EXAMPLES: Example[] = [
+  { method: "enclave_teeImageHash", name: "one local-mode enclave (no PCR0: the zero hash)", params: [] },
   { method: "healthz", name: "healthy (no registry configured)", params: [] },
 ];
 

@@ -58,7 +58,7 @@ import {
   registerEnclaveSigners,
 } from "./prover.js";
 import { readRecord, updateRecord } from "./record.js";
-import { ensureDevnetRollupConfig } from "./rollup-config.js";
+import { DEVNET_UPGRADE_AFTER_BLOCKS, ensureDevnetRollupConfig } from "./rollup-config.js";
 
 const USAGE = `Usage: npm start -- [options]
 
@@ -446,9 +446,12 @@ async function main(config: DevnetConfig): Promise<number> {
       config.gasLimit === undefined ? undefined : await requestGasLimit(l1, BigInt(config.gasLimit));
 
     // 2. The rollup config, written once.
+    // A schedule-id devnet schedules one upgrade after genesis, so the schedule id its verifier pins changes.
+    const scheduleIdDevnet = chosenVerifierVersion(config.verifierVersion, config.dataDir) === "schedule-id";
     const rollup = await ensureDevnetRollupConfig(l1, {
       dataDir: config.dataDir,
       ...(config.l2BlockTime === undefined ? {} : { blockTime: config.l2BlockTime }),
+      ...(scheduleIdDevnet ? { upgradeAfterBlocks: DEVNET_UPGRADE_AFTER_BLOCKS } : {}),
     });
     process.stdout.write(
       `[devnet] rollup config ${rollup.created ? "written to" : "read from"} ${rollup.path} ` +

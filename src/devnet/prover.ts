@@ -50,8 +50,9 @@ export function chosenVerifierVersion(wanted: VerifierVersion | undefined, dataD
 
 /**
  * ProtocolVersions' schedule for the devnet's chain: the upgrade ladder the enclave image implements, with the
- * rollup config's activation times (every fork at genesis on the devnet: all 0, "not scheduled"), and the L2
- * timestamp anchor of the verifier (src/proof/onchain upgrade-schedule.ts, the enclave's own computation).
+ * rollup config's activation times (forks active at genesis are 0, "not scheduled"; a schedule-id devnet's rollup
+ * config schedules one upgrade after genesis, rollup-config.ts `SCHEDULED_UPGRADE`), and the L2 timestamp anchor of
+ * the verifier (src/proof/onchain upgrade-schedule.ts, the enclave's own computation).
  */
 export function devnetUpgradeSchedule(rollup: RollupConfig): UpgradeScheduleOptions {
   return {

@@ -54,7 +54,25 @@ export interface DevnetRollupOptions {
   readonly devAccountCount?: number;
   readonly seqWindowSize?: number;
   readonly channelTimeout?: number;
+  /**
+   * Schedules one upgrade of the ladder after the L2 genesis, this many L2 blocks in (a first start only; default
+   * none: every fork at genesis). The schedule-id devnet sets it, so the schedule id ProtocolVersions pins changes
+   * while the chain runs (`SCHEDULED_UPGRADE`).
+   */
+  readonly upgradeAfterBlocks?: number;
 }
+
+/**
+ * The upgrade a schedule-id devnet activates after its genesis: the Pectra blob schedule fix
+ * (`pectra_blob_schedule_time`, ladder position 7). It changes only which blob base fee update fraction the L1 info
+ * deposit uses for L1 blocks past Prague, and the node's sequencer and derivation (the enclave's too) read it from the
+ * same rollup.json, so the chain is built and proven alike on both sides of it; on the devnet's L1 the blob base fee
+ * stays 1 (no excess blob gas), so its blocks do not change, while ProtocolVersions' schedule gains a link.
+ */
+export const SCHEDULED_UPGRADE = "pectra_blob_schedule";
+
+/** L2 blocks after genesis at which a schedule-id devnet's scheduled upgrade activates (npm start). */
+export const DEVNET_UPGRADE_AFTER_BLOCKS = 6;
 
 /** The devnet's rollup config, from the file. */
 export interface DevnetRollup {
@@ -180,6 +198,13 @@ export async function devnetRollupConfigAt(
     blockTime: BigInt(options.blockTime ?? DEVNET_L2_BLOCK_TIME),
     genesisL2Time: anchor.timestamp,
     forkTimes: forksActiveFrom(OpFork.Jovian),
+    ...(options.upgradeAfterBlocks === undefined
+      ? {}
+      : {
+          pectraBlobScheduleTime:
+            anchor.timestamp +
+            BigInt(options.upgradeAfterBlocks) * BigInt(options.blockTime ?? DEVNET_L2_BLOCK_TIME),
+        }),
     eip1559Elasticity: 6n,
     eip1559Denominator: 50n,
     eip1559DenominatorCanyon: 250n,

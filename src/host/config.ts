@@ -29,11 +29,14 @@ import {
 } from "../proof/onchain/index.js";
 import {
   DEFAULT_FRAME_LENGTH_PREFIX,
+  DEFAULT_MESSAGE_FORM,
   type EnclaveAddress,
   EnclaveAddressError,
   type FrameLengthPrefix,
+  type MessageForm,
   parseEnclaveAddresses,
   parseFrameLengthPrefix,
+  parseMessageForm,
 } from "../proof/transport/index.js";
 import { HostError } from "./errors.js";
 import {
@@ -75,6 +78,8 @@ export interface HostConfig {
   readonly enclaves: readonly EnclaveAddress[];
   /** The frames' length-prefix width towards every enclave (--frame-length-prefix; default the spec's 4). */
   readonly frameLengthPrefix: FrameLengthPrefix;
+  /** The messages' form towards every enclave (--message-form; default the spec's), independent of the frames. */
+  readonly messageForm: MessageForm;
   /**
    * The journal the enclaves sign (--journal-version, default the spec's): the host recovers each result's
    * signatures over it, so it must match the enclaves' own --journal-version.
@@ -216,6 +221,12 @@ export const HOST_FLAGS: readonly FlagSpec[] = [
     help: "width of the enclave frames' big-endian length prefix: 4 (the spec's, default) or 8 (Base's prover today)",
   },
   {
+    flag: "message-form",
+    env: "PROVER_MESSAGE_FORM",
+    value: "spec|base",
+    help: "the enclave messages' form, whatever the frames: spec (the spec's, default) or base (Base's prover today: TeeImageHash as request 2, tee_signer in results)",
+  },
+  {
     flag: "journal-version",
     env: "PROVER_JOURNAL_VERSION",
     value: "spec|schedule-id",
@@ -312,7 +323,7 @@ export function hostUsage(): string {
     "Usage: tsx src/host/main.ts [options]",
     "",
     "The TEE prover host: JSON-RPC (prover_prove, enclave_signerPublicKey, enclave_signerAttestation,",
-    "healthz) on one HTTP listener, with GET /healthz and GET /metrics, in front of one or more enclaves.",
+    "enclave_teeImageHash, healthz) on one HTTP listener, with GET /healthz and GET /metrics, in front of one or more enclaves.",
     "",
     "Options (each flag has an environment twin; the flag wins):",
     ...renderFlagUsage(HOST_FLAGS),
@@ -378,6 +389,14 @@ function frameLengthPrefixFlag(text: string | undefined): FrameLengthPrefix {
       flag: "frame-length-prefix",
     });
   return prefix;
+}
+
+function messageFormFlag(text: string | undefined): MessageForm {
+  if (text === undefined) return DEFAULT_MESSAGE_FORM;
+  const form = parseMessageForm(text);
+  if (form === undefined)
+    throw new HostConfigError(`--message-form: "${text}" must be spec or base`, { flag: "message-form" });
+  return form;
 }
 
 /** The rollup config whose upgrade times give a claim's schedule id: --rollup-config, else the registry's. */
@@ -501,6 +520,7 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
       listen: parseListen(flags.text("listen") ?? DEFAULT_LISTEN),
       enclaves,
       frameLengthPrefix: frameLengthPrefixFlag(flags.text("frame-length-prefix")),
+      messageForm: messageFormFlag(flags.text("message-form")),
       journalVersion,
       proofTimeoutMs,
       maxConcurrentProofs,

@@ -8,6 +8,7 @@ import { PUBLIC_KEY_LENGTH } from "../proof/onchain/index.js";
 import {
   type EnclaveAddress,
   type FrameLengthPrefix,
+  type MessageForm,
   formatEnclaveAddress,
 } from "../proof/transport/index.js";
 import { HostError } from "./errors.js";
@@ -49,6 +50,8 @@ export interface EnclaveClientOptions {
   readonly readTimeoutMs?: number;
   /** The frames' length-prefix width (default: the spec's 4 bytes). */
   readonly frameLengthPrefix?: FrameLengthPrefix;
+  /** The messages' form (default: the spec's). */
+  readonly messageForm?: MessageForm;
 }
 
 export class EnclaveClient {
@@ -86,6 +89,13 @@ export class EnclaveClient {
     return response.document;
   }
 
+  /** The enclave's image hash, keccak256(PCR0): the hash it signs into every journal. */
+  async teeImageHash(signal?: AbortSignal): Promise<Uint8Array> {
+    const response = await this.exchange({ kind: "TeeImageHash" }, signal);
+    if (response.kind !== "TeeImageHash") throw this.unexpected("TeeImageHash", response);
+    return response.image_hash;
+  }
+
   /**
    * Runs the proof program on `preimages`. The enclave computes before it answers, so only the frame
    * itself is bounded by the read timeout; the wait for it is bounded by `signal` (the proof timeout).
@@ -117,6 +127,7 @@ export class EnclaveClient {
         ...(this.options.frameLengthPrefix === undefined
           ? {}
           : { frameLengthPrefix: this.options.frameLengthPrefix }),
+        ...(this.options.messageForm === undefined ? {} : { messageForm: this.options.messageForm }),
       });
       if (response.kind === "Error") {
         outcome = "enclave_error";

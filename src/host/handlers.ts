@@ -105,6 +105,11 @@ export function createProverHandlers(deps: ProverHandlerDeps): ProverHandlers {
       );
     },
 
+    enclave_teeImageHash: (_params, ctx) =>
+      fanOut("enclave_teeImageHash", deps.enclaves, deps.logger, (enclave) =>
+        enclave.teeImageHash(ctx.signal),
+      ),
+
     healthz: async () => {
       if (deps.health.healthy || (await deps.router.confirmHealth())) return { version: deps.version };
       throw new UnhealthyError(

@@ -74,7 +74,12 @@ export function createProverHost(config: HostConfig, deps: ProverHostDeps): Prov
   const metrics = new HostMetrics(deps.metrics);
   const logger = deps.logger.child({ component: "prover-host" });
   const enclaves = config.enclaves.map(
-    (address) => new EnclaveClient(address, { metrics, frameLengthPrefix: config.frameLengthPrefix }),
+    (address) =>
+      new EnclaveClient(address, {
+        metrics,
+        frameLengthPrefix: config.frameLengthPrefix,
+        messageForm: config.messageForm,
+      }),
   );
   const registry: SignerRegistry | undefined =
     config.registryAddress === undefined

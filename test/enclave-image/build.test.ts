@@ -1,16 +1,22 @@
 /**
- * `npm run build:enclave` (scripts/build-enclave.ts): two builds from two copies of the repository's tracked
- * sources at different paths (as two clean clones are; node_modules linked, native addons copied) give the same
- * bytes; the bundle runs alone from a folder of its own, logs its hash at boot, passes the conformance suite's
- * enclave checks in both frame forms, and loads its embedded native addon on the Nitro path.
+ * `npm run build:enclave` (scripts/build-enclave.ts): two builds from two separate copies of the repository at
+ * different paths give the same bytes, and the same as a build of the working tree. Each copy has its own tracked
+ * sources, its own copy of every installed package the bundle is built from (the packages of a first build's inputs,
+ * copied into the copy's node_modules), and its own native addons, compiled in it by native/build.mjs. What the
+ * copies share: the build tools (esbuild, node-gyp and its compiler, run from the working tree's node_modules and
+ * the machine), the Node.js runtime and its headers, and the installed packages' bytes themselves (copied from one
+ * npm ci, not installed twice). The bundle runs alone from a folder of its own, logs its hash at boot, passes the
+ * conformance suite's enclave checks in both frame forms and both message forms, and loads its embedded native addon
+ * on the Nitro path.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, execFile as execFileCallback, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cp, mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURE_ROLLUP_PATH } from "../../conformance/fixture.js";
 import { runConformance } from "../../conformance/suite.js";
@@ -23,8 +29,29 @@ import {
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
-/** A clean-clone-like copy of the tracked sources the enclave build reads, at `dir`. */
-async function cloneInto(dir: string): Promise<void> {
+const execFile = promisify(execFileCallback);
+
+/**
+ * The installed package folders a build read, from its inputs: `node_modules/<name>` or
+ * `node_modules/@scope/<name>`, nested ones with their full path.
+ */
+function packageFolders(inputs: readonly string[]): string[] {
+  const folders = new Set<string>();
+  for (const input of inputs) {
+    const parts = input.split("/");
+    const last = parts.lastIndexOf("node_modules");
+    if (last < 0) continue;
+    const nameParts = parts[last + 1]?.startsWith("@") === true ? 2 : 1;
+    folders.add(parts.slice(0, last + 1 + nameParts).join("/"));
+  }
+  return [...folders].sort();
+}
+
+/**
+ * A clean-clone-like copy at `dir`: the tracked sources the enclave build reads, its own copy of `packages` (the
+ * installed package folders a build reads, as npm ci left them), and the native addons compiled in it.
+ */
+async function cloneInto(dir: string, packages: readonly string[]): Promise<void> {
   const tracked = execFileSync(
     "git",
     ["ls-files", "-z", "enclave", "src", "native", "generated", "contracts"],
@@ -39,12 +66,15 @@ async function cloneInto(dir: string): Promise<void> {
     await mkdir(join(dir, dirname(path)), { recursive: true });
     await cp(join(repoRoot, path), join(dir, path));
   }
-  // npm ci's outputs: the packages (linked: the same installed bytes) and the native addons `prepare` builds.
-  await symlink(join(repoRoot, "node_modules"), join(dir, "node_modules"));
-  for (const addon of ["nsm", "vsock"])
-    await cp(join(repoRoot, "native", addon, "build"), join(dir, "native", addon, "build"), {
-      recursive: true,
-    });
+  for (const folder of packages)
+    await cp(join(repoRoot, folder), join(dir, folder), { recursive: true, dereference: true });
+  // What npm ci's `prepare` does: the addons compiled from this copy's sources (node-gyp found through NODE_PATH,
+  // since the copy holds only the bundle's packages).
+  await execFile(process.execPath, ["native/build.mjs"], {
+    cwd: dir,
+    env: { ...process.env, NODE_PATH: join(repoRoot, "node_modules") },
+    maxBuffer: 16 * 1024 * 1024,
+  });
 }
 
 interface StartedBundle {
@@ -91,24 +121,36 @@ describe("the enclave image bundle", () => {
   let work: string;
   let builds: EnclaveBuild[];
 
+  let workingTree: EnclaveBuild;
+  let packages: string[];
+
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), "enclave-image-"));
+    // A build of the working tree names the packages the bundle is built from.
+    workingTree = await buildEnclaveImage(repoRoot, join(work, "out-working-tree"));
+    packages = packageFolders(workingTree.inputs);
     const clones = [join(work, "a", "repo"), join(work, "b", "deeper", "clone")];
+    await Promise.all(clones.map((clone) => cloneInto(clone, packages)));
     builds = [];
-    for (const [i, clone] of clones.entries()) {
-      await cloneInto(clone);
+    for (const [i, clone] of clones.entries())
       builds.push(await buildEnclaveImage(clone, join(work, `out-${i}`)));
-    }
-  }, 300_000);
+  }, 600_000);
 
   afterAll(async () => {
     if (work !== undefined) await rm(work, { recursive: true, force: true });
   });
 
-  it("two builds from clones at different paths are byte-identical, as their manifests say", async () => {
+  it("two builds from separate copies at different paths are byte-identical, as their manifests say", async () => {
     const [first, second] = builds as [EnclaveBuild, EnclaveBuild];
     const [one, two] = await Promise.all([readFile(first.bundlePath), readFile(second.bundlePath)]);
     expect(one.equals(two)).toBe(true);
+    // Each copy read its own packages and addons, and got the working tree's bytes.
+    expect(packages.length).toBeGreaterThan(5);
+    for (const build of builds) {
+      expect(build.inputs).toEqual(workingTree.inputs);
+      expect(build.manifest).toEqual(workingTree.manifest);
+    }
+    expect((await readFile(workingTree.bundlePath)).equals(one)).toBe(true);
     expect(createHash("sha256").update(one).digest("hex")).toBe(first.manifest.bundleSha256);
     expect(await readFile(first.manifestPath, "utf8")).toBe(await readFile(second.manifestPath, "utf8"));
     expect(first.manifest.bundleSha256).toMatch(/^[0-9a-f]{64}$/);
@@ -128,7 +170,7 @@ describe("the enclave image bundle", () => {
     expect(ENCLAVE_BASE_IMAGE.startsWith(`node:${ENCLAVE_NODE_VERSION}-`)).toBe(true);
   });
 
-  it("runs alone, logs its hash at boot and passes the enclave checks in both frame forms", async () => {
+  it("runs alone, logs its hash at boot and passes the enclave checks in both frame and message forms", async () => {
     const build = builds[0]!;
     const socket = join(work, "enclave.sock");
     const enclave = startBundle(build.bundlePath, [
@@ -142,12 +184,14 @@ describe("the enclave image bundle", () => {
       const listening = await enclave.listening;
       expect(listening.bundleSha256).toBe(build.manifest.bundleSha256);
       for (const frameLengthPrefix of [4, 8] as const) {
-        const results = await runConformance(
-          { enclave: { kind: "unix", path: socket } },
-          { frameLengthPrefix, only: ["enclave."] },
-        );
-        expect(results.length).toBeGreaterThan(15);
-        expect(results.filter((r) => r.status !== "PASS")).toEqual([]);
+        for (const messageForm of ["spec", "base"] as const) {
+          const results = await runConformance(
+            { enclave: { kind: "unix", path: socket } },
+            { frameLengthPrefix, messageForm, only: ["enclave."] },
+          );
+          expect(results.length).toBeGreaterThan(15);
+          expect(results.filter((r) => r.status !== "PASS")).toEqual([]);
+        }
       }
     } finally {
       await enclave.stop();

@@ -91,6 +91,24 @@ describe("enclave_* fan-out through the host", () => {
     expect(first.nonce).toEqual(new Uint8Array([9]));
   });
 
+  it("returns every enclave's image hash in configured order, each asked of its enclave", async () => {
+    const asked = (enclave: RunningEnclave): number =>
+      enclave.logs.filter((line) => line.msg === "request served" && line.request === "TeeImageHash").length;
+    const before = enclaves.map(asked);
+    const hashes = (await call("enclave_teeImageHash")) as unknown[];
+    expect(hashes).toHaveLength(3);
+    // Local mode has no PCR0: each hash is the zero hash its enclave logged at boot (docs/enclave.md).
+    hashes.forEach((hash, i) => {
+      const boot = enclaves[i]!.logs.find((line) => line.msg === "enclave listening");
+      expect(hash).toBe(boot?.teeImageHash);
+    });
+    expect(hashes[0]).toBe(`0x${"00".repeat(32)}`);
+    for (let attempt = 0; attempt < 200 && !enclaves.every((e, i) => asked(e) > before[i]!); attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(enclaves.map(asked)).toEqual(before.map((n) => n + 1));
+    expect(await call("enclave_teeImageHash", {})).toEqual(hashes);
+  });
+
   it("rejects 513-byte user_data or nonce with -32602 without contacting any enclave", async () => {
     const before = enclaves.map(requestsServed);
     const attestationCallsBefore = await hostEnclaveCalls(host.url, "SignerAttestation");
@@ -131,6 +149,9 @@ describe("enclave_* fan-out through the host", () => {
     expect(keyFailure.message).toMatch(/1 of 3 enclaves failed/);
     const attestationFailure = await rpcFailure(call("enclave_signerAttestation", [[1], [2]]));
     expect(attestationFailure.code).toBe(-32001);
+    const imageHashFailure = await rpcFailure(call("enclave_teeImageHash"));
+    expect(imageHashFailure.code).toBe(-32001);
+    expect(imageHashFailure.message).toMatch(/enclave_teeImageHash failed: 1 of 3 enclaves failed/);
     const metrics = await (await fetch(`${host.url}/metrics`)).text();
     expect(metrics).toMatch(/prover_enclave_transport_errors_total\{enclave="unix:[^"]+"[^}]*\} [1-9]/);
   });

@@ -1,6 +1,7 @@
 /**
- * Both frame length-prefix forms against one real enclave process (local mode, Unix socket): the host's
- * transport proves the recorded devnet witness with 4-byte and with 8-byte frames, the host process with
+ * Both frame length-prefix forms and both message forms against one real enclave process (local mode, Unix
+ * socket): the host's transport proves the recorded devnet witness and asks for the image hash and an attestation
+ * in all four combinations of 4- or 8-byte frames and the spec's or Base's messages, the host process with
  * `--frame-length-prefix 8` and with the default reaches the same enclave, and the enclave answers in the form it
  * was asked in. Then an in-process enclave server on loopback TCP with a small admission budget: a frame
  * announcing more than the budget is refused before its payload is read, in both forms.
@@ -19,7 +20,7 @@ import {
   formatListenAddress,
   type FrameLengthPrefix,
   LengthPrefixedFrameReader,
-  messageFormOf,
+  pairedMessageForm,
   parseListenAddress,
 } from "../../src/proof/transport/index.js";
 import { hostClient } from "./host-client.js";
@@ -43,8 +44,8 @@ function readResponse(bytes: Uint8Array, form: FrameLengthPrefix): Response {
   const reader = new LengthPrefixedFrameReader({ form, maxPayloadBytes: 1 << 20 });
   const payload = reader.push(bytes);
   if (payload === undefined) throw new Error(`no complete ${form}-byte frame in ${bytes.length} bytes`);
-  // Each frame form carries its message form (8-byte frames: Base's).
-  return decodeResponsePayload(payload, messageFormOf(form));
+  // A SignerPublicKey is the same bytes in both message forms: the enclave answers it in the frame's paired form.
+  return decodeResponsePayload(payload, pairedMessageForm(form));
 }
 
 describe("one enclave process, hosts speaking 4- and 8-byte frames", () => {
@@ -61,24 +62,45 @@ describe("one enclave process, hosts speaking 4- and 8-byte frames", () => {
   });
 
   for (const prefix of [8, 4] as const) {
-    it(`proves the recorded witness through the host transport with ${prefix}-byte frames`, async () => {
-      const { preimages, manifest } = recordedWitness();
-      const response = await callEnclave(
-        enclave.address,
-        { kind: "Prove", preimages },
-        { frameLengthPrefix: prefix, responseStartTimeoutMs: Number.POSITIVE_INFINITY },
-      );
-      if (response.kind !== "Prove") throw new Error(`expected a proof, got ${JSON.stringify(response)}`);
-      expect(hex(response.result.Tee.aggregate_proposal.output_root)).toBe(manifest.boot.claimedOutputRoot);
-      const signerAddress = new Uint8Array(Buffer.from(enclave.signer.slice(2), "hex"));
-      expect(
-        journalProblems(response.result, {
-          witness: preimages,
-          signerAddress,
-          teeImageHash: new Uint8Array(32),
-        }),
-      ).toEqual([]);
-    }, 120_000);
+    for (const form of ["spec", "base"] as const) {
+      it(`proves the recorded witness through the host transport with ${prefix}-byte frames and ${form} messages`, async () => {
+        const { preimages, manifest } = recordedWitness();
+        const response = await callEnclave(
+          enclave.address,
+          { kind: "Prove", preimages },
+          { frameLengthPrefix: prefix, messageForm: form, responseStartTimeoutMs: Number.POSITIVE_INFINITY },
+        );
+        if (response.kind !== "Prove") throw new Error(`expected a proof, got ${JSON.stringify(response)}`);
+        expect(hex(response.result.Tee.aggregate_proposal.output_root)).toBe(manifest.boot.claimedOutputRoot);
+        const signerAddress = new Uint8Array(Buffer.from(enclave.signer.slice(2), "hex"));
+        expect(
+          journalProblems(response.result, {
+            witness: preimages,
+            signerAddress,
+            teeImageHash: new Uint8Array(32),
+          }),
+        ).toEqual([]);
+        // A Prove is the same bytes in both message forms: the enclave answers in the form paired with the frame
+        // (8-byte: Base's, stamped with tee_signer), which the host reads whatever its own form.
+        const stamp = response.result.Tee.tee_signer;
+        expect(stamp === undefined ? undefined : hex(stamp)).toBe(
+          prefix === 8 ? enclave.signer.toLowerCase() : undefined,
+        );
+      }, 120_000);
+
+      it(`asks for the image hash and an attestation with ${prefix}-byte frames and ${form} messages, answered in that form`, async () => {
+        const options = { frameLengthPrefix: prefix, messageForm: form } as const;
+        const hash = await callEnclave(enclave.address, { kind: "TeeImageHash" }, options);
+        expect(hash).toEqual({ kind: "TeeImageHash", image_hash: new Uint8Array(32) });
+        const nonce = new Uint8Array([prefix, form.length]);
+        const attestation = await callEnclave(
+          enclave.address,
+          { kind: "SignerAttestation", user_data: null, nonce },
+          options,
+        );
+        expect(attestation.kind).toBe("SignerAttestation");
+      }, 60_000);
+    }
   }
 
   it("a host process with --frame-length-prefix 8 and one with the default both reach the enclave", async () => {

@@ -1,15 +1,15 @@
 /**
  * The host side of one host-enclave exchange (docs/protocol.md "Host-to-enclave vsock protocol"): open a
- * connection, write one request frame (4- or 8-byte length prefix, as configured) in chunks of at most 28 KiB
- * (waiting for the socket to drain), read exactly one response frame in the same form whose announced length
- * is capped before anything is read, close.
+ * connection, write one request frame (4- or 8-byte length prefix and the spec's or Base's messages, each as
+ * configured) in chunks of at most 28 KiB (waiting for the socket to drain), read exactly one response frame in
+ * the same prefix form whose announced length is capped before anything is read, close. The answer is read in the
+ * configured message form, or in the other one for a request both forms encode alike (`decodeAnswer`).
  * Every byte from the enclave is treated as hostile: the frame reader refuses an oversized prefix and
  * trailing bytes, and the bincode decoder refuses anything malformed.
  */
 import { connect, type Socket } from "node:net";
 import {
   BincodeDecodeError,
-  decodeResponsePayload,
   FrameError,
   MAX_RESPONSE_PAYLOAD_BYTES,
   READ_TIMEOUT_MS,
@@ -18,10 +18,12 @@ import {
 } from "../../../generated/protocol/index.js";
 import {
   DEFAULT_FRAME_LENGTH_PREFIX,
+  DEFAULT_MESSAGE_FORM,
+  decodeAnswer,
   type EnclaveAddress,
   encodeRequestFrameWith,
-  messageFormOf,
   type FrameLengthPrefix,
+  type MessageForm,
   formatEnclaveAddress,
   LengthPrefixedFrameReader,
   writeFrame,
@@ -44,6 +46,8 @@ export interface EnclaveCallOptions {
   readonly maxResponsePayloadBytes?: number;
   /** The frames' length-prefix width, both ways (default: the spec's 4 bytes). */
   readonly frameLengthPrefix?: FrameLengthPrefix;
+  /** The messages' form: the spec's (default) or Base's. */
+  readonly messageForm?: MessageForm;
 }
 
 /** A socket that is connecting (local mode: "connect" follows) or already connected (vsock). */
@@ -65,7 +69,11 @@ export async function callEnclave(
   options: EnclaveCallOptions = {},
 ): Promise<Response> {
   const name = formatEnclaveAddress(address);
-  const frame = encodeRequestFrameWith(request, options.frameLengthPrefix ?? DEFAULT_FRAME_LENGTH_PREFIX);
+  const frame = encodeRequestFrameWith(
+    request,
+    options.frameLengthPrefix ?? DEFAULT_FRAME_LENGTH_PREFIX,
+    options.messageForm ?? DEFAULT_MESSAGE_FORM,
+  );
   const aborted = (): boolean => options.signal?.aborted === true;
   if (aborted()) throw new EnclaveCallAbortedError(name);
   let opened: { socket: Socket; connected: boolean };
@@ -79,7 +87,7 @@ export async function callEnclave(
     opened.socket.destroy();
     throw new EnclaveCallAbortedError(name);
   }
-  return exchange(name, opened.socket, opened.connected, frame, options);
+  return exchange(name, opened.socket, opened.connected, { frame, kind: request.kind }, options);
 }
 
 /** Writes the request frame on `socket` and reads the one response frame. */
@@ -87,7 +95,7 @@ function exchange(
   name: string,
   socket: Socket,
   connected: boolean,
-  frame: Uint8Array,
+  request: { readonly frame: Uint8Array; readonly kind: Request["kind"] },
   options: EnclaveCallOptions,
 ): Promise<Response> {
   const maxPayload = Math.min(
@@ -124,7 +132,7 @@ function exchange(
       if (Number.isFinite(startTimeoutMs)) {
         readTimer = setTimeout(() => fail(`no response within ${startTimeoutMs} ms`), startTimeoutMs);
       }
-      writeFrame(socket, frame).catch((error: unknown) =>
+      writeFrame(socket, request.frame).catch((error: unknown) =>
         fail(`write failed: ${(error as Error).message}`, error),
       );
     };
@@ -146,8 +154,8 @@ function exchange(
       }
       if (payload === undefined) return;
       try {
-        const prefix = options.frameLengthPrefix ?? DEFAULT_FRAME_LENGTH_PREFIX;
-        settle({ response: decodeResponsePayload(payload, messageFormOf(prefix)) });
+        const form = options.messageForm ?? DEFAULT_MESSAGE_FORM;
+        settle({ response: decodeAnswer(payload, request.kind, form) });
       } catch (error) {
         const reason = error instanceof BincodeDecodeError ? error.message : String(error);
         fail(`undecodable response: ${reason}`, error);

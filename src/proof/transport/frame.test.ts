@@ -11,7 +11,6 @@ import {
   encodeFrame,
   encodeRequestFrameWith,
   LengthPrefixedFrameReader,
-  messageFormOf,
   parseFrameLengthPrefix,
 } from "./frame.js";
 
@@ -38,14 +37,17 @@ describe("frame length prefixes", () => {
     expect(encodeRequestFrameWith(request, 4)).toEqual(encodeRequestFrame(request));
   });
 
-  it("writes the 8-byte form as a big-endian u64 length then the payload in Base's message form", () => {
-    const frame = encodeRequestFrameWith(request, 8);
-    const basePayload = encodeRequest(request, "base");
-    expect(Array.from(frame.subarray(0, 8))).toEqual([0, 0, 0, 0, 0, 0, 0, basePayload.length]);
-    expect(frame.subarray(8)).toEqual(basePayload);
+  it("writes the 8-byte form as a big-endian u64 length then the payload in the message form given", () => {
+    for (const form of ["spec", "base"] as const) {
+      const frame = encodeRequestFrameWith(request, 8, form);
+      const formPayload = encodeRequest(request, form);
+      expect(Array.from(frame.subarray(0, 8))).toEqual([0, 0, 0, 0, 0, 0, 0, formPayload.length]);
+      expect(frame.subarray(8)).toEqual(formPayload);
+    }
+    // The spec's messages unless told otherwise, whatever the frame.
+    expect(encodeRequestFrameWith(request, 8).subarray(8)).toEqual(payload);
     // SignerAttestation is Base's request 3 (TeeImageHash is its 2), the spec's 2.
-    expect([basePayload[0], payload[0]]).toEqual([3, 2]);
-    expect([messageFormOf(4), messageFormOf(8)]).toEqual(["spec", "base"]);
+    expect([encodeRequest(request, "base")[0], payload[0]]).toEqual([3, 2]);
   });
 
   for (const width of [4, 8] as const) {
@@ -54,8 +56,8 @@ describe("frame length prefixes", () => {
       for (const form of [width, "detect"] as const) {
         const reader = new LengthPrefixedFrameReader({ form, maxPayloadBytes: 1 << 20 });
         const read = byteByByte(reader, frame);
-        expect(read).toEqual(encodeRequest(request, messageFormOf(width)));
-        expect(decodeRequestPayload(read!, messageFormOf(width))).toEqual(request);
+        expect(read).toEqual(payload);
+        expect(decodeRequestPayload(read!)).toEqual(request);
         expect(reader.lengthPrefix).toBe(width);
         expect(() => reader.finish()).not.toThrow();
       }

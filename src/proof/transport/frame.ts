@@ -34,15 +34,6 @@ export const DEFAULT_FRAME_LENGTH_PREFIX: FrameLengthPrefix = 4;
 
 export const FRAME_LENGTH_PREFIXES: readonly FrameLengthPrefix[] = [4, 8];
 
-/**
- * The message form a frame form speaks (spec/protocol "forms"): the spec's messages in 4-byte frames, Base's in
- * 8-byte frames (TeeImageHash as request 2, tee_signer in the Tee result), since a peer with 8-byte frames is
- * Base's prover as deployed today (docs/enclave.md "Base's message form").
- */
-export function messageFormOf(prefix: FrameLengthPrefix): ProtocolForm {
-  return prefix === 8 ? "base" : DEFAULT_PROTOCOL_FORM;
-}
-
 /** Parses a `--frame-length-prefix` value ("4" or "8"); undefined for anything else. */
 export function parseFrameLengthPrefix(text: string): FrameLengthPrefix | undefined {
   const trimmed = text.trim();
@@ -169,14 +160,22 @@ export class LengthPrefixedFrameReader {
 }
 
 /**
- * A request as a complete frame in the given prefix form and its message form (capped at the protocol's request
+ * A request as a complete frame in the given prefix form and message form (capped at the protocol's request
  * payload cap).
  */
-export function encodeRequestFrameWith(request: Request, prefix: FrameLengthPrefix): Uint8Array {
-  return encodeFrame(encodeRequest(request, messageFormOf(prefix)), prefix, MAX_REQUEST_PAYLOAD_BYTES);
+export function encodeRequestFrameWith(
+  request: Request,
+  prefix: FrameLengthPrefix,
+  form: ProtocolForm = DEFAULT_PROTOCOL_FORM,
+): Uint8Array {
+  return encodeFrame(encodeRequest(request, form), prefix, MAX_REQUEST_PAYLOAD_BYTES);
 }
 
-/** A response as a complete frame in the given prefix form and its message form (capped as the response cap). */
-export function encodeResponseFrameWith(response: Response, prefix: FrameLengthPrefix): Uint8Array {
-  return encodeFrame(encodeResponse(response, messageFormOf(prefix)), prefix, MAX_RESPONSE_PAYLOAD_BYTES);
+/** A response as a complete frame in the given prefix form and message form (capped at the response cap). */
+export function encodeResponseFrameWith(
+  response: Response,
+  prefix: FrameLengthPrefix,
+  form: ProtocolForm = DEFAULT_PROTOCOL_FORM,
+): Uint8Array {
+  return encodeFrame(encodeResponse(response, form), prefix, MAX_RESPONSE_PAYLOAD_BYTES);
 }

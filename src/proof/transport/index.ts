@@ -8,11 +8,16 @@
  *   `VsockAddress`; `ENCLAVE_VSOCK_PORT`, the one vsock port constant;
  * - frames: `LengthPrefixedFrameReader` (one frame, 4- or 8-byte prefix, or either detected), `encodeFrame`,
  *   `encodeRequestFrameWith`, `encodeResponseFrameWith`, `FrameLengthPrefix`, `parseFrameLengthPrefix`,
- *   `DEFAULT_FRAME_LENGTH_PREFIX`, `messageFormOf` (the message form each frame form speaks);
+ *   `DEFAULT_FRAME_LENGTH_PREFIX`;
+ * - message forms (the spec's or Base's, independent of the frame form): `MessageForm`, `parseMessageForm`,
+ *   `DEFAULT_MESSAGE_FORM`, `MESSAGE_FORMS`, `answerMessageForm` (the form an enclave answers a request in),
+ *   `pairedMessageForm`, `requestMessageForm`, `decodeAnswer` (a host reads an answer in either form where the
+ *   request's bytes are the same in both);
  * - writing: `writeFrame` and `writeChunks`, the one chunked, drain-aware frame writer both ends use;
  * - errors: `TransportError` (root), `ListenAddressError`, `EnclaveAddressError`.
  *
- * Concepts owned: the address syntax both ends accept, the enclave's port, the frame's length-prefix forms and
+ * Concepts owned: the address syntax both ends accept, the enclave's port, the frame's length-prefix forms, which
+ * message form a request and its answer are in, and
  * how a frame goes onto a socket. The bincode codecs are generated from spec/protocol (generated/protocol).
  */
 export { TransportError, type TransportErrorKind } from "./errors.js";
@@ -42,6 +47,15 @@ export {
   type FrameLengthPrefix,
   type FrameReaderOptions,
   LengthPrefixedFrameReader,
-  messageFormOf,
   parseFrameLengthPrefix,
 } from "./frame.js";
+export {
+  answerMessageForm,
+  decodeAnswer,
+  DEFAULT_MESSAGE_FORM,
+  type MessageForm,
+  MESSAGE_FORMS,
+  pairedMessageForm,
+  parseMessageForm,
+  requestMessageForm,
+} from "./message-form.js";
