@@ -108,7 +108,7 @@ async function startDevnet(
     const ready = await child.waitForLine((line) => {
       const value = jsonLine(line);
       return value?.msg === "devnet ready" ? (value as unknown as DevnetReady) : undefined;
-    }, 180_000);
+    }, 300_000);
     return { child, ready, lines };
   } finally {
     stopSampling();
