@@ -82,7 +82,8 @@ const callSegment = fc
     ];
   });
 
-const codeOf = (segments: number[][], tail: readonly number[]) => Uint8Array.from([...segments.flat(), ...tail]);
+const codeOf = (segments: number[][], tail: readonly number[]) =>
+  Uint8Array.from([...segments.flat(), ...tail]);
 const tails = fc.constantFrom([0x00], [0x60, 0x20, 0x60, 0x00, 0xf3], [0x60, 0x20, 0x60, 0x00, 0xfd], [0xfe]);
 
 /** The callee: SSTORE, LOG1, then STOP / RETURN / REVERT / INVALID, or a call of its own. */
