@@ -1,10 +1,12 @@
 /**
  * The engine's replacements for @ethereumjs/evm hot spots, installed together once per process: the
- * jump analysis cache, MSTORE / MLOAD word ops, the SLOAD fast path, the synchronous interpreter loop
+ * jump analysis cache, MSTORE / MLOAD word ops, in-place stack and jump ops, the SLOAD fast path, the call-frame set-up without copies, the synchronous interpreter loop
  * and the WebAssembly keccak. Everything that creates an EVM for the engine's rules (block building,
  * eth_call) awaits this first, so both run the same code.
  */
 import { installJumpAnalysisCache } from "./evm-fast-paths.js";
+import { installFrameSetup } from "./evm-frame.js";
+import { installStackOps } from "./evm-stack-ops.js";
 import { installStorageOps } from "./evm-storage-ops.js";
 import { installWordOps } from "./evm-word-ops.js";
 import { installSyncInterpreterLoop } from "./interpreter-loop.js";
@@ -15,6 +17,8 @@ export async function installEngineFastPaths(): Promise<void> {
     installJumpAnalysisCache(),
     installWordOps(),
     installStorageOps(),
+    installFrameSetup(),
+    installStackOps(),
     installSyncInterpreterLoop(),
     initKeccak(),
   ]);
