@@ -136,9 +136,13 @@ export async function startBatcher(
     },
     "batcher started",
   );
-  // Loading KZG parses the trusted setup (~0.1 s of CPU): start it now so the first blob post does not wait.
+  // Loading KZG takes seconds of CPU on c-kzg (docs/decisions.md "KZG backend"): start it now so the first blob post
+  // does not wait.
   if (config.settings.dataAvailability === "blobs")
-    kzg().catch((e: unknown) => logger.warn({ err: e }, "KZG failed to load; retried at the first blob"));
+    kzg().then(
+      (loaded) => logger.info({ kzgBackend: loaded.backend }, "KZG loaded"),
+      (e: unknown) => logger.warn({ err: e }, "KZG failed to load; retried at the first blob"),
+    );
   const done = batcher.run();
   return {
     batcher,

@@ -31,7 +31,6 @@ export const EXTERNAL_PACKAGES: readonly string[] = [
   "esbuild",
   "ganache",
   "keccak",
-  "kzg-wasm",
   "node-gyp-build",
   "pg-native",
   "pino",

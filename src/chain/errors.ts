@@ -24,7 +24,9 @@ export type ChainErrorKind =
   | "predeploy-artifact"
   | "predeploy-compile"
   | "unknown-chain"
-  | "superchain-registry";
+  | "superchain-registry"
+  | "kzg-backend"
+  | "invalid-kzg-input";
 
 /** Structured fields and the cause of a chain error. */
 export interface ChainErrorOptions {

@@ -13,7 +13,7 @@ import {
   getActivePrecompiles,
 } from "@ethereumjs/evm";
 import type { KZG } from "@ethereumjs/util";
-import { loadEthKzg } from "./kzg.js";
+import { ethereumjsKzg, loadPointEvaluationKzg } from "./kzg.js";
 import { keccak256 } from "./keccak.js";
 import { ecrecover } from "./secp256k1.js";
 import { OpFork } from "./rollup-config.js";
@@ -68,12 +68,11 @@ function limited(inner: PrecompileFunc, maxInput: number): PrecompileFunc {
 }
 
 /**
- * The KZG backend (src/chain/kzg.ts's process-wide instance), loaded on first use of the point-evaluation
- * precompile. The precompile calls only `verifyProof`; @ethereumjs/util's `KZG` also lists PeerDAS methods that
- * no EVM path reaches.
+ * The KZG backend (src/chain/kzg.ts's `loadPointEvaluationKzg`), loaded on first use of the point-evaluation
+ * precompile, behind @ethereumjs's hex-string interface (the precompile calls only `verifyProof`).
  */
 async function loadKzg(): Promise<KZG> {
-  return (await loadEthKzg()) as unknown as KZG;
+  return ethereumjsKzg(await loadPointEvaluationKzg());
 }
 
 function lazyKzg(inner: PrecompileFunc): PrecompileFunc {

@@ -196,4 +196,15 @@ export {
   predeployAccounts,
 } from "./dev-chain/predeploys.js";
 export { initKeccak, keccak256 } from "./keccak.js";
-export { type EthKzg, loadEthKzg } from "./kzg.js";
+export {
+  type EthKzg,
+  KZG_BACKEND_ENV,
+  KzgBackendError,
+  type KzgBackendChoice,
+  type KzgBackendName,
+  KzgInputSizeError,
+  ethKzgBackendChoice,
+  kzgBackendSetting,
+  loadEthKzg,
+  loadEthKzgBackend,
+} from "./kzg.js";

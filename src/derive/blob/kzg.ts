@@ -1,18 +1,19 @@
 /**
- * KZG checks for blobs (EIP-4844), on src/chain's process-wide KZG backend (micro-eth-signer's KZG with the
- * mainnet trusted setup; docs/decisions.md "KZG backend"). Blob field elements are not content-addressed: a provider that cannot vouch for its data (the enclave's
- * preimage oracle, an untrusted beacon API) may hand over any 131072 bytes under a versioned hash. `verifyBlob`
- * recomputes the blob's commitment and requires `0x01 ‖ sha256(commitment)[1:]` to equal the versioned hash the L1
- * transaction committed to.
+ * KZG checks for blobs (EIP-4844), on src/chain's process-wide KZG backend (c-kzg when its addon loads, else
+ * micro-eth-signer; `OP_KZG_BACKEND` chooses, docs/decisions.md "KZG backend"). Blob field elements are not
+ * content-addressed: a provider that cannot vouch for its data (the enclave's preimage oracle, an untrusted beacon
+ * API) may hand over any 131072 bytes under a versioned hash. `verifyBlob` recomputes the blob's commitment and
+ * requires `0x01 ‖ sha256(commitment)[1:]` to equal the versioned hash the L1 transaction committed to.
  *
- * Loading parses the trusted setup (~0.1 s), once per process, lazily, on the first `loadKzg()`; every later call
- * shares the same instance. A commitment or proof over a full blob costs ~1.4 s of CPU, a proof check ~0.1 s.
+ * The backend loads once per process, lazily, on the first `loadKzg()` (c-kzg ~3.5 s of CPU, micro-eth-signer
+ * ~0.1 s); every later call shares the same instance. A commitment or blob proof costs ~0.1 s of CPU on c-kzg
+ * (~1 s on micro-eth-signer), a blob proof check ~5 ms (~0.5 s).
  *
  * A mismatch throws BlobMismatchError, a DeriveError of kind "critical": the data is not "missing" (the provider did
  * answer) and it must never be read as an invalid blob to skip ("dropped"), because then a provider could steer
  * derivation by swapping a batcher's blob for garbage. Any caller treats it as fail-closed: derivation stops.
  */
-import { type EthKzg, bytesEqual, loadEthKzg, toHex as hex } from "../../chain/index.js";
+import { type EthKzg, type KzgBackendName, bytesEqual, loadEthKzg, toHex as hex } from "../../chain/index.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { CriticalDeriveError } from "../errors.js";
 import { BLOB_SIZE } from "./codec.js";
@@ -30,14 +31,13 @@ export class BlobMismatchError extends CriticalDeriveError {
   }
 }
 
-function unhex(text: string, expectedLength: number): Uint8Array {
-  const body = text.startsWith("0x") ? text.slice(2) : text;
-  if (body.length !== expectedLength * 2 || !/^[0-9a-fA-F]*$/.test(body)) {
+function checkResult(result: Uint8Array, expectedLength: number): Uint8Array {
+  if (result.length !== expectedLength) {
     throw new CriticalDeriveError("blob", "the KZG backend returned a malformed value", {
-      value: text.slice(0, 120),
+      size: result.length,
     });
   }
-  return Uint8Array.from(Buffer.from(body, "hex"));
+  return result;
 }
 
 function checkBlobSize(blob: Uint8Array): void {
@@ -73,15 +73,20 @@ export class Kzg {
     this.#backend = backend;
   }
 
+  /** Which KZG backend answers (docs/decisions.md "KZG backend"). */
+  get backend(): KzgBackendName {
+    return this.#backend.backend;
+  }
+
   /**
    * The KZG commitment (48 bytes) of a blob. A blob that is not 4096 canonical field elements (an element not below
    * the BLS modulus) has no commitment: BlobMismatchError.
    */
   commitment(blob: Uint8Array): Uint8Array {
     checkBlobSize(blob);
-    let result: string;
+    let result: Uint8Array;
     try {
-      result = this.#backend.blobToKzgCommitment(hex(blob));
+      result = this.#backend.blobToKzgCommitment(blob);
     } catch (e) {
       throw new BlobMismatchError(
         "blob is not a valid KZG polynomial (a field element is not canonical)",
@@ -91,15 +96,15 @@ export class Kzg {
         },
       );
     }
-    return unhex(result, KZG_COMMITMENT_SIZE);
+    return checkResult(result, KZG_COMMITMENT_SIZE);
   }
 
   /** The KZG proof (48 bytes) that `blob` opens `commitment` (what a sidecar carries). */
   proof(blob: Uint8Array, commitment: Uint8Array): Uint8Array {
     checkBlobSize(blob);
-    let result: string;
+    let result: Uint8Array;
     try {
-      result = this.#backend.computeBlobProof(hex(blob), hex(commitment));
+      result = this.#backend.computeBlobKzgProof(blob, commitment);
     } catch (e) {
       throw new BlobMismatchError(
         "cannot compute a KZG proof for this blob and commitment",
@@ -107,7 +112,7 @@ export class Kzg {
         { cause: e },
       );
     }
-    return unhex(result, KZG_PROOF_SIZE);
+    return checkResult(result, KZG_PROOF_SIZE);
   }
 
   /**
@@ -140,11 +145,7 @@ export class Kzg {
     ) {
       return false;
     }
-    try {
-      return this.#backend.verifyBlobProof(hex(blob), hex(commitment), hex(proof));
-    } catch {
-      return false;
-    }
+    return this.#backend.verifyBlobKzgProof(blob, commitment, proof);
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * viem's KZG interface (what `sendTransaction({ blobs, kzg })` needs to build EIP-4844 sidecars) over the
- * project's process-wide Kzg (src/derive's `loadKzg`: micro-eth-signer's KZG with the mainnet trusted setup).
+ * project's process-wide Kzg (src/derive's `loadKzg`: c-kzg, or micro-eth-signer where its addon does not load).
  */
 import type { Kzg as ViemKzg } from "viem";
 import { loadKzg, viemKzg } from "../../derive/index.js";

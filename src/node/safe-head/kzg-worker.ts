@@ -1,6 +1,8 @@
 /**
- * The KZG worker thread (see kzg-verifier.ts): loads src/derive's Kzg once (tens of seconds of blocking work on a
- * loaded machine, kept off the node's event loop) and checks each blob it is sent against its versioned hash.
+ * The KZG worker thread (see kzg-verifier.ts): loads src/derive's Kzg once, on the first blob it is sent (c-kzg's
+ * load is seconds of blocking work, tens on a loaded machine, kept off the node's event loop; the worker itself
+ * starts on the first blob, so loading at its start would not come sooner), and checks each blob against its
+ * versioned hash.
  */
 import { parentPort } from "node:worker_threads";
 import { BlobMismatchError, loadKzg } from "../../derive/index.js";
