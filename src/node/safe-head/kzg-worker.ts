@@ -1,7 +1,7 @@
 /**
- * The KZG worker thread (see kzg-verifier.ts): loads src/derive's Kzg once, on the first blob it is sent (c-kzg's
- * load is seconds of blocking work, tens on a loaded machine, kept off the node's event loop; the worker itself
- * starts on the first blob, so loading at its start would not come sooner), and checks each blob against its
+ * The KZG worker thread (see kzg-verifier.ts): loads src/derive's Kzg once, on the first blob it is sent (the worker
+ * itself starts on the first blob, so loading at its start would not come sooner); a commitment is 0.1 s of CPU on
+ * c-kzg, a second on the JS fallback, kept off the node's event loop, and checks each blob against its
  * versioned hash.
  */
 import { parentPort } from "node:worker_threads";
