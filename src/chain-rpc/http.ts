@@ -50,7 +50,12 @@ export async function httpRequest(
   what: string,
 ): Promise<HttpAnswer> {
   const timeoutMs = limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const signal = AbortSignal.timeout(timeoutMs);
+  // A referenced timer, not AbortSignal.timeout (whose timer is unreferenced): fetch against an endpoint that
+  // accepts and resets every connection holds no referenced handle while it retries, so with nothing else
+  // pending (a process still starting) the event loop drained and the process exited 0 mid-request.
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException("timed out", "TimeoutError")), timeoutMs);
+  const signal = controller.signal;
   try {
     const response = await fetch(url, { ...init, signal });
     const body = await boundedText(response, limits.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, what);
@@ -62,6 +67,8 @@ export async function httpRequest(
       timedOut ? `${what}: no answer within ${timeoutMs} ms` : `${what}: request failed`,
       { details: { url, timedOut }, cause: error },
     );
+  } finally {
+    clearTimeout(timer);
   }
 }
 
