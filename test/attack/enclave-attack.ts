@@ -75,7 +75,7 @@ export async function sendFrame(
 
 /** The signer's public key, through a SignerPublicKey request. */
 export async function signerPublicKey(address: EnclaveTarget["address"], timeoutMs: number): Promise<string> {
-  const target = { address, frameLengthPrefix: 4 as const };
+  const target = { address, frameLengthPrefix: 4 as const, messageForm: formOf(4) };
   const connection = await RawEnclaveConnection.open(target);
   try {
     connection.sendRequest({ kind: "SignerPublicKey" });
@@ -95,7 +95,7 @@ export async function honestAnswers(
   const answers: Partial<Record<FrameLengthPrefix, Uint8Array>> = {};
   for (const prefix of [4, 8] as const) {
     const answer = await sendFrame(
-      { address, frameLengthPrefix: prefix },
+      { address, frameLengthPrefix: prefix, messageForm: formOf(prefix) },
       frameOf(honestProve().payload, prefix),
       { endInput: false, timeoutMs },
     );
@@ -117,7 +117,7 @@ export async function classify(
 ): Promise<SentFrame> {
   // The enclave tells the forms apart as it reads: four zero bytes open an 8-byte prefix; it answers in that form.
   const prefix: FrameLengthPrefix = mutation.frame.subarray(0, 4).every((b) => b === 0) ? 8 : 4;
-  const target = { address, frameLengthPrefix: prefix };
+  const target = { address, frameLengthPrefix: prefix, messageForm: formOf(prefix) };
   let answer: Awaited<ReturnType<typeof sendFrame>>;
   try {
     answer = await sendFrame(target, mutation.frame, { endInput: mutation.endInput, timeoutMs });

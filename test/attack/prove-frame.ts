@@ -14,7 +14,7 @@ import {
   type PreimageKeyType,
   readPreimageKey,
 } from "../../generated/protocol/index.js";
-import { type FrameLengthPrefix, messageFormOf } from "../../src/proof/transport/index.js";
+import { type FrameLengthPrefix, pairedMessageForm } from "../../src/proof/transport/index.js";
 
 /** One preimage's place in the payload: [start, end) of each part. */
 export interface EntryLayout {
@@ -121,5 +121,5 @@ export function frameOf(
   return frame;
 }
 
-/** The message form a frame form speaks (re-exported for the harness's readers). */
-export const formOf = messageFormOf;
+/** The message form the enclave answers a Prove frame of each frame form in (Base's for 8-byte frames). */
+export const formOf = pairedMessageForm;
