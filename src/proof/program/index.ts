@@ -62,7 +62,6 @@ export {
   mergeWitness,
   programExecutor,
   openAgreedOutput,
-  OUTPUT_ROOT_PREIMAGE_BYTES,
   type ProgramBlock,
   type ProgramInput,
   type ProgramResult,

@@ -19,6 +19,8 @@ import {
   InvalidBlockError,
   type L1ChainConfig,
   L2_TO_L1_MESSAGE_PASSER,
+  OutputRootPreimageError,
+  type OutputRootV0Fields,
   PreimageKeyType,
   type PreimageSource,
   type RollupConfig,
@@ -29,8 +31,11 @@ import {
   executeBlock,
   findL1ChainConfig,
   fromHex,
+  headerMessagePasserRoot,
   keccak256,
   keccak256Key,
+  openOutputRootV0,
+  outputRootPreimageV0,
   toHex,
   toHexRaw,
 } from "../../chain/index.js";
@@ -56,9 +61,6 @@ import { OracleBlobProvider, OracleL1Provider, OracleL2Provider } from "./provid
 import { readHeader } from "./reads.js";
 import type { BlockPool } from "./parallel/pool.js";
 import { executeRangeInParallel } from "./parallel/range.js";
-
-/** The v0 output root preimage: version (32) ‖ state root ‖ message passer storage root ‖ block hash. */
-export const OUTPUT_ROOT_PREIMAGE_BYTES = 128;
 
 export interface ProgramInput {
   readonly boot: BootInfo;
@@ -279,6 +281,25 @@ function messagePasserStorageRoot(source: PreimageSource, stateRoot: Uint8Array)
 }
 
 /**
+ * The three roots the agreed output root commits to (src/chain's opening): a preimage of another length or hash
+ * is an InvalidWitnessError, another version an AgreedOutputMismatchError.
+ */
+function openAgreedPreimage(outputRoot: Uint8Array, preimage: Uint8Array): OutputRootV0Fields {
+  try {
+    return openOutputRootV0(outputRoot, preimage);
+  } catch (error) {
+    if (!(error instanceof OutputRootPreimageError)) throw error;
+    if (error.fault === "version")
+      throw new AgreedOutputMismatchError("the agreed output root is not version 0", { field: "version" });
+    throw new InvalidWitnessError(
+      `the agreed output: ${error.message}`,
+      { what: "agreed output" },
+      { cause: error },
+    );
+  }
+}
+
+/**
  * Opens the agreed output root to the agreed L2 head and checks the head's header against it
  * (AgreedOutputMismatchError); a missing preimage is a MissingWitnessError.
  */
@@ -287,19 +308,11 @@ export async function openAgreedOutput(oracle: ProgramOracle, outputRoot: Uint8A
   const preimage = await readWithFetch(oracle, "agreed output root", () =>
     oracle.get(keccak256Key(outputRoot)),
   );
-  if (preimage.length !== OUTPUT_ROOT_PREIMAGE_BYTES)
-    throw new InvalidWitnessError(`the agreed output root's preimage has ${preimage.length} bytes`, {
-      what: "agreed output",
-    });
-  if (!bytesEqual(keccak256(preimage), outputRoot))
-    throw new InvalidWitnessError("the agreed output root's preimage does not hash to it", {
-      what: "agreed output",
-    });
-  if (preimage.subarray(0, 32).some((b) => b !== 0))
-    throw new AgreedOutputMismatchError("the agreed output root is not version 0", { field: "version" });
-  const stateRoot = preimage.slice(32, 64);
-  const passerRoot = preimage.slice(64, 96);
-  const hash = preimage.slice(96, 128);
+  const {
+    stateRoot,
+    messagePasserStorageRoot: passerRoot,
+    blockHash: hash,
+  } = openAgreedPreimage(outputRoot, preimage);
   await oracle.hint({ type: "l2-block-header", hash });
   const header = await readWithFetch(oracle, `agreed L2 header ${toHex(hash)}`, () =>
     readHeader(oracle, hash, "agreed L2 header"),
@@ -309,13 +322,11 @@ export async function openAgreedOutput(oracle: ProgramOracle, outputRoot: Uint8A
       field: "stateRoot",
       number: header.number,
     });
-  // From Isthmus the header commits to the message passer's storage root (withdrawalsRoot).
   const headerPasserRoot =
-    header.requestsHash !== undefined && header.withdrawalsRoot !== undefined
-      ? header.withdrawalsRoot
-      : await readWithFetch(oracle, "agreed L2ToL1MessagePasser account", () =>
-          messagePasserStorageRoot(oracle, stateRoot),
-        );
+    headerMessagePasserRoot(header) ??
+    (await readWithFetch(oracle, "agreed L2ToL1MessagePasser account", () =>
+      messagePasserStorageRoot(oracle, stateRoot),
+    ));
   if (!bytesEqual(headerPasserRoot, passerRoot))
     throw new AgreedOutputMismatchError(
       "the agreed L2 head's message passer storage root is not the output root's",
@@ -480,13 +491,8 @@ function executionReport(
 function chainWitness(read: ReadonlySet<Uint8Array>, sealed: readonly SealedBlock[]): Preimage[] {
   const values = [...read, ...sealed.map((b) => encodeHeader(b.header))];
   const last = sealed.at(-1);
-  if (last?.messagePasserStorageRoot !== undefined) {
-    const preimage = new Uint8Array(OUTPUT_ROOT_PREIMAGE_BYTES);
-    preimage.set(last.stateRoot, 32);
-    preimage.set(last.messagePasserStorageRoot, 64);
-    preimage.set(last.blockHash, 96);
-    values.push(preimage);
-  }
+  if (last?.messagePasserStorageRoot !== undefined)
+    values.push(outputRootPreimageV0(last.stateRoot, last.messagePasserStorageRoot, last.blockHash));
   return values.map((value): Preimage => [keccak256PreimageKey(value), value]);
 }
 
