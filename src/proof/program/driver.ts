@@ -6,7 +6,6 @@
  * (parallel/range.ts); a range that does not chain there is executed here sequentially.
  */
 import {
-  InvalidBlockError,
   type L1ChainConfig,
   PreimageKeyType,
   type PreimageSource,
@@ -21,7 +20,13 @@ import {
   type BlockHeader,
   toHexRaw,
 } from "../../chain/index.js";
-import { type DerivedBlock, DeriveError, derive } from "../../derive/index.js";
+import {
+  type DerivedBlock,
+  DeriveError,
+  derive,
+  type ExecutedDerivedBlock,
+  executeDerivedBlock,
+} from "../../derive/index.js";
 import type { Preimage } from "../../../generated/protocol/index.js";
 import { SuiteError } from "../../errors/index.js";
 import { keccak256PreimageKey } from "../preimages/index.js";
@@ -140,13 +145,13 @@ export async function driveRange(input: ProgramInput, start: Prologue): Promise<
 }
 
 /** Executes a derived block, or its deposit-only replacement when the payload is invalid (Holocene). */
-async function executeDerived(
+function executeDerived(
   input: ProgramInput,
   source: PreimageSource,
   parent: BlockHeader,
   block: DerivedBlock,
-): Promise<{ sealed: SealedBlock; depositOnly: boolean }> {
-  const run = (transactions: readonly Uint8Array[]) =>
+): Promise<ExecutedDerivedBlock<SealedBlock>> {
+  return executeDerivedBlock(block, (transactions) =>
     readWithFetch(input.oracle, `state for L2 block ${block.number}`, () =>
       executeBlock({
         config: input.rollupConfig,
@@ -155,13 +160,8 @@ async function executeDerived(
         transactions,
         source,
       }),
-    );
-  try {
-    return { sealed: await run(block.transactions), depositOnly: false };
-  } catch (error) {
-    if (!(error instanceof InvalidBlockError)) throw error;
-    return { sealed: await run(block.depositOnlyTransactions), depositOnly: true };
-  }
+    ),
+  );
 }
 
 /** Executed blocks' trie nodes and headers over the oracle (keccak256 keys only). */
