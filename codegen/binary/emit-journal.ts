@@ -1,5 +1,5 @@
 /** Emits generated/journal/: the signed-journal type, packer and unpacker from the layout spec. */
-import type { GeneratedFile } from "../files.js";
+import { ERROR_ROOT_FROM_GENERATED, type GeneratedFile } from "../files.js";
 import type { JournalElement, JournalLayout } from "./journal-spec.js";
 import { emptySource, literal, toGenerated } from "./source.js";
 
@@ -64,6 +64,7 @@ function unpackStatements(e: JournalElement, list: JournalElement | undefined): 
 export function emitJournal(layout: JournalLayout): GeneratedFile[] {
   const path = "journal/journal.ts";
   const sf = emptySource(path);
+  sf.addImportDeclaration({ moduleSpecifier: ERROR_ROOT_FROM_GENERATED, namedImports: ["SuiteError"] });
   const list = layout.elements.find((e) => e.kind === "bytesList");
   const fixed = layout.elements.reduce((sum, e) => sum + fixedWidth(e), 0);
   const itemLength = list?.kind === "bytesList" ? list.itemLength : 0;
@@ -88,21 +89,11 @@ export function emitJournal(layout: JournalLayout): GeneratedFile[] {
     );
   }
   sf.addStatements(`/**
- * Root of the journal code's errors. generated/ may not import src/, so it does not extend the project's
- * SuiteError (src/errors); it has the same shape: the package, a machine-readable \`kind\`, structured
- * \`details\` and the standard \`cause\`.
+ * Root of the journal code's errors: the project's one error root, SuiteError (src/errors), for the journal
+ * package (a machine-readable \`kind\`, structured \`details\`, the standard \`cause\` and \`walk()\`).
  */
-export abstract class JournalError<Kind extends string = string> extends Error {
+export abstract class JournalError<Kind extends string = string> extends SuiteError<Kind> {
   readonly package = "journal";
-  readonly kind: Kind;
-  readonly details: Readonly<Record<string, unknown>>;
-
-  constructor(message: string, options: { kind: Kind; details?: Readonly<Record<string, unknown>>; cause?: unknown }) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
-    this.kind = options.kind;
-    this.details = options.details ?? {};
-  }
 }
 
 /** A journal value that cannot be packed, or bytes that are not a journal. */

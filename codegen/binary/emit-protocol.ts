@@ -1,6 +1,6 @@
 /** Emits generated/protocol/: TypeScript types, strict bincode codecs and frame helpers from the protocol spec. */
 import { readFile } from "node:fs/promises";
-import { GENERATED_HEADER, type GeneratedFile } from "../files.js";
+import { type GeneratedFile, runtimeCopy } from "../files.js";
 import {
   type FieldSpec,
   type NamedTypeSpec,
@@ -623,7 +623,7 @@ async function copyRuntime(name: string, target: string): Promise<GeneratedFile>
   const source = await readFile(new URL(`./runtime/${name}`, import.meta.url), "utf8");
   return {
     path: target,
-    content: GENERATED_HEADER + `// Copied from codegen/binary/runtime/${name}.\n` + source,
+    content: runtimeCopy(source, `// Copied from codegen/binary/runtime/${name}.\n`),
   };
 }
 

@@ -1,4 +1,7 @@
-/** Derivation library: public API (docs/derive.md). */
+/**
+ * Derivation library: public API (docs/derive.md). Owns derivation from L1 data to payload attributes (`derive()`)
+ * and the one "execute, else the deposit-only replacement" step its callers share (`executeDerivedBlock`).
+ */
 
 // Batches (src/derive/batches): singular and span batch codecs, span batch expansion and building.
 export { decodeBatch, encodeBatch } from "./batches/batch.js";
@@ -199,3 +202,4 @@ export {
   type ExecutedBlock,
   derive,
 } from "./driver.js";
+export { type ExecutedDerivedBlock, executeDerivedBlock } from "./execute-derived.js";

@@ -77,10 +77,8 @@ const fail: FlagFailure = (message, details, cause) =>
 export function parseLoadFlags(argv: readonly string[], env: NodeJS.ProcessEnv): LoadRunOptions | "help" {
   const flags = parseFlags(argv, env, FLAGS, { fail });
   if (flags.help) return "help";
-  const number = (flag: string, fallback: number, min: number): number => {
-    const text = flags.text(flag);
-    return text === undefined ? fallback : integerFlag(text, flag, min, fail);
-  };
+  const number = (flag: string, fallback: number, min: number): number =>
+    integerFlag(flags.text(flag) ?? String(fallback), flag, min, fail);
   const fund = flags.text("fund") ?? "1";
   if (!/^\d+(\.\d+)?$/.test(fund))
     throw fail(`--fund must be an amount of ether, got ${fund}`, { flag: "fund" });

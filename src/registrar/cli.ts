@@ -24,6 +24,7 @@ import {
   addressFlag,
   type FlagFailure,
   type FlagSpec,
+  integerFlag,
   type ParsedFlags,
   parseFlags,
   renderFlagUsage,
@@ -120,12 +121,9 @@ export interface RegistrarIo {
 const fail: FlagFailure = (message, details) =>
   new RegistrarUsageError(message, details.flag === undefined ? {} : { flag: details.flag });
 
-function positiveInteger(value: string | undefined, flag: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!/^\d{1,9}$/.test(value) || Number(value) === 0)
-    throw new RegistrarUsageError(`--${flag}: "${value}" must be a positive integer`, { flag });
-  return Number(value);
-}
+/** A positive integer flag, else `fallback` when unset. */
+const positiveInteger = (flags: ParsedFlags, flag: string, fallback: number): number =>
+  integerFlag(flags.text(flag) ?? String(fallback), flag, 1, fail);
 
 function policyOf(flags: ParsedFlags): AttestationPolicy {
   const given = flags.list("trusted-root-sha256").flatMap((root) => root.split(","));
@@ -139,11 +137,7 @@ function policyOf(flags: ParsedFlags): AttestationPolicy {
     return Uint8Array.from(Buffer.from(hex, "hex"));
   });
   const allowLocal = flags.bool("allow-local");
-  const maxAgeSeconds = positiveInteger(
-    flags.text("max-age"),
-    "max-age",
-    DEFAULT_MAX_ATTESTATION_AGE_MS / 1000,
-  );
+  const maxAgeSeconds = positiveInteger(flags, "max-age", DEFAULT_MAX_ATTESTATION_AGE_MS / 1000);
   return {
     ...(trustedRootSha256 === undefined ? {} : { trustedRootSha256 }),
     allowLocal,
@@ -154,7 +148,7 @@ function policyOf(flags: ParsedFlags): AttestationPolicy {
 async function registryAdmin(flags: ParsedFlags, withAccount: boolean): Promise<RegistryAdmin> {
   const rpcUrl = urlFlag(flags.need("l1-rpc-url"), "l1-rpc-url", fail);
   const registry = addressFlag(flags.need("registry"), "registry", fail);
-  const confirmations = positiveInteger(flags.text("confirmations"), "confirmations", 2);
+  const confirmations = positiveInteger(flags, "confirmations", 2);
   const transport = http(rpcUrl, { retryCount: 2, timeout: 30_000 });
   const publicClient = createPublicClient({ transport, pollingInterval: 500 });
   if (!withAccount) return new RegistryAdmin({ registry, publicClient, confirmations });

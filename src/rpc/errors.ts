@@ -1,7 +1,7 @@
 /**
  * JSON-RPC errors as named classes. The classes are defined by the generated runtime
- * (codegen/rpc/runtime/rpc-errors.ts), because generated method specs throw them and generated/ may not
- * import src/; the server core re-exports them and converts anything else a handler throws.
+ * (codegen/rpc/runtime/rpc-errors.ts, their root extending src/errors' SuiteError), because generated method specs
+ * throw them; the server core re-exports them and converts anything else a handler throws.
  */
 import { InternalError, RpcError } from "../../generated/rpc/index.js";
 

@@ -23,7 +23,7 @@ import {
   zeroHash,
 } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   aggregateVerifierAbi,
   deployProofVerifiers,
@@ -37,6 +37,7 @@ import type { ProofResult } from "../../generated/protocol/index.js";
 import { devnetSystemConfig } from "../../src/devnet/accounts.js";
 import { DEVNET_L1_MNEMONIC } from "../../src/devnet/l1/anvil.js";
 import { type DevnetL1, startDevnetL1 } from "../../src/devnet/l1/bootstrap.js";
+import { revertToSnapshotEachTest } from "./l1-snapshots.js";
 import {
   buildProofResult,
   configHashFor,
@@ -151,8 +152,8 @@ const abi = [...aggregateVerifierAbi, ...teeVerifierAbi.filter((item) => item.ty
 
 describe("AggregateVerifier on the devnet's L1", () => {
   let l1: DevnetL1;
+  const takeSnapshot = revertToSnapshotEachTest(() => l1);
   let verifier: Address;
-  let snapshot: Hex;
 
   const wallet = (account: Account) =>
     createWalletClient({ account, chain: l1.anvil.chain, transport: http(l1.anvil.rpcUrl) });
@@ -252,16 +253,7 @@ describe("AggregateVerifier on the devnet's L1", () => {
     );
     verifier = deployed.aggregateVerifier;
     await send(deployer, "registerSigner", [enclaveAddress, LOCAL_IMAGE], registry);
-    snapshot = await l1.anvil.request<Hex>("evm_snapshot");
-  });
-
-  beforeEach(async () => {
-    expect(await l1.anvil.request<boolean>("evm_revert", [snapshot])).toBe(true);
-    snapshot = await l1.anvil.request<Hex>("evm_snapshot");
-  });
-
-  afterAll(async () => {
-    await l1?.anvil.stop();
+    await takeSnapshot();
   });
 
   it("is deployed with the intervals, hashes and anchor it was given", async () => {

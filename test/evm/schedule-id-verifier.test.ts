@@ -27,7 +27,7 @@ import {
   zeroHash,
 } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   aggregateVerifierAbi,
   deployProofVerifiers,
@@ -48,6 +48,7 @@ import { createMemoryLogger, type LogLine } from "../../src/log/index.js";
 import { startChallenger } from "../../src/challenger/index.js";
 import { startProposer } from "../../src/proposer/index.js";
 import { type DevnetL1, startDevnetL1 } from "../../src/devnet/l1/bootstrap.js";
+import { revertToSnapshotEachTest } from "./l1-snapshots.js";
 import {
   activatedScheduleId,
   buildProofResult,
@@ -85,13 +86,13 @@ const abi = [
 
 describe("the schedule-id verifier and ProtocolVersions on the devnet's L1", () => {
   let l1: DevnetL1;
+  const takeSnapshot = revertToSnapshotEachTest(() => l1);
   let genesisTime: bigint;
   /** ids 0..8 active from genesis (0), id 9 at genesis + 20 s: before every claim below. */
   let schedule: bigint[];
   let specVerifier: Address;
   let scheduleVerifier: Address;
   let protocolVersions: Address;
-  let snapshot: Hex;
 
   const wallet = (account: Account) =>
     createWalletClient({ account, chain: l1.anvil.chain, transport: http(l1.anvil.rpcUrl) });
@@ -212,16 +213,7 @@ describe("the schedule-id verifier and ProtocolVersions on the devnet's L1", () 
     scheduleVerifier = scheduled.aggregateVerifier;
     protocolVersions = scheduled.protocolVersions!;
     await send(deployer, registry, "registerSigner", [getAddress(bytesToHex(enclave.address)), zeroHash]);
-    snapshot = await l1.anvil.request<Hex>("evm_snapshot");
-  });
-
-  beforeEach(async () => {
-    expect(await l1.anvil.request<boolean>("evm_revert", [snapshot])).toBe(true);
-    snapshot = await l1.anvil.request<Hex>("evm_snapshot");
-  });
-
-  afterAll(async () => {
-    await l1?.anvil.stop();
+    await takeSnapshot();
   });
 
   it("ProtocolVersions holds the schedule, and its schedule ids are the enclave's", async () => {

@@ -1,29 +1,17 @@
 /**
- * The root of the host-enclave protocol runtime's errors. Copied verbatim into generated/protocol/ by
- * codegen/binary. generated/ may not import src/, so it does not extend the project's SuiteError
- * (src/errors); it has the same shape: the package, a machine-readable `kind` callers branch on, structured
- * `details` and the standard `cause`.
+ * The root of the host-enclave protocol runtime's errors. Copied into generated/protocol/ by codegen/binary. It
+ * extends the project's one error root, SuiteError (src/errors, the one module outside generated/ that generated
+ * code imports): the package, a machine-readable `kind` callers branch on, structured `details`, the standard
+ * `cause` and `walk()` over the causes.
  */
+import { type ErrorDetails, SuiteError, type SuiteErrorOptions } from "../../../src/errors/index.js";
 
 /** Structured fields of an error: JSON-friendly values (bigints and byte arrays are allowed). */
-export type ProtocolErrorDetails = Readonly<Record<string, unknown>>;
+export type ProtocolErrorDetails = ErrorDetails;
 
-export interface ProtocolErrorOptions<Kind extends string> {
-  readonly kind: Kind;
-  readonly details?: ProtocolErrorDetails;
-  readonly cause?: unknown;
-}
+export type ProtocolErrorOptions<Kind extends string> = SuiteErrorOptions<Kind>;
 
 /** Root of every error of the protocol runtime and the generated protocol code. */
-export abstract class ProtocolError<Kind extends string = string> extends Error {
+export abstract class ProtocolError<Kind extends string = string> extends SuiteError<Kind> {
   readonly package = "protocol";
-  readonly kind: Kind;
-  readonly details: ProtocolErrorDetails;
-
-  constructor(message: string, options: ProtocolErrorOptions<Kind>) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
-    this.kind = options.kind;
-    this.details = options.details ?? {};
-  }
 }

@@ -1,34 +1,22 @@
 /**
- * The errors of the JSON-RPC runtime. generated/ may not import src/, so its root, RpcRuntimeError, does not
- * extend the project's SuiteError (src/errors); it has the same shape: the package, a machine-readable
- * `kind` callers branch on, structured `details` and the standard `cause`.
+ * The errors of the JSON-RPC runtime. Their root, RpcRuntimeError, extends the project's one error root,
+ * SuiteError (src/errors, the one module outside generated/ that generated code imports): the package, a
+ * machine-readable `kind` callers branch on, structured `details`, the standard `cause` and `walk()`.
  *
  * RpcError is the error a JSON-RPC server answers with: it carries the JSON-RPC code and optional `data` for
  * the caller. The standard codes have their classes here; generated/rpc/errors.ts adds one class per error the
  * spec declares; servers add their own (src/rpc/server-errors.ts).
  */
+import { type ErrorDetails, SuiteError, type SuiteErrorOptions } from "../../../src/errors/index.js";
 
 /** Structured fields of an error: JSON-friendly values (bigints and byte arrays are allowed). */
-export type RpcErrorDetails = Readonly<Record<string, unknown>>;
+export type RpcErrorDetails = ErrorDetails;
 
-export interface RpcRuntimeErrorOptions<Kind extends string> {
-  readonly kind: Kind;
-  readonly details?: RpcErrorDetails;
-  readonly cause?: unknown;
-}
+export type RpcRuntimeErrorOptions<Kind extends string> = SuiteErrorOptions<Kind>;
 
 /** Root of every error the JSON-RPC runtime and the generated code define. */
-export abstract class RpcRuntimeError<Kind extends string = string> extends Error {
+export abstract class RpcRuntimeError<Kind extends string = string> extends SuiteError<Kind> {
   readonly package = "rpc";
-  readonly kind: Kind;
-  readonly details: RpcErrorDetails;
-
-  constructor(message: string, options: RpcRuntimeErrorOptions<Kind>) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
-    this.kind = options.kind;
-    this.details = options.details ?? {};
-  }
 }
 
 export interface RpcErrorOptions {

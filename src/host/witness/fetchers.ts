@@ -22,14 +22,16 @@ import {
   decodeHeader,
   encodeHeader,
   fromHex,
+  headerMessagePasserRoot,
   keccak256,
   keccak256Key,
   L2_TO_L1_MESSAGE_PASSER,
+  outputRootPreimageV0,
   toHex,
 } from "../../chain/index.js";
 import type { BeaconBlobProvider, JsonRpcClient, RpcL1Provider } from "../../chain-rpc/index.js";
 import { type Kzg, loadKzg } from "../../derive/index.js";
-import { blobPreimages, type Hint, OUTPUT_ROOT_PREIMAGE_BYTES } from "../../proof/program/index.js";
+import { blobPreimages, type Hint } from "../../proof/program/index.js";
 
 /** What a fetcher reads from and writes to: the endpoints, and the oracle's checked cache. */
 export interface HintContext {
@@ -149,14 +151,8 @@ const l1Blob: Fetcher<"l1-blob"> = async (context, hint, text) => {
 const startingL2Output: Fetcher<"starting-l2-output"> = async (context, hint, text) => {
   const hash = context.agreedL2HeadHash;
   const header = await l2Header(context, hash, text);
-  const passerRoot =
-    header.requestsHash !== undefined && header.withdrawalsRoot !== undefined
-      ? header.withdrawalsRoot
-      : await passerStorageRoot(context, hash, text);
-  const preimage = new Uint8Array(OUTPUT_ROOT_PREIMAGE_BYTES);
-  preimage.set(header.stateRoot, 32);
-  preimage.set(passerRoot, 64);
-  preimage.set(hash, 96);
+  const passerRoot = headerMessagePasserRoot(header) ?? (await passerStorageRoot(context, hash, text));
+  const preimage = outputRootPreimageV0(header.stateRoot, passerRoot, hash);
   if (!bytesEqual(keccak256(preimage), hint.outputRoot))
     return context.fail(text, "the agreed output root is not the output root of the agreed L2 head", {
       agreedL2HeadHash: toHex(hash),

@@ -13,15 +13,7 @@
  * L1 block at or below the L1's `finalized` block. It is persisted in the store's meta table, and a restart
  * derives again from it (from genesis the first time).
  */
-import {
-  type L1ChainConfig,
-  type RollupConfig,
-  type SealedBlock,
-  InvalidBlockError,
-  bytesEqual,
-  executeBlock,
-  toHex,
-} from "../../chain/index.js";
+import { type L1ChainConfig, type RollupConfig, bytesEqual, executeBlock, toHex } from "../../chain/index.js";
 import {
   type BlobProvider,
   type DerivedBlock,
@@ -31,6 +23,7 @@ import {
   type L2BlockRef,
   decodeL1InfoDeposit,
   derive,
+  executeDerivedBlock,
 } from "../../derive/index.js";
 import { SuiteError, type ErrorDetails } from "../../errors/index.js";
 import type { Logger } from "../../log/index.js";
@@ -406,31 +399,22 @@ export class SafeHeadTracker {
         derivedParent: toHex(block.parent.hash),
       });
     }
-    let depositOnly = false;
-    let result: SealedBlock;
-    try {
-      result = await executeBlock({
-        config,
-        parent: parent.header,
-        attributes: block.attributes,
-        transactions: block.transactions,
-        source: store,
-      });
-    } catch (error) {
-      if (!(error instanceof InvalidBlockError)) throw error;
-      this.opts.logger.warn(
-        { number: Number(block.number), transactionIndex: error.transactionIndex, reason: error.message },
-        "derived payload is invalid; executing its deposit-only replacement (Holocene)",
-      );
-      depositOnly = true;
-      result = await executeBlock({
-        config,
-        parent: parent.header,
-        attributes: block.attributes,
-        transactions: block.depositOnlyTransactions,
-        source: store,
-      });
-    }
+    const { sealed: result, depositOnly } = await executeDerivedBlock(
+      block,
+      (transactions) =>
+        executeBlock({
+          config,
+          parent: parent.header,
+          attributes: block.attributes,
+          transactions,
+          source: store,
+        }),
+      (error) =>
+        this.opts.logger.warn(
+          { number: Number(block.number), transactionIndex: error.transactionIndex, reason: error.message },
+          "derived payload is invalid; executing its deposit-only replacement (Holocene)",
+        ),
+    );
     if (!bytesEqual(result.blockHash, sealed.hash)) {
       const difference = firstDifference(sealed, {
         header: result.header,

@@ -3,9 +3,11 @@
  * by the enclave offline and by the host natively while it collects the witness.
  *
  * Public surface:
- * - `runProgram` (prologue: open the agreed output, check the L1 head; derivation & execution: derive and execute
- *   every block to the claim; epilogue: the claim check) and its `ProgramInput` / `ProgramResult`;
- *   `openAgreedOutput`, `programExecutor`, `l1ChainConfigFor`;
+ * - `runProgram` composing the three phases, each in its own file: `prologue` (open the agreed output with
+ *   `openAgreedOutput`, check the L1 head), `driveRange` (derive and execute every block to the claim, the
+ *   deposit-only fallback, parallel or sequential), `epilogue` (the claim check, the result); their
+ *   `ProgramInput` / `Prologue` / `DriverOutcome` / `ProgramResult`; `programExecutor`, `l1ChainConfigFor`,
+ *   `mergeWitness`;
  * - oracles: `ProgramOracle`, `OfflineOracle` (over verified preimages), `readWithFetch`, `formatHint`, the
  *   precompile-key refusal;
  * - the oracle-backed derivation providers and reads (headers, tries, receipts, blobs) with their caps;
@@ -15,7 +17,8 @@
  * - errors: `ProgramError` (root), `MissingWitnessError`, `InvalidWitnessError`, `RefusedPreimageKeyError`,
  *   `AgreedOutputMismatchError`, `RangeNotDerivedError`.
  *
- * Concepts owned: the program's phases, the oracle and the hint format, reading chain data out of preimages.
+ * Concepts owned: the program's phases, the oracle and the hint format, reading chain data out of preimages. Output
+ * roots are opened and built by src/chain (openOutputRootV0, outputRootPreimageV0, headerMessagePasserRoot).
  */
 export {
   ProgramError,
@@ -54,21 +57,18 @@ export {
   readOrderedTrie,
 } from "./reads.js";
 export { OracleBlobProvider, OracleL1Provider, OracleL2Provider } from "./providers.js";
-export {
-  type AgreedHead,
-  type ChainConfigLookup,
-  type ExecutionReport,
-  l1ChainConfigFor,
-  mergeWitness,
-  programExecutor,
-  openAgreedOutput,
-  OUTPUT_ROOT_PREIMAGE_BYTES,
-  type ProgramBlock,
-  type ProgramInput,
-  type ProgramResult,
-  type ProgramTimings,
-  runProgram,
-} from "./program.js";
+export { type ChainConfigLookup, programExecutor, runProgram } from "./program.js";
+export type {
+  AgreedHead,
+  ExecutionReport,
+  ProgramBlock,
+  ProgramInput,
+  ProgramResult,
+  ProgramTimings,
+} from "./types.js";
+export { openAgreedOutput, prologue, type Prologue } from "./prologue.js";
+export { driveRange, type DriverOutcome, l1ChainConfigFor, mergeWitness } from "./driver.js";
+export { epilogue } from "./epilogue.js";
 export {
   BlockPool,
   type BlockPoolOptions,

@@ -23,7 +23,9 @@ import {
   readBootInfo,
 } from "../../preimages/index.js";
 import { OfflineOracle } from "../oracle.js";
-import { mergeWitness, type ProgramResult, runProgram } from "../program.js";
+import { mergeWitness } from "../driver.js";
+import { runProgram } from "../program.js";
+import type { ProgramResult } from "../types.js";
 import { witnessHeaderChain } from "./range.js";
 
 /** The witness run sequentially, offline, recording its chain witness; the witness completed with it. */

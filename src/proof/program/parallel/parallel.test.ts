@@ -13,7 +13,8 @@ import { toHex } from "../../../chain/index.js";
 import { OutputRootMismatchError } from "../../onchain/index.js";
 import { PreimageTable, readBootInfo } from "../../preimages/index.js";
 import { OfflineOracle } from "../oracle.js";
-import { type ExecutionReport, programExecutor, runProgram } from "../program.js";
+import { programExecutor, runProgram } from "../program.js";
+import type { ExecutionReport } from "../types.js";
 import { countingSigner, forgeHeaderChain, withChainWitness } from "./chain-witness.test-support.js";
 import { BlockPool } from "./pool.js";
 

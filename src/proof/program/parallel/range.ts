@@ -9,16 +9,19 @@
  * invalid payload that sequential execution would replace by its deposit-only version, a preimage missing) is a
  * fallback: the caller executes the range sequentially. Nothing here refuses a proof or signs.
  */
-import type { BlockHeader, PreimageSource, RollupConfig } from "../../../chain/index.js";
-import { bytesEqual, keccak256, keccak256Key, toHex } from "../../../chain/index.js";
+import type { BlockHeader, OutputRootV0Fields, PreimageSource, RollupConfig } from "../../../chain/index.js";
+import {
+  bytesEqual,
+  keccak256Key,
+  openOutputRootV0,
+  OutputRootPreimageError,
+  toHex,
+} from "../../../chain/index.js";
 import type { DerivedBlock, DeriveResult, ExecutedBlock } from "../../../derive/index.js";
 import type { BootInfo, PreimageTable } from "../../preimages/index.js";
 import { readHeader } from "../reads.js";
 import type { BlockPool } from "./pool.js";
 import type { BlockOutcome } from "./protocol.js";
-
-/** The v0 output root preimage: version (32) ‖ state root ‖ message passer storage root ‖ block hash. */
-const OUTPUT_PREIMAGE_BYTES = 128;
 
 /** Longest range executed in parallel (its headers are held at once); a longer one runs sequentially. */
 export const MAX_PARALLEL_BLOCKS = 65_536;
@@ -62,6 +65,18 @@ const fallback = (reason: string, verifiedBlocks = 0): ParallelRangeOutcome => (
   verifiedBlocks,
 });
 
+/** What `outputRoot` commits to, when the witness carries a preimage that opens it. */
+function openWitnessedOutput(source: PreimageSource, outputRoot: Uint8Array): OutputRootV0Fields | undefined {
+  const preimage = source.tryGet(keccak256Key(outputRoot));
+  if (preimage === undefined) return undefined;
+  try {
+    return openOutputRootV0(outputRoot, preimage);
+  } catch (error) {
+    if (error instanceof OutputRootPreimageError) return undefined;
+    throw error;
+  }
+}
+
 /**
  * The headers of blocks agreed + 1 … claimed the witness carries, by walking back from the claimed output's
  * block to the agreed head; a string says why there is no such chain.
@@ -74,17 +89,12 @@ export function witnessHeaderChain(
   const count = boot.claimedL2BlockNumber - agreed.number;
   if (count < 2n) return "a range of one block (nothing to execute concurrently)";
   if (count > BigInt(MAX_PARALLEL_BLOCKS)) return `a range of ${count} blocks`;
-  const preimage = source.tryGet(keccak256Key(boot.claimedOutputRoot));
-  if (
-    preimage === undefined ||
-    preimage.length !== OUTPUT_PREIMAGE_BYTES ||
-    !bytesEqual(keccak256(preimage), boot.claimedOutputRoot)
-  )
-    return "the witness does not open the claimed output root";
+  const claimed = openWitnessedOutput(source, boot.claimedOutputRoot);
+  if (claimed === undefined) return "the witness does not open the claimed output root";
   const n = Number(count);
   const headers = new Array<BlockHeader>(n);
   const hashes = new Array<Uint8Array>(n);
-  let hash: Uint8Array = preimage.slice(96, 128);
+  let hash: Uint8Array = claimed.blockHash;
   for (let i = n - 1; i >= 0; i--) {
     const number = agreed.number + 1n + BigInt(i);
     if (source.tryGet(keccak256Key(hash)) === undefined)
