@@ -2,12 +2,18 @@
  * A request's deadline keeps the process alive. Against an endpoint that accepts and resets every connection,
  * fetch retries without holding a referenced handle, so an unreferenced deadline (AbortSignal.timeout) left a
  * process with nothing else pending (the prover host probing its L2 endpoint at start) to drain its event loop
- * and exit 0 in the middle of the request. The request ends as EndpointUnavailableError at its deadline.
+ * and exit 0 in the middle of the request. A child process with nothing but that request pending must stay alive
+ * until the deadline and end it as EndpointUnavailableError.
  */
+import { execFile } from "node:child_process";
 import { createServer, type Server } from "node:net";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { EndpointUnavailableError } from "./errors.js";
-import { httpRequest } from "./http.js";
+
+const run = promisify(execFile);
+const HTTP_MODULE = fileURLToPath(new URL("./http.ts", import.meta.url));
+const ERRORS_MODULE = fileURLToPath(new URL("./errors.ts", import.meta.url));
 
 let server: Server;
 let url: string;
@@ -22,19 +28,18 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-const referencedTimers = (): number => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
-
-it("holds a referenced timer while a request to a resetting endpoint is pending, and fails at the deadline", async () => {
-  const before = referencedTimers();
-  const pending = httpRequest(url, { method: "POST", body: "{}" }, { timeoutMs: 1500 }, "probe");
-  const outcome = pending.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  await new Promise((resolve) => setImmediate(resolve));
-  // The request's own deadline: the only timer this test adds while the request is in flight.
-  expect(referencedTimers()).toBe(before + 1);
-  const error = await outcome;
-  expect(error).toBeInstanceOf(EndpointUnavailableError);
-  expect((error as EndpointUnavailableError).message).toBe("probe: no answer within 1500 ms");
-});
+it("keeps a process alive while a request to a resetting endpoint is pending, and fails at the deadline", async () => {
+  // The request is all the child has pending: if its deadline held nothing, the child would exit 0 and print nothing.
+  const script = `
+    const { httpRequest } = await import(${JSON.stringify(HTTP_MODULE)});
+    const { EndpointUnavailableError } = await import(${JSON.stringify(ERRORS_MODULE)});
+    await httpRequest(${JSON.stringify(url)}, { method: "POST", body: "{}" }, { timeoutMs: 1500 }, "probe").then(
+      () => console.log("answered"),
+      (e) => console.log(e instanceof EndpointUnavailableError ? "unavailable: " + e.message : "other: " + e),
+    );
+  `;
+  const { stdout } = await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    timeout: 120_000,
+  });
+  expect(stdout.trim()).toBe("unavailable: probe: no answer within 1500 ms");
+}, 180_000);

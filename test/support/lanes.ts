@@ -28,6 +28,7 @@ export const PROCESS_TESTS_BESIDE_CODE: readonly string[] = [
   "src/batcher/brief-error.test.ts",
   "src/batcher/tx-sender.test.ts",
   "src/chain-rpc/anvil.test.ts",
+  "src/chain-rpc/http-deadline.test.ts",
   "src/chain-rpc/node.test.ts",
   "src/derive/cli/inspect.test.ts",
   "src/proof-jobs/queue.test.ts",
