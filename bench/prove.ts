@@ -1,5 +1,5 @@
 /**
- * End-to-end proving benchmark (issue 13, `npm run bench:prove`): the prover's processes over an L1-backed chain
+ * End-to-end proving benchmark (`npm run bench:prove`): the prover's processes over an L1-backed chain
  * with 1 s L1 and L2 blocks (test/support/prover-chain.ts: anvil, our node in L1 mode, the batcher posting blobs,
  * a local-mode enclave process, host processes). While the chain runs, L2 transfers, calls to a counter contract
  * and L1 → L2 deposits are sent; then prover_prove is timed on consecutive ranges of 1, 10 and 100 blocks.
