@@ -1,5 +1,5 @@
 /**
- * End-to-end proving benchmark (issue 13, `npm run bench:prove`): the prover's processes over an L1-backed chain
+ * End-to-end proving benchmark (`npm run bench:prove`): the prover's processes over an L1-backed chain
  * with 1 s L1 and L2 blocks (test/support/prover-chain.ts: anvil, our node in L1 mode, the batcher posting blobs,
  * a local-mode enclave process, host processes). While the chain runs, L2 transfers, calls to a counter contract
  * and L1 → L2 deposits are sent; then prover_prove is timed on consecutive ranges of 1, 10 and 100 blocks.
@@ -11,21 +11,54 @@
  * read), derivation, execution and signing — measured by replaying the same frame in this process with the code the
  * enclave runs (src/proof/preimages, src/proof/program, src/proof/onchain: loadVerifiedPreimages, runProgram over the offline oracle, buildProofResult); and the
  * enclave process's peak RSS (VmHWM, reset before each range where the kernel allows it).
- * Usage: npm run bench:prove [-- --ranges 1,10,100]
+ *
+ * Then witness collection alone, per strategy (src/host/witness/strategies.ts: db-get, the old path of one
+ * debug_dbGet per trie node missed, then execute-payload, execution-witness and proofs), on one more range of
+ * `--strategy-range` blocks: the host's collectWitness run in this process against the node's full surface, which
+ * serves every strategy's methods, `--rounds` times with the strategies' order rotated each round (one warm-up
+ * collection first, not counted). Per strategy, the median round: witness time per block, requests and response
+ * bytes per block (counted by a RequestStats passed to the collection's clients), the time the program waited on
+ * the endpoints against the time it worked, the wall time a request was in flight, and the ratio to db-get.
+ * Usage: npm run bench:prove [-- --ranges 1,10,100 --strategy-range 10 --rounds 3]; `--ranges ""` runs only the
+ * strategies' comparison.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { parseArgs } from "node:util";
-import { createWalletClient, defineChain, type Hex, http, parseEther, parseGwei } from "viem";
+import {
+  bytesToHex,
+  createWalletClient,
+  defineChain,
+  type Hex,
+  hexToBytes,
+  http,
+  parseEther,
+  parseGwei,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { depositPortalAbi } from "../contracts/index.js";
+import { loadKzg } from "../src/derive/index.js";
+import { JsonRpcClient, RequestStats } from "../src/chain-rpc/index.js";
+import {
+  chooseWitnessStrategy,
+  collectWitness,
+  WITNESS_STRATEGIES,
+  type WitnessMetrics,
+  type WitnessStrategyName,
+} from "../src/host/index.js";
 import { EnclaveSigner } from "../enclave/index.js";
 import { devAccounts } from "../src/chain/index.js";
 import { buildProofResult } from "../src/proof/onchain/index.js";
 import { loadVerifiedPreimages, readBootInfo } from "../src/proof/preimages/index.js";
 import { OfflineOracle, refusePrecompileKeys, runProgram } from "../src/proof/program/index.js";
 import { l1Account } from "../test/support/prover-chain.js";
-import { type ProveChain, rpc, startProveChain, until } from "../test/proof/prove-chain.js";
+import {
+  type ProveChain,
+  type RangeRequest,
+  rpc,
+  startProveChain,
+  until,
+} from "../test/proof/prove-chain.js";
 import { startTamperProxy } from "../test/host/tamper-proxy.js";
 
 /** Runtime: counter += 1 (PUSH1 0 SLOAD PUSH1 1 ADD PUSH1 0 SSTORE STOP), behind an init code returning it. */
@@ -68,6 +101,72 @@ function resetPeakRss(pid: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** One witness collection of `request`'s range by `strategy`, in this process; the roots must be the node's. */
+async function collectBy(
+  p: ProveChain,
+  request: RangeRequest,
+  strategy: WitnessStrategyName,
+): Promise<WitnessMetrics> {
+  const chain = p.prover.chain;
+  const collected = await collectWitness({
+    boot: request.boot,
+    agreedL2HeadHash: hexToBytes(request.params.agreed_l2_head_hash as Hex),
+    l1RpcUrl: chain.l1.anvil.rpcUrl,
+    l2RpcUrl: chain.node.url,
+    l2State: async (client: JsonRpcClient) =>
+      (await chooseWitnessStrategy(strategy, { client, rollupConfig: chain.rollup })).source,
+    rollupConfig: chain.rollup,
+    requestStats: new RequestStats(),
+  });
+  const roots = collected.result.outputRoots.map((root) => bytesToHex(root));
+  if (roots.join() !== request.roots.join())
+    throw new Error(`${strategy}: the witness's run did not give the node's output roots`);
+  return collected.metrics;
+}
+
+/** Witness collection of `request` by every strategy, `rounds` times, the order rotated each round. */
+async function strategyRounds(
+  p: ProveChain,
+  request: RangeRequest,
+  rounds: number,
+): Promise<Map<WitnessStrategyName, WitnessMetrics[]>> {
+  await loadKzg();
+  await collectBy(p, request, "execute-payload"); // warm-up: the program's code paths, the node's caches
+  const byStrategy = new Map<WitnessStrategyName, WitnessMetrics[]>(WITNESS_STRATEGIES.map((s) => [s, []]));
+  for (let round = 0; round < rounds; round++) {
+    const order = WITNESS_STRATEGIES.map(
+      (_, i) => WITNESS_STRATEGIES[(i + round) % WITNESS_STRATEGIES.length]!,
+    );
+    for (const strategy of order) byStrategy.get(strategy)!.push(await collectBy(p, request, strategy));
+  }
+  return byStrategy;
+}
+
+/** The strategies' table: the median round (by witness time) of each, per block, and its ratio to db-get. */
+function printStrategies(byStrategy: Map<WitnessStrategyName, WitnessMetrics[]>, blocks: number): void {
+  const median = (runs: WitnessMetrics[]) =>
+    [...runs].sort((a, b) => a.totalMs - b.totalMs)[Math.floor((runs.length - 1) / 2)]!;
+  const baseline = median(byStrategy.get("db-get")!).totalMs;
+  const ms = (x: number) => `${x.toFixed(0)} ms`;
+  console.log(
+    `| strategy (${blocks} blocks) | witness | per block | requests/block | fetched/block | program waited | program worked | endpoint busy | preimages | × db-get | rounds |`,
+  );
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+  for (const [strategy, runs] of byStrategy) {
+    const m = median(runs);
+    console.log(
+      `| ${strategy} | ${ms(m.totalMs)} | ${ms(m.totalMs / blocks)} | ${(m.requests / blocks).toFixed(1)} | ${(m.responseBytes / blocks / 1024).toFixed(1)} KiB | ${ms(m.fetchMs)} | ${ms(m.totalMs - m.fetchMs)} | ${ms(m.endpointBusyMs)} | ${m.preimageCount} | ${(m.totalMs / baseline).toFixed(2)} | ${runs.map((r) => r.totalMs.toFixed(0)).join(", ")} |`,
+    );
+  }
+  for (const [strategy, runs] of byStrategy) {
+    const methods = Object.entries(median(runs).requestsByMethod)
+      .sort(([, a], [, b]) => b - a)
+      .map(([method, n]) => `${method} ${n}`)
+      .join(", ");
+    console.log(`${strategy} requests: ${methods}`);
   }
 }
 
@@ -157,8 +256,20 @@ function startTraffic(p: ProveChain) {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { ranges: { type: "string", default: "1,10,100" } } });
-  const sizes = values.ranges.split(",").map(Number);
+  const { values } = parseArgs({
+    options: {
+      ranges: { type: "string", default: "1,10,100" },
+      "strategy-range": { type: "string", default: "10" },
+      rounds: { type: "string", default: "3" },
+    },
+  });
+  // `--ranges ""` skips the end-to-end ranges (the strategies' comparison only).
+  const sizes = values.ranges
+    .split(",")
+    .filter((size) => size !== "")
+    .map(Number);
+  const strategyBlocks = Number(values["strategy-range"]);
+  const rounds = Number(values.rounds);
   const interval = (blocks: number) => (blocks >= 100 ? 10 : blocks >= 10 ? 5 : 1);
   const started = Date.now();
   const p = await startProveChain();
@@ -172,7 +283,8 @@ async function main(): Promise<void> {
     const first = (await head()) + 2;
     const agreed = [first];
     for (const size of sizes) agreed.push(agreed.at(-1)! + size);
-    const last = agreed.at(-1)!;
+    const strategyAgreed = agreed.at(-1)!;
+    const last = strategyAgreed + strategyBlocks;
     await until(`L2 block ${last}`, async () => ((await head()) >= last ? true : undefined), 1_800_000);
     await traffic.stop();
     await p.prover.waitForSafe(BigInt(last), 1_800_000);
@@ -242,6 +354,13 @@ async function main(): Promise<void> {
       if (!peakReset)
         console.log("(the enclave's peak RSS could not be reset: figures are peaks since its start)");
     }
+    const strategyRequest = await p.rangeRequest(
+      strategyAgreed,
+      last,
+      interval(strategyBlocks),
+      l1Account(5).address,
+    );
+    const byStrategy = await strategyRounds(p, strategyRequest, rounds);
     const cpu = cpus();
     console.log(
       `machine: ${cpu.length} × ${cpu[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load average ${loadavg()
@@ -261,6 +380,13 @@ async function main(): Promise<void> {
         `| ${f.blocks} (${f.interval}) | ${f.transactions} | ${ms(f.totalMs)} ms | ${ms(f.witnessMs)} ms (${ms(f.fetchMs)} ms) | ${ms(f.transferMs)} ms (${(f.frameBytes / 2 ** 20).toFixed(2)} MiB) | ${ms(f.enclaveRoundTripMs)} ms | ${ms(f.verifyMs)} ms | ${ms(f.derivationMs)} ms | ${ms(f.executionMs)} ms | ${ms(f.signingMs)} ms | ${ms(f.witnessBytes / f.blocks)} | ${f.preimages} | ${f.enclavePeakRssMiB === undefined ? "?" : `${f.enclavePeakRssMiB.toFixed(0)} MiB`} |`,
       );
     }
+    console.log();
+    printStrategies(byStrategy, strategyBlocks);
+    console.log(
+      `load average at the end: ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(" ")}`,
+    );
   } finally {
     await p.stop();
     await proxy.close();

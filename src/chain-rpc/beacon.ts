@@ -85,7 +85,7 @@ export class BeaconBlobProvider implements BlobProvider {
     return httpRequest(
       `${this.base}${path}`,
       { method: "GET", headers: { accept: "application/json" } },
-      { timeoutMs: this.options.timeoutMs, maxResponseBytes },
+      { timeoutMs: this.options.timeoutMs, maxResponseBytes, stats: this.options.stats },
       what,
     );
   }

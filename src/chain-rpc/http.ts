@@ -3,12 +3,15 @@
  * trusted (a slow or endless answer must not hang or exhaust the caller). JSON-RPC 2.0 over POST and JSON over GET.
  */
 import { EndpointUnavailableError, MalformedResponseError, RemoteCallError } from "./errors.js";
+import type { RequestStats } from "./request-stats.js";
 
 export interface HttpLimits {
   /** Deadline of one request, body included; default 30 000 ms. */
   readonly timeoutMs?: number;
   /** Largest body accepted; default 64 MiB. */
   readonly maxResponseBytes?: number;
+  /** Counters the caller owns (not a limit): every request made under these limits is counted there. */
+  readonly stats?: RequestStats;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -17,10 +20,16 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 export interface HttpAnswer {
   readonly status: number;
   readonly body: string;
+  /** The body's length in bytes. */
+  readonly bytes: number;
 }
 
 /** Reads at most `limit` bytes of `response`'s body; past that the stream is cancelled and the answer refused. */
-async function boundedText(response: Response, limit: number, what: string): Promise<string> {
+async function boundedText(
+  response: Response,
+  limit: number,
+  what: string,
+): Promise<{ text: string; bytes: number }> {
   const declared = Number(response.headers.get("content-length") ?? "0");
   if (declared > limit) {
     await response.body?.cancel();
@@ -28,7 +37,7 @@ async function boundedText(response: Response, limit: number, what: string): Pro
       details: { limit, declared },
     });
   }
-  if (response.body === null) return "";
+  if (response.body === null) return { text: "", bytes: 0 };
   const parts: Uint8Array[] = [];
   let size = 0;
   for await (const part of response.body as unknown as AsyncIterable<Uint8Array>) {
@@ -39,7 +48,7 @@ async function boundedText(response: Response, limit: number, what: string): Pro
     }
     parts.push(part);
   }
-  return Buffer.concat(parts, size).toString("utf8");
+  return { text: Buffer.concat(parts, size).toString("utf8"), bytes: size };
 }
 
 /** One HTTP request under `limits`; network failures and timeouts are EndpointUnavailableError. */
@@ -56,10 +65,13 @@ export async function httpRequest(
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DOMException("timed out", "TimeoutError")), timeoutMs);
   const signal = controller.signal;
+  const finished = limits.stats?.begin(what, init.body === undefined ? 0 : Buffer.byteLength(init.body));
+  let bytes = 0;
   try {
     const response = await fetch(url, { ...init, signal });
     const body = await boundedText(response, limits.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, what);
-    return { status: response.status, body };
+    bytes = body.bytes;
+    return { status: response.status, body: body.text, bytes };
   } catch (error) {
     if (error instanceof MalformedResponseError) throw error;
     const timedOut = signal.aborted;
@@ -69,6 +81,7 @@ export async function httpRequest(
     );
   } finally {
     clearTimeout(timer);
+    finished?.(bytes);
   }
 }
 
@@ -91,7 +104,8 @@ export class JsonRpcClient {
 
   constructor(
     readonly url: string,
-    private readonly limits: HttpLimits = {},
+    /** The deadline, body cap and counters of every call (a client on the same endpoint may share them). */
+    readonly limits: HttpLimits = {},
   ) {}
 
   async call(method: string, params: readonly unknown[]): Promise<unknown> {

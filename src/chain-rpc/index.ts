@@ -20,9 +20,10 @@ export {
   RemoteCallError,
 } from "./errors.js";
 export { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, type HttpLimits, JsonRpcClient } from "./http.js";
+export { RequestStats } from "./request-stats.js";
 export { encodeTransactionJson, receiptFromJson } from "./json.js";
 export { RpcL1Provider, type RpcProviderOptions } from "./l1.js";
-export { RAW_L1_METHODS, type RawL1Method, RawL1Reads } from "./l1-raw.js";
+export { RAW_L1_LIMITS, RAW_L1_METHODS, type RawL1Limits, type RawL1Method, RawL1Reads } from "./l1-raw.js";
 export { RpcL2Provider, type RpcL2ProviderOptions } from "./l2.js";
 export {
   MAX_WITNESS_ITEMS,

@@ -32,6 +32,25 @@ import { hexData } from "./json.js";
 export const RAW_L1_METHODS = ["debug_getRawHeader", "debug_getRawBlock", "debug_getRawReceipts"] as const;
 export type RawL1Method = (typeof RAW_L1_METHODS)[number];
 
+/**
+ * The largest answers decoded, in bytes (the hex is measured before it is decoded; the HTTP body cap bounds the
+ * JSON before that). A header is some 600 bytes (its extra data at most 32); a block is capped by consensus at
+ * 10 MiB (EIP-7934's MAX_RLP_BLOCK_SIZE); a block's receipts, whose logs cost 8 gas a byte, stay under 10 MiB at
+ * any gas limit in use. Each bound leaves room.
+ */
+export interface RawL1Limits {
+  readonly maxHeaderBytes: number;
+  readonly maxBlockBytes: number;
+  /** The receipts of one block together. */
+  readonly maxReceiptsBytes: number;
+}
+
+export const RAW_L1_LIMITS: RawL1Limits = {
+  maxHeaderBytes: 8 * 1024,
+  maxBlockBytes: 16 * 1024 * 1024,
+  maxReceiptsBytes: 16 * 1024 * 1024,
+};
+
 /** JSON-RPC's "method not found": the node does not serve the method (or its namespace is off). */
 const METHOD_NOT_FOUND = -32601;
 
@@ -42,7 +61,10 @@ export class RawL1Reads {
   /** Methods the endpoint answered (for a block or not). */
   private readonly answered = new Set<RawL1Method>();
 
-  constructor(private readonly client: JsonRpcClient) {}
+  constructor(
+    private readonly client: JsonRpcClient,
+    private readonly limits: RawL1Limits = RAW_L1_LIMITS,
+  ) {}
 
   /** Whether the endpoint serves `method`: true once it answered, false once it refused it, undefined before. */
   served(method: RawL1Method): boolean | undefined {
@@ -63,17 +85,18 @@ export class RawL1Reads {
     }
   }
 
-  /** The non-empty bytes `method(hash)` answered, or undefined. */
-  private async bytes(method: RawL1Method, hash: Uint8Array): Promise<Uint8Array | undefined> {
+  /** The non-empty bytes `method(hash)` answered, or undefined; over `max` bytes refused before decoding. */
+  private async bytes(method: RawL1Method, hash: Uint8Array, max: number): Promise<Uint8Array | undefined> {
     const raw = await this.ask(method, hash);
     if (raw === undefined) return undefined;
+    if (typeof raw === "string") capHexDigits(raw.length - 2, max, method);
     const bytes = hexData(raw, method);
     return bytes.length === 0 ? undefined : bytes;
   }
 
   /** The header's RLP, checked to hash to `hash`; undefined when the method gave no answer. */
   async header(hash: Uint8Array): Promise<{ rlp: Uint8Array; header: BlockHeader } | undefined> {
-    const rlp = await this.bytes("debug_getRawHeader", hash);
+    const rlp = await this.bytes("debug_getRawHeader", hash, this.limits.maxHeaderBytes);
     if (rlp === undefined) return undefined;
     checkHeaderHash(rlp, hash, "debug_getRawHeader: the header");
     return { rlp, header: decoded(() => decodeHeader(rlp), "debug_getRawHeader") };
@@ -84,7 +107,7 @@ export class RawL1Reads {
    * (and the block's header against the hash); undefined when the method gave no answer.
    */
   async transactions(hash: Uint8Array, header: BlockHeader): Promise<Uint8Array[] | undefined> {
-    const rlp = await this.bytes("debug_getRawBlock", hash);
+    const rlp = await this.bytes("debug_getRawBlock", hash, this.limits.maxBlockBytes);
     if (rlp === undefined) return undefined;
     const block = decoded(() => RLP.decode(rlp), "debug_getRawBlock");
     if (!Array.isArray(block) || block.length < 3 || !Array.isArray(block[0]) || !Array.isArray(block[1]))
@@ -112,10 +135,21 @@ export class RawL1Reads {
     if (!Array.isArray(raw))
       throw new MalformedResponseError("debug_getRawReceipts: the answer is not a list");
     if (raw.length === 0 && !bytesEqual(header.receiptsRoot, EMPTY_TRIE_ROOT)) return undefined;
+    let digits = 0;
+    for (const r of raw) digits += typeof r === "string" ? r.length - 2 : 0;
+    capHexDigits(digits, this.limits.maxReceiptsBytes, "debug_getRawReceipts");
     const receipts = raw.map((r, i) => hexData(r, `debug_getRawReceipts[${i}]`));
     checkRoot(receipts, header, "receipts-root", "debug_getRawReceipts: the receipts");
     return receipts;
   }
+}
+
+/** Refuses `digits` hex digits (after `0x`) that would decode to more than `max` bytes, before decoding. */
+function capHexDigits(digits: number, max: number, what: string): void {
+  if (digits > 2 * max)
+    throw new MalformedResponseError(`${what}: the answer of ${Math.ceil(digits / 2)} bytes exceeds ${max}`, {
+      details: { limit: max },
+    });
 }
 
 /** `run`'s decoding, its failure a MalformedResponseError naming the method. */

@@ -109,6 +109,8 @@ export function createProverHost(config: HostConfig, deps: ProverHostDeps): Prov
                 preimages: collected.preimageCount,
                 witnessBytes: collected.witnessBytes,
                 fetchMs: Math.round(collected.fetchMs),
+                requests: collected.requests,
+                responseBytes: collected.responseBytes,
                 blockWitnesses: collected.fetches["l2-block-witness"] ?? 0,
                 blockWitnessBytes: collected.prefetchBytes,
                 totalMs: Math.round(collected.totalMs),

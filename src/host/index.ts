@@ -67,6 +67,7 @@ export {
   FetchingOracle,
   type FetchStats,
   WitnessFetchError,
+  MissingWitnessValueError,
   WitnessTooLargeError,
   L1DistanceError,
   DEFAULT_MAX_L1_DISTANCE,

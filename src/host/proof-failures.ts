@@ -9,7 +9,7 @@ import { InvalidProofRequestError, ProofCancelledError, ProofTimeoutError } from
 import type { ProofOutcome } from "./metrics.js";
 import { InvalidProofResultError } from "./result-check.js";
 import { NoValidSignerError } from "./router.js";
-import { L1DistanceError } from "./witness/index.js";
+import { L1DistanceError, MissingWitnessValueError } from "./witness/index.js";
 
 /** The JSON-RPC error a failure leaves the server as: -32602, -32001 (NoValidSigner) or -32000 (ProofFailed). */
 export type ProofFailureCode = "invalid-params" | "no-valid-signer" | "proof-failed";
@@ -38,6 +38,15 @@ export const PROOF_FAILURES: readonly (readonly [ErrorClass, ProofFailure])[] = 
   [InvalidProofRequestError, { outcome: "invalid_request", code: "invalid-params" }],
   // An L1 head too far past the range is the request's choice, as a range too long is; witness collection finds it.
   [L1DistanceError, { outcome: "witness_error", code: "invalid-params", log: WITNESS_REFUSED }],
+  // The L2 endpoint's witness lacks a value it read: the endpoint's fault, which its operator must see.
+  [
+    MissingWitnessValueError,
+    {
+      outcome: "witness_error",
+      code: "proof-failed",
+      log: { level: "warn", msg: "the L2 endpoint's witness lacks a value the blocks read" },
+    },
+  ],
   [NoValidSignerError, { outcome: "no_valid_signer", code: "no-valid-signer" }],
   [
     EnclaveRefusedError,

@@ -11,7 +11,8 @@
  *   baseline (full: the same set, or a verified superset);
  * - the three witness forms parse to the same values (geth's ExtWitness from the geth replica; the map form built
  *   from the node's own reth-form witness); a forged JSON header and a map value under another hash are refused;
- * - an L2 that omits a trie node from its witness is refused with an error naming the endpoint and the block;
+ * - an L2 that omits a trie node or code from its witnesses is refused with a MissingWitnessValueError naming the
+ *   kind, the hash, the block and the endpoint;
  * - the host process with `--l2-rpc-url` on the geth replica and a beacon endpoint that answers only by slot proves
  *   the range (prover_prove through a local-mode enclave), and logs the strategy in one line;
  * - a host whose L2 endpoint serves none of the methods refuses to start, naming each method and the client flags;
@@ -38,6 +39,7 @@ import { ensureDevnetRollupConfig } from "../../src/devnet/rollup-config.js";
 import {
   chooseWitnessStrategy,
   collectWitness,
+  MissingWitnessValueError,
   type WitnessCollection,
   WitnessFetchError,
   type WitnessStrategyName,
@@ -397,7 +399,7 @@ describe("witness forms", () => {
     expect(() => parseExecutionWitness(forged, "map")).toThrow(DataMismatchError);
   });
 
-  it("an L2 whose witness omits a trie node is refused with an error naming the endpoint", async () => {
+  it("an L2 whose witness omits a trie node is refused with an error naming the kind, the hash, the block and the endpoint", async () => {
     const proxy = await startTamperProxy(urlOf("reth"));
     proxies.push(proxy);
     // The state root the first block of the range executes on: its node is read first.
@@ -420,10 +422,39 @@ describe("witness forms", () => {
     };
     const error = await collect(proxy.url, "execution-witness").catch((e: unknown) => e);
     expect(dropped).toBe(true);
-    expect(error).toBeInstanceOf(WitnessFetchError);
+    expect(error).toBeInstanceOf(MissingWitnessValueError);
+    expect((error as MissingWitnessValueError).fields).toEqual({
+      kind: "trie-node",
+      hash: parent.stateRoot,
+      block: agreed + 1n,
+      endpoint: proxy.url,
+      strategy: "execution-witness",
+    });
     expect((error as Error).message).toContain(
-      `the L2 block witnesses from ${proxy.url} (execution-witness) lack`,
+      `the L2 block witnesses from ${proxy.url} (execution-witness) lack the trie-node ${parent.stateRoot} of L2 block ${agreed + 1n}`,
     );
+  }, 600_000);
+
+  it("an L2 whose witnesses omit the code a block runs is refused, naming the code's hash and the block", async () => {
+    const proxy = await startTamperProxy(urlOf("reth"));
+    proxies.push(proxy);
+    const omitted = new Set<string>();
+    proxy.rpc = async (request, forward) => {
+      if (request.method === "debug_dbGet") return { jsonrpc: "2.0", id: 1, result: null };
+      const answer = await forward(request);
+      if (request.method === "debug_executionWitness") {
+        const result = answer.result as { codes: Hex[] };
+        for (const code of result.codes) omitted.add(toHex(keccak256(hexToBytes(code))));
+        answer.result = { ...result, codes: [] };
+      }
+      return answer;
+    };
+    const error = await collect(proxy.url, "execution-witness").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MissingWitnessValueError);
+    const fields = (error as MissingWitnessValueError).fields;
+    // Every block runs the L1 attributes deposit into the L1Block predeploy: the first block already misses code.
+    expect(fields).toMatchObject({ kind: "code", block: agreed + 1n, endpoint: proxy.url });
+    expect(omitted.has(fields.hash)).toBe(true);
   }, 600_000);
 
   it("an L2 that answers a witness with a forged header is refused, naming the endpoint and the block", async () => {

@@ -14,7 +14,12 @@ import {
   runProgram,
 } from "../../proof/program/index.js";
 import { FetchingOracle, type FetchingOracleOptions } from "./oracle.js";
-import { type ChosenStrategy, chooseWitnessStrategy, type WitnessStrategyChoice } from "./strategies.js";
+import {
+  type ChosenStrategy,
+  chooseWitnessStrategy,
+  stateSource,
+  type WitnessStrategyChoice,
+} from "./strategies.js";
 
 export interface CollectWitnessOptions extends FetchingOracleOptions {
   readonly rollupConfig: RollupConfig;
@@ -38,6 +43,14 @@ export interface WitnessMetrics {
   readonly prefetchMs: number;
   /** Bytes of the block witnesses fetched ahead. */
   readonly prefetchBytes: number;
+  /** Requests made to the L1, beacon and L2 endpoints (answered, refused or failed), and per method. */
+  readonly requests: number;
+  readonly requestsByMethod: Readonly<Record<string, number>>;
+  /** Bytes the endpoints answered (response bodies) and the requests' bodies. */
+  readonly responseBytes: number;
+  readonly requestBytes: number;
+  /** Wall time with at least one request in flight (the program's own waits are `fetchMs`). */
+  readonly endpointBusyMs: number;
   /** The program's stages (derivation and execution include the fetches they waited on). */
   readonly program: ProgramTimings;
   readonly totalMs: number;
@@ -84,6 +97,11 @@ export async function collectWitness(options: CollectWitnessOptions): Promise<Wi
       fetchMs: oracle.stats.fetchMs,
       prefetchMs: oracle.stats.prefetchMs,
       prefetchBytes: oracle.stats.prefetchBytes,
+      requests: oracle.stats.requests.requests,
+      requestsByMethod: { ...oracle.stats.requests.byMethod },
+      responseBytes: oracle.stats.requests.responseBytes,
+      requestBytes: oracle.stats.requests.requestBytes,
+      endpointBusyMs: oracle.stats.requests.busyMs,
       program: result.timings,
       totalMs: performance.now() - t0,
     },
@@ -150,7 +168,9 @@ export class RpcWitness {
       l1RpcUrl: options.l1RpcUrl,
       ...(options.l1BeaconUrl === undefined ? {} : { l1BeaconUrl: options.l1BeaconUrl }),
       l2RpcUrl: options.l2RpcUrl,
-      l2State: async () => (await this.strategy()).source,
+      // The chosen strategy over the collection's own L2 client, so its requests count in the collection's figures.
+      l2State: async (client) =>
+        stateSource((await this.strategy()).source.name, { client, rollupConfig: options.rollupConfig }),
       ...(options.witnessConcurrency === undefined ? {} : { witnessConcurrency: options.witnessConcurrency }),
       ...(options.secondsPerSlot === undefined ? {} : { secondsPerSlot: options.secondsPerSlot }),
       ...(options.maxL1Distance === undefined ? {} : { maxL1Distance: options.maxL1Distance }),

@@ -3,13 +3,40 @@ import { HostError } from "../errors.js";
 
 /** A source answered something that does not check, or could not answer what a hint named. */
 export class WitnessFetchError extends HostError<"witness-fetch"> {
-  override readonly name = "WitnessFetchError";
+  override readonly name: string = "WitnessFetchError";
   constructor(
     message: string,
     details: { readonly hint: string } & Record<string, unknown>,
     options: { readonly cause?: unknown } = {},
   ) {
     super(message, { kind: "witness-fetch", details, cause: options.cause });
+  }
+}
+
+/**
+ * A value the program read is in none of the L2 block witnesses and the endpoint does not answer it by hash: the
+ * endpoint's witness is incomplete. Names what the value was (`kind`: a trie node, code, a header, or `unknown`
+ * when no value the host holds names it), its hash, the L2 block it belongs to (when found), the endpoint and the
+ * strategy. A WitnessFetchError of hint `state`.
+ */
+export class MissingWitnessValueError extends WitnessFetchError {
+  override readonly name = "MissingWitnessValueError";
+  constructor(
+    readonly fields: {
+      readonly kind: "trie-node" | "code" | "header" | "unknown";
+      /** 0x hex: the full keccak256 when known, else the preimage key. */
+      readonly hash: string;
+      readonly block: bigint | undefined;
+      readonly endpoint: string;
+      readonly strategy: string;
+    },
+  ) {
+    const what = fields.kind === "unknown" ? "value" : fields.kind;
+    const block = fields.block === undefined ? "" : ` of L2 block ${fields.block}`;
+    super(
+      `the L2 block witnesses from ${fields.endpoint} (${fields.strategy}) lack the ${what} ${fields.hash}${block}, and the endpoint does not answer it by hash`,
+      { hint: "state", ...fields },
+    );
   }
 }
 

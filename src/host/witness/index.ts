@@ -9,7 +9,13 @@ export {
   type WitnessCollection,
   type WitnessMetrics,
 } from "./collect.js";
-export { L1DistanceError, WitnessFetchError, WitnessTooLargeError } from "./errors.js";
+export {
+  L1DistanceError,
+  MissingWitnessValueError,
+  WitnessFetchError,
+  WitnessTooLargeError,
+} from "./errors.js";
+export { type MissingValueKind, type MissingValueOrigin, missingValueOrigin } from "./missing-value.js";
 export {
   DEFAULT_MAX_L1_DISTANCE,
   ENCLAVE_WITNESS_LIMITS,

@@ -34,6 +34,7 @@ import {
   BeaconBlobProvider,
   type BeaconRoutes,
   JsonRpcClient,
+  RequestStats,
   RpcL1Provider,
 } from "../../chain-rpc/index.js";
 import type { Kzg } from "../../derive/index.js";
@@ -45,9 +46,10 @@ import {
   preimageKeyFromBytes,
 } from "../../proof/preimages/index.js";
 import { formatHint, type Hint, type ProgramOracle } from "../../proof/program/index.js";
-import { WitnessFetchError } from "./errors.js";
+import { MissingWitnessValueError, WitnessFetchError } from "./errors.js";
 import { fetchHint, type HintContext } from "./fetchers.js";
 import { WitnessBudget, type WitnessLimits } from "./limits.js";
+import { missingValueOrigin } from "./missing-value.js";
 import { BlockWitnessPrefetch } from "./prefetch.js";
 import { withRetries } from "./requests.js";
 import { dbGetSource, type L2StateSource } from "./strategies.js";
@@ -62,9 +64,12 @@ export interface FetchingOracleOptions {
   readonly l2RpcUrl: string;
   /**
    * Where the L2 state comes from (default: debug_dbGet by bare hash, this project's node); asked for once, when
-   * the agreed L2 head is known (so a host may probe its endpoint only then).
+   * the agreed L2 head is known (so a host may probe its endpoint only then), with the oracle's L2 client (whose
+   * requests count in `requestStats`).
    */
-  readonly l2State?: () => Promise<L2StateSource>;
+  readonly l2State?: (client: JsonRpcClient) => Promise<L2StateSource>;
+  /** Counts every request to the L1, beacon and L2 endpoints (default: a fresh one, in `stats.requests`). */
+  readonly requestStats?: RequestStats;
   /** Block witnesses fetched at once (default 3, Base's node's limit for the witness methods). */
   readonly witnessConcurrency?: number;
   /** The beacon routes (default `auto`: by slot, anvil's block-hash route when the node has no slot clock). */
@@ -96,6 +101,8 @@ export interface FetchStats {
   prefetchMs: number;
   /** Bytes of the block witnesses fetched ahead. */
   prefetchBytes: number;
+  /** The requests to the endpoints: count, bytes, time in flight. */
+  readonly requests: RequestStats;
 }
 
 function fullHashesIn(value: Uint8Array, into: Map<string, Uint8Array>): void {
@@ -146,11 +153,16 @@ export class FetchingOracle implements ProgramOracle {
   private readonly budget: WitnessBudget;
   /** What the per-hint fetchers (fetchers.ts) read from and write to. */
   private readonly context: HintContext;
-  readonly stats: FetchStats = { fetches: {}, fetchMs: 0, cachedBytes: 0, prefetchMs: 0, prefetchBytes: 0 };
+  readonly stats: FetchStats;
 
   constructor(private readonly options: FetchingOracleOptions) {
     this.budget = new WitnessBudget(options.witnessLimits, options.maxL1Distance);
-    const limits = options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
+    const requests = options.requestStats ?? new RequestStats();
+    this.stats = { fetches: {}, fetchMs: 0, cachedBytes: 0, prefetchMs: 0, prefetchBytes: 0, requests };
+    const limits = {
+      stats: requests,
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    };
     this.l1 = new RpcL1Provider(options.l1RpcUrl, {
       ...limits,
       pooledBlobTransactionsRoot: options.pooledBlobTransactionsRoot ?? true,
@@ -271,7 +283,7 @@ export class FetchingOracle implements ProgramOracle {
   }
 
   private l2State(): Promise<L2StateSource> {
-    this.l2StateChosen ??= this.options.l2State?.() ?? Promise.resolve(dbGetSource(this.l2));
+    this.l2StateChosen ??= this.options.l2State?.(this.l2) ?? Promise.resolve(dbGetSource(this.l2));
     return this.l2StateChosen;
   }
 
@@ -295,6 +307,11 @@ export class FetchingOracle implements ProgramOracle {
         this.stats.prefetchBytes += bytes;
       },
     });
+  }
+
+  /** Every keccak256-keyed value held (fetched or recorded). */
+  private *keccakValues(): Generator<Uint8Array> {
+    for (const [key, value] of this.store.entries()) if (key[0] === PreimageKeyType.Keccak256) yield value;
   }
 
   /** Stops fetching ahead (the run is over). */
@@ -348,11 +365,16 @@ export class FetchingOracle implements ProgramOracle {
         this.putKeccak(value);
         return true;
       }
-      if (this.prefetch !== undefined)
-        throw new WitnessFetchError(
-          `the L2 block witnesses from ${endpoint} (${source.name}) lack ${toHex(key)}, and the endpoint does not answer it by hash`,
-          { hint: "state", endpoint, strategy: source.name, key: toHex(key) },
-        );
+      if (this.prefetch !== undefined) {
+        const origin = missingValueOrigin(key, this.keccakValues());
+        throw new MissingWitnessValueError({
+          kind: origin.kind,
+          hash: toHex(origin.hash ?? full ?? key),
+          block: origin.block,
+          endpoint,
+          strategy: source.name,
+        });
+      }
       return false;
     });
   }

@@ -237,7 +237,7 @@ export class ProofsExecutor {
     private readonly client: JsonRpcClient,
     private readonly config: RollupConfig,
   ) {
-    this.blocks = new RpcL2Provider(client.url);
+    this.blocks = new RpcL2Provider(client.url, client.limits);
   }
 
   private async rawHeader(hash: Uint8Array, block: bigint): Promise<Uint8Array> {

@@ -91,7 +91,7 @@ function executionWitnessSource({ client }: StrategyContext): L2StateSource {
 }
 
 function executePayloadSource({ client, rollupConfig }: StrategyContext): L2StateSource {
-  const blocks = new RpcL2Provider(client.url);
+  const blocks = new RpcL2Provider(client.url, client.limits);
   return {
     name: "execute-payload",
     prefetches: true,
