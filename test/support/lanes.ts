@@ -46,6 +46,8 @@ export const UNIT_TESTS_UNDER_TEST: readonly string[] = [
   "test/host/config.test.ts",
   "test/host/proof-errors.test.ts",
   "test/host/proof-result.test.ts",
+  "test/host/witness-fixtures.test.ts",
+  "test/host/witness-missing.test.ts",
   "test/merchant/config.test.ts",
   "test/node/units.test.ts",
   "test/proof/program-units.test.ts",
