@@ -2,7 +2,7 @@
  * The devnet L1 (src/devnet/l1/anvil.ts) on real anvil processes: readiness, the pinned chain, a reproducible
  * genesis, and persistent state across a graceful restart and a `kill -9`.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createWalletClient, http, parseEther } from "viem";
@@ -16,6 +16,7 @@ import {
   DEVNET_L1_MNEMONIC,
   startAnvil,
 } from "../../src/devnet/l1/anvil.js";
+import { ChildExitedError } from "../../src/devnet/errors.js";
 
 const running: Anvil[] = [];
 const dirs: string[] = [];
@@ -144,6 +145,38 @@ describe("anvil as the devnet L1", () => {
     expect(third.resumed).toBe(true);
     expect((await third.client.getBlock({ blockTag: "latest" })).hash).toBe(crashedHead.hash);
     expect(await third.client.getBalance({ address: account1.address })).toBe(parseEther("10002"));
+  });
+
+  it("resumes from the copy its last start kept when a kill -9 tore the state file during a write", async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), "anvil-torn-"));
+    dirs.push(stateDir);
+    const file = join(stateDir, ANVIL_STATE_FILE);
+    const first = await start({ mining: { mode: "manual" }, stateDir, stateIntervalSeconds: 3600 });
+    await transfer(first);
+    const head = await first.client.getBlock({ blockTag: "latest" });
+    await stop(first, "stop");
+    // This start finds a whole file and keeps a copy of it; its own (later) state is then torn mid-write.
+    const second = await start({ mining: { mode: "manual" }, stateDir, stateIntervalSeconds: 3600 });
+    expect(second.resumed).toBe(true);
+    await transfer(second);
+    await stop(second, "stop");
+    const whole = readFileSync(file, "utf8");
+    writeFileSync(file, whole.slice(0, Math.floor(whole.length / 2)));
+    const lines: string[] = [];
+    const third = await start({ mining: { mode: "manual" }, stateDir, onLine: (line) => lines.push(line) });
+    expect(third.resumed).toBe(true);
+    expect(lines.some((line) => line.startsWith("state file torn"))).toBe(true);
+    expect(existsSync(`${file}.torn`)).toBe(true);
+    // The chain as the second start found it: the first start's head, its balances.
+    expect((await third.client.getBlock({ blockTag: "latest" })).hash).toBe(head.hash);
+    expect(await third.client.getBalance({ address: account1.address })).toBe(parseEther("10001"));
+    await stop(third, "stop");
+    // Torn with no whole copy: a clear refusal, never a fresh chain under the old data directory.
+    rmSync(`${file}.prev`);
+    writeFileSync(file, "{");
+    await expect(startAnvil({ mining: { mode: "manual" }, stateDir })).rejects.toBeInstanceOf(
+      ChildExitedError,
+    );
   });
 });
 

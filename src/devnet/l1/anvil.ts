@@ -4,7 +4,10 @@
  * fixed genesis timestamp (so block 0's hash is the same on every machine), interval, automatic or manual mining,
  * and optional persistent state: `--state <dir>` loads `<dir>/state.json` at start and writes it on exit, and
  * `--state-interval` writes it periodically too, so that a restart (even after `kill -9`, losing at most one
- * interval) resumes the same chain. anvil serves the beacon API routes derivation reads blobs from on its JSON-RPC
+ * interval) resumes the same chain. anvil writes that file in place, so a `kill -9` during a write leaves it torn,
+ * and anvil refuses to start on it; each start that finds a whole state file keeps a copy of it
+ * (`state.json.prev`), and a start that finds a torn one sets it aside (`state.json.torn`) and resumes from that
+ * copy: the chain as the previous start found it (see `recoverStateFile`). anvil serves the beacon API routes derivation reads blobs from on its JSON-RPC
  * port (`/eth/v1/beacon/blobs/{block}` and `/eth/v1/beacon/genesis`).
  *
  * Time: a fresh anvil started with `--timestamp T` runs its clock from T (T + seconds since start); a resumed one
@@ -14,7 +17,7 @@
  * genesis-relative clock (tests and bootstrap code that mine blocks with explicit timestamps).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -195,13 +198,53 @@ process.once("exit", () => {
 
 const LISTENING = /Listening on 127\.0\.0\.1:(\d+)/;
 
+/** Whether `path` holds a whole JSON document (anvil's state file is one). */
+function wholeJson(path: string): boolean {
+  try {
+    JSON.parse(readFileSync(path, "utf8"));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Makes `<stateDir>/state.json` one anvil can load, before anvil reads it: a whole file is kept as
+ * `state.json.prev` (the state this start resumes); a torn one (a `kill -9` during anvil's periodic write) is moved
+ * to `state.json.torn` and replaced by `state.json.prev`. Returns what it did; throws ChildExitedError when the file
+ * is torn and no whole copy exists (starting fresh would be another chain).
+ */
+export function recoverStateFile(stateDir: string): "none" | "kept" | "recovered" {
+  const file = join(stateDir, ANVIL_STATE_FILE);
+  if (!existsSync(file)) return "none";
+  const prev = `${file}.prev`;
+  if (wholeJson(file)) {
+    copyFileSync(file, prev);
+    return "kept";
+  }
+  if (!existsSync(prev) || !wholeJson(prev))
+    throw new ChildExitedError(
+      `anvil's state file ${file} is torn (not whole JSON) and there is no whole copy (${prev}) to resume from`,
+      "child-failed",
+      { name: "anvil", stateFile: file },
+    );
+  renameSync(file, `${file}.torn`);
+  copyFileSync(prev, file);
+  return "recovered";
+}
+
 /** Starts anvil and resolves once it answers `eth_chainId` and its mining mode is set. */
 export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
   const chainId = options.chainId ?? DEVNET_L1_CHAIN_ID;
   let fresh = true;
   if (options.stateDir !== undefined) {
     mkdirSync(options.stateDir, { recursive: true });
-    fresh = !existsSync(join(options.stateDir, ANVIL_STATE_FILE));
+    const state = recoverStateFile(options.stateDir);
+    if (state === "recovered")
+      options.onLine?.(
+        `state file torn (kill -9 during a write): set aside as ${ANVIL_STATE_FILE}.torn, resuming from ${ANVIL_STATE_FILE}.prev`,
+      );
+    fresh = state === "none";
   }
   const timeoutMs = options.readyTimeoutMs ?? 60_000;
   const child = spawn(anvilBinaryPath(), anvilArguments(options, fresh), {
@@ -238,7 +281,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
   );
   const exitedEarly: Promise<never> = exited.then(({ code, signal }) => {
     throw new ChildExitedError(
-      `anvil exited before it was ready (code ${code}, signal ${signal})`,
+      `anvil exited before it was ready (code ${code}, signal ${signal}): ${tail.slice(-3).join(" | ")}`,
       "child-exited",
       {
         name: "anvil",
