@@ -17,7 +17,7 @@
  * genesis-relative clock (tests and bootstrap code that mine blocks with explicit timestamps).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, renameSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -31,6 +31,7 @@ import {
   type Transport,
 } from "viem";
 import { ChildExitedError } from "../errors.js";
+import { holdsWholeJsonDocument } from "./whole-json.js";
 
 /** The devnet L1's chain id. */
 export const DEVNET_L1_CHAIN_ID = 900;
@@ -198,16 +199,6 @@ process.once("exit", () => {
 
 const LISTENING = /Listening on 127\.0\.0\.1:(\d+)/;
 
-/** Whether `path` holds a whole JSON document (anvil's state file is one). */
-function wholeJson(path: string): boolean {
-  try {
-    JSON.parse(readFileSync(path, "utf8"));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Makes `<stateDir>/state.json` one anvil can load, before anvil reads it: a whole file is kept as
  * `state.json.prev` (the state this start resumes); a torn one (a `kill -9` during anvil's periodic write) is moved
@@ -218,11 +209,11 @@ export function recoverStateFile(stateDir: string): "none" | "kept" | "recovered
   const file = join(stateDir, ANVIL_STATE_FILE);
   if (!existsSync(file)) return "none";
   const prev = `${file}.prev`;
-  if (wholeJson(file)) {
+  if (holdsWholeJsonDocument(file)) {
     copyFileSync(file, prev);
     return "kept";
   }
-  if (!existsSync(prev) || !wholeJson(prev))
+  if (!existsSync(prev) || !holdsWholeJsonDocument(prev))
     throw new ChildExitedError(
       `anvil's state file ${file} is torn (not whole JSON) and there is no whole copy (${prev}) to resume from`,
       "child-failed",
