@@ -41,6 +41,7 @@ import {
 import { HostError } from "./errors.js";
 import {
   DEFAULT_MAX_L1_DISTANCE,
+  defaultMaxL1Distance,
   WITNESS_STRATEGY_CHOICES,
   type WitnessStrategyChoice,
 } from "./witness/index.js";
@@ -97,8 +98,9 @@ export interface HostConfig {
    */
   readonly maxBlocksPerProof: bigint;
   /**
-   * L1 headers witness collection may walk back from a request's L1 head (--max-l1-distance, default
-   * DEFAULT_MAX_L1_DISTANCE); a longer walk stops with L1DistanceError (-32602).
+   * L1 headers witness collection may walk back from a request's L1 head (--max-l1-distance; by default derived
+   * from the rollup config, defaultMaxL1Distance, or DEFAULT_MAX_L1_DISTANCE without one); a longer walk stops
+   * with L1DistanceError (-32602).
    */
   readonly maxL1Distance: number;
   readonly registryAddress: Address | undefined;
@@ -254,7 +256,7 @@ export const HOST_FLAGS: readonly FlagSpec[] = [
     flag: "max-l1-distance",
     env: "PROVER_MAX_L1_DISTANCE",
     value: "N",
-    help: `L1 headers witness collection may walk back from a request's L1 head; a longer walk is refused with -32602 naming the distance (default ${DEFAULT_MAX_L1_DISTANCE})`,
+    help: `L1 headers witness collection may walk back from a request's L1 head; a longer walk is refused with -32602 naming the distance (default: from the rollup config's sequencing window, channel timeout and block time, --max-blocks-per-proof and the L1 slot time, see docs/host.md; ${DEFAULT_MAX_L1_DISTANCE} without a rollup config)`,
   },
   {
     flag: "tee-prover-registry-address",
@@ -470,11 +472,6 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
     maxBlocksText === undefined
       ? DEFAULT_MAX_BLOCKS_PER_PROOF
       : BigInt(integerFlag(maxBlocksText, "max-blocks-per-proof", 1, fail));
-  const l1DistanceText = flags.text("max-l1-distance");
-  const maxL1Distance =
-    l1DistanceText === undefined
-      ? DEFAULT_MAX_L1_DISTANCE
-      : integerFlag(l1DistanceText, "max-l1-distance", 1, fail);
   const url = (flag: string): string => urlFlag(flags.need(flag), flag, fail, URL_SCHEMES);
   const l1RpcUrl = url("l1-rpc-url");
   const l1BeaconUrl = flags.text("l1-beacon-url") === undefined ? l1RpcUrl : url("l1-beacon-url");
@@ -493,6 +490,18 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
   const slotText = flags.text("beacon-seconds-per-slot");
 
   const rollupConfig = rollupPath === undefined ? undefined : readRollupConfig(rollupPath, l2ChainId);
+  const beaconSecondsPerSlot =
+    slotText === undefined ? undefined : integerFlag(slotText, "beacon-seconds-per-slot", 1, fail);
+  const l1DistanceText = flags.text("max-l1-distance");
+  const maxL1Distance =
+    l1DistanceText !== undefined
+      ? integerFlag(l1DistanceText, "max-l1-distance", 1, fail)
+      : rollupConfig === undefined
+        ? DEFAULT_MAX_L1_DISTANCE
+        : defaultMaxL1Distance(rollupConfig, {
+            maxBlocksPerProof,
+            ...(beaconSecondsPerSlot === undefined ? {} : { l1BlockSeconds: beaconSecondsPerSlot }),
+          });
   const journalVersion = journalVersionFlag(flags.text("journal-version"));
   if (journalVersion === "schedule-id" && scheduleRollupConfig({ rollupConfig, l2ChainId }) === undefined)
     throw new HostConfigError(
@@ -515,8 +524,7 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
           : integerFlag(witnessConcurrencyText, "witness-concurrency", 1, fail),
       workers:
         workersText === undefined ? DEFAULT_BLOCK_WORKERS : integerFlag(workersText, "workers", 1, fail),
-      beaconSecondsPerSlot:
-        slotText === undefined ? undefined : integerFlag(slotText, "beacon-seconds-per-slot", 1, fail),
+      beaconSecondsPerSlot,
       listen: parseListen(flags.text("listen") ?? DEFAULT_LISTEN),
       enclaves,
       frameLengthPrefix: frameLengthPrefixFlag(flags.text("frame-length-prefix")),

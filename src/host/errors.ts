@@ -32,7 +32,15 @@ export abstract class HostError<Kind extends HostErrorKind = HostErrorKind> exte
 /** A proof request whose values make no sense (the codecs checked the types). */
 export class InvalidProofRequestError extends HostError<"invalid-proof-request"> {
   override readonly name = "InvalidProofRequestError";
-  constructor(message: string, details: { readonly field: string }) {
+  constructor(
+    message: string,
+    details: {
+      readonly field: string;
+      /** For a number out of range: the value given and the largest accepted. */
+      readonly value?: bigint;
+      readonly max?: bigint;
+    },
+  ) {
     super(message, { kind: "invalid-proof-request", details });
   }
 }

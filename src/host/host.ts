@@ -171,6 +171,7 @@ export function createProverHost(config: HostConfig, deps: ProverHostDeps): Prov
           l2ChainId: config.l2ChainId.toString(),
           witness:
             witness === undefined ? "boot keys only" : "collected from the L1, beacon and L2 endpoints",
+          ...(witness === undefined ? {} : { maxL1Distance: config.maxL1Distance }),
           enclaves: enclaves.map((enclave) => enclave.name),
           registry: registry?.description ?? null,
           proofTimeoutSeconds: config.proofTimeoutMs / 1000,

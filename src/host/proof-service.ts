@@ -7,6 +7,7 @@
 import { bytesToHex } from "viem";
 import type { ProofRequest, ProofResult } from "../../generated/rpc/index.js";
 import type { Logger } from "../log/index.js";
+import { MAX_BOOT_BLOCK_NUMBER } from "../proof/preimages/index.js";
 import { bootPreimages, scheduleBlockOf } from "./boot-preimages.js";
 import { InvalidProofRequestError, ProofCancelledError, ProofTimeoutError } from "./errors.js";
 import type { HostMetrics, ProofOutcome } from "./metrics.js";
@@ -43,8 +44,23 @@ export interface ProofServiceOptions {
   readonly agreedHeadNumber?: (hash: Uint8Array, signal: AbortSignal) => Promise<bigint>;
 }
 
+/** The request's block numbers, each bounded as the enclave bounds its boot values (MAX_BOOT_BLOCK_NUMBER). */
+const BLOCK_NUMBER_FIELDS = [
+  "claimed_l2_block_number",
+  "l1_head_number",
+  "schedule_l2_block_number",
+] as const;
+
 /** Checks what the codecs cannot: the values a proof needs to make sense. */
 export function validateProofRequest(request: ProofRequest): void {
+  for (const field of BLOCK_NUMBER_FIELDS) {
+    const value = request[field];
+    if (value !== undefined && value > MAX_BOOT_BLOCK_NUMBER)
+      throw new InvalidProofRequestError(
+        `invalid request: ${field} ${value} is past the largest block number a proof may name (${MAX_BOOT_BLOCK_NUMBER})`,
+        { field, value, max: MAX_BOOT_BLOCK_NUMBER },
+      );
+  }
   if (request.intermediate_block_interval === 0n)
     throw new InvalidProofRequestError("invalid request: intermediate_block_interval must be at least 1", {
       field: "intermediate_block_interval",
@@ -166,7 +182,7 @@ export class ProofService {
       {
         enclave: route.enclave.name,
         block: request.claimed_l2_block_number.toString(),
-        ...(route.signer === undefined ? {} : { signer: bytesToHex(route.signer) }),
+        signer: bytesToHex(route.signer),
       },
       "proving",
     );
@@ -174,8 +190,8 @@ export class ProofService {
     try {
       return verifyProofResult(request, result, {
         l2ChainId: this.options.l2ChainId,
-        ...(route.signer === undefined ? {} : { signer: route.signer }),
-        ...(route.teeImageHash === undefined ? {} : { teeImageHash: route.teeImageHash }),
+        signer: route.signer,
+        teeImageHash: route.teeImageHash,
         ...(this.options.maxBlocksPerProof === undefined
           ? {}
           : { maxBlocks: this.options.maxBlocksPerProof }),

@@ -8,8 +8,9 @@
  *   root to the claimed one, within the host's range bound;
  * - every proposal names the request's L1 head (hash and number) and one config hash; the aggregate covers the
  *   whole range (the single proposal itself for a one-block range);
- * - with a routed signer (a registry validated it), the result's `tee_signer` (Base's message form stamps it) is
- *   that signer, and every signature recovers to it over the journal rebuilt from the request, the proposals and
+ * - with a routed signer (the one a registry validated, or without a registry the key the enclave reported when
+ *   the proof was routed to it), the result's `tee_signer` (Base's message form stamps it) is that signer, and
+ *   every signature recovers to it over the journal rebuilt from the request, the proposals and
  *   the enclave's image hash.
  */
 import { bytesToHex } from "viem";
@@ -51,7 +52,7 @@ export class InvalidProofResultError extends HostError<"invalid-proof-result"> {
 /** What the host expects of a result besides the request. */
 export interface ResultExpectations {
   readonly l2ChainId: bigint;
-  /** The signer the router chose (registry-valid); without one, signatures are not recovered. */
+  /** The signer the router chose (see EnclaveRouter.select); without one, signatures are not recovered. */
   readonly signer?: Uint8Array;
   /** keccak256(PCR0) of the routed enclave, from its attestation (zero in local mode). */
   readonly teeImageHash?: Uint8Array;

@@ -2,14 +2,17 @@
  * Which enclave proves a request (docs/protocol.md "Multi-enclave routing"). With a registry: in configured
  * order, fetch each enclave's signer key (skip the enclave on failure), ask the registry whether the
  * signer is valid, and take the first valid one; none valid is NoValidSignerError (-32001 at the
- * server's edge). Without a registry: the first configured enclave.
+ * server's edge). Without a registry: the one configured enclave, whose signer key is asked for each proof all the
+ * same (a failure fails the proof). Either way the route carries the signer and the image hash the enclave's
+ * attestation proves for its key (or, where it has no attestation to give, the image hash it reports), so the
+ * host can recover every signature of the result to that signer.
  */
 import { bytesToHex } from "viem";
 import { teeImageHashOf, verifyAttestationDocument } from "../attestation/index.js";
 import { bytesEqual } from "../chain/index.js";
 import type { Logger } from "../log/index.js";
 import { signerAddressOf } from "../proof/onchain/index.js";
-import type { EnclaveClient } from "./enclave-client.js";
+import { type EnclaveClient, EnclaveRefusedError } from "./enclave-client.js";
 import { HostError } from "./errors.js";
 import type { HealthLatch } from "./health.js";
 import type { SignerRegistry } from "./signer-registry.js";
@@ -24,13 +27,25 @@ export class NoValidSignerError extends HostError<"no-valid-signer"> {
 
 export interface Route {
   readonly enclave: EnclaveClient;
-  /** The signer address the registry confirmed (absent without a registry). */
-  readonly signer?: Uint8Array;
+  /** The enclave's signer address: the one the registry confirmed, or without a registry the one it reported. */
+  readonly signer: Uint8Array;
   /**
    * keccak256(PCR0) of the enclave behind that signer, from its attestation document (zero in local mode): the
-   * journals' image hash, so the host can recover the signer of each result (absent without a registry).
+   * journals' image hash, so the host can recover the signer of each result.
    */
-  readonly teeImageHash?: Uint8Array;
+  readonly teeImageHash: Uint8Array;
+}
+
+/** keccak256(PCR0) from the enclave's attestation document, which must carry `publicKey`. */
+async function attestedImageHash(
+  enclave: EnclaveClient,
+  publicKey: Uint8Array,
+  signal: AbortSignal | undefined,
+): Promise<Uint8Array> {
+  const document = await verifyAttestationDocument(await enclave.signerAttestation(null, null, signal));
+  if (document.publicKey === null || !bytesEqual(document.publicKey, publicKey))
+    throw new Error("the attestation document does not carry the signer key");
+  return teeImageHashOf(document.pcrs.get(0) ?? null);
 }
 
 export class EnclaveRouter {
@@ -52,10 +67,19 @@ export class EnclaveRouter {
       throw new RangeError("several enclaves need a signer registry");
   }
 
-  /** The enclave for the next proof; throws NoValidSignerError when the registry validates none. */
+  /**
+   * The enclave for the next proof; throws NoValidSignerError when the registry validates none. Without a
+   * registry the enclave's key and image hash are asked for here, and their failure is the proof's.
+   */
   async select(signal?: AbortSignal): Promise<Route> {
-    const first = this.enclaves[0]!;
-    if (this.registry === undefined) return { enclave: first };
+    if (this.registry === undefined) {
+      const enclave = this.enclaves[0]!;
+      const publicKey = await enclave.signerPublicKey(signal);
+      const signer = signerAddressOf(publicKey);
+      const teeImageHash = await this.imageHashOf(enclave, publicKey, signal);
+      this.logger.debug({ enclave: enclave.name, signer: bytesToHex(signer) }, "routing to the enclave");
+      return { enclave, signer, teeImageHash };
+    }
     const skipped: string[] = [];
     for (const enclave of this.enclaves) {
       signal?.throwIfAborted();
@@ -121,7 +145,11 @@ export class EnclaveRouter {
     );
   }
 
-  /** The image hash the enclave's attestation proves for `publicKey` (one attestation per key, then cached). */
+  /**
+   * The image hash the enclave's attestation proves for `publicKey` (one attestation per key, then cached). With a
+   * registry the attestation is required; without one, an enclave that refuses the attestation request is asked
+   * for its image hash instead (TeeImageHash), which only it vouches for.
+   */
   private async imageHashOf(
     enclave: EnclaveClient,
     publicKey: Uint8Array,
@@ -129,10 +157,17 @@ export class EnclaveRouter {
   ): Promise<Uint8Array> {
     const cached = this.imageHashes.get(enclave.name);
     if (cached !== undefined && bytesEqual(cached.publicKey, publicKey)) return cached.imageHash;
-    const document = await verifyAttestationDocument(await enclave.signerAttestation(null, null, signal));
-    if (document.publicKey === null || !bytesEqual(document.publicKey, publicKey))
-      throw new Error("the attestation document does not carry the signer key");
-    const imageHash = teeImageHashOf(document.pcrs.get(0) ?? null);
+    let imageHash: Uint8Array;
+    try {
+      imageHash = await attestedImageHash(enclave, publicKey, signal);
+    } catch (error) {
+      if (this.registry !== undefined || !(error instanceof EnclaveRefusedError)) throw error;
+      this.logger.warn(
+        { enclave: enclave.name, reason: error.enclaveMessage },
+        "the enclave gives no attestation: its reported image hash is used to check its signatures",
+      );
+      imageHash = await enclave.teeImageHash(signal);
+    }
     this.imageHashes.set(enclave.name, { publicKey, imageHash });
     return imageHash;
   }

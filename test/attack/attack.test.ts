@@ -1,17 +1,22 @@
 /**
  * A fast slice of bench:attack (bench/attack.ts) against real processes, so the harness cannot rot: one enclave
  * process proving the recorded devnet chain takes 40 mutated Prove frames (every mutation kind, the provable ones
- * included) and every codec cap frame but the 69 MB one; a host in front of it takes one request
+ * included), a claimed block past the largest block number a request may name, and every codec cap frame but the
+ * 69 MB one; a host in front of it takes one request
  * of each malformed HTTP class and a small prover_prove flood while its one proof slot is held. Nothing may sign
  * other roots, leave a frame unanswered, change the enclave's key, or stop a process answering.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEnclave } from "../../enclave/test/enclave-process.js";
+import { recordedWitness } from "../../conformance/fixture.js";
+import { decodeResponsePayload, encodeRequest, type Preimage } from "../../generated/protocol/index.js";
+import { BootKey, isBootPreimageKey, u64be } from "../../src/proof/preimages/index.js";
 import { capFrames, runCapFrames } from "./codec-caps.js";
-import { honestAnswers, runMutations } from "./enclave-attack.js";
+import { honestAnswers, runMutations, sendFrame } from "./enclave-attack.js";
 import { floodProve } from "./host-flood.js";
 import { answersHealth, HTTP_CLASSES, runHttpClasses } from "./http-attack.js";
 import { type AttackedHost, startAttackedHost, startRecordedChainEnclave } from "./processes.js";
+import { formOf, frameOf } from "./prove-frame.js";
 import { capTable, floodTable, httpTable, mutationTable, verdictOf } from "./report.js";
 
 const TIMEOUT_MS = 120_000;
@@ -47,6 +52,27 @@ describe("the attack harness against real processes", () => {
     expect(run.byKind.get("reorder preimages")?.get("no-op")).toBe(1);
     expect(run.signerAfter).toBe(run.signerBefore);
     expect(mutationTable(run)).toMatch(/\| \*\*all\*\* \| \*\*40\*\* \|/);
+  }, 300_000);
+
+  it("a claimed block past 2^53 - 1 is refused by name: BootValueOutOfRangeError, never a bare RangeError", async () => {
+    const { preimages } = recordedWitness();
+    const answers: string[] = [];
+    for (const claimed of [(1n << 64n) - 1n, 1n << 53n, (1n << 53n) - 1n]) {
+      const edited = preimages.map(([key, value]): Preimage => [
+        key,
+        isBootPreimageKey(key, BootKey.ClaimedL2BlockNumber) ? u64be(claimed) : value,
+      ]);
+      const answer = await sendFrame(
+        { address: enclave.address, frameLengthPrefix: 4, messageForm: formOf(4) },
+        frameOf(encodeRequest({ kind: "Prove", preimages: edited }), 4),
+        { endInput: false, timeoutMs: TIMEOUT_MS },
+      );
+      if (answer.kind !== "frame") throw new Error(`no answer: ${answer.kind}`);
+      const response = decodeResponsePayload(answer.payload, formOf(4));
+      answers.push(response.kind === "Error" ? response.message.split(":")[0]! : response.kind);
+    }
+    // 2^53 - 1 itself is a block number the request may name; at 1 s blocks its time lies past the fork horizon.
+    expect(answers).toEqual(["BootValueOutOfRangeError", "BootValueOutOfRangeError", "ForkHorizonError"]);
   }, 300_000);
 
   it("every codec cap frame is refused, the attestation at its caps answered", async () => {

@@ -324,6 +324,7 @@ const PAYLOAD_MUTATORS: readonly PayloadMutator[] = [
       ["- 1", honest - 1n],
       ["0", 0n],
       ["u64 max", (1n << 64n) - 1n],
+      ["2^53", 1n << 53n],
       ["x 2", honest * 2n],
       ["8453 (Base)", 8453n],
     ] as const);

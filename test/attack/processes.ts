@@ -12,7 +12,7 @@ import { type RunningEnclave, startEnclave } from "../../enclave/test/enclave-pr
 import { formatListenAddress } from "../../src/proof/transport/index.js";
 import { hostArgs, type RunningHost, startHost } from "../host/spawn-host.js";
 import { startMerchantProcess, type MerchantProcess } from "../merchant/support/merchant-process.js";
-import { clientFor, type TestChain } from "../merchant/support/test-chain.js";
+import { nodeTestChain } from "../merchant/support/test-chain.js";
 import { type NodeProcess, startNodeProcess } from "../node/spawn-node.js";
 import { createWorld } from "../merchant/support/world.js";
 import type { HttpTarget } from "./http-attack.js";
@@ -63,14 +63,7 @@ export async function startNodeAndMerchant(): Promise<AttackedServices> {
   const dir = mkdtempSync(join(tmpdir(), "attack-merchant-"));
   // 2 s blocks with 200 ms flashblocks, the cadence the node's abuse bursts measure against.
   const node = await startNodeProcess({ blockTimeMs: 2000, flashblockIntervalMs: 200, logLevel: "warn" });
-  const chain: TestChain = {
-    kind: "node",
-    rpcUrl: node.url,
-    chainId: node.chainId,
-    keys: node.accounts.map((a) => a.privateKey),
-    publicClient: clientFor(node.url, node.chainId),
-    close: () => node.stop(),
-  };
+  const chain = nodeTestChain(node);
   let merchant: MerchantProcess | undefined;
   try {
     const world = await createWorld(chain);

@@ -1,7 +1,7 @@
 /**
  * The attack run's tables (markdown) and its verdict: what counts as a failure of the processes under attack (a
- * signature over anything but the honest claim, a frame left unanswered, the enclave's key changed, a process
- * that stopped answering, a flood call not refused at once).
+ * signature over anything but the honest claim, a frame left unanswered, the enclave's key changed, a refusal by a
+ * platform error instead of a named one, a process that stopped answering, a flood call not refused at once).
  */
 import { cpus, loadavg, totalmem } from "node:os";
 import type { CapResult } from "./codec-caps.js";
@@ -95,6 +95,12 @@ export interface AttackVerdict {
   readonly failures: string[];
 }
 
+/**
+ * Refusals by the platform's own classes: a refusal all the same, but from a check nobody named (a conversion or
+ * a library call that threw before a named check did), so the run counts it as a failure.
+ */
+const PLATFORM_ERRORS = new Set(["Error", "RangeError", "TypeError", "SyntaxError", "ReferenceError"]);
+
 /** Every failure of the run, in words; empty when the processes held. */
 export function verdictOf(parts: {
   readonly mutations?: MutationRun;
@@ -107,6 +113,9 @@ export function verdictOf(parts: {
   if (m !== undefined) {
     for (const v of m.violations) failures.push(`mutation "${v.kind}": ${v.detail}`);
     if (m.signerBefore !== m.signerAfter) failures.push("the enclave's signer key changed");
+    const unnamed = [...m.errors].filter(([name]) => PLATFORM_ERRORS.has(name));
+    if (unnamed.length > 0)
+      failures.push(`refused by a platform error, not a named one: ${mix(new Map(unnamed))}`);
   }
   for (const c of parts.caps ?? [])
     if (!c.ok) failures.push(`cap frame "${c.name}": ${c.result.outcome} ${c.result.detail}`);

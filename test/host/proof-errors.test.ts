@@ -66,6 +66,28 @@ describe("prover_prove errors", () => {
     );
   });
 
+  it("a block number past 2^53 - 1 (claimed block, L1 head number, schedule block) is refused up front by name", () => {
+    const max = 2n ** 53n - 1n;
+    for (const field of ["claimed_l2_block_number", "l1_head_number", "schedule_l2_block_number"] as const) {
+      for (const value of [2n ** 64n - 1n, max + 1n]) {
+        let thrown: unknown;
+        try {
+          validateProofRequest({ ...proofRequestValue(), [field]: value });
+        } catch (error) {
+          thrown = error;
+        }
+        expect(thrown).toBeInstanceOf(InvalidProofRequestError);
+        expect((thrown as InvalidProofRequestError).details).toEqual({ field, value, max });
+        const rpc = proofRpcError(thrown);
+        expect([rpc.code, rpc.message]).toEqual([
+          -32602,
+          `invalid request: ${field} ${value} is past the largest block number a proof may name (${max})`,
+        ]);
+      }
+      expect(() => validateProofRequest({ ...proofRequestValue(), [field]: max })).not.toThrow();
+    }
+  });
+
   it("maps each failure class to its code and message", () => {
     const cases: [unknown, number, string][] = [
       [

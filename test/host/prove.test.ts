@@ -113,7 +113,7 @@ describe("prover_prove with witness collection (--rollup-config) and unreachable
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("fails at the witness before any enclave is contacted, counted as witness_error", async () => {
+  it("fails at the witness before any Prove reaches the enclave, counted as witness_error", async () => {
     const start = host.logs.find((line) => line.msg === "prover host listening");
     expect(start?.witness).toBe("collected from the L1, beacon and L2 endpoints");
     const failure = await rpcFailure(hostClient(host.url)("prover_prove", [proofRequest()]));

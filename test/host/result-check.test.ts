@@ -3,9 +3,11 @@
  * a real local-mode enclave (the recorded devnet witness's rollup config) through a proxy that sends the enclave the
  * recorded witness for the host's request (whose boot values are the witness's) and can edit the enclave's answer
  * on its way back. Unedited, the host returns the proof; an answer whose L1 origin, roots or blocks no longer match
- * the request is refused (-32000, "enclave fault"), logged and counted in prover_enclave_faults_total. With
- * TEEProverRegistry on a dev chain node process, the enclave's own result is returned (every signature recovered
- * to the registered signer) and the same proposals signed by another key are refused.
+ * the request is refused (-32000, "enclave fault"), logged and counted in prover_enclave_faults_total; so is one
+ * whose signatures do not recover to the key the enclave reported (the host asks each proof's enclave for its key
+ * and attestation, registry or not). With TEEProverRegistry on a dev chain node process, the enclave's own result
+ * is returned (every signature recovered to the registered signer) and the same proposals signed by another key
+ * are refused.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
@@ -112,6 +114,37 @@ const proposals =
     return { kind: "Prove", result: { Tee: tee } };
   };
 
+/** The enclave's proposals, every one signed again by another key (a valid signature, by a signer not asked). */
+function signedByImpostor(): ResponseEdit {
+  const { preimages, manifest } = recordedWitness();
+  const impostor = EnclaveSigner.generate((n) => new Uint8Array(randomBytes(n)));
+  return (response) => {
+    if (response.kind !== "Prove") return response;
+    const boot = readBootInfo(PreimageTable.fromPreimages(preimages));
+    const ctx = {
+      boot,
+      configHash: response.result.Tee.aggregate_proposal.config_hash,
+      teeImageHash: new Uint8Array(32),
+    };
+    const range = {
+      startBlock: BigInt(manifest.startBlock),
+      outputRoots: manifest.outputRoots.map((root) => hexToBytes(root as `0x${string}`)),
+    };
+    return { kind: "Prove", result: buildProofResult(ctx, range, impostor) };
+  };
+}
+
+/** The impostor's result through `callHost` is refused (-32000, naming the enclave's own signer) and counted. */
+async function refusesImpostor(callHost: HostCall, url: string): Promise<void> {
+  edit = signedByImpostor();
+  const failure = await rpcFailure(callHost("prover_prove", [manifestRequest()]));
+  edit = undefined;
+  expect(failure.code).toBe(-32000);
+  expect(failure.message).toMatch(/recovers to 0x[0-9a-f]{40}, not the routed signer/);
+  expect(failure.message).toContain(enclave.signer.toLowerCase());
+  expect(await faults("signer", url)).toBe(1);
+}
+
 describe("the host verifies the enclave's result", () => {
   it("returns an untouched result", async () => {
     edit = undefined;
@@ -156,6 +189,21 @@ describe("the host verifies the enclave's result", () => {
       ).toHaveLength(1);
     }
     edit = undefined;
+  }, 600_000);
+
+  it("without a registry, recovers every signature to the key the enclave reported: another key's are refused", async () => {
+    await refusesImpostor(call, host.url);
+    expect(
+      host.logs.filter((line) => line.check === "signer" && String(line.msg).startsWith("enclave fault")),
+    ).toHaveLength(1);
+    // A flipped bit in one signature is refused the same way; the untouched result still goes through.
+    edit = proposals((tee) => {
+      tee.proposals[0]!.signature[10]! ^= 1;
+    });
+    expect((await rpcFailure(call("prover_prove", [manifestRequest()]))).code).toBe(-32000);
+    expect(await faults("signer")).toBe(2);
+    edit = undefined;
+    expect(await call("prover_prove", [manifestRequest()])).toMatchObject({ Tee: expect.any(Object) });
   }, 600_000);
 });
 
@@ -204,27 +252,6 @@ describe("with a registry: every signature recovers to the routed signer", () =>
       Tee: { proposals: expect.any(Array) },
     });
 
-    const { preimages, manifest } = recordedWitness();
-    const impostor = EnclaveSigner.generate((n) => new Uint8Array(randomBytes(n)));
-    edit = (response) => {
-      if (response.kind !== "Prove") return response;
-      const boot = readBootInfo(PreimageTable.fromPreimages(preimages));
-      const ctx = {
-        boot,
-        configHash: response.result.Tee.aggregate_proposal.config_hash,
-        teeImageHash: new Uint8Array(32),
-      };
-      const range = {
-        startBlock: BigInt(manifest.startBlock),
-        outputRoots: manifest.outputRoots.map((root) => hexToBytes(root as `0x${string}`)),
-      };
-      return { kind: "Prove", result: buildProofResult(ctx, range, impostor) };
-    };
-    const failure = await rpcFailure(call("prover_prove", [manifestRequest()]));
-    edit = undefined;
-    expect(failure.code).toBe(-32000);
-    expect(failure.message).toMatch(/recovers to 0x[0-9a-f]{40}, not the routed signer/);
-    expect(failure.message).toContain(enclave.signer.toLowerCase());
-    expect(await faults("signer", registryHost.url)).toBe(1);
+    await refusesImpostor(call, registryHost.url);
   }, 600_000);
 });

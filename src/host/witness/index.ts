@@ -17,7 +17,11 @@ export {
 } from "./errors.js";
 export { type MissingValueKind, type MissingValueOrigin, missingValueOrigin } from "./missing-value.js";
 export {
+  DEFAULT_L1_BLOCK_SECONDS,
   DEFAULT_MAX_L1_DISTANCE,
+  defaultMaxL1Distance,
+  L1_HEAD_LAG_SECONDS,
+  type L1DistanceInputs,
   ENCLAVE_WITNESS_LIMITS,
   encodedPreimageBytes,
   WitnessBudget,

@@ -3,9 +3,13 @@
  * --max-l1-distance and their twins.
  */
 import { describe, expect, it } from "vitest";
+import { FIXTURE_ROLLUP_PATH, recordedWitness } from "../../../conformance/fixture.js";
+import { findBuiltInChain, SUPERCHAIN_CHAIN_DATA } from "../../chain/index.js";
 import {
   DEFAULT_MAX_L1_DISTANCE,
+  defaultMaxL1Distance,
   HostConfigError,
+  L1_HEAD_LAG_SECONDS,
   parseHostCommandLine,
   WITNESS_STRATEGIES,
 } from "../index.js";
@@ -27,8 +31,48 @@ describe("witness flags", () => {
     expect(config.witnessStrategy).toBe("auto");
     expect(config.witnessConcurrency).toBe(3);
     expect(config.beaconSecondsPerSlot).toBeUndefined();
+    // No rollup config: no witness is collected, no L1 walked; the bound is the fallback.
     expect(config.maxL1Distance).toBe(DEFAULT_MAX_L1_DISTANCE);
     expect(DEFAULT_MAX_L1_DISTANCE).toBe(20_000);
+  });
+
+  it("derive --max-l1-distance per chain from the rollup config, --max-blocks-per-proof and the L1 slot", () => {
+    const devnet = ["--l2-chain-id", "901", "--rollup-config", FIXTURE_ROLLUP_PATH];
+    // The devnet fixture: a 3,600-block window, 1 s L2 blocks, channel timeout 50, 12 s L1 slots:
+    // 3,600 + ⌈(1,800 × 1 + 1,800 drift) / 12⌉ + 50 + 172,800 / 12 = 3,600 + 300 + 50 + 14,400.
+    expect(run(devnet).maxL1Distance).toBe(18_350);
+    // A shorter range bound: ⌈(100 + 1,800) / 12⌉ = 159.
+    expect(run([...devnet, "--max-blocks-per-proof", "100"]).maxL1Distance).toBe(3_600 + 159 + 50 + 14_400);
+    // A 2 s L1 (the beacon's slot given): more L1 blocks for the same times.
+    expect(run([...devnet, "--beacon-seconds-per-slot", "2"]).maxL1Distance).toBe(
+      3_600 + 1_800 + 50 + 86_400,
+    );
+    // The flag still wins.
+    expect(run([...devnet, "--max-l1-distance", "500"]).maxL1Distance).toBe(500);
+    expect(defaultMaxL1Distance(recordedWitness().rollupConfig, { maxBlocksPerProof: 1800n })).toBe(18_350);
+  });
+
+  it("give every built-in chain a bound past what its honest proofs walk, and follow a longer window", () => {
+    expect(SUPERCHAIN_CHAIN_DATA.length).toBeGreaterThan(0);
+    for (const entry of SUPERCHAIN_CHAIN_DATA) {
+      const config = findBuiltInChain(BigInt(entry.l2ChainId))!.rollupConfig;
+      const bound = defaultMaxL1Distance(config, { maxBlocksPerProof: 1800n });
+      // The walk itself: the window, the range's 12 s L1 slots, the channel timeout; then two days of lag.
+      const walk = Number(config.seqWindowSize!) + Math.ceil((1800 * Number(config.blockTime)) / 12) + 50;
+      expect(bound, entry.name).toBeGreaterThan(walk + L1_HEAD_LAG_SECONDS / 12);
+      expect(bound, entry.name).toBeLessThan(2 * DEFAULT_MAX_L1_DISTANCE);
+    }
+    // OP Mainnet and Base: a 3,600-block window, 2 s blocks: 3,600 + 450 + 50 + 14,400.
+    expect(defaultMaxL1Distance(findBuiltInChain(10n)!.rollupConfig, { maxBlocksPerProof: 1800n })).toBe(
+      18_500,
+    );
+    expect(defaultMaxL1Distance(findBuiltInChain(8453n)!.rollupConfig, { maxBlocksPerProof: 1800n })).toBe(
+      18_500,
+    );
+    // A registry chain with a 28,800-block window (four days of L1 on Sepolia) gets a bound past it, where the
+    // single 20,000 refused its honest proofs.
+    const wide = { ...findBuiltInChain(10n)!.rollupConfig, seqWindowSize: 28_800n };
+    expect(defaultMaxL1Distance(wide, { maxBlocksPerProof: 1800n })).toBe(28_800 + 450 + 50 + 14_400);
   });
 
   it("take --max-l1-distance by flag or by PROVER_MAX_L1_DISTANCE (the flag wins)", () => {

@@ -63,4 +63,14 @@ describe("requests past the horizon time", () => {
     expect((error as ForkHorizonError).message).toMatch(/the claimed block 7 .* a fork after jovian/);
     expect((error as ForkHorizonError).details).toMatchObject({ fork: "jovian", until });
   });
+
+  it("refuses a claim whose time no Date can hold by name (a block near 2^53 at 2 s blocks)", () => {
+    const claimTimestamp = 2n * (2n ** 53n - 1n);
+    expect(() => refusePastHorizon({ ...inside, claimTimestamp, claimedBlock: 2n ** 53n - 1n })).toThrow(
+      ForkHorizonError,
+    );
+    expect(() => refusePastHorizon({ ...inside, claimTimestamp, claimedBlock: 2n ** 53n - 1n })).toThrow(
+      `the claimed block 9007199254740991 at a time past year 275760 (${claimTimestamp}) lies past`,
+    );
+  });
 });

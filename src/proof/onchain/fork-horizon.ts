@@ -65,7 +65,14 @@ export class ForkHorizonError extends OnchainError<"fork-horizon"> {
   }
 }
 
-const isoOf = (seconds: bigint): string => new Date(Number(seconds) * 1000).toISOString();
+/** The last second a JavaScript Date holds (8.64e15 ms after the epoch). */
+const LAST_DATE_SECOND = 8_640_000_000_000n;
+
+/** An ISO time, or a plain sentence for a time no Date can hold (a request's time is the requester's choice). */
+const isoOf = (seconds: bigint): string =>
+  seconds >= -LAST_DATE_SECOND && seconds <= LAST_DATE_SECOND
+    ? new Date(Number(seconds) * 1000).toISOString()
+    : "a time past year 275760";
 
 function describeHorizon(horizon: ForkHorizon): string {
   return `L1 through ${horizon.l1LastFork}, OP through ${horizon.opLastFork}, until ${isoOf(horizon.until)} (${horizon.until})`;

@@ -5,9 +5,11 @@ import {
   bootInfoPreimages,
   bootPreimageKey,
   BootKey,
+  BootValueOutOfRangeError,
   InvalidBootInfoError,
   isBootPreimageKey,
   localBootKey,
+  MAX_BOOT_BLOCK_NUMBER,
   MissingBootKeyError,
   readBootInfo,
 } from "./boot-info.js";
@@ -83,6 +85,43 @@ describe("boot information", () => {
     const zero = fullBoot();
     zero.set(BootKey.IntermediateBlockInterval, u64be(0n));
     expect(() => readBootInfo(lookup(zero))).toThrow(/interval must be at least 1/);
+  });
+
+  it("refuses a block number past 2^53 - 1 by name (claimed block, L1 head number, schedule block)", () => {
+    expect(MAX_BOOT_BLOCK_NUMBER).toBe(2n ** 53n - 1n);
+    const keys = [
+      [BootKey.ClaimedL2BlockNumber, "ClaimedL2BlockNumber"],
+      [BootKey.L1HeadNumber, "L1HeadNumber"],
+      [BootKey.ScheduleL2BlockNumber, "ScheduleL2BlockNumber"],
+    ] as const;
+    for (const [index, key] of keys) {
+      for (const value of [2n ** 64n - 1n, MAX_BOOT_BLOCK_NUMBER + 1n]) {
+        const values = fullBoot();
+        values.set(index, u64be(value));
+        let caught: unknown;
+        try {
+          readBootInfo(lookup(values));
+        } catch (error) {
+          caught = error;
+        }
+        expect(caught).toBeInstanceOf(BootValueOutOfRangeError);
+        expect(caught).toBeInstanceOf(PreimageError);
+        const error = caught as BootValueOutOfRangeError;
+        expect(error.kind).toBe("boot-value-out-of-range");
+        expect(error.details).toEqual({ key, value, max: MAX_BOOT_BLOCK_NUMBER });
+        expect(error.message).toBe(
+          `boot ${key} ${value} is past the largest block number a request may name (${MAX_BOOT_BLOCK_NUMBER})`,
+        );
+      }
+      const atMax = fullBoot();
+      atMax.set(index, u64be(MAX_BOOT_BLOCK_NUMBER));
+      expect(() => readBootInfo(lookup(atMax))).not.toThrow();
+    }
+    // Numbers that are not blocks keep the u64's range: the chain id is refused by the chain table, the interval
+    // only has to be at least 1.
+    const wide = fullBoot();
+    wide.set(BootKey.IntermediateBlockInterval, u64be(2n ** 64n - 1n));
+    expect(readBootInfo(lookup(wide)).intermediateBlockInterval).toBe(2n ** 64n - 1n);
   });
 
   it("the writer's preimages read back to the same boot information, keys 1-5 and 8-10 in order", () => {

@@ -68,6 +68,28 @@ export class InvalidBootInfoError extends PreimageError<"invalid-boot-info"> {
   }
 }
 
+/**
+ * The largest block number a boot value may carry (the claimed L2 block, the L1 head's number, the schedule block):
+ * 2^53 - 1, the largest integer a JavaScript number holds exactly. No chain reaches it (at 10 blocks a second, 28
+ * million years), and a number past it would reach timestamp and time-of-day arithmetic that has no meaning for it.
+ */
+export const MAX_BOOT_BLOCK_NUMBER = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** A boot block number past MAX_BOOT_BLOCK_NUMBER (the u64 decodes, the value cannot be a real block). */
+export class BootValueOutOfRangeError extends PreimageError<"boot-value-out-of-range"> {
+  override readonly name = "BootValueOutOfRangeError";
+  constructor(
+    readonly key: string,
+    readonly value: bigint,
+    readonly max: bigint,
+  ) {
+    super(`boot ${key} ${value} is past the largest block number a request may name (${max})`, {
+      kind: "boot-value-out-of-range",
+      details: { key, value, max },
+    });
+  }
+}
+
 /** The 32-byte local key for a boot index. */
 export function localBootKey(index: number): Uint8Array {
   return localKey(index);
@@ -128,17 +150,28 @@ function u64(source: PreimageLookup, index: BootKey): bigint {
   return new DataView(bytes.buffer).getBigUint64(0, false);
 }
 
-/** Reads and checks every boot value the proof needs. */
+/** A u64 boot value that names a block: at most MAX_BOOT_BLOCK_NUMBER (BootValueOutOfRangeError). */
+function blockNumber(source: PreimageLookup, index: BootKey): bigint {
+  const number = u64(source, index);
+  if (number > MAX_BOOT_BLOCK_NUMBER)
+    throw new BootValueOutOfRangeError(BOOT_KEY_NAMES[index] ?? String(index), number, MAX_BOOT_BLOCK_NUMBER);
+  return number;
+}
+
+/**
+ * Reads and checks every boot value the proof needs: each of its size (InvalidBootInfoError), the block numbers at
+ * most MAX_BOOT_BLOCK_NUMBER (BootValueOutOfRangeError), the claim and the interval at least 1.
+ */
 export function readBootInfo(source: PreimageLookup): BootInfo {
   const info: BootInfo = {
     l1Head: value(source, BootKey.L1Head, 32),
     agreedOutputRoot: value(source, BootKey.AgreedOutputRoot, 32),
     claimedOutputRoot: value(source, BootKey.ClaimedOutputRoot, 32),
-    claimedL2BlockNumber: u64(source, BootKey.ClaimedL2BlockNumber),
+    claimedL2BlockNumber: blockNumber(source, BootKey.ClaimedL2BlockNumber),
     chainId: u64(source, BootKey.L2ChainId),
     proposer: value(source, BootKey.Proposer, 20),
     intermediateBlockInterval: u64(source, BootKey.IntermediateBlockInterval),
-    l1HeadNumber: u64(source, BootKey.L1HeadNumber),
+    l1HeadNumber: blockNumber(source, BootKey.L1HeadNumber),
   };
   if (info.intermediateBlockInterval === 0n)
     throw new InvalidBootInfoError("intermediate block interval must be at least 1", {
@@ -150,7 +183,7 @@ export function readBootInfo(source: PreimageLookup): BootInfo {
     });
   // Optional, as Base's boot loader reads it: missing or zero means the claimed block.
   if (source.tryGet(localBootKey(BootKey.ScheduleL2BlockNumber)) === undefined) return info;
-  const scheduleL2BlockNumber = u64(source, BootKey.ScheduleL2BlockNumber);
+  const scheduleL2BlockNumber = blockNumber(source, BootKey.ScheduleL2BlockNumber);
   return scheduleL2BlockNumber === 0n ? info : { ...info, scheduleL2BlockNumber };
 }
 

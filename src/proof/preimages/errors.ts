@@ -4,7 +4,7 @@
  */
 import { SuiteError } from "../../errors/index.js";
 
-export type PreimageErrorKind = "missing-boot-key" | "invalid-boot-info";
+export type PreimageErrorKind = "missing-boot-key" | "invalid-boot-info" | "boot-value-out-of-range";
 
 /** Root of the preimage package's errors. */
 export abstract class PreimageError<

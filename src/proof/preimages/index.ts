@@ -10,8 +10,9 @@
  *   keys, values as views into the payload, the count admitted before allocation), `isProvePayload`,
  *   `MAX_PROVE_PREIMAGES`, `PREIMAGE_ENTRY_OVERHEAD_BYTES`; `refusalReasonOf`, the keys a request may not carry;
  * - boot information: `BootInfo`, `BootKey`, `readBootInfo` (the one reader), `bootInfoPreimages` (the one
- *   writer), `localBootKey`, `bootPreimageKey`, `isBootPreimageKey`, `u64be`, `PreimageLookup`;
- * - errors: `PreimageError` (root), `MissingBootKeyError`, `InvalidBootInfoError`.
+ *   writer), `localBootKey`, `bootPreimageKey`, `isBootPreimageKey`, `u64be`, `PreimageLookup`,
+ *   `MAX_BOOT_BLOCK_NUMBER` (the largest block number a boot value or a proof request may name);
+ * - errors: `PreimageError` (root), `MissingBootKeyError`, `InvalidBootInfoError`, `BootValueOutOfRangeError`.
  *
  * Concepts owned: the preimage key, the verified preimage store of a request, the boot keys.
  */
@@ -21,9 +22,11 @@ export {
   BootKey,
   bootInfoPreimages,
   bootPreimageKey,
+  BootValueOutOfRangeError,
   InvalidBootInfoError,
   isBootPreimageKey,
   localBootKey,
+  MAX_BOOT_BLOCK_NUMBER,
   MissingBootKeyError,
   type PreimageLookup,
   readBootInfo,

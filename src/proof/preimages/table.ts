@@ -9,7 +9,6 @@
  * varints, caps and refusals, through its BincodeReader) but keeps views where the codec copies.
  */
 import { sha256 } from "@noble/hashes/sha2.js";
-import { keccak_256 } from "@noble/hashes/sha3.js";
 import {
   BincodeDecodeError,
   BincodeReader,
@@ -19,6 +18,7 @@ import {
   readPreimageKeyType,
 } from "../../../generated/protocol/index.js";
 import {
+  keccak256,
   MissingPreimageError,
   PreimageKeyType,
   PreimageMismatchError,
@@ -257,18 +257,16 @@ export class PreimageTable implements PreimageSource {
 
   /**
    * Checks every keccak256- and sha256-keyed value against its key (PreimageMismatchError on the first that does
-   * not hash to it). `between` runs every 1,024 entries (an abort check).
+   * not hash to it). `between` runs every 1,024 entries (an abort check). keccak256 is src/chain's: WebAssembly
+   * once `initKeccak` has resolved (the enclave awaits it first; over a whole witness about 40 times the pure-JS
+   * hash, which answers until then with the same digests).
    */
   verifyContent(between?: () => void): void {
     for (let i = 0; i < this.count; i++) {
       if ((i & 1023) === 1023) between?.();
       const type = this.keyBytes[i * KEY_BYTES];
       const hash =
-        type === PreimageKeyType.Keccak256
-          ? keccak_256
-          : type === PreimageKeyType.Sha256
-            ? sha256
-            : undefined;
+        type === PreimageKeyType.Keccak256 ? keccak256 : type === PreimageKeyType.Sha256 ? sha256 : undefined;
       if (hash === undefined) continue;
       const digest = hash(this.valueOf(i));
       const key = this.keyBytes.subarray(i * KEY_BYTES, (i + 1) * KEY_BYTES);

@@ -160,22 +160,22 @@ export class LengthPrefixedFrameReader {
 }
 
 /**
- * A request as a complete frame in the given prefix form and message form (capped at the protocol's request
- * payload cap).
+ * The frame encoder of one direction: the message in the given message form, framed in the given prefix form under
+ * that direction's payload cap.
  */
-export function encodeRequestFrameWith(
-  request: Request,
-  prefix: FrameLengthPrefix,
-  form: ProtocolForm = DEFAULT_PROTOCOL_FORM,
-): Uint8Array {
-  return encodeFrame(encodeRequest(request, form), prefix, MAX_REQUEST_PAYLOAD_BYTES);
+function messageFrameEncoder<Message>(
+  encode: (message: Message, form: ProtocolForm) => Uint8Array,
+  maxPayloadBytes: number,
+): (message: Message, prefix: FrameLengthPrefix, form?: ProtocolForm) => Uint8Array {
+  return (message, prefix, form = DEFAULT_PROTOCOL_FORM) =>
+    encodeFrame(encode(message, form), prefix, maxPayloadBytes);
 }
 
-/** A response as a complete frame in the given prefix form and message form (capped at the response cap). */
-export function encodeResponseFrameWith(
-  response: Response,
-  prefix: FrameLengthPrefix,
-  form: ProtocolForm = DEFAULT_PROTOCOL_FORM,
-): Uint8Array {
-  return encodeFrame(encodeResponse(response, form), prefix, MAX_RESPONSE_PAYLOAD_BYTES);
-}
+/** A request as a complete frame (capped at the protocol's request payload cap). */
+export const encodeRequestFrameWith = messageFrameEncoder<Request>(encodeRequest, MAX_REQUEST_PAYLOAD_BYTES);
+
+/** A response as a complete frame (capped at the response cap). */
+export const encodeResponseFrameWith = messageFrameEncoder<Response>(
+  encodeResponse,
+  MAX_RESPONSE_PAYLOAD_BYTES,
+);

@@ -5,7 +5,7 @@
  * MERCHANT_TEST_CHAIN=dev-chain, the harness dev chain served over HTTP instead.
  */
 import { createPublicClient, defineChain, type Hex, http, type PublicClient } from "viem";
-import { startNodeProcess } from "../../node/spawn-node.js";
+import { type NodeProcess, startNodeProcess } from "../../node/spawn-node.js";
 import { startDevChainServer } from "./dev-chain-server.js";
 
 export interface TestChain {
@@ -40,13 +40,8 @@ export function clientFor(rpcUrl: string, chainId: number): PublicClient {
   }) as PublicClient;
 }
 
-export async function startTestChain(): Promise<TestChain> {
-  if (process.env.MERCHANT_TEST_CHAIN === "dev-chain") return startDevChain();
-  const node = await startNodeProcess({ blockTimeMs: 200, flashblockIntervalMs: 50, callWorkers: 0 });
-  if (node.accounts.length < 4) {
-    await node.stop();
-    throw new Error(`the node printed ${node.accounts.length} dev keys; the merchant tests need 4`);
-  }
+/** A running chain node process as a TestChain (closing it stops the node). */
+export function nodeTestChain(node: NodeProcess): TestChain {
   return {
     kind: "node",
     rpcUrl: node.url,
@@ -55,6 +50,16 @@ export async function startTestChain(): Promise<TestChain> {
     publicClient: clientFor(node.url, node.chainId),
     close: () => node.stop(),
   };
+}
+
+export async function startTestChain(): Promise<TestChain> {
+  if (process.env.MERCHANT_TEST_CHAIN === "dev-chain") return startDevChain();
+  const node = await startNodeProcess({ blockTimeMs: 200, flashblockIntervalMs: 50, callWorkers: 0 });
+  if (node.accounts.length < 4) {
+    await node.stop();
+    throw new Error(`the node printed ${node.accounts.length} dev keys; the merchant tests need 4`);
+  }
+  return nodeTestChain(node);
 }
 
 async function startDevChain(): Promise<TestChain> {
