@@ -13,7 +13,8 @@
  * parallel path runs on). Per run: prover_prove end to end at the host (witness + transfer + verify + derive +
  * execute + sign) and proven Mgas/s over it; the host's witness collection; the Prove frame's transfer (a
  * pass-through proxy in front of the enclave); the enclave's stages replayed in this process on the same frame with
- * the enclave's code, on a BlockPool of the same size (bench/prove-stages.ts), each with its Mgas/s; how the enclave
+ * the enclave's code, on a BlockPool of the same size (bench/prove-stages.ts), each with its Mgas/s, and the enclave
+ * process's own round trip (from the forwarded frame to its whole response, which the stages make up); how the enclave
  * executed (its "range executed" log: parallel, or sequential and why); the enclave process's peak RSS. Then the
  * speed-up from the fewest to the most workers per range, and the machine and load average.
  *
@@ -72,6 +73,8 @@ interface RunFigures extends StageFigures {
   readonly preimages: number;
   readonly frameBytes: number;
   readonly transferMs: number;
+  /** From the frame forwarded to the enclave's whole response: the enclave process's verify to sign. */
+  readonly enclaveMs: number;
   /** The enclave's own report: parallel, or sequential and why. */
   readonly enclaveMode: string;
   readonly enclavePeakRssMiB: number | undefined;
@@ -167,6 +170,7 @@ async function proveOnce(
     preimages: preimages.length,
     frameBytes: exchange.frameBytes,
     transferMs: exchange.hostFrameMs,
+    enclaveMs: exchange.enclaveMs,
     ...stages,
     enclaveMode:
       executed === undefined
@@ -220,19 +224,19 @@ const seconds = (ms: number): string => (Number.isFinite(ms) ? `${(ms / 1000).to
 function printFigures(figures: readonly RunFigures[]): void {
   const stage = (f: RunFigures, ms: number) => `${seconds(ms)} (${mgasPerSecond(f.gas, ms)})`;
   console.log(
-    "| blocks (interval) | workers | gas (per block) | txs | prover_prove | proven Mgas/s | witness (Mgas/s) | transfer | verify | derive | execute (Mgas/s) | sign | enclave executed | enclave peak RSS |",
+    "| blocks (interval) | workers | gas (per block) | txs | prover_prove | proven Mgas/s | witness (Mgas/s) | transfer | enclave round trip (Mgas/s) | verify | derive | execute (Mgas/s) | sign | enclave executed | enclave peak RSS |",
   );
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const f of figures)
     console.log(
-      `| ${f.blocks} (${intervalFor(f.blocks)}) | ${f.workers} | ${(f.gas / 1e6).toFixed(0)} M (${(f.gas / f.blocks / 1e6).toFixed(1)} M) | ${f.transactions} | ${seconds(f.totalMs)} | ${mgasPerSecond(f.gas, f.totalMs)} | ${stage(f, f.witnessMs)} | ${seconds(f.transferMs)} (${(f.frameBytes / 2 ** 20).toFixed(0)} MiB, ${f.preimages} preimages) | ${stage(f, f.verifyMs)} | ${stage(f, f.derivationMs)} | ${stage(f, f.executionMs)} [${f.mode}] | ${seconds(f.signingMs)} | ${f.enclaveMode} | ${f.enclavePeakRssMiB === undefined ? "?" : `${f.enclavePeakRssMiB.toFixed(0)} MiB`} |`,
+      `| ${f.blocks} (${intervalFor(f.blocks)}) | ${f.workers} | ${(f.gas / 1e6).toFixed(0)} M (${(f.gas / f.blocks / 1e6).toFixed(1)} M) | ${f.transactions} | ${seconds(f.totalMs)} | ${mgasPerSecond(f.gas, f.totalMs)} | ${stage(f, f.witnessMs)} | ${seconds(f.transferMs)} (${(f.frameBytes / 2 ** 20).toFixed(0)} MiB, ${f.preimages} preimages) | ${stage(f, f.enclaveMs)} | ${stage(f, f.verifyMs)} | ${stage(f, f.derivationMs)} | ${stage(f, f.executionMs)} [${f.mode}] | ${seconds(f.signingMs)} | ${f.enclaveMode} | ${f.enclavePeakRssMiB === undefined ? "?" : `${f.enclavePeakRssMiB.toFixed(0)} MiB`} |`,
     );
   for (const blocks of new Set(figures.map((f) => f.blocks))) {
     const runs = figures.filter((f) => f.blocks === blocks).sort((a, b) => a.workers - b.workers);
     if (runs.length < 2) continue;
     const [few, many] = [runs[0]!, runs.at(-1)!];
     console.log(
-      `${blocks} blocks, ${few.workers} → ${many.workers} workers: end to end ${(few.totalMs / many.totalMs).toFixed(2)}×, execution ${(few.executionMs / many.executionMs).toFixed(2)}×`,
+      `${blocks} blocks, ${few.workers} → ${many.workers} workers: end to end ${(few.totalMs / many.totalMs).toFixed(2)}×, the enclave's round trip ${(few.enclaveMs / many.enclaveMs).toFixed(2)}×, execution replayed ${(few.executionMs / many.executionMs).toFixed(2)}× (the host's witness run is sequential in both)`,
     );
   }
 }
