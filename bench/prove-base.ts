@@ -189,7 +189,11 @@ function startLoad(
   blocks: number,
 ): { firstLoaded: Promise<number>; report: Promise<LoadReport> } {
   let resolveFirst: (n: number) => void = () => undefined;
-  const firstLoaded = new Promise<number>((resolve) => (resolveFirst = resolve));
+  let rejectFirst: (error: unknown) => void = () => undefined;
+  const firstLoaded = new Promise<number>((resolve, reject) => {
+    resolveFirst = resolve;
+    rejectFirst = reject;
+  });
   const run = runLoadProcess(
     [
       ...["--rpc", chain.node.url, "--gas-per-second", String(options.gasPerSecond)],
@@ -200,7 +204,10 @@ function startLoad(
       const event = value as { msg?: string; second?: number; sentGas?: number; includedGas?: number };
       if (event.msg === "load setup done") {
         console.log("  load setup done");
-        void rpc<string>(chain.node.url, "eth_blockNumber", []).then((n) => resolveFirst(Number(n) + 1));
+        void rpc<string>(chain.node.url, "eth_blockNumber", []).then(
+          (n) => resolveFirst(Number(n) + 1),
+          (error: unknown) => rejectFirst(error),
+        );
       } else if (event.msg === "load second" && (event.second ?? 0) % 10 === 0)
         console.log(
           `  second ${event.second}: sent ${((event.sentGas ?? 0) / 1e6).toFixed(1)} Mgas, included ${((event.includedGas ?? 0) / 1e6).toFixed(1)} Mgas, load average ${loadAverage()}`,
@@ -214,7 +221,14 @@ function startLoad(
     return last;
   });
   report.catch(() => undefined);
-  return { firstLoaded, report };
+  // A generator that ends before its setup is done (refused, timed out) ends the wait for its first block.
+  const setupOrExit = Promise.race([
+    firstLoaded,
+    report.then(() => {
+      throw new Error("npm run load ended before its setup was done");
+    }),
+  ]);
+  return { firstLoaded: setupOrExit, report };
 }
 
 const mgasPerSecond = (gas: number, ms: number): string =>
