@@ -157,6 +157,14 @@ async function main(): Promise<void> {
       `flashblocks: ${frames.length} messages of ${byPayload.size} blocks (${busy.length} with load); interval ` +
         `p50 ${ms(percentile(intervals, 50))}, p99 ${ms(percentile(intervals, 99))}, max ${ms(percentile(intervals, 100))}`,
     );
+    // Base's target: 80 M gas per 2 s block (40 Mgas/s) with flashblocks every 200 ms, p99 within 250 ms.
+    const p99 = percentile(intervals, 99);
+    const sequencedPerBlock = report.chain.averageBlockGasUsed;
+    console.log(
+      `Base's target (80 M gas per 2 s block, flashblock interval p99 ≤ 250 ms): ${mgas(sequencedPerBlock)} gas per ` +
+        `block sequenced (${sequencedPerBlock >= 80e6 ? "met" : "NOT met"}), p99 ${ms(p99)} ` +
+        `(${p99 !== undefined && p99 <= 250 ? "met" : "NOT met"})`,
+    );
     console.log(`load average at the end ${load()}`);
   } finally {
     await worker?.terminate();

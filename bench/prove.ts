@@ -9,7 +9,7 @@
  * transfer from the host (a pass-through proxy in front of the enclave, test/host/tamper-proxy.ts, times the frame
  * and the enclave's round trip); the enclave's stages — verification (every hash-keyed preimage checked, boot info
  * read), derivation, execution and signing — measured by replaying the same frame in this process with the code the
- * enclave runs (src/proof/preimages, src/proof/program, src/proof/onchain: loadVerifiedPreimages, runProgram over the offline oracle, buildProofResult); and the
+ * enclave runs (bench/prove-stages.ts); and the
  * enclave process's peak RSS (VmHWM, reset before each range where the kernel allows it).
  *
  * Then witness collection alone, per strategy (src/host/witness/strategies.ts: db-get, the old path of one
@@ -21,9 +21,10 @@
  * the endpoints against the time it worked, the wall time a request was in flight, and the ratio to db-get.
  * Usage: npm run bench:prove [-- --ranges 1,10,100 --strategy-range 10 --rounds 3]; `--ranges ""` runs only the
  * strategies' comparison.
+ *
+ * `--load base` proves a chain built at Base's target gas instead (bench/prove-base.ts: `--ranges` default
+ * 10,100,600, `--workers 1,2`, `--gas-limit`, `--gas-per-second`, `--senders`).
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, totalmem } from "node:os";
 import { parseArgs } from "node:util";
 import {
   bytesToHex,
@@ -46,11 +47,7 @@ import {
   type WitnessMetrics,
   type WitnessStrategyName,
 } from "../src/host/index.js";
-import { EnclaveSigner } from "../enclave/index.js";
 import { devAccounts } from "../src/chain/index.js";
-import { buildProofResult } from "../src/proof/onchain/index.js";
-import { loadVerifiedPreimages, readBootInfo } from "../src/proof/preimages/index.js";
-import { OfflineOracle, refusePrecompileKeys, runProgram } from "../src/proof/program/index.js";
 import { l1Account } from "../test/support/prover-chain.js";
 import {
   type ProveChain,
@@ -60,6 +57,8 @@ import {
   until,
 } from "../test/proof/prove-chain.js";
 import { startTamperProxy } from "../test/host/tamper-proxy.js";
+import { benchProveBaseLoad } from "./prove-base.js";
+import { loadAverage, machineLine, peakRssMiB, replayStages, resetPeakRss } from "./prove-stages.js";
 
 /** Runtime: counter += 1 (PUSH1 0 SLOAD PUSH1 1 ADD PUSH1 0 SSTORE STOP), behind an init code returning it. */
 const COUNTER_INIT: Hex = "0x600a600c600039600a6000f360005460010160005500";
@@ -81,27 +80,6 @@ interface RangeFigures {
   executionMs: number;
   signingMs: number;
   enclavePeakRssMiB: number | undefined;
-}
-
-function peakRssMiB(pid: number): number | undefined {
-  try {
-    const line = readFileSync(`/proc/${pid}/status`, "utf8")
-      .split("\n")
-      .find((l) => l.startsWith("VmHWM:"));
-    return line === undefined ? undefined : Number(line.split(/\s+/)[1]) / 1024;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Resets the process's peak RSS (Linux clear_refs 5); false where the kernel refuses. */
-function resetPeakRss(pid: number): boolean {
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, "5");
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** One witness collection of `request`'s range by `strategy`, in this process; the roots must be the node's. */
@@ -258,13 +236,34 @@ function startTraffic(p: ProveChain) {
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      ranges: { type: "string", default: "1,10,100" },
+      ranges: { type: "string" },
       "strategy-range": { type: "string", default: "10" },
       rounds: { type: "string", default: "3" },
+      load: { type: "string" },
+      workers: { type: "string", default: "1,2" },
+      "gas-limit": { type: "string", default: "400000000" },
+      "gas-per-second": { type: "string", default: "40000000" },
+      senders: { type: "string", default: "128" },
     },
   });
+  const list = (text: string) =>
+    text
+      .split(",")
+      .filter((size) => size !== "")
+      .map(Number);
+  if (values.load !== undefined) {
+    if (values.load !== "base") throw new Error(`--load: only "base" is known, got ${values.load}`);
+    await benchProveBaseLoad({
+      ranges: list(values.ranges ?? "10,100,600"),
+      workers: list(values.workers),
+      gasLimit: BigInt(values["gas-limit"]),
+      gasPerSecond: Number(values["gas-per-second"]),
+      senders: Number(values.senders),
+    });
+    return;
+  }
   // `--ranges ""` skips the end-to-end ranges (the strategies' comparison only).
-  const sizes = values.ranges
+  const sizes = (values.ranges ?? "1,10,100")
     .split(",")
     .filter((size) => size !== "")
     .map(Number);
@@ -315,24 +314,7 @@ async function main(): Promise<void> {
       const exchange = proxy.exchanges.slice(exchangesBefore).find((e) => e.request.kind === "Prove");
       if (exchange === undefined || exchange.request.kind !== "Prove") throw new Error("no Prove frame seen");
       // The enclave's stages, replayed on the same frame with the enclave's code.
-      const preimages = exchange.request.preimages;
-      const v0 = performance.now();
-      refusePrecompileKeys(preimages);
-      const store = loadVerifiedPreimages(preimages);
-      const boot = readBootInfo(store);
-      const verifyMs = performance.now() - v0;
-      const program = await runProgram({
-        boot,
-        oracle: new OfflineOracle(store),
-        rollupConfig: p.prover.chain.rollup,
-      });
-      const s0 = performance.now();
-      buildProofResult(
-        { boot, configHash: new Uint8Array(32), teeImageHash: new Uint8Array(32) },
-        program,
-        EnclaveSigner.generate((n) => new Uint8Array(n).fill(7)),
-      );
-      const signingMs = performance.now() - s0;
+      const stages = await replayStages(exchange.request.preimages, p.prover.chain.rollup);
       figures.push({
         blocks,
         interval: interval(blocks),
@@ -345,10 +327,10 @@ async function main(): Promise<void> {
         frameBytes: exchange.frameBytes,
         transferMs: exchange.hostFrameMs,
         enclaveRoundTripMs: exchange.enclaveMs,
-        verifyMs,
-        derivationMs: program.timings.derivationMs,
-        executionMs: program.timings.executionMs,
-        signingMs,
+        verifyMs: stages.verifyMs,
+        derivationMs: stages.derivationMs,
+        executionMs: stages.executionMs,
+        signingMs: stages.signingMs,
         enclavePeakRssMiB: peakRssMiB(pid),
       });
       if (!peakReset)
@@ -361,12 +343,7 @@ async function main(): Promise<void> {
       l1Account(5).address,
     );
     const byStrategy = await strategyRounds(p, strategyRequest, rounds);
-    const cpu = cpus();
-    console.log(
-      `machine: ${cpu.length} × ${cpu[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load average ${loadavg()
-        .map((x) => x.toFixed(1))
-        .join(" ")}`,
-    );
+    console.log(machineLine());
     console.log(
       `traffic while the chain ran: ${traffic.counts.transfers} transfers, ${traffic.counts.calls} contract calls, ${traffic.counts.deposits} deposits (${traffic.counts.failures} sends failed${traffic.counts.firstFailure === undefined ? "" : `, first: ${traffic.counts.firstFailure}`}); set-up and traffic ${((Date.now() - started) / 1000).toFixed(0)} s`,
     );
@@ -382,11 +359,7 @@ async function main(): Promise<void> {
     }
     console.log();
     printStrategies(byStrategy, strategyBlocks);
-    console.log(
-      `load average at the end: ${loadavg()
-        .map((x) => x.toFixed(1))
-        .join(" ")}`,
-    );
+    console.log(`load average at the end: ${loadAverage()}`);
   } finally {
     await p.stop();
     await proxy.close();

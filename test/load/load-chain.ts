@@ -12,6 +12,7 @@ import { devnetSystemConfig } from "../../src/devnet/accounts.js";
 import { requestGasLimit } from "../../src/devnet/gas-limit.js";
 import { type DevnetL1, startDevnetL1 } from "../../src/devnet/l1/bootstrap.js";
 import { ensureDevnetRollupConfig } from "../../src/devnet/rollup-config.js";
+import type { RollupConfig } from "../../src/chain/index.js";
 import { type NodeProcess, type StartNodeOptions, startNodeProcess } from "../node/spawn-node.js";
 
 export type { LoadReport } from "../../src/load/index.js";
@@ -21,6 +22,9 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export interface LoadChain {
   readonly l1: DevnetL1;
   readonly node: NodeProcess;
+  /** The chain's rollup.json (parsed) and its path, for a batcher, a host or an enclave. */
+  readonly rollup: RollupConfig;
+  readonly rollupPath: string;
   /** SystemConfig's gas limit before the change. */
   readonly previousGasLimit: bigint;
   stop(): Promise<void>;
@@ -58,6 +62,8 @@ export async function startLoadChain(options: LoadChainOptions): Promise<LoadCha
     return {
       l1: started,
       node,
+      rollup: rollup.config,
+      rollupPath: rollup.path,
       previousGasLimit: request.previous,
       async stop() {
         await node.kill();

@@ -14,6 +14,9 @@ import {
 } from "../support/prover-chain.js";
 import { type RunningHost, startHost } from "../host/spawn-host.js";
 
+/** The enclave process helper, for bench:prove's provers (benchmarks reach test helpers through test/). */
+export { type RunningEnclave, startEnclave } from "../../enclave/test/enclave-process.js";
+
 export interface Output {
   outputRoot: Hex;
   blockRef: { hash: Hex; number: number };
@@ -60,12 +63,17 @@ export class RpcCallError extends Error {
 }
 
 /** A JSON-RPC call by plain fetch (a proof can outlast a client's default timeout). */
-export async function rpc<T>(url: string, method: string, params: unknown[]): Promise<T> {
+export async function rpc<T>(
+  url: string,
+  method: string,
+  params: unknown[],
+  timeoutMs = 900_000,
+): Promise<T> {
   const response = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-    signal: AbortSignal.timeout(900_000),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   const body = (await response.json()) as { result?: T; error?: { code: number; message: string } };
   if (body.error !== undefined) throw new RpcCallError(method, body.error.code, body.error.message);
@@ -87,6 +95,61 @@ export async function until<T>(
   }
 }
 
+/** The node's output at L2 block `n` (optimism_outputAtBlock). */
+export function outputAt(l2RpcUrl: string, n: number): Promise<Output> {
+  return rpc<Output>(l2RpcUrl, "optimism_outputAtBlock", [`0x${n.toString(16)}`]);
+}
+
+/**
+ * A request for (agreed, claimed] on a chain whose L1 is `l1` and whose node is at `l2RpcUrl`, with the current L1
+ * head, the claim being the node's root at `claimed`.
+ */
+export async function rangeRequestOn(
+  on: {
+    readonly l1: { getBlock(args: { blockTag: "latest" }): Promise<{ hash: Hex; number: bigint }> };
+    readonly l2RpcUrl: string;
+    readonly chainId: bigint;
+  },
+  agreed: number,
+  claimed: number,
+  interval: number,
+  proposer: Hex,
+): Promise<RangeRequest> {
+  const head = await on.l1.getBlock({ blockTag: "latest" });
+  const agreedOut = await outputAt(on.l2RpcUrl, agreed);
+  const roots: Hex[] = [];
+  for (let n = agreed + 1; n <= claimed; n++) roots.push((await outputAt(on.l2RpcUrl, n)).outputRoot);
+  const claimedRoot = roots.at(-1)!;
+  return {
+    agreed,
+    claimed,
+    interval,
+    l1Head: { hash: head.hash, number: head.number },
+    roots,
+    agreedRoot: agreedOut.outputRoot,
+    params: {
+      l1_head: head.hash,
+      l1_head_number: Number(head.number),
+      agreed_l2_head_hash: agreedOut.blockRef.hash,
+      agreed_l2_output_root: agreedOut.outputRoot,
+      claimed_l2_output_root: claimedRoot,
+      claimed_l2_block_number: claimed,
+      proposer,
+      intermediate_block_interval: interval,
+    },
+    boot: {
+      l1Head: hexToBytes(head.hash),
+      l1HeadNumber: head.number,
+      agreedOutputRoot: hexToBytes(agreedOut.outputRoot),
+      claimedOutputRoot: hexToBytes(claimedRoot),
+      claimedL2BlockNumber: BigInt(claimed),
+      chainId: on.chainId,
+      proposer: hexToBytes(proposer),
+      intermediateBlockInterval: BigInt(interval),
+    },
+  };
+}
+
 export interface ProveChain {
   readonly prover: ProverChain;
   output(block: number): Promise<Output>;
@@ -103,8 +166,7 @@ export async function startProveChain(options: ProverChainOptions = {}): Promise
   const prover = await startProverChain({ proofTimeoutSeconds: 900, ...options });
   const chain = prover.chain;
   const hosts: RunningHost[] = [];
-  const output = (n: number) =>
-    rpc<Output>(chain.node.url, "optimism_outputAtBlock", [`0x${n.toString(16)}`]);
+  const output = (n: number) => outputAt(chain.node.url, n);
   return {
     prover,
     output,
@@ -117,41 +179,14 @@ export async function startProveChain(options: ProverChainOptions = {}): Promise
       hosts.push(host);
       return host;
     },
-    async rangeRequest(agreed, claimed, interval, proposer) {
-      const head = await chain.l1.anvil.client.getBlock({ blockTag: "latest" });
-      const agreedOut = await output(agreed);
-      const roots: Hex[] = [];
-      for (let n = agreed + 1; n <= claimed; n++) roots.push((await output(n)).outputRoot);
-      const claimedRoot = roots.at(-1)!;
-      return {
+    rangeRequest: (agreed, claimed, interval, proposer) =>
+      rangeRequestOn(
+        { l1: chain.l1.anvil.client, l2RpcUrl: chain.node.url, chainId: chain.rollup.l2ChainId },
         agreed,
         claimed,
         interval,
-        l1Head: { hash: head.hash, number: head.number },
-        roots,
-        agreedRoot: agreedOut.outputRoot,
-        params: {
-          l1_head: head.hash,
-          l1_head_number: Number(head.number),
-          agreed_l2_head_hash: agreedOut.blockRef.hash,
-          agreed_l2_output_root: agreedOut.outputRoot,
-          claimed_l2_output_root: claimedRoot,
-          claimed_l2_block_number: claimed,
-          proposer,
-          intermediate_block_interval: interval,
-        },
-        boot: {
-          l1Head: hexToBytes(head.hash),
-          l1HeadNumber: head.number,
-          agreedOutputRoot: hexToBytes(agreedOut.outputRoot),
-          claimedOutputRoot: hexToBytes(claimedRoot),
-          claimedL2BlockNumber: BigInt(claimed),
-          chainId: chain.rollup.l2ChainId,
-          proposer: hexToBytes(proposer),
-          intermediateBlockInterval: BigInt(interval),
-        },
-      };
-    },
+        proposer,
+      ),
     prove: (request, hostUrl = prover.hostUrl) =>
       rpc<ProveResultJson>(hostUrl, "prover_prove", [request.params]),
     async stop() {

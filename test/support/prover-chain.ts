@@ -39,7 +39,11 @@ export const l1Account = (index: number): Account =>
 export const l1PrivateKey = (index: number): Hex => devAccounts(index + 1)[index]!.privateKey;
 
 /** A host collecting the witness of `chain` (its L1, beacon, node and rollup.json) for the enclave at `enclavePath`. */
-export function witnessHostArgs(chain: L1Chain, enclavePath: string, listen: string): string[] {
+export function witnessHostArgs(
+  chain: Pick<L1Chain, "l1" | "node" | "rollup" | "rollupPath">,
+  enclavePath: string,
+  listen: string,
+): string[] {
   return [
     ...["--l1-rpc-url", chain.l1.anvil.rpcUrl, "--l2-rpc-url", chain.node.url],
     ...["--l2-chain-id", chain.rollup.l2ChainId.toString(), "--rollup-config", chain.rollupPath],

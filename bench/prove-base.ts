@@ -1,0 +1,327 @@
+/**
+ * `npm run bench:prove -- --load base`: proving a devnet chain built at Base's target gas.
+ *
+ * Builds the chain: the devnet's L1 (anvil, 4 s slots) with SystemConfig's gas limit at `--gas-limit` (default
+ * 400 000 000, Base's; what `npm start -- --gas-limit` does), a node in L1 mode with 2 s blocks and 200 ms
+ * flashblocks, the batcher posting blobs, and `npm run load` sending its mainnet-like mix at `--gas-per-second`
+ * (default 40 000 000: 80 M gas per 2 s block, Base's target) until the chain holds every range. The chain sequences
+ * what it can; the figures name the gas it holds.
+ *
+ * Then proves consecutive ranges of `--ranges` blocks (default 10,100,600; intermediate roots every 30 blocks where
+ * the size allows, else every 10) once per `--workers` count (default 1,2), each by its own enclave process started
+ * with that --workers and a host started with the same --workers (above 1 the witness carries the chain witness the
+ * parallel path runs on). Per run: prover_prove end to end at the host (witness + transfer + verify + derive +
+ * execute + sign) and proven Mgas/s over it; the host's witness collection; the Prove frame's transfer (a
+ * pass-through proxy in front of the enclave); the enclave's stages replayed in this process on the same frame with
+ * the enclave's code, on a BlockPool of the same size (bench/prove-stages.ts), each with its Mgas/s, and the enclave
+ * process's own round trip (from the forwarded frame to its whole response, which the stages make up); how the enclave
+ * executed (its "range executed" log: parallel, or sequential and why); the enclave process's peak RSS. Then the
+ * speed-up from the fewest to the most workers per range, and the machine and load average.
+ *
+ * Usage: npm run bench:prove -- --load base [--ranges 10,100 --workers 1,2 --gas-per-second 40000000]
+ */
+import { BlockPool } from "../src/proof/program/index.js";
+import { type RunningHost, startHost } from "../test/host/spawn-host.js";
+import { startTamperProxy, type TamperProxy } from "../test/host/tamper-proxy.js";
+import { type LoadChain, type LoadReport, runLoadProcess, startLoadChain } from "../test/load/load-chain.js";
+import { startBatcher } from "../test/node/l1-chain.js";
+import {
+  outputAt,
+  type RangeRequest,
+  rangeRequestOn,
+  rpc,
+  type ProveResultJson,
+  type RunningEnclave,
+  startEnclave,
+  until,
+} from "../test/proof/prove-chain.js";
+import { l1Account, witnessHostArgs } from "../test/support/prover-chain.js";
+import {
+  loadAverage,
+  machineLine,
+  peakRssMiB,
+  replayStages,
+  resetPeakRss,
+  type StageFigures,
+} from "./prove-stages.js";
+
+export interface BaseLoadOptions {
+  readonly ranges: readonly number[];
+  readonly workers: readonly number[];
+  readonly gasLimit: bigint;
+  readonly gasPerSecond: number;
+  readonly senders: number;
+}
+
+/** One enclave process with its --workers, the proxy in front of it, and a host with the same --workers. */
+interface Prover {
+  readonly workers: number;
+  readonly enclave: RunningEnclave;
+  readonly proxy: TamperProxy;
+  readonly host: RunningHost;
+  /** This process's pool for the replay of the enclave's stages (undefined: sequential). */
+  readonly pool: BlockPool | undefined;
+}
+
+interface RunFigures extends StageFigures {
+  readonly blocks: number;
+  readonly workers: number;
+  readonly gas: number;
+  readonly transactions: number;
+  readonly totalMs: number;
+  readonly witnessMs: number;
+  readonly preimages: number;
+  readonly frameBytes: number;
+  readonly transferMs: number;
+  /** From the frame forwarded to the enclave's whole response: the enclave process's verify to sign. */
+  readonly enclaveMs: number;
+  /** The enclave's own report: parallel, or sequential and why. */
+  readonly enclaveMode: string;
+  readonly enclavePeakRssMiB: number | undefined;
+}
+
+/** Base's proposals carry a root every 30 blocks; shorter ranges every 10 (or every block). */
+const intervalFor = (blocks: number): number => (blocks % 30 === 0 ? 30 : blocks % 10 === 0 ? 10 : 1);
+
+const L2_BLOCK_SECONDS = 2;
+/** Generous: on a loaded 2-core machine each blob's KZG check and each big block cost seconds of CPU. */
+const SAFE_TIMEOUT_MS = 3_600_000;
+/** A 600-block range at the target outlasts any short bound on a loaded machine. */
+const PROVE_TIMEOUT_SECONDS = 7200;
+
+async function startProver(chain: LoadChain, workers: number): Promise<Prover> {
+  // The heap the enclave sizes its request budget by (half of it): big blocks make big frames.
+  const enclave = await startEnclave(["--rollup-config", chain.rollupPath, "--workers", String(workers)], {
+    nodeFlags: ["--max-old-space-size=8192"],
+  });
+  if (enclave.address.kind !== "unix") throw new Error("expected a Unix socket enclave");
+  const proxy = await startTamperProxy(enclave.address.path);
+  const host = await startHost([
+    ...witnessHostArgs(chain, proxy.path, "127.0.0.1:0"),
+    ...["--workers", String(workers), "--proof-request-timeout", String(PROVE_TIMEOUT_SECONDS)],
+  ]);
+  const pool = workers > 1 ? new BlockPool({ workers }) : undefined;
+  await pool?.start();
+  return { workers, enclave, proxy, host, pool };
+}
+
+async function stopProver(prover: Prover): Promise<void> {
+  await prover.host.stop();
+  await prover.proxy.close();
+  await prover.enclave.stop();
+  await prover.pool?.close();
+}
+
+/** Gas used and transactions of blocks (agreed, claimed]. */
+async function rangeLoad(
+  nodeUrl: string,
+  request: RangeRequest,
+): Promise<{ gas: number; transactions: number }> {
+  let gas = 0;
+  let transactions = 0;
+  for (let n = request.agreed + 1; n <= request.claimed; n++) {
+    const block = await rpc<{ gasUsed: string; transactions: unknown[] }>(nodeUrl, "eth_getBlockByNumber", [
+      `0x${n.toString(16)}`,
+      false,
+    ]);
+    gas += Number(block.gasUsed);
+    transactions += block.transactions.length;
+  }
+  return { gas, transactions };
+}
+
+async function proveOnce(
+  chain: LoadChain,
+  prover: Prover,
+  request: RangeRequest,
+  load: { gas: number; transactions: number },
+): Promise<RunFigures> {
+  const pid = prover.enclave.child.pid!;
+  const peakReset = resetPeakRss(pid);
+  const logsBefore = prover.host.logs.length;
+  const enclaveLogsBefore = prover.enclave.logs.length;
+  prover.proxy.exchanges.splice(0);
+  const t0 = performance.now();
+  const proof = await rpc<ProveResultJson>(
+    prover.host.url,
+    "prover_prove",
+    [request.params],
+    PROVE_TIMEOUT_SECONDS * 1000,
+  );
+  const totalMs = performance.now() - t0;
+  const enclavePeakRssMiB = peakRssMiB(pid);
+  if (proof.Tee.proposals.at(-1)?.output_root !== request.roots.at(-1))
+    throw new Error(`the proof's last root is not the node's at ${request.claimed}`);
+  const witness = prover.host.logs.slice(logsBefore).find((line) => line.msg === "witness collected") ?? {};
+  const executed = prover.enclave.logs.slice(enclaveLogsBefore).find((line) => line.msg === "range executed");
+  const exchange = prover.proxy.exchanges.find((e) => e.request.kind === "Prove");
+  if (exchange === undefined || exchange.request.kind !== "Prove") throw new Error("no Prove frame seen");
+  const preimages = exchange.request.preimages;
+  prover.proxy.exchanges.splice(0);
+  const stages = await replayStages(preimages, chain.rollup, prover.pool);
+  if (!peakReset)
+    console.log("(the enclave's peak RSS could not be reset: figures are peaks since its start)");
+  return {
+    blocks: request.claimed - request.agreed,
+    workers: prover.workers,
+    ...load,
+    totalMs,
+    witnessMs: Number(witness.totalMs ?? NaN),
+    preimages: preimages.length,
+    frameBytes: exchange.frameBytes,
+    transferMs: exchange.hostFrameMs,
+    enclaveMs: exchange.enclaveMs,
+    ...stages,
+    enclaveMode:
+      executed === undefined
+        ? "?"
+        : executed.mode === "parallel"
+          ? "parallel"
+          : `sequential${executed.fallback === undefined ? "" : ` (fell back: ${String(executed.fallback)})`}`,
+    enclavePeakRssMiB,
+  };
+}
+
+/** Runs `npm run load` for the chain time `ranges` need; resolves with the first L2 block after its setup. */
+function startLoad(
+  chain: LoadChain,
+  options: BaseLoadOptions,
+  blocks: number,
+): { firstLoaded: Promise<number>; report: Promise<LoadReport> } {
+  let resolveFirst: (n: number) => void = () => undefined;
+  let rejectFirst: (error: unknown) => void = () => undefined;
+  const firstLoaded = new Promise<number>((resolve, reject) => {
+    resolveFirst = resolve;
+    rejectFirst = reject;
+  });
+  const run = runLoadProcess(
+    [
+      ...["--rpc", chain.node.url, "--gas-per-second", String(options.gasPerSecond)],
+      ...["--duration", String((blocks + 4) * L2_BLOCK_SECONDS), "--senders", String(options.senders)],
+      ...["--drain", "10"],
+    ],
+    (value) => {
+      const event = value as { msg?: string; second?: number; sentGas?: number; includedGas?: number };
+      if (event.msg === "load setup done") {
+        console.log("  load setup done");
+        void rpc<string>(chain.node.url, "eth_blockNumber", []).then(
+          (n) => resolveFirst(Number(n) + 1),
+          (error: unknown) => rejectFirst(error),
+        );
+      } else if (event.msg === "load second" && (event.second ?? 0) % 10 === 0)
+        console.log(
+          `  second ${event.second}: sent ${((event.sentGas ?? 0) / 1e6).toFixed(1)} Mgas, included ${((event.includedGas ?? 0) / 1e6).toFixed(1)} Mgas, load average ${loadAverage()}`,
+        );
+    },
+  );
+  const report = run.then((done) => {
+    const last = done.lines.at(-1) as LoadReport | undefined;
+    if (done.code !== 0 || last?.msg !== "load report")
+      throw new Error(`npm run load exited with ${done.code}: ${done.stderr.slice(-2000)}`);
+    return last;
+  });
+  report.catch(() => undefined);
+  // A generator that ends before its setup is done (refused, timed out) ends the wait for its first block.
+  const setupOrExit = Promise.race([
+    firstLoaded,
+    report.then(() => {
+      throw new Error("npm run load ended before its setup was done");
+    }),
+  ]);
+  return { firstLoaded: setupOrExit, report };
+}
+
+const mgasPerSecond = (gas: number, ms: number): string =>
+  Number.isFinite(ms) && ms > 0 ? (gas / 1e6 / (ms / 1000)).toFixed(1) : "?";
+const seconds = (ms: number): string => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)} s` : "?");
+
+function printFigures(figures: readonly RunFigures[]): void {
+  const stage = (f: RunFigures, ms: number) => `${seconds(ms)} (${mgasPerSecond(f.gas, ms)})`;
+  console.log(
+    "| blocks (interval) | workers | gas (per block) | txs | prover_prove | proven Mgas/s | witness (Mgas/s) | transfer | enclave round trip (Mgas/s) | verify | derive | execute (Mgas/s) | sign | enclave executed | enclave peak RSS |",
+  );
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  for (const f of figures)
+    console.log(
+      `| ${f.blocks} (${intervalFor(f.blocks)}) | ${f.workers} | ${(f.gas / 1e6).toFixed(0)} M (${(f.gas / f.blocks / 1e6).toFixed(1)} M) | ${f.transactions} | ${seconds(f.totalMs)} | ${mgasPerSecond(f.gas, f.totalMs)} | ${stage(f, f.witnessMs)} | ${seconds(f.transferMs)} (${(f.frameBytes / 2 ** 20).toFixed(0)} MiB, ${f.preimages} preimages) | ${stage(f, f.enclaveMs)} | ${stage(f, f.verifyMs)} | ${stage(f, f.derivationMs)} | ${stage(f, f.executionMs)} [${f.mode}] | ${seconds(f.signingMs)} | ${f.enclaveMode} | ${f.enclavePeakRssMiB === undefined ? "?" : `${f.enclavePeakRssMiB.toFixed(0)} MiB`} |`,
+    );
+  for (const blocks of new Set(figures.map((f) => f.blocks))) {
+    const runs = figures.filter((f) => f.blocks === blocks).sort((a, b) => a.workers - b.workers);
+    if (runs.length < 2) continue;
+    const [few, many] = [runs[0]!, runs.at(-1)!];
+    console.log(
+      `${blocks} blocks, ${few.workers} → ${many.workers} workers: end to end ${(few.totalMs / many.totalMs).toFixed(2)}×, the enclave's round trip ${(few.enclaveMs / many.enclaveMs).toFixed(2)}×, execution replayed ${(few.executionMs / many.executionMs).toFixed(2)}× (the host's witness run is sequential in both)`,
+    );
+  }
+}
+
+export async function benchProveBaseLoad(options: BaseLoadOptions): Promise<void> {
+  const started = Date.now();
+  console.log(
+    `bench:prove --load base: ranges ${options.ranges.join(", ")}, workers ${options.workers.join(", ")}, gas limit ${options.gasLimit}, load ${(options.gasPerSecond / 1e6).toFixed(0)} Mgas/s`,
+  );
+  console.log(machineLine());
+  const chain = await startLoadChain({
+    gasLimit: options.gasLimit,
+    l1BlockSeconds: 4,
+    l2BlockSeconds: L2_BLOCK_SECONDS,
+    node: { flashblockIntervalMs: 200, logLevel: "warn" },
+  });
+  const batcher = startBatcher({
+    l1RpcUrl: chain.l1.anvil.rpcUrl,
+    l2RpcUrl: chain.node.url,
+    rollupConfigPath: chain.rollupPath,
+  });
+  const provers: Prover[] = [];
+  try {
+    const total = options.ranges.reduce((sum, n) => sum + n, 0);
+    const load = startLoad(chain, options, total);
+    const first = await load.firstLoaded;
+    const agreed = [first];
+    for (const size of options.ranges) agreed.push(agreed.at(-1)! + size);
+    const last = agreed.at(-1)!;
+    const head = async () => Number(await rpc<string>(chain.node.url, "eth_blockNumber", []));
+    await until(`L2 block ${last}`, async () => ((await head()) >= last ? true : undefined), SAFE_TIMEOUT_MS);
+    const report = await load.report;
+    console.log(
+      `chain built: blocks ${first}…${last}, load sent ${(report.sent.gasPerSecond / 1e6).toFixed(1)} Mgas/s, included ${(report.included.gasPerSecond / 1e6).toFixed(1)} Mgas/s (${report.included.succeeded} succeeded, ${report.included.reverted} reverted), the chain sequenced ${(report.chain.gasPerSecond / 1e6).toFixed(1)} Mgas/s (${(report.chain.averageBlockGasUsed / 1e6).toFixed(1)} M per block, largest ${(report.chain.maxBlockGasUsed / 1e6).toFixed(1)} M); load average ${loadAverage()}`,
+    );
+    await until(
+      `the safe head at ${last}`,
+      async () => ((await outputAt(chain.node.url, 0)).syncStatus.safe_l2.number >= last ? true : undefined),
+      SAFE_TIMEOUT_MS,
+    );
+    await batcher.stop();
+    console.log(
+      `safe at ${last} after ${((Date.now() - started) / 1000).toFixed(0)} s; load average ${loadAverage()}`,
+    );
+    for (const workers of options.workers) provers.push(await startProver(chain, workers));
+    const figures: RunFigures[] = [];
+    for (const [i, blocks] of options.ranges.entries()) {
+      const request = await rangeRequestOn(
+        { l1: chain.l1.anvil.client, l2RpcUrl: chain.node.url, chainId: chain.rollup.l2ChainId },
+        agreed[i]!,
+        agreed[i]! + blocks,
+        intervalFor(blocks),
+        l1Account(5).address,
+      );
+      const gas = await rangeLoad(chain.node.url, request);
+      for (const prover of provers) {
+        const run = await proveOnce(chain, prover, request, gas);
+        figures.push(run);
+        console.log(
+          `  ${blocks} blocks, ${prover.workers} worker(s): ${seconds(run.totalMs)}, ${mgasPerSecond(run.gas, run.totalMs)} Mgas/s proven; load average ${loadAverage()}`,
+        );
+      }
+    }
+    console.log();
+    printFigures(figures);
+    console.log(
+      `load average at the end: ${loadAverage()}; ${((Date.now() - started) / 1000).toFixed(0)} s in all`,
+    );
+  } finally {
+    for (const prover of provers) await stopProver(prover);
+    await batcher.stop().catch(() => undefined);
+    await chain.stop();
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * What bench:prove's end-to-end runs share: the enclave's stages replayed on a captured Prove frame with the code the
+ * enclave runs (verification of every hash-keyed preimage and the boot info, derivation and execution by the
+ * program, sequentially or on a BlockPool as an enclave with --workers runs them, signing), a process's peak RSS
+ * (VmHWM, resettable where the kernel allows) and the machine line.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, totalmem } from "node:os";
+import type { Preimage } from "../generated/protocol/index.js";
+import type { RollupConfig } from "../src/chain/index.js";
+import { EnclaveSigner } from "../enclave/index.js";
+import { buildProofResult } from "../src/proof/onchain/index.js";
+import { PreimageTable, readBootInfo } from "../src/proof/preimages/index.js";
+import {
+  type BlockPool,
+  OfflineOracle,
+  refusePrecompileKeys,
+  runProgram,
+} from "../src/proof/program/index.js";
+
+export interface StageFigures {
+  readonly verifyMs: number;
+  readonly derivationMs: number;
+  readonly executionMs: number;
+  readonly signingMs: number;
+  /** How the replay executed the range (parallel: every block on the pool's workers, hashes chained). */
+  readonly mode: "parallel" | "sequential";
+}
+
+/** The enclave's stages on `preimages` in this process; on `pool` (more than 1 worker) as a parallel enclave. */
+export async function replayStages(
+  preimages: readonly Preimage[],
+  rollupConfig: RollupConfig,
+  pool?: BlockPool,
+): Promise<StageFigures> {
+  const v0 = performance.now();
+  refusePrecompileKeys(preimages);
+  const table = PreimageTable.fromPreimages(preimages);
+  table.verifyContent(() => undefined);
+  const boot = readBootInfo(table);
+  const verifyMs = performance.now() - v0;
+  const program = await runProgram({
+    boot,
+    oracle: new OfflineOracle(table),
+    rollupConfig,
+    ...(pool !== undefined && pool.workers > 1 ? { parallel: { pool, table } } : {}),
+  });
+  const s0 = performance.now();
+  buildProofResult(
+    { boot, configHash: new Uint8Array(32), teeImageHash: new Uint8Array(32) },
+    program,
+    EnclaveSigner.generate((n) => new Uint8Array(n).fill(7)),
+  );
+  return {
+    verifyMs,
+    derivationMs: program.timings.derivationMs,
+    executionMs: program.timings.executionMs,
+    signingMs: performance.now() - s0,
+    mode: program.execution.mode,
+  };
+}
+
+/** The process's peak resident set (VmHWM) in MiB, undefined once it is gone. */
+export function peakRssMiB(pid: number): number | undefined {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("VmHWM:"));
+    return line === undefined ? undefined : Number(line.split(/\s+/)[1]) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resets the process's peak RSS (Linux clear_refs 5); false where the kernel refuses. */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, "5");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function loadAverage(): string {
+  return loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ");
+}
+
+export function machineLine(): string {
+  const cpu = cpus();
+  return `machine: ${cpu.length} × ${cpu[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, load average ${loadAverage()}`;
+}
