@@ -6,7 +6,7 @@
  * transaction.
  *
  * Standalone, the L1 origin is synthetic and a block's timestamp is the wall clock's. In L1 mode
- * (`l1Planner`, docs/node.md "L1 mode") the planner gives each block its timestamp (parent + block
+ * (`l1Planner`, docs/node/l1.md "L1 mode") the planner gives each block its timestamp (parent + block
  * time), L1 origin, attributes and deposits; the block is built during the block time before its
  * timestamp and sealed at it, at once when the chain is behind the clock (catching up).
  *

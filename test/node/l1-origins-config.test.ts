@@ -1,5 +1,5 @@
 /**
- * The node's L1 mode configuration (docs/node.md "L1 mode"): the flags and their environment twins, the rollup
+ * The node's L1 mode configuration (docs/node/l1.md "L1 mode"): the flags and their environment twins, the rollup
  * config overriding chain id and block time (and refusing explicit flags that contradict it), and the checks
  * ChainNode.open makes against a real anvil: the rollup config's L2 genesis must be the one the node builds, a
  * data directory must hold that chain (and a standalone one is not reused), and the genesis L1 block must exist.

@@ -1,5 +1,5 @@
 /**
- * The sequencer's view of L1 (docs/node.md "L1 mode"): polls the L1 head and keeps the checked headers and
+ * The sequencer's view of L1 (docs/node/l1.md "L1 mode"): polls the L1 head and keeps the checked headers and
  * receipts of the blocks the sequencer may adopt as its next L1 origin, fetched ahead in the background, so that
  * the block loop reads them synchronously and never waits on L1 JSON-RPC in the common case.
  *

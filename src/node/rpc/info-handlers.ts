@@ -23,7 +23,7 @@ export function createInfoHandlers(node: ChainNode): InfoHandlers {
     net_version: () => node.config.l2ChainId,
     web3_clientVersion: () => CLIENT_VERSION,
     eth_accounts: () => [],
-    // A replica behind its leader reports its catch-up (docs/node.md "Read replicas"); a sequencer is its own head.
+    // A replica behind its leader reports its catch-up (docs/node/replicas.md "Read replicas"); a sequencer is its own head.
     eth_syncing: () => node.replica?.syncProgress() ?? false,
     net_listening: () => true,
     net_peerCount: () => 0n,

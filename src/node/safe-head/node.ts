@@ -1,5 +1,5 @@
 /**
- * The tracker of an L1-backed ChainNode (docs/node.md "Safe and finalized heads"): built over the node's store,
+ * The tracker of an L1-backed ChainNode (docs/node/l1.md "Safe and finalized heads"): built over the node's store,
  * rollup config and sealed head, and installed as the node's derived heads (its `safe` and `finalized` tags).
  */
 import { devL1ChainConfig, findL1ChainConfig } from "../../chain/index.js";

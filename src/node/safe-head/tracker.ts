@@ -1,5 +1,5 @@
 /**
- * The node's derived safe and finalized heads (docs/node.md "Safe and finalized heads").
+ * The node's derived safe and finalized heads (docs/node/l1.md "Safe and finalized heads").
  *
  * Whenever the L1 head changes, the tracker runs src/derive's `derive()` from its current safe head up to the
  * node's sealed head, anchored in that L1 head. Each yielded block's attributes are executed against the parent's
