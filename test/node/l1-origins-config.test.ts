@@ -126,7 +126,7 @@ describe("ChainNode.open in L1 mode", () => {
   it("builds the rollup config's genesis, binds the data dir to it and refuses what does not match", async () => {
     const dataDir = join(dir, "node");
     const node = await ChainNode.open(options(dataDir, rollup));
-    expect(node.l1Mode).toBe(true);
+    expect(node.mode.kind).toBe("l1-sequencer");
     expect(node.head.header.number).toBe(0n);
     expect(node.head.hash).toEqual(rollup.genesis!.l2.hash);
     expect(node.head.header.timestamp).toBe(rollup.genesisL2Time);

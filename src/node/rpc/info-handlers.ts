@@ -24,7 +24,7 @@ export function createInfoHandlers(node: ChainNode): InfoHandlers {
     web3_clientVersion: () => CLIENT_VERSION,
     eth_accounts: () => [],
     // A replica behind its leader reports its catch-up (docs/node/replicas.md "Read replicas"); a sequencer is its own head.
-    eth_syncing: () => node.replica?.syncProgress() ?? false,
+    eth_syncing: () => (node.mode.kind === "replica" ? (node.mode.replica.syncProgress() ?? false) : false),
     net_listening: () => true,
     net_peerCount: () => 0n,
     web3_sha3: ({ data }) => keccak_256(data),

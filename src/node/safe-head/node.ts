@@ -24,7 +24,7 @@ export interface NodeTrackerOptions {
  */
 export function nodeSafeHeadTracker(node: ChainNode, options: NodeTrackerOptions): SafeHeadTracker {
   const config = node.config;
-  if (!node.l1Mode || config.l1ChainId === undefined) {
+  if (node.finality.kind !== "derived" || config.l1ChainId === undefined) {
     throw new SafeHeadInconsistencyError("the safe head is derived only on an L1-backed node", {});
   }
   const sources = rpcL1Sources({
