@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     });
     console.log(
       `\ntargets: cadence p99 ≤ ${TARGET_P99} ms, max ≤ ${TARGET_MAX} ms, block time max ≤ ${TARGET_BLOCK} ms ` +
-        `(issue 14; docs/node.md "Block production under load")\n`,
+        `(issue 14; docs/node/limits.md "Block production under load")\n`,
     );
     console.log(ABUSE_TABLE_HEADER);
     for (const r of rows) console.log(formatAbuseRow(r));

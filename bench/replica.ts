@@ -1,5 +1,5 @@
 /**
- * bench:replica — how far behind its leader does a read replica (`--follow`, docs/node.md "Read replicas") run?
+ * bench:replica — how far behind its leader does a read replica (`--follow`, docs/node/replicas.md "Read replicas") run?
  *
  * Starts a leader node process (2 s blocks, 200 ms snapshots) and sends transfers to it at BENCH_TPS from four
  * development accounts until BENCH_PRELOAD_BLOCKS blocks carry them; then starts a replica and times its

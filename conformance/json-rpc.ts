@@ -3,6 +3,7 @@
  * clients: the checks send malformed bodies and bad parameters on purpose and judge the raw envelope.
  * Responses are untrusted: bodies are read up to a cap and parsed defensively.
  */
+import { readCappedText, RpcTransportError } from "../generated/rpc/index.js";
 import { ConformanceError, type ConformanceErrorOptions } from "./errors.js";
 
 export interface RawHttpResponse {
@@ -33,22 +34,14 @@ export class JsonRpcEnvelopeError extends ConformanceError<"json-rpc-envelope"> 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 const TIMEOUT_MS = 20_000;
 
+/** The body as text, at most MAX_BODY_BYTES of it (the generated clients' capped reader). */
 async function readCapped(response: Response): Promise<string> {
-  if (response.body === null) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw new JsonRpcEnvelopeError(`response body exceeds ${MAX_BODY_BYTES} bytes`);
-    }
-    chunks.push(value);
+  try {
+    return await readCappedText(response, MAX_BODY_BYTES);
+  } catch (error) {
+    if (error instanceof RpcTransportError) throw new JsonRpcEnvelopeError(error.message, { cause: error });
+    throw error;
   }
-  return Buffer.concat(chunks, total).toString("utf8");
 }
 
 function parseOrUndefined(text: string): unknown {

@@ -1,6 +1,14 @@
 /**
- * The contracts package's public surface: the committed artifacts, their typed ABIs and deployment through viem.
- * The compiler (contracts/compile.ts, `npm run contracts:compile`) is a build tool and not part of it.
+ * Contracts (foundation; docs/contracts.md): the Solidity sources' committed solc artifacts, their typed ABIs and
+ * deployment through viem.
+ *
+ * Public surface: the artifact format and solc settings (`ContractArtifact`, `SOLC_VERSION`, `SOLC_SETTINGS`,
+ * `artifactPath`), `loadArtifact` and `CONTRACT_NAMES`, each contract's ABI (`aggregateVerifierAbi`,
+ * `teeProverRegistryAbi`, `eip3009TokenAbi`, …), deployment (`deployArtifact`), and the errors
+ * (`ContractsError` root).
+ *
+ * Concepts owned: the compiled artifacts and the ABIs every other package calls the contracts with. The compiler
+ * (contracts/compile.ts, `npm run contracts:compile`) is a build tool and not part of the surface.
  */
 export {
   ARTIFACTS_DIR,

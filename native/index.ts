@@ -1,6 +1,12 @@
 /**
- * The native addons' public surface: the addon loader, AF_VSOCK sockets (native/vsock) and the AWS Nitro
- * Security Module device (native/nsm). Loading this module loads no addon: each is loaded on first use.
+ * Native addons (foundation; docs/native.md): node-gyp addons for AF_VSOCK sockets (native/vsock) and the AWS Nitro
+ * Security Module device (native/nsm).
+ *
+ * Public surface: `loadAddon` (loads a built addon, `NativeAddonNotBuiltError` otherwise), the vsock socket API and
+ * binding, the NSM device API, and the errors (`NativeError` root, `isNativeSystemError`).
+ *
+ * Concepts owned: the system calls JavaScript cannot make (vsock sockets, NSM ioctls). Loading this module loads
+ * no addon: each is loaded on first use.
  */
 export { NativeError, type NativeErrorKind, type NativeErrorOptions } from "./errors.js";
 export {

@@ -132,6 +132,18 @@ function u64(value: bigint, what: string): bigint {
   );
   sf.formatText({ indentSize: 2 });
   const index = emptySource("journal/index.ts");
-  index.addStatements('/** The signed journal. */\nexport * from "./journal.js";');
+  index.addStatements(
+    [
+      "/**",
+      " * The signed journal (foundation; generated from spec/journal by codegen/binary).",
+      " *",
+      " * Public surface: `Journal`, `packJournal` / `unpackJournal`, `journalLength`, the layout constants",
+      " * (`JOURNAL_FIXED_LENGTH`, `JOURNAL_LIST_ITEM_LENGTH`) and `JournalLayoutError`.",
+      " *",
+      " * Concepts owned: the journal's byte layout (what the enclave signs and the contracts hash).",
+      " */",
+      'export * from "./journal.js";',
+    ].join("\n"),
+  );
   return [toGenerated(path, sf), toGenerated("journal/index.ts", index)];
 }

@@ -599,7 +599,15 @@ function emitIndex(): GeneratedFile {
   const sf = emptySource(path);
   sf.addStatements(
     [
-      "/** The host-enclave protocol: types, bincode codecs, frames. */",
+      "/**",
+      " * The host-enclave protocol (foundation, rank 0.5; generated from spec/protocol by codegen/binary).",
+      " *",
+      " * Public surface: the message types and their bincode codecs (`BincodeReader` / `BincodeWriter` and the",
+      " * per-message codecs), the frames (`FrameReader`, the frame writers and `FRAME_PREFIX_BYTES`), the enclave",
+      " * client and the request dispatch, and the errors (`ProtocolError` root, frame and bincode errors).",
+      " *",
+      " * Concepts owned: the bincode form of every host-enclave message and its frame.",
+      " */",
       'export { BincodeDecodeError, BincodeEncodeError, BincodeReader, BincodeWriter } from "./bincode.js";',
       'export * from "./client.js";',
       'export * from "./codec.js";',

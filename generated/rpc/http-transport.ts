@@ -46,7 +46,11 @@ export interface HttpTransportOptions {
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
-async function readCapped(response: Response, limit: number): Promise<string> {
+/**
+ * Reads a response body as UTF-8 text, refusing one larger than `limit` bytes (by its declared length, else
+ * while it streams in: an untrusted server never makes the reader hold more). Throws RpcTransportError.
+ */
+export async function readCappedText(response: Response, limit: number): Promise<string> {
   const declared = Number(response.headers.get("content-length") ?? "0");
   if (declared > limit)
     throw new RpcTransportError(`response of ${declared} bytes exceeds the ${limit}-byte limit`);
@@ -88,7 +92,7 @@ export function httpTransport(url: string, options: HttpTransportOptions = {}): 
         signal: AbortSignal.timeout(timeoutMs),
       });
       status = response.status;
-      text = await readCapped(response, maxResponseBytes);
+      text = await readCappedText(response, maxResponseBytes);
     } catch (error) {
       if (error instanceof RpcTransportError) throw error;
       throw new RpcTransportError(

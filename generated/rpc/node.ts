@@ -823,7 +823,7 @@ export interface EthSubscribeParams {
  * requests whose `params.result` is, per kind: `newHeads` a Block with transaction hashes, `logs`
  * one Log per notification, `newPendingTransactions` the hash of each transaction accepted into the
  * pool, `newFlashblocks` the flashblocks wire message of each pre-confirmation
- * snapshot (payload_id, index, base, diff, metadata: see docs/node.md). Over HTTP it fails
+ * snapshot (payload_id, index, base, diff, metadata: see docs/node/flashblocks.md). Over HTTP it fails
  * (-32601). Only `logs` takes a filter (a filter with another kind is InvalidParams). A connection holding the node's limit of subscriptions, or a
  * filter listing more addresses or topic alternatives than its limits, is LimitExceeded.
  */
@@ -1151,7 +1151,7 @@ export interface NodeHandlers {
    * requests whose `params.result` is, per kind: `newHeads` a Block with transaction hashes, `logs`
    * one Log per notification, `newPendingTransactions` the hash of each transaction accepted into the
    * pool, `newFlashblocks` the flashblocks wire message of each pre-confirmation
-   * snapshot (payload_id, index, base, diff, metadata: see docs/node.md). Over HTTP it fails
+   * snapshot (payload_id, index, base, diff, metadata: see docs/node/flashblocks.md). Over HTTP it fails
    * (-32601). Only `logs` takes a filter (a filter with another kind is InvalidParams). A connection holding the node's limit of subscriptions, or a
    * filter listing more addresses or topic alternatives than its limits, is LimitExceeded.
    */
@@ -1560,7 +1560,7 @@ export class NodeClient {
    * requests whose `params.result` is, per kind: `newHeads` a Block with transaction hashes, `logs`
    * one Log per notification, `newPendingTransactions` the hash of each transaction accepted into the
    * pool, `newFlashblocks` the flashblocks wire message of each pre-confirmation
-   * snapshot (payload_id, index, base, diff, metadata: see docs/node.md). Over HTTP it fails
+   * snapshot (payload_id, index, base, diff, metadata: see docs/node/flashblocks.md). Over HTTP it fails
    * (-32601). Only `logs` takes a filter (a filter with another kind is InvalidParams). A connection holding the node's limit of subscriptions, or a
    * filter listing more addresses or topic alternatives than its limits, is LimitExceeded.
    */

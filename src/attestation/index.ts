@@ -1,6 +1,11 @@
 /**
- * Attestation documents: verification of AWS Nitro (and local-mode development) documents, the
- * local-mode document writer, and the TEE image hash a document proves.
+ * Attestation (library, rank 1; docs/enclave.md): AWS Nitro attestation documents.
+ *
+ * Public surface: verification (`verifyAttestation`, `verifyAttestationDocument`, `AttestationPolicy` and its
+ * rules, `AWS_NITRO_ROOT_G1_SHA256`, the size and age limits), the local-mode document writer (`LocalAttestor`),
+ * the TEE image hash a document proves (`teeImageHashOf`, `PCR0_LENGTH`), and the errors (`AttestationError` root).
+ *
+ * Concepts owned: the attestation document, its certificate chain and COSE signature checks, the image hash.
  */
 export { AttestationError, type AttestationErrorKind, type AttestationErrorOptions } from "./errors.js";
 export {

@@ -1,4 +1,15 @@
-/** The batcher service: public API (docs/batcher.md). */
+/**
+ * The batcher (service; docs/batcher.md): posts sealed L2 blocks to L1 as span batches in channels, by blobs or
+ * calldata. The process is src/batcher/main.ts.
+ *
+ * Public surface: the `Batcher` loop and its settings, channel building (`buildChannel`, `channelCapacity`,
+ * `compressBlocks`, `encodeSpanBatches`, `FullnessTracker`), its command line (`parseBatcherCommandLine`,
+ * `BATCHER_USAGE`), reading back what L1 holds, the L2 block source, the transaction sender, its metrics, the
+ * in-process service start, and the errors (`BatcherError` root).
+ *
+ * Concepts owned: the channel (what a batch transaction carries), resuming from what L1 holds, the batcher's
+ * transaction fees and replacement.
+ */
 export {
   Batcher,
   type BatcherDeps,

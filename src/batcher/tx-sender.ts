@@ -5,6 +5,7 @@
  * transactions, the bump blob pools require); an included transaction counts once it is `confirmations` blocks deep
  * and its receipt still names the same block (a reorg that drops it sends it again).
  */
+import { setTimeout } from "node:timers/promises";
 import {
   type Account,
   type Address,
@@ -50,22 +51,9 @@ export interface TxSenderOptions {
   readonly signal: AbortSignal;
 }
 
+/** Resolves after `ms`; rejects (an AbortError) when `signal` fires first. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
+  return setTimeout(ms, undefined, { signal });
 }
 
 function bump(fees: Fees, blob: boolean): Fees {

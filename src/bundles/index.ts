@@ -3,6 +3,7 @@
  * a process started from its bundle skips tsx's loader (about a third of the CPU time of a start under tsx).
  * Public surface: the bundled entries, where a bundle lives, the `node` arguments that start an entry (bundle or
  * source), a worker's entry URL, and the build (with the packages it leaves as imports).
+ * Concepts owned: which entries are bundled and how a process or worker is started from its bundle.
  */
 export {
   BUNDLE_DIR_ENV,

@@ -1,6 +1,13 @@
 /**
- * Derivation data providers over JSON-RPC and the beacon API (docs/chain-rpc.md): every value is checked against
- * the hash that names it before it is returned.
+ * Chain RPC (library, rank 3; docs/chain-rpc.md): derivation data providers over JSON-RPC and the beacon API.
+ *
+ * Public surface: `JsonRpcClient` (bounded HTTP JSON-RPC with `HttpLimits`, `RequestStats`), `RpcL1Provider` and
+ * `RpcL2Provider`, `BeaconBlobProvider`, the JSON codecs of transactions and receipts, the L2 witness reads, and
+ * the errors (`ChainRpcError` root, `DataMismatchError`, `EndpointUnavailableError`, `MalformedResponseError`,
+ * `RemoteCallError`).
+ *
+ * Concepts owned: reading chain data from a node that is not trusted: every value is checked against the hash
+ * that names it before it is returned.
  */
 export {
   BeaconBlobProvider,

@@ -1,4 +1,16 @@
-/** OP Stack block execution engine: public API. */
+/**
+ * The chain (library, rank 1; docs/chain.md): OP Stack block execution and the data structures around it.
+ *
+ * Public surface: block building and execution (`BlockBuilder`, `executeBlock`, the transaction processor and EVM
+ * setup), headers, receipts, transactions and deposits (codecs and hashes), tries (`FastTrie`, ordered tries, the
+ * trie database), the preimage store and keys, output roots (`openOutputRootV0`, `outputRootPreimageV0`,
+ * `headerMessagePasserRoot`), fees (OP base fee, L1 fee, blob fee), the L1 info deposit codec, rollup configs
+ * (types, JSON, the built-in chains and the superchain registry), the dev chain (config, accounts, genesis,
+ * predeploys), hex and keccak helpers, KZG, secp256k1, and the errors (`ChainError` root).
+ *
+ * Concepts owned: a block's execution, the rollup config, the output root, the L1 info deposit, fees, preimage
+ * keys and the hash-keyed store.
+ */
 export {
   type AccountState,
   type AddTransactionResult,

@@ -1,6 +1,11 @@
 /**
- * The challenger: checks AggregateVerifier proposals against the node and nullifies wrong ones through the prover
- * host (docs/proposer.md "The challenger"). The process is src/challenger/main.ts.
+ * The challenger (service; docs/proposer.md "The challenger"): checks AggregateVerifier proposals against the node
+ * and nullifies wrong ones through the prover host. The process is src/challenger/main.ts.
+ *
+ * Public surface: its command line (`parseChallengerCommandLine`, `CHALLENGER_USAGE`), `startChallenger`, and the
+ * errors (`ChallengerError` root).
+ *
+ * Concepts owned: the decision that a proposal is wrong and its nullification.
  */
 export {
   CHALLENGER_USAGE,

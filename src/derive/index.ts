@@ -1,6 +1,14 @@
 /**
- * Derivation library: public API (docs/derive.md). Owns derivation from L1 data to payload attributes (`derive()`)
- * and the one "execute, else the deposit-only replacement" step its callers share (`executeDerivedBlock`).
+ * Derivation (library, rank 2; docs/derive.md): from L1 data to L2 payload attributes, pure (data comes in through
+ * the provider interfaces).
+ *
+ * Public surface: `derive()` and the one "execute, else the deposit-only replacement" step its callers share
+ * (`executeDerivedBlock`); the stages, each also usable alone: L1 traversal, retrieval (calldata and blobs, the blob
+ * codec and KZG checks), frames, channels, batches (singular and span codecs, expansion, building), batch
+ * validation, payload attributes (the L1 info deposit, system config, deposits); the provider interfaces and their
+ * in-memory implementations; and the errors (`DeriveError` root).
+ *
+ * Concepts owned: the derivation pipeline and its rules (frames, channels, batches, validity windows, attributes).
  */
 
 // Batches (src/derive/batches): singular and span batch codecs, span batch expansion and building.

@@ -7,6 +7,10 @@
  * - `cause`: the underlying error, when there is one (standard `Error.cause`); `walk()` follows the chain (viem's
  *   `BaseError.walk`), and `walkErrors` does the same for any error, the generated code's roots included.
  * JSON-RPC codes are not part of this model: servers map classes or kinds to codes at their edge.
+ *
+ * Layer: foundation, rank −1 (below every other package: each package's root error extends `SuiteError`).
+ * Public surface: `SuiteError`, its options and `ErrorDetails`, `walkErrors`, `isSuiteError`, `hasKind`.
+ * Concepts owned: the error model (kind, details, cause) every package's errors follow.
  */
 
 /** Structured fields of an error: JSON-friendly values (bigints and byte arrays are allowed). */

@@ -1,7 +1,15 @@
 /**
- * The prover host: JSON-RPC (prover_prove, enclave_*, healthz) in front of one or more enclaves, routing
- * by onchain signer validity. The process is src/host/main.ts; this is the surface for tests, the devnet
- * and tools that run a host in-process or talk to enclaves with the host's transport.
+ * The prover host (service; docs/host.md): JSON-RPC (prover_prove, enclave_*, healthz) in front of one or more
+ * enclaves, routing by onchain signer validity. The process is src/host/main.ts; this is the surface for tests,
+ * the devnet and tools that run a host in-process or talk to enclaves with the host's transport.
+ *
+ * Public surface: configuration (`parseHostCommandLine`, `HOST_FLAGS`), `createProverHost`, the enclave client and
+ * call, the proof service (request validation, result checks, timeouts), the router and signer registry, the
+ * handlers, health and metrics, witness collection (strategies, the fetching oracle, limits), the queue worker,
+ * and the errors (`HostError` root).
+ *
+ * Concepts owned: serving a proof request end to end on the host side: its witness, the enclave that proves it,
+ * and the checks of its result.
  */
 export { HostError, type HostErrorKind, type HostErrorOptions } from "./errors.js";
 export {

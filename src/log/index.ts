@@ -1,4 +1,11 @@
-/** Structured JSON logging: the logging package's public surface. */
+/**
+ * Logging (foundation): structured JSON logs.
+ *
+ * Public surface: `createLogger` (pino, one JSON line a record), `createMemoryLogger` and `createSilentLogger` for
+ * tests, `Logger`, the levels (`LOG_LEVELS`, `parseLogLevel`), and the errors (`LogError` root).
+ *
+ * Concepts owned: the log line and its levels.
+ */
 export {
   createLogger,
   createMemoryLogger,

@@ -5,20 +5,13 @@
  * any new transaction is signed.
  */
 import uWS, { type TemplatedApp, type us_listen_socket } from "@trufflesuite/uws-js-unofficial";
-import {
-  type Address,
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  type Hex,
-  http,
-  type PublicClient,
-} from "viem";
+import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Logger } from "../log/index.js";
 import { MetricsRegistry } from "../metrics/index.js";
 import { ApiKeys } from "./api-keys.js";
 import { MerchantChain, type SettleAt } from "./chain.js";
+import { signingClients } from "./chain-clients.js";
 import { MerchantStartupError } from "./errors.js";
 import { mountMerchantApi } from "./http/api.js";
 import { OrderLocks } from "./order-locks.js";
@@ -66,20 +59,13 @@ export async function startMerchantService(
   config: MerchantConfig,
   logger: Logger,
 ): Promise<RunningMerchantService> {
-  const probe = createPublicClient({ transport: http(config.rpcUrl, { retryCount: 2 }) });
-  const chainId = await probe.getChainId().catch((error: unknown) => {
+  const account = privateKeyToAccount(config.relayerKey);
+  const { chainId, publicClient, walletClient } = await signingClients(config.rpcUrl, account, {
+    retryCount: 2,
+    timeout: 15_000,
+  }).catch((error: unknown) => {
     throw new MerchantStartupError(`cannot reach the node at ${config.rpcUrl}: ${String(error)}`);
   });
-  const chain = defineChain({
-    id: chainId,
-    name: `chain ${chainId}`,
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [config.rpcUrl] } },
-  });
-  const transport = http(config.rpcUrl, { retryCount: 2, timeout: 15_000 });
-  const publicClient = createPublicClient({ chain, transport }) as PublicClient;
-  const account = privateKeyToAccount(config.relayerKey);
-  const walletClient = createWalletClient({ chain, transport, account });
   const merchantChain = new MerchantChain(publicClient, walletClient, config.token);
   const code = await publicClient.getCode({ address: merchantChain.token });
   if (code === undefined || code === "0x") {

@@ -8,27 +8,14 @@ import {
   MerchantResponseError,
   OrderWaitTimeoutError,
 } from "./errors.js";
-import type { OrderJson } from "./http/wire.js";
+import type { CreateOrderBody, OrderJson } from "./http/wire.js";
 
-export { type ApiErrorBody, MerchantApiError };
+export { type ApiErrorBody, type CreateOrderBody, MerchantApiError };
 
 export interface OrderAnswer {
   order: OrderJson;
   changed: boolean;
   status: number;
-}
-
-export interface CreateOrderBody {
-  kind: "transfer" | "receive";
-  from: string;
-  to: string;
-  value: string;
-  validAfter: string;
-  validBefore: string;
-  nonce: string;
-  signature: string;
-  token?: string;
-  chainId?: string;
 }
 
 const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;

@@ -3,18 +3,10 @@
  * given key) through contracts/deploy.ts and optionally mints. Used by `merchant-cli deploy-token`
  * and meant for a main job that starts the chain node, a token and the merchant service together.
  */
-import {
-  type Address,
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  type Hex,
-  http,
-  type PublicClient,
-  type TransactionReceipt,
-} from "viem";
+import type { Address, Hex, PublicClient, TransactionReceipt } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { deployArtifact, eip3009TokenAbi } from "../../contracts/index.js";
+import { signingClients } from "./chain-clients.js";
 import { TransactionNotSealedError } from "./errors.js";
 
 export interface DevTokenOptions {
@@ -58,23 +50,8 @@ export async function deployDevToken(
   ownerKey: Hex,
   options: DevTokenOptions = {},
 ): Promise<DevToken> {
-  const probe = createPublicClient({ transport: http(rpcUrl, { timeout: 60_000 }) });
-  const chain = defineChain({
-    id: await probe.getChainId(),
-    name: "local",
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-  });
-  const publicClient = createPublicClient({
-    chain,
-    transport: http(rpcUrl, { timeout: 60_000 }),
-  }) as PublicClient;
   const owner = privateKeyToAccount(ownerKey);
-  const walletClient = createWalletClient({
-    chain,
-    transport: http(rpcUrl, { timeout: 60_000 }),
-    account: owner,
-  });
+  const { publicClient, walletClient } = await signingClients(rpcUrl, owner, { timeout: 60_000 });
   const sealing: Pick<PublicClient, "getCode" | "waitForTransactionReceipt"> = {
     getCode: (args) => publicClient.getCode(args),
     waitForTransactionReceipt: (args) => sealedReceipt(publicClient, args.hash),

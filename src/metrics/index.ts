@@ -1,4 +1,11 @@
-/** Prometheus metrics: the metrics package's public surface. */
+/**
+ * Metrics (foundation): Prometheus metrics.
+ *
+ * Public surface: `MetricsRegistry` (its text exposition), `Counter`, `Gauge`, `Histogram` with their definitions,
+ * and `DURATION_BUCKETS_SECONDS`.
+ *
+ * Concepts owned: the metric series every service exposes on GET /metrics.
+ */
 export {
   Counter,
   DURATION_BUCKETS_SECONDS,

@@ -2,11 +2,15 @@
  * The chain node: opens (or initialises) the store under the data directory, runs the sequencer,
  * and answers the questions the JSON-RPC handlers ask (which block a tag means, which state).
  *
- * Standalone (no `l1`): the fixed dev genesis, synthetic L1 origins, and `safe` = `finalized` = `latest`
- * (no L1 can reorg the chain). L1 mode (`l1`, docs/node.md "L1 mode"): the genesis the rollup config
- * describes (built here and checked against its hash), blocks on real L1 origins (src/node/l1), and `safe`
- * / `finalized` from the `DerivedHeads` the derivation of the chain back from L1 provides (genesis until
- * one is set).
+ * The node runs in one of three modes (`ChainNodeMode`, chosen once from the options):
+ * - standalone (no `l1`): the fixed dev genesis, a sequencer on synthetic L1 origins, and `safe` = `finalized` =
+ *   `latest` (no L1 can reorg the chain);
+ * - L1 sequencer (`l1`, docs/node/l1.md): the genesis the rollup config describes (built here and checked against
+ *   its hash), a sequencer on real L1 origins read ahead by the L1 follower (src/node/l1), and `safe` /
+ *   `finalized` from the `DerivedHeads` the derivation of the chain back from L1 provides (genesis until one is
+ *   set);
+ * - read replica (`follow`, docs/node/replicas.md): no sequencer, its leader's blocks re-executed; its chain is
+ *   the dev chain or (with `l1`) the rollup config's, and its finality follows from that.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -41,7 +45,7 @@ import { admitTransaction } from "./admission.js";
 import type { BlockProducer } from "./block-producer.js";
 import { Replica } from "./replica/replica.js";
 import type { PendingSnapshot } from "./block-in-progress.js";
-import { Sequencer } from "./sequencer.js";
+import { Sequencer, type SequencerOrigins } from "./sequencer.js";
 import { CallPool } from "./calls/call-pool.js";
 import { type CallContext, type CallExecutor, InThreadCalls } from "./calls/executor.js";
 import { StateView } from "./state/state-view.js";
@@ -92,6 +96,37 @@ export interface DerivedHeads {
   finalized(): bigint;
 }
 
+/** No L1 can reorg the chain: every sealed block is final (`safe` = `finalized` = `latest`). */
+export interface LatestFinality {
+  readonly kind: "latest";
+}
+
+/** The chain is derived back from L1: `safe` and `finalized` are the derived heads, genesis until they are set. */
+export interface DerivedFinality {
+  readonly kind: "derived";
+  heads: DerivedHeads | undefined;
+}
+
+/** Where `safe` and `finalized` come from. */
+export type Finality = LatestFinality | DerivedFinality;
+
+/** What the node runs as: one component per mode, holding exactly what that mode has. */
+export type ChainNodeMode =
+  | {
+      readonly kind: "standalone";
+      readonly sequencer: Sequencer;
+      readonly finality: LatestFinality;
+    }
+  | {
+      readonly kind: "l1-sequencer";
+      readonly sequencer: Sequencer;
+      /** Reads the L1 the sequencer takes its origins from. */
+      readonly follower: L1Follower;
+      readonly planner: L1BlockPlanner;
+      readonly finality: DerivedFinality;
+    }
+  | { readonly kind: "replica"; readonly replica: Replica; readonly finality: Finality };
+
 /** What a block selector resolved to. */
 export type ResolvedBlock =
   { kind: "sealed"; block: StoredBlock } | { kind: "pending"; pending: PendingSnapshot };
@@ -99,18 +134,12 @@ export type ResolvedBlock =
 export class ChainNode {
   readonly store: BlockStore;
   readonly config: RollupConfig;
-  /** Where the head and the pending snapshot come from: the Sequencer, or a replica's Replica. */
-  readonly producer: BlockProducer;
-  /** A read replica's follower of its leader (undefined on a sequencing node). */
-  readonly replica: Replica | undefined;
+  /** The mode and what belongs to it (ChainNodeMode). */
+  readonly mode: ChainNodeMode;
   readonly devAccounts: DevAccount[];
   readonly common: Common;
   /** Where eth_call and eth_estimateGas run. */
   readonly calls: CallExecutor;
-  /** L1 mode: the L1 follower the sequencer reads its origins from (undefined standalone). */
-  readonly l1Follower: L1Follower | undefined;
-  private readonly l1Planner: L1BlockPlanner | undefined;
-  private derivedHeads: DerivedHeads | undefined;
   private readonly viewCache = new Map<string, StateView>();
 
   private constructor(
@@ -133,50 +162,65 @@ export class ChainNode {
             logger: options.logger.child({ component: "calls" }),
           })
         : new InThreadCalls();
-    const l1 = options.l1;
-    if (options.follow !== undefined) {
+    this.mode = ChainNode.modeOf(options, config, store);
+  }
+
+  /** The mode the options ask for, with its components built (none started). */
+  private static modeOf(options: ChainNodeOptions, config: RollupConfig, store: BlockStore): ChainNodeMode {
+    const { l1, follow, logger, onFatal } = options;
+    const fatal = onFatal === undefined ? {} : { onFatal };
+    if (follow !== undefined) {
       // A replica re-executes its leader's blocks: it plans nothing and needs no L1 origins.
-      this.l1Follower = undefined;
-      this.l1Planner = undefined;
-      this.replica = new Replica({
+      const replica = new Replica({
         config,
         store,
-        leaderUrl: options.follow.leaderUrl,
-        logger: options.logger.child({ component: "replica" }),
-        ...(options.onFatal === undefined ? {} : { onFatal: options.onFatal }),
+        leaderUrl: follow.leaderUrl,
+        logger: logger.child({ component: "replica" }),
+        ...fatal,
       });
-      this.producer = this.replica;
-      return;
+      return {
+        kind: "replica",
+        replica,
+        finality: l1 === undefined ? { kind: "latest" } : { kind: "derived", heads: undefined },
+      };
     }
-    this.replica = undefined;
-    if (l1 !== undefined) {
-      const l1ChainId = config.l1ChainId ?? 0n;
-      this.l1Follower = new L1Follower({
-        provider: new RpcL1Provider(l1.l1RpcUrl),
-        rollupConfig: config,
-        l1Chain: findL1ChainConfig(l1ChainId) ?? devL1ChainConfig(l1ChainId),
-        confirmations: l1.confirmations,
-        pollIntervalMs: l1.pollIntervalMs,
-        logger: options.logger.child({ component: "l1" }),
+    const sequencer = (origins: SequencerOrigins): Sequencer =>
+      new Sequencer({
+        config,
+        store,
+        blockTimeMs: options.blockTimeMs,
+        flashblockIntervalMs: options.flashblockIntervalMs,
+        logger,
+        origins,
+        ...fatal,
       });
-      this.l1Planner = new L1BlockPlanner({
-        rollupConfig: config,
-        follower: this.l1Follower,
-        logger: options.logger.child({ component: "sequencer" }),
-      });
-    } else {
-      this.l1Follower = undefined;
-      this.l1Planner = undefined;
-    }
-    this.producer = new Sequencer({
-      config,
-      store,
-      blockTimeMs: options.blockTimeMs,
-      flashblockIntervalMs: options.flashblockIntervalMs,
-      logger: options.logger,
-      ...(this.l1Planner === undefined ? {} : { l1Planner: this.l1Planner }),
-      ...(options.onFatal === undefined ? {} : { onFatal: options.onFatal }),
+    if (l1 === undefined)
+      return {
+        kind: "standalone",
+        sequencer: sequencer({ kind: "synthetic" }),
+        finality: { kind: "latest" },
+      };
+    const l1ChainId = config.l1ChainId ?? 0n;
+    const follower = new L1Follower({
+      provider: new RpcL1Provider(l1.l1RpcUrl),
+      rollupConfig: config,
+      l1Chain: findL1ChainConfig(l1ChainId) ?? devL1ChainConfig(l1ChainId),
+      confirmations: l1.confirmations,
+      pollIntervalMs: l1.pollIntervalMs,
+      logger: logger.child({ component: "l1" }),
     });
+    const planner = new L1BlockPlanner({
+      rollupConfig: config,
+      follower,
+      logger: logger.child({ component: "sequencer" }),
+    });
+    return {
+      kind: "l1-sequencer",
+      sequencer: sequencer({ kind: "l1", planner }),
+      follower,
+      planner,
+      finality: { kind: "derived", heads: undefined },
+    };
   }
 
   static async open(options: ChainNodeOptions): Promise<ChainNode> {
@@ -287,7 +331,7 @@ export class ChainNode {
       }
       const node = new ChainNode(options, store, config, devAccounts(options.devAccountCount));
       try {
-        await node.l1Planner?.init();
+        if (node.mode.kind === "l1-sequencer") await node.mode.planner.init();
       } catch (e) {
         await node.calls.close();
         throw e;
@@ -300,8 +344,9 @@ export class ChainNode {
   }
 
   start(): void {
-    if (this.replica === undefined) this.restoreJournaledTransactions();
-    this.l1Follower?.start();
+    // A replica's pool is its leader's: it has no journal of its own to restore.
+    if (this.mode.kind !== "replica") this.restoreJournaledTransactions();
+    if (this.mode.kind === "l1-sequencer") this.mode.follower.start();
     this.producer.start();
     if (this.calls instanceof CallPool) this.calls.warmUp();
   }
@@ -334,19 +379,25 @@ export class ChainNode {
     );
   }
 
-  /** L1 mode: where `safe` and `finalized` come from (the derived heads); standalone ignores it. */
-  setDerivedHeads(heads: DerivedHeads | undefined): void {
-    this.derivedHeads = heads;
+  /** Where the head and the pending snapshot come from: the sequencer, or a replica's Replica. */
+  get producer(): BlockProducer {
+    return this.mode.kind === "replica" ? this.mode.replica : this.mode.sequencer;
   }
 
-  /** True when the chain runs on real L1 origins. */
-  get l1Mode(): boolean {
-    return this.options.l1 !== undefined;
+  /** Where `safe` and `finalized` come from (derived: an L1-backed chain, sequencer or replica). */
+  get finality(): Finality {
+    return this.mode.finality;
+  }
+
+  /** A chain derived back from L1: where `safe` and `finalized` come from; with latest finality, ignored. */
+  setDerivedHeads(heads: DerivedHeads | undefined): void {
+    const finality = this.mode.finality;
+    if (finality.kind === "derived") finality.heads = heads;
   }
 
   async close(): Promise<void> {
     await this.producer.stop();
-    await this.l1Follower?.stop();
+    if (this.mode.kind === "l1-sequencer") await this.mode.follower.stop();
     await this.calls.close();
     this.store.close();
   }
@@ -378,10 +429,9 @@ export class ChainNode {
       }
       case "safe":
       case "finalized": {
-        // Standalone: no L1 can reorg the chain, so every sealed block is final. L1 mode: the derived heads
-        // (genesis until they are set).
-        if (!this.l1Mode) return { kind: "sealed", block: head };
-        const heads = this.derivedHeads;
+        const finality = this.mode.finality;
+        if (finality.kind === "latest") return { kind: "sealed", block: head };
+        const heads = finality.heads;
         const n = heads === undefined ? 0n : tag === "safe" ? heads.safe() : heads.finalized();
         return sealed(n < headNumber ? n : headNumber);
       }

@@ -19,13 +19,13 @@ export interface NodeConfig {
   callWorkers: number;
   callTimeoutMs: number;
   logLevel: LogLevel;
-  /** Bounds on the cost of one request (docs/node.md, "Limits"). */
+  /** Bounds on the cost of one request (docs/node/limits.md, "Limits"). */
   rpcLimits: NodeRpcLimits;
   /** --rpc-surface and --rpc-eth-proof-window: which client the node answers as (docs/node-surfaces.md). */
   surface: SurfaceOptions;
-  /** Set with --l1-rpc and --rollup-config: the chain runs on real L1 origins (docs/node.md "L1 mode"). */
+  /** Set with --l1-rpc and --rollup-config: the chain runs on real L1 origins (docs/node/l1.md "L1 mode"). */
   l1?: L1ModeConfig;
-  /** Set with --follow: a read replica of the node at this JSON-RPC websocket URL (docs/node.md "Read replicas"). */
+  /** Set with --follow: a read replica of the node at this JSON-RPC websocket URL (docs/node/replicas.md "Read replicas"). */
   follow?: string;
   /** Flags given explicitly (by flag or environment), e.g. to refuse a --chain-id the rollup config contradicts. */
   explicit: ReadonlySet<string>;

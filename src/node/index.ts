@@ -1,10 +1,21 @@
 /**
- * The OP Stack dev chain node (a service): the chain (sequencer, store, pool, flashblock snapshots), its
- * JSON-RPC server and its command line. Applications start it as a process (`npm run node`, src/devnet);
- * this is its public surface.
+ * The OP Stack dev chain node (service; docs/node.md): the chain (sequencer, store, pool, flashblock snapshots),
+ * its JSON-RPC server and its command line. Applications start it as a process (`npm run node`, src/devnet).
+ *
+ * Public surface: `ChainNode` and its mode (`ChainNodeMode`: standalone, L1 sequencer, read replica; `Finality`),
+ * its options, block resolution (`ResolvedBlock`, `BlockContent`), admission, the configuration (`parseConfig`,
+ * `usage`), the L1 follower and block planner, `createNodeServer` and `FLASHBLOCKS_PATH`, `main`, and the errors
+ * (`NodeError` root and the errors a caller branches on).
+ *
+ * Concepts owned: sequencing and its L1 origins, flashblocks and the pending view, the transaction pool, the
+ * block store, the safe head derived back from L1, read replicas.
  */
 export {
   type ChainNodeL1Options,
+  type ChainNodeMode,
+  type DerivedFinality,
+  type Finality,
+  type LatestFinality,
   type ChainNodeOptions,
   ChainNode,
   type DerivedHeads,

@@ -95,7 +95,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     // Without a sequencer (or a replica's leader) the node would serve a frozen chain: exit and let the operator see it.
     onFatal: () => process.exit(1),
   });
-  // L1 mode: safe and finalized are derived back from L1 (docs/node.md "Safe and finalized heads").
+  // L1 mode: safe and finalized are derived back from L1 (docs/node/l1.md "Safe and finalized heads").
   const tracker =
     config.l1 === undefined
       ? undefined

@@ -5,8 +5,8 @@
  * of the block time seal exactly what the last snapshot showed and commit it to the store in one
  * transaction.
  *
- * Standalone, the L1 origin is synthetic and a block's timestamp is the wall clock's. In L1 mode
- * (`l1Planner`, docs/node.md "L1 mode") the planner gives each block its timestamp (parent + block
+ * Standalone (`origins` synthetic), the L1 origin is synthetic and a block's timestamp is the wall clock's. In L1
+ * mode (`origins` from L1, docs/node/l1.md "L1 mode") the planner gives each block its timestamp (parent + block
  * time), L1 origin, attributes and deposits; the block is built during the block time before its
  * timestamp and sealed at it, at once when the chain is behind the clock (catching up).
  *
@@ -37,14 +37,18 @@ import type { BlockPlan, L1BlockPlanner } from "./l1/planner.js";
 import { type PooledTransaction, TxPool } from "./pool.js";
 import type { BlockStore } from "./store/block-store.js";
 
+/** The sequencer's L1 origins: synthetic (standalone), or real ones planned from L1 (L1 mode). */
+export type SequencerOrigins =
+  { readonly kind: "synthetic" } | { readonly kind: "l1"; readonly planner: L1BlockPlanner };
+
 export interface SequencerOptions {
   config: RollupConfig;
   store: BlockStore;
   blockTimeMs: number;
   flashblockIntervalMs: number;
   logger: Logger;
-  /** L1 mode: where each block's timestamp, origin, attributes and deposits come from. */
-  l1Planner?: L1BlockPlanner;
+  /** Where each block's L1 origin comes from (and with it its timestamp, attributes and deposits). */
+  origins: SequencerOrigins;
   /** Called when block production fails (the process should exit: the node can no longer make blocks). */
   onFatal?: (err: unknown) => void;
 }
@@ -118,11 +122,11 @@ export class Sequencer extends HeadHolder {
   }
 
   private async loop(): Promise<void> {
-    const { blockTimeMs, flashblockIntervalMs, l1Planner } = this.opts;
+    const { blockTimeMs, flashblockIntervalMs, origins } = this.opts;
     const ticks = Math.max(1, Math.floor(blockTimeMs / flashblockIntervalMs));
     while (!this.stopped) {
-      if (l1Planner !== undefined) {
-        const plan = await l1Planner.plan(
+      if (origins.kind === "l1") {
+        const plan = await origins.planner.plan(
           this.head,
           (ms) => this.sleepUntil(ms),
           () => this.stopped,

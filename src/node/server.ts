@@ -31,7 +31,7 @@ export function createNodeServer(
     options.syncStatus,
   );
   const methods = new Map(bindNodeHandlers(handlers));
-  for (const method of offloaded) methods.set(method.name, method); // docs/node.md "Block production under load"
+  for (const method of offloaded) methods.set(method.name, method); // docs/node/limits.md "Block production under load"
   applySurface(methods, node, witness, options.surface ?? DEFAULT_SURFACE_OPTIONS); // docs/node-surfaces.md
   const metrics = new MetricsRegistry({ processMetrics: true });
   const head = metrics.gauge({ name: "node_head_block_number", help: "number of the latest sealed block" });

@@ -1,4 +1,12 @@
-/** EIP-3009 payments: authorizations, cancellations, verification and relaying on viem. */
+/**
+ * Payments (library, rank 2; docs/payments.md): EIP-3009 authorizations on viem.
+ *
+ * Public surface: the token ABIs, authorizations and cancellations (typed data, signing, digests), signature
+ * verification (ECDSA and ERC-1271) and normalisation, nonces, reading which transaction consumed a nonce,
+ * relaying (simulate, broadcast, confirmations), and the errors (`PaymentsError` root).
+ *
+ * Concepts owned: the EIP-3009 authorization, its signature, its nonce and its consumption on chain.
+ */
 export { eip3009TokenAbi, erc1271Abi, ERC1271_MAGIC_VALUE } from "./abi.js";
 export {
   createAuthorization,

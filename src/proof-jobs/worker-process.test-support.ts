@@ -6,6 +6,7 @@
  * queued), so that every worker of a test gets a share. Every worker event is one JSON line on stdout; SIGTERM
  * stops the worker and exits.
  */
+import { setTimeout } from "node:timers/promises";
 import { deterministicResult } from "./fixtures.test-support.js";
 import type { ProofJob } from "./job.js";
 import { openProofJobQueue } from "./open-queue.js";
@@ -39,21 +40,8 @@ const queue = await openProofJobQueue({
   },
 });
 
-/** Resolves after `ms`, or rejects with the signal's reason when it fires first. */
-function wait(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
+/** Resolves after `ms`; rejects (an AbortError) when the signal fires first. */
+const wait = (ms: number, signal: AbortSignal): Promise<void> => setTimeout(ms, undefined, { signal });
 
 async function prove(job: ProofJob, signal: AbortSignal) {
   if (mode === "hang") await wait(2 ** 31 - 1, signal);

@@ -1,6 +1,11 @@
 /**
- * The proposer: proves L2 output ranges through the prover host and proposes them to AggregateVerifier
- * (docs/proposer.md). The process is src/proposer/main.ts.
+ * The proposer (service; docs/proposer.md): proves L2 output ranges through the prover host and proposes them to
+ * AggregateVerifier. The process is src/proposer/main.ts.
+ *
+ * Public surface: its command line (`parseProposerCommandLine`, `PROPOSER_USAGE`), `startProposer`, and the errors
+ * (`ProposerError` root).
+ *
+ * Concepts owned: which range to propose next and the proposal transaction.
  */
 export {
   type ProposerConfig,

@@ -1,6 +1,11 @@
 /**
- * The registrar: verifies the enclaves behind a prover host by their attestations and binds their signers
- * in TEEProverRegistry. The process is src/registrar/main.ts.
+ * The registrar (service; docs/enclave.md): verifies the enclaves behind a prover host by their attestations and
+ * binds their signers in TEEProverRegistry. The process is src/registrar/main.ts.
+ *
+ * Public surface: `runRegistrarCli`, `readAttestedSigners`, `registerAttestedSigners`, `RegistryAdmin`, and the
+ * errors (`RegistrarError` root).
+ *
+ * Concepts owned: an attested signer and its registration onchain.
  */
 export { RegistrarError, type RegistrarErrorKind, type RegistrarErrorOptions } from "./errors.js";
 export { REGISTRAR_USAGE, type RegistrarIo, RegistrarUsageError, runRegistrarCli } from "./cli.js";

@@ -1,4 +1,12 @@
-/** The JSON-RPC server core's public surface. */
+/**
+ * The JSON-RPC server core (library, rank 1; docs/rpc.md) on uWebSockets.js.
+ *
+ * Public surface: `createRpcServer` (HTTP, websocket, broadcast routes, shutdown), the limits (`RpcLimits`,
+ * `DEFAULT_RPC_LIMITS`, per-method limits), request bodies (`readBody`), `UwsGuard` and `InFlight`, `RawJsonResult`,
+ * the method definitions, `exitOnShutdownSignals`, and the errors (`RpcError` and the server's errors).
+ *
+ * Concepts owned: the JSON-RPC 2.0 envelope and batches on the wire, the server's limits, error codes at the edge.
+ */
 export { createRpcServer } from "./server.js";
 export type {
   BroadcastRouteOptions,

@@ -1,7 +1,13 @@
 /**
- * The proof job queue as the AggregateVerifier services use it (docs/proof-jobs.md): its flags, the queue opened
- * on first use and the GET /metrics listener. Apart from src/service-kit so that a process that parses flags
- * without a queue (the enclave) does not load the JSON-RPC server.
+ * The service queue (library, rank 2; docs/proof-jobs.md): the proof job queue as the AggregateVerifier services
+ * use it.
+ *
+ * Public surface: `JOB_QUEUE_FLAGS`, `parseJobQueueFlags`, `serviceJobQueue` (the queue opened on first use, with
+ * a GET /metrics listener).
+ *
+ * Concepts owned: none of its own: it joins the queue (src/proof-jobs) to the flags (src/service-kit) and the
+ * server core (src/rpc). Apart from src/service-kit so that a process that parses flags without a queue (the
+ * enclave) does not load the JSON-RPC server.
  */
 export {
   JOB_QUEUE_FLAGS,

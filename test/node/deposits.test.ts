@@ -1,5 +1,5 @@
 /**
- * User deposits on an L1-backed chain (docs/node.md "L1 mode"): deposits made on anvil with viem's OP Stack
+ * User deposits on an L1-backed chain (docs/node/l1.md "L1 mode"): deposits made on anvil with viem's OP Stack
  * actions (`viem/op-stack`: buildDepositTransaction on L2, depositTransaction on L1 against the DepositPortal,
  * getL2TransactionHashes from the L1 receipt) arrive on L2 under that hash, with the mint, value and sender the
  * portal's event states: an EOA's own address, a contract's L1→L2 alias. A deposit whose L2 call reverts still

@@ -1,5 +1,5 @@
 /**
- * The node's L1 mode configuration (docs/node.md "L1 mode"): the flags and their environment twins, the rollup
+ * The node's L1 mode configuration (docs/node/l1.md "L1 mode"): the flags and their environment twins, the rollup
  * config overriding chain id and block time (and refusing explicit flags that contradict it), and the checks
  * ChainNode.open makes against a real anvil: the rollup config's L2 genesis must be the one the node builds, a
  * data directory must hold that chain (and a standalone one is not reused), and the genesis L1 block must exist.
@@ -126,7 +126,7 @@ describe("ChainNode.open in L1 mode", () => {
   it("builds the rollup config's genesis, binds the data dir to it and refuses what does not match", async () => {
     const dataDir = join(dir, "node");
     const node = await ChainNode.open(options(dataDir, rollup));
-    expect(node.l1Mode).toBe(true);
+    expect(node.mode.kind).toBe("l1-sequencer");
     expect(node.head.header.number).toBe(0n);
     expect(node.head.hash).toEqual(rollup.genesis!.l2.hash);
     expect(node.head.header.timestamp).toBe(rollup.genesisL2Time);

@@ -1,5 +1,5 @@
 /**
- * The sequencer drift rule against a stalled L1 (docs/node.md "L1 mode"): anvil mines nothing (manual mining)
+ * The sequencer drift rule against a stalled L1 (docs/node/l1.md "L1 mode"): anvil mines nothing (manual mining)
  * and the L2 genesis lies 40 minutes in the past, so the node catches up block by block without waiting for the
  * clock until the next block would be more than 1800 s after its L1 origin; there it stops (the L1 has no next
  * origin) and its pool waits. When L1 mines a block newer than the next L2 block, the sequencer resumes with

@@ -1,5 +1,5 @@
 /**
- * An L1 reorg of the origin the sequencer is building on (docs/node.md "L1 mode", "L1 reorgs"): not handled yet,
+ * An L1 reorg of the origin the sequencer is building on (docs/node/l1.md "L1 mode", "L1 reorgs"): not handled yet,
  * but loud. After `anvil_reorg` replaces the L1 blocks from below the head's origin, the node logs at error that
  * the head's L1 origin is no longer on L1, and it never adopts a block of the new L1 chain that does not extend
  * its origin: the chain keeps the stale origin (until the drift would stop it; rebuilding is a later issue).

@@ -1,5 +1,5 @@
 /**
- * An L1-backed node killed (SIGKILL) and restarted on its data directory (docs/node.md "L1 mode"): it resumes at
+ * An L1-backed node killed (SIGKILL) and restarted on its data directory (docs/node/l1.md "L1 mode"): it resumes at
  * its stored head, catches up with the clock without waiting (timestamps stay exactly parent + block time across
  * the gap), and its origins still advance by at most one L1 block that extends the previous one.
  */

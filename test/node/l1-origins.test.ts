@@ -1,5 +1,5 @@
 /**
- * The sequencer on real L1 origins (docs/node.md "L1 mode"), against anvil (src/devnet/l1) and a node process:
+ * The sequencer on real L1 origins (docs/node/l1.md "L1 mode"), against anvil (src/devnet/l1) and a node process:
  * L2 timestamps are exactly parent + block time; every block's deposits and header fields are what src/derive's
  * attributes builder gives for the L1 as read independently here (viem reads of anvil: the origin block, its
  * receipts' ConfigUpdate and TransactionDeposited logs); origins advance by at most one L1 block per L2 block and

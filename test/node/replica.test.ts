@@ -1,5 +1,5 @@
 /**
- * Read replicas (`--follow`, docs/node.md "Read replicas"): real node processes, a leader and replicas that
+ * Read replicas (`--follow`, docs/node/replicas.md "Read replicas"): real node processes, a leader and replicas that
  * follow it over its websocket. A replica catches up by re-executing the leader's blocks, rebuilds `pending`
  * from the flashblocks (its own stream byte for byte the leader's), forwards transactions, survives a leader
  * restart, and refuses a leader on another chain, a sealed block that does not re-execute to its hash and

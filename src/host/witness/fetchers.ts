@@ -32,6 +32,7 @@ import {
 import type { BeaconBlobProvider, JsonRpcClient, RpcL1Provider } from "../../chain-rpc/index.js";
 import { type Kzg, loadKzg } from "../../derive/index.js";
 import { blobPreimages, type Hint } from "../../proof/program/index.js";
+import { checkedRawHeader } from "./l2-reads.js";
 
 /** What a fetcher reads from and writes to: the endpoints, and the oracle's checked cache. */
 export interface HintContext {
@@ -75,12 +76,9 @@ async function l1Header(context: HintContext, hash: Uint8Array, text: string): P
 async function l2Header(context: HintContext, hash: Uint8Array, text: string): Promise<BlockHeader> {
   const known = context.cached(keccak256Key(hash));
   if (known !== undefined) return decodeHeader(known);
-  const raw = await context.l2.call("debug_getRawHeader", [toHex(hash)]);
-  if (typeof raw !== "string")
-    context.fail(text, "the L2 node does not know the block", { hash: toHex(hash) });
-  const rlp = fromHex(raw);
-  if (!bytesEqual(keccak256(rlp), hash))
-    context.fail(text, "debug_getRawHeader does not hash to the block hash");
+  const rlp = await checkedRawHeader(context.l2, hash);
+  if (rlp === "unknown") context.fail(text, "the L2 node does not know the block", { hash: toHex(hash) });
+  if (rlp === "wrong-hash") context.fail(text, "debug_getRawHeader does not hash to the block hash");
   context.putKeccak(rlp);
   return decodeHeader(rlp);
 }

@@ -37,7 +37,7 @@ import {
 } from "../../chain/index.js";
 import { JsonRpcClient, RemoteCallError, RpcL2Provider } from "../../chain-rpc/index.js";
 import { HostError } from "../errors.js";
-import { codeByHash, payloadAttributesOf } from "./l2-reads.js";
+import { checkedRawHeader, codeByHash, payloadAttributesOf } from "./l2-reads.js";
 
 /** Runs of one block before the strategy gives up (each run proves at least one new account or slot). */
 const MAX_RUNS = 2048;
@@ -241,11 +241,10 @@ export class ProofsExecutor {
   }
 
   private async rawHeader(hash: Uint8Array, block: bigint): Promise<Uint8Array> {
-    const raw = await this.client.call("debug_getRawHeader", [toHex(hash)]);
-    if (typeof raw !== "string")
+    const rlp = await checkedRawHeader(this.client, hash);
+    if (rlp === "unknown")
       throw new ProofsWitnessError(`the L2 node does not know header ${toHex(hash)}`, { block });
-    const rlp = fromHex(raw);
-    if (!bytesEqual(keccak256(rlp), hash))
+    if (rlp === "wrong-hash")
       throw new ProofsWitnessError(`debug_getRawHeader ${toHex(hash)} does not hash to the block hash`, {
         block,
       });

@@ -93,7 +93,7 @@ const CREATE_FIELDS = [
   "signature",
   "token",
   "chainId",
-] as const;
+] as const satisfies readonly (keyof CreateOrderBody)[];
 
 export function parseCreateOrder(body: unknown): CreateOrderInput {
   const object = asObject(body, "create order");
@@ -174,18 +174,30 @@ export function parseListQuery(query: URLSearchParams): ListParameters {
   return out;
 }
 
-export interface OrderJson {
-  id: string;
-  state: OrderState;
-  kind: string;
-  chainId: string;
-  token: string;
+/** An EIP-3009 authorization's fields as the API carries them (numbers as decimal strings, bytes as 0x hex). */
+export interface AuthorizationJson {
   from: string;
   to: string;
   value: string;
   validAfter: string;
   validBefore: string;
   nonce: string;
+}
+
+/** The body of POST /orders, as parseCreateOrder reads it. */
+export interface CreateOrderBody extends AuthorizationJson {
+  kind: "transfer" | "receive";
+  signature: string;
+  token?: string;
+  chainId?: string;
+}
+
+export interface OrderJson extends AuthorizationJson {
+  id: string;
+  state: OrderState;
+  kind: string;
+  chainId: string;
+  token: string;
   /** The buyer's authorization signature: only in answers to callers with the write scope. */
   signature?: string;
   txHash: string | null;

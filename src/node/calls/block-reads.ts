@@ -1,7 +1,7 @@
 /**
  * Block reads that run where eth_call runs (a call worker, or the event loop with `--call-workers 0`):
  * full blocks, a block's receipts, log ranges and fee history over sealed blocks, each answered as the
- * JSON text of its JSON-RPC `result`, the bytes the typed handler's result encodes to (docs/node.md "Block
+ * JSON text of its JSON-RPC `result`, the bytes the typed handler's result encodes to (docs/node/limits.md "Block
  * production under load"). The main thread resolves tags to block numbers and adds what only it holds
  * (the pending snapshot's logs or fee row); a worker reads the sealed blocks from the store's SQLite file.
  */

@@ -1,7 +1,7 @@
 /**
  * eth_call / eth_estimateGas / eth_createAccessList and heavy reads (eth_getProof) off the node's event
  * loop, so that the sequencer's snapshots and seals keep their cadence whatever the RPC side serves
- * (docs/node.md "Block production under load"): a pool of worker threads (call-worker.ts), started on
+ * (docs/node/limits.md "Block production under load"): a pool of worker threads (call-worker.ts), started on
  * demand up to a limit, each running one job at a time. The main thread resolves the block and its
  * environment; a worker reads the state from the node's SQLite file, plus the nodes the block being
  * built has written so far (sent as deltas: each worker keeps the overlay of one block). A read job

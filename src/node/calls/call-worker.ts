@@ -26,7 +26,7 @@ import { proofJson } from "./reads.js";
 
 /**
  * Nice value of a call worker thread: when the cores are busy, the node's main thread (the sequencer's
- * snapshots and seals) is scheduled ahead of calls and reads (docs/node.md "Block production under load").
+ * snapshots and seals) is scheduled ahead of calls and reads (docs/node/limits.md "Block production under load").
  */
 export const CALL_WORKER_NICE = 5;
 

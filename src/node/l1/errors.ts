@@ -1,4 +1,4 @@
-/** Errors of the node's L1 mode (docs/node.md "L1 mode"), under the node's root NodeError. */
+/** Errors of the node's L1 mode (docs/node/l1.md "L1 mode"), under the node's root NodeError. */
 import type { ErrorDetails } from "../../errors/index.js";
 import { NodeError } from "../errors.js";
 

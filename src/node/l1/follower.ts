@@ -1,5 +1,5 @@
 /**
- * The sequencer's view of L1 (docs/node.md "L1 mode"): polls the L1 head and keeps the checked headers and
+ * The sequencer's view of L1 (docs/node/l1.md "L1 mode"): polls the L1 head and keeps the checked headers and
  * receipts of the blocks the sequencer may adopt as its next L1 origin, fetched ahead in the background, so that
  * the block loop reads them synchronously and never waits on L1 JSON-RPC in the common case.
  *
@@ -21,6 +21,7 @@ import {
 import type { RpcL1Provider } from "../../chain-rpc/index.js";
 import { type L1OriginInfo, l1OriginFromHeader } from "../../derive/index.js";
 import type { Logger } from "../../log/index.js";
+import { PollLoop } from "../../service-kit/index.js";
 
 /** An L1 block the follower holds: its header, the origin facts attributes need, its receipts once confirmed. */
 export interface FollowedL1Block {
@@ -59,13 +60,13 @@ export class L1Follower {
   private readonly blocks = new Map<bigint, FollowedL1Block>();
   private head: bigint | undefined;
   private wanted: bigint | undefined;
-  private stopped = true;
-  private loopDone: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly polling: PollLoop;
   private waiters: (() => void)[] = [];
   private failing = false;
 
-  constructor(private readonly opts: L1FollowerOptions) {}
+  constructor(private readonly opts: L1FollowerOptions) {
+    this.polling = new PollLoop(() => this.round(), opts.pollIntervalMs);
+  }
 
   /** The newest L1 block number seen (undefined before the first poll). */
   get headNumber(): bigint | undefined {
@@ -73,21 +74,17 @@ export class L1Follower {
   }
 
   start(): void {
-    if (this.loopDone !== undefined) return;
-    this.stopped = false;
-    this.loopDone = this.loop();
+    this.polling.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.wake?.();
-    await this.loopDone;
+    await this.polling.stop();
     this.notify();
   }
 
   /** Resolves after the next poll (or at stop). */
   changed(): Promise<void> {
-    if (this.stopped) return Promise.resolve();
+    if (!this.polling.active) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
@@ -101,7 +98,7 @@ export class L1Follower {
     const n = origin.number + 1n;
     if (this.wanted !== n) {
       this.wanted = n;
-      this.wake?.();
+      this.polling.wake();
     }
     if (this.head === undefined) return { kind: "fetching" };
     if (n + BigInt(this.opts.confirmations) > this.head) return { kind: "unavailable", reorged: false };
@@ -132,30 +129,17 @@ export class L1Follower {
     for (const w of waiters) w();
   }
 
-  private async loop(): Promise<void> {
-    while (!this.stopped) {
-      try {
-        await this.poll();
-        if (this.failing) this.opts.logger.info("L1 reachable again");
-        this.failing = false;
-      } catch (err) {
-        if (!this.failing) this.opts.logger.warn({ err }, "L1 poll failed (retrying)");
-        this.failing = true;
-      }
-      this.notify();
-      if (this.stopped) break;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          this.wake = undefined;
-          resolve();
-        }, this.opts.pollIntervalMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          this.wake = undefined;
-          resolve();
-        };
-      });
+  /** One poll; a failure is logged when L1 becomes unreachable and when it is back, not at every retry. */
+  private async round(): Promise<void> {
+    try {
+      await this.poll();
+      if (this.failing) this.opts.logger.info("L1 reachable again");
+      this.failing = false;
+    } catch (err) {
+      if (!this.failing) this.opts.logger.warn({ err }, "L1 poll failed (retrying)");
+      this.failing = true;
     }
+    this.notify();
   }
 
   /** Drops every held block from `number` on. */
@@ -178,7 +162,7 @@ export class L1Follower {
     const from = wanted > 0n ? wanted - 1n : 0n;
     const to = head < wanted + LOOKAHEAD ? head : wanted + LOOKAHEAD;
     const confirmedTo = head - BigInt(this.opts.confirmations);
-    for (let n = from; n <= to && !this.stopped; n++) {
+    for (let n = from; n <= to && this.polling.active; n++) {
       let block = this.blocks.get(n);
       if (block === undefined || n + RECHECK >= head) {
         const header = await provider.headerByNumber(n);

@@ -1,5 +1,5 @@
 /**
- * What the sequencer builds next in L1 mode (docs/node.md "L1 mode"): the timestamp (exactly parent + block
+ * What the sequencer builds next in L1 mode (docs/node/l1.md "L1 mode"): the timestamp (exactly parent + block
  * time), the L1 origin chosen as op-node's sequencer chooses it, and the block's payload attributes and deposits
  * from src/derive's attributes builder, so that a block derived back from L1 is the block sealed here.
  *
@@ -221,7 +221,7 @@ export class L1BlockPlanner {
     };
   }
 
-  /** Logs loudly (once per origin) when L1 no longer holds the head's L1 origin (not handled: docs/node.md). */
+  /** Logs loudly (once per origin) when L1 no longer holds the head's L1 origin (not handled: docs/node/l1.md "L1 mode"). */
   private checkOrigin(origin: L1OriginInfo): void {
     const seen = this.opts.follower.canonicalHash(origin.number);
     if (seen === undefined || bytesEqual(seen, origin.hash)) return;
@@ -230,7 +230,7 @@ export class L1BlockPlanner {
     this.reorgLoggedFor = key;
     this.opts.logger.error(
       { origin: origin.number, hash: key, l1Now: toHex(seen) },
-      "L1 reorg: the L1 origin of the head is no longer on L1; blocks built on it will not derive (not handled yet, docs/node.md)",
+      "L1 reorg: the L1 origin of the head is no longer on L1; blocks built on it will not derive (not handled yet, docs/node/l1.md)",
     );
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Errors of a read replica (docs/node.md "Read replicas"): its connection to the leader, a leader whose chain
+ * Errors of a read replica (docs/node/replicas.md "Read replicas"): its connection to the leader, a leader whose chain
  * is not the replica's, and a block the replica's own execution does not reproduce. All extend NodeError.
  */
 import type { BlockDifference } from "../safe-head/errors.js";

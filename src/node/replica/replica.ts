@@ -1,5 +1,5 @@
 /**
- * A read replica's block producer (docs/node.md "Read replicas"): it follows another node (the leader) over
+ * A read replica's block producer (docs/node/replicas.md "Read replicas"): it follows another node (the leader) over
  * one websocket and holds the same chain, verified by executing it.
  *
  * - Sealed blocks: each `newHeads` the leader publishes is sealed from the flashblocks the replica already

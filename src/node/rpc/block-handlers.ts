@@ -122,13 +122,13 @@ export function createBlockHandlers(node: ChainNode): BlockHandlers {
 
 /**
  * Sealed blocks up to this encoded size (a few transactions) are answered on the event loop: formatting
- * them costs less than the worker round trip (bench:abuse's full-block burst, docs/node.md "Block
+ * them costs less than the worker round trip (bench:abuse's full-block burst, docs/node/limits.md "Block
  * production under load").
  */
 export const INLINE_BLOCK_MAX_BYTES = 16 * 1024;
 
 /**
- * Full blocks and block receipts as the server binds them (docs/node.md "Block production under load"):
+ * Full blocks and block receipts as the server binds them (docs/node/limits.md "Block production under load"):
  * the block is resolved on the event loop; a sealed block larger than `inlineMaxBytes` is formatted and
  * serialized where calls run (a worker by default, which reads the block from the store), a smaller one here; a pending block's is made here, once
  * per snapshot and method (one block, at most the gas limit of transactions). Hash-only blocks stay typed.

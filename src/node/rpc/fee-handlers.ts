@@ -102,7 +102,7 @@ export function createFeeHandlers(
 /**
  * eth_feeHistory as the server binds it: params, limits and the newest block are checked on the event
  * loop; the sealed blocks' rows are read and the answer serialized where calls run (a worker by default:
- * docs/node.md "Block production under load"), with the pending newest block's row computed here. Byte
+ * docs/node/limits.md "Block production under load"), with the pending newest block's row computed here. Byte
  * for byte the typed handler's answer.
  */
 export function createOffloadedFeeMethods(

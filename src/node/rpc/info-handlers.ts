@@ -23,8 +23,8 @@ export function createInfoHandlers(node: ChainNode): InfoHandlers {
     net_version: () => node.config.l2ChainId,
     web3_clientVersion: () => CLIENT_VERSION,
     eth_accounts: () => [],
-    // A replica behind its leader reports its catch-up (docs/node.md "Read replicas"); a sequencer is its own head.
-    eth_syncing: () => node.replica?.syncProgress() ?? false,
+    // A replica behind its leader reports its catch-up (docs/node/replicas.md "Read replicas"); a sequencer is its own head.
+    eth_syncing: () => (node.mode.kind === "replica" ? (node.mode.replica.syncProgress() ?? false) : false),
     net_listening: () => true,
     net_peerCount: () => 0n,
     web3_sha3: ({ data }) => keccak_256(data),

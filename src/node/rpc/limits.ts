@@ -1,5 +1,5 @@
 /**
- * The node's bounds on the cost of one request (docs/node.md, "Limits"): every method whose work or output
+ * The node's bounds on the cost of one request (docs/node/limits.md, "Limits"): every method whose work or output
  * grows with a parameter checks it here, and a request over a limit is answered -32005 with a message that
  * names the flag setting it. The server-core limits (bodies, batches, response bytes, subscriptions per
  * connection) are set from the same flags by src/node/server.ts.

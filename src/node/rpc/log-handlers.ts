@@ -93,7 +93,7 @@ export function createLogHandlers(
 
 /**
  * eth_getLogs as the server binds it: the limits and the blocks are checked on the event loop, the sealed
- * blocks' logs are read and the answer serialized where calls run (a worker by default: docs/node.md
+ * blocks' logs are read and the answer serialized where calls run (a worker by default: docs/node/limits.md
  * "Block production under load"); the pending snapshot's logs, held by this thread, are added to the job.
  * The answer is byte for byte the typed handler's.
  */

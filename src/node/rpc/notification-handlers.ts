@@ -30,7 +30,7 @@ export function createNotificationHandlers(
 ): NotificationHandlers {
   const seq = node.producer;
   // A sealed block or snapshot is serialized once for all the subscriptions it is pushed to (a fan-out
-  // to hundreds of subscriptions runs inside the sequencer's loop: docs/node.md "Block production under load").
+  // to hundreds of subscriptions runs inside the sequencer's loop: docs/node/limits.md "Block production under load").
   const headJson = lastOnly((b: StoredBlock) =>
     JSON.stringify(
       BlockCodec.encode(formatBlock(node.content({ kind: "sealed", block: b }), false, node.common)),
@@ -89,7 +89,7 @@ const FANOUT_SLICE_MS = 4;
 
 /**
  * Pushes to subscriptions outside the sequencer's step, in slices of at most FANOUT_SLICE_MS between
- * turns of the event loop (docs/node.md "Block production under load"): thousands of subscriptions (each
+ * turns of the event loop (docs/node/limits.md "Block production under load"): thousands of subscriptions (each
  * push is a websocket frame) no longer hold the sequencer's timers. Pushes run in the order they were
  * added, so each subscription sees its blocks and snapshots in order.
  */

@@ -3,7 +3,7 @@
  * eth_feeHistory, on a real call worker reading the node's SQLite file) answer byte for byte what their
  * typed handler's result encodes to, with the same pending-snapshot headers and the same errors: at
  * `latest`, `pending` (a snapshot holding transactions with logs), `safe`, `earliest`, numbers and hashes
- * (docs/node.md "Block production under load"). Both sides are resolved in the same turn of the event loop,
+ * (docs/node/limits.md "Block production under load"). Both sides are resolved in the same turn of the event loop,
  * so they see the same chain.
  */
 import { mkdtempSync, rmSync } from "node:fs";

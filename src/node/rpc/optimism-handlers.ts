@@ -1,5 +1,5 @@
 /**
- * The rollup-node methods as op-node serves them (docs/node.md "Rollup-node methods"): output roots with what
+ * The rollup-node methods as op-node serves them (docs/node/l1.md "Rollup-node methods"): output roots with what
  * they commit to, the sync status, the rollup config in rollup.json form and the version. What a proposer and
  * a challenger read to build a ProofRequest.
  */

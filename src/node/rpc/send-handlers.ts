@@ -17,6 +17,7 @@ import { InvalidParamsError, RpcError } from "../../rpc/index.js";
 import { admitTransaction } from "../admission.js";
 import type { ChainNode } from "../chain-node.js";
 import { LeaderRequestError } from "../replica/errors.js";
+import type { Replica } from "../replica/replica.js";
 import type { PooledTransaction } from "../pool.js";
 import { toNodeRpcError } from "./errors.js";
 import { formatReceipt } from "./format.js";
@@ -36,13 +37,13 @@ export function createSendHandlers(node: ChainNode): SendHandlers {
       throw toNodeRpcError(e);
     }
   };
-  const replica = node.replica;
+  const mode = node.mode;
   /** A replica: the leader admits the transaction; its hash (the leader's answer, checked) as a hex string. */
-  const forward = async (raw: Uint8Array): Promise<string> => {
+  const forward = async (replica: Replica, raw: Uint8Array): Promise<string> => {
     const hashHex = toHexRaw(keccak_256(raw));
     let answer: unknown;
     try {
-      answer = await replica!.leader.request("eth_sendRawTransaction", [toHex(raw)]);
+      answer = await replica.leader.request("eth_sendRawTransaction", [toHex(raw)]);
     } catch (e) {
       if (e instanceof LeaderRequestError) throw new RpcError(e.code, e.message, { data: e.data, cause: e });
       throw new RpcError(-32000, `the replica cannot reach its leader: ${(e as Error).message}`, {
@@ -58,7 +59,7 @@ export function createSendHandlers(node: ChainNode): SendHandlers {
   };
   return {
     eth_sendRawTransaction({ transaction }) {
-      if (replica !== undefined) return forward(transaction).then(fromHex);
+      if (mode.kind === "replica") return forward(mode.replica, transaction).then(fromHex);
       return admit(transaction).decoded.hash;
     },
     eth_sendRawTransactionSync: async ({ transaction, timeoutMs }, ctx) => {
@@ -114,7 +115,7 @@ export function createSendHandlers(node: ChainNode): SendHandlers {
       // Settled before it is awaited when sending fails: never an unhandled rejection.
       preconfirmed.catch(() => {});
       try {
-        if (replica !== undefined) await forward(transaction);
+        if (mode.kind === "replica") await forward(mode.replica, transaction);
         else admit(transaction);
       } catch (e) {
         cancel();

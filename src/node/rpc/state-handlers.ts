@@ -4,7 +4,7 @@
  *
  * eth_getProof (up to 1024 keys a call, 10 000 a batch) is the heaviest read within the limits: the
  * server serves it from `createOffloadedStateMethods`, which resolves the block on the event loop and
- * has a call worker build the proofs and serialize the result (docs/node.md "Block production under
+ * has a call worker build the proofs and serialize the result (docs/node/limits.md "Block production under
  * load"). The typed `eth_getProof` handler below computes the same answer on the calling thread.
  */
 import { eth_getProof as ethGetProofSpec, type NodeHandlers } from "../../../generated/rpc/index.js";

@@ -1,6 +1,6 @@
 /**
  * What optimism_syncStatus (and optimism_outputAtBlock's `syncStatus`) report: the `SyncStatusSource` seam, the
- * L2 block refs a sealed or pending block states, and the standalone node's source (docs/node.md "Rollup-node
+ * L2 block refs a sealed or pending block states, and the standalone node's source (docs/node/l1.md "Rollup-node
  * methods"). With an L1 (`--l1-rpc`) the server passes a source built from the derived safe head and the L1
  * instead of the standalone one.
  */

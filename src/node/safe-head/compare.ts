@@ -1,6 +1,6 @@
 /**
  * Names the first difference between a sealed block and the block re-executed from derived attributes, for the
- * loud error a mismatch raises (docs/node.md "Safe and finalized heads").
+ * loud error a mismatch raises (docs/node/l1.md "Safe and finalized heads").
  */
 import { type BlockHeader, bytesEqual, toHex } from "../../chain/index.js";
 import type { BlockDifference } from "./errors.js";

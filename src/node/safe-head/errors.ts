@@ -1,5 +1,5 @@
 /**
- * Errors of the derived safe head (docs/node.md "Safe and finalized heads"). Both extend the node's root,
+ * Errors of the derived safe head (docs/node/l1.md "Safe and finalized heads"). Both extend the node's root,
  * NodeError; callers branch on the class or `kind`.
  */
 import { NodeError } from "../errors.js";

@@ -1,5 +1,5 @@
 /**
- * The node's derived safe and finalized heads (docs/node.md "Safe and finalized heads"): the tracker, the
+ * The node's derived safe and finalized heads (docs/node/l1.md "Safe and finalized heads"): the tracker, the
  * store-backed L2 provider derivation reads, and the L1 sources it polls.
  */
 export {

@@ -1,5 +1,5 @@
 /**
- * Blob verification off the node's event loop (docs/node.md "Safe and finalized heads"): recomputing a blob's KZG
+ * Blob verification off the node's event loop (docs/node/l1.md "Safe and finalized heads"): recomputing a blob's KZG
  * commitment blocks its thread for ~1.4 s of CPU (several seconds on a loaded 2-core machine), which on the node's
  * event loop would stop the sequencer and the 200 ms flashblocks loop. One worker thread per process, started on
  * the first blob, loads the KZG backend and checks each blob; a mismatch comes back as src/derive's

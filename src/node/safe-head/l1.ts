@@ -1,5 +1,5 @@
 /**
- * The L1 side of the derived safe head (docs/node.md "Safe and finalized heads"): the L1's head, safe and
+ * The L1 side of the derived safe head (docs/node/l1.md "Safe and finalized heads"): the L1's head, safe and
  * finalized blocks, and derivation's providers with the caching a node that derives again on every new L1 head
  * wants. Content addressed by block hash or versioned hash, so a cached answer can never be stale.
  */

@@ -1,5 +1,5 @@
 /**
- * The tracker of an L1-backed ChainNode (docs/node.md "Safe and finalized heads"): built over the node's store,
+ * The tracker of an L1-backed ChainNode (docs/node/l1.md "Safe and finalized heads"): built over the node's store,
  * rollup config and sealed head, and installed as the node's derived heads (its `safe` and `finalized` tags).
  */
 import { devL1ChainConfig, findL1ChainConfig } from "../../chain/index.js";
@@ -24,7 +24,7 @@ export interface NodeTrackerOptions {
  */
 export function nodeSafeHeadTracker(node: ChainNode, options: NodeTrackerOptions): SafeHeadTracker {
   const config = node.config;
-  if (!node.l1Mode || config.l1ChainId === undefined) {
+  if (node.finality.kind !== "derived" || config.l1ChainId === undefined) {
     throw new SafeHeadInconsistencyError("the safe head is derived only on an L1-backed node", {});
   }
   const sources = rpcL1Sources({

@@ -1,5 +1,5 @@
 /**
- * The L1-backed node's sync status (docs/node.md "Rollup-node methods", "Safe and finalized heads"): the L2 heads
+ * The L1-backed node's sync status (docs/node/l1.md "Rollup-node methods", "Safe and finalized heads"): the L2 heads
  * are the sealed head and the tracker's derived safe and finalized heads, the L1 refs the L1 blocks the tracker
  * saw at its last poll and the L1 block its last round ended on.
  */

@@ -1,5 +1,5 @@
 /**
- * The node's derived safe and finalized heads (docs/node.md "Safe and finalized heads").
+ * The node's derived safe and finalized heads (docs/node/l1.md "Safe and finalized heads").
  *
  * Whenever the L1 head changes, the tracker runs src/derive's `derive()` from its current safe head up to the
  * node's sealed head, anchored in that L1 head. Each yielded block's attributes are executed against the parent's
@@ -27,6 +27,7 @@ import {
 } from "../../derive/index.js";
 import { SuiteError, type ErrorDetails } from "../../errors/index.js";
 import type { Logger } from "../../log/index.js";
+import { PollLoop } from "../../service-kit/index.js";
 import type { BlockStore, StoredBlock } from "../store/block-store.js";
 import { firstDifference } from "./compare.js";
 import { DerivedBlockMismatchError, SafeHeadInconsistencyError } from "./errors.js";
@@ -167,10 +168,7 @@ export class SafeHeadTracker {
   private lastRound: DerivationRound | undefined;
   private readonly listeners = new Set<SafeHeadListener>();
   private readonly l2: StoreL2Provider;
-  private readonly pollMs: number;
-  private stopped = false;
-  private loopDone: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly polling: PollLoop;
 
   /**
    * Reads the starting point from the store: the finalized head it persisted, else the rollup config's L2
@@ -206,7 +204,7 @@ export class SafeHeadTracker {
     this.safeRef = start;
     this.finalizedRef = start;
     this.l2 = new StoreL2Provider(opts.store, () => this.safeRef.number);
-    this.pollMs = opts.pollIntervalMs ?? 1000;
+    this.polling = new PollLoop(() => this.poll(), opts.pollIntervalMs ?? 1000);
   }
 
   /** The newest L2 block derived from L1 and equal to the sealed one. */
@@ -245,17 +243,12 @@ export class SafeHeadTracker {
   }
 
   start(): void {
-    if (this.loopDone !== undefined) return;
-    this.stopped = false;
-    this.loopDone = this.loop();
+    this.polling.start();
   }
 
   /** Stops polling; a round in progress stops before its next block. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.wake?.();
-    await this.loopDone;
-    this.loopDone = undefined;
+    await this.polling.stop();
   }
 
   /** One poll: the L1 heads, an L1 reorg check, a derivation round when due, finality. Exposed for tests. */
@@ -288,24 +281,6 @@ export class SafeHeadTracker {
         { err: error, safe: Number(this.safeRef.number) },
         "deriving the safe head failed; retrying on the next poll",
       );
-    }
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopped) {
-      await this.poll();
-      if (this.stopped) break;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          this.wake = undefined;
-          resolve();
-        }, this.pollMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          this.wake = undefined;
-          resolve();
-        };
-      });
     }
   }
 
@@ -358,7 +333,7 @@ export class SafeHeadTracker {
     try {
       let step = await run.next();
       while (!step.done) {
-        if (this.stopped) return false;
+        if (this.polling.stopping) return false;
         const block = step.value;
         let executed: ExecutedBlock;
         try {

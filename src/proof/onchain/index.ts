@@ -1,5 +1,5 @@
 /**
- * The onchain encodings (library): what a proof turns into on the L1, and the chain commitments the enclave
+ * The onchain encodings (library, rank 3): what a proof turns into on the L1, and the chain commitments the enclave
  * signs over (docs/protocol.md "Proposal", "Signed journal"; docs/proposer.md).
  *
  * Public surface:

@@ -1,5 +1,5 @@
 /**
- * Preimages (library): the keys of the proof request's witness, their verification, and the boot information
+ * Preimages (library, rank 2): the keys of the proof request's witness, their verification, and the boot information
  * carried as local preimages (docs/proof.md, docs/decisions.md "Boot information").
  *
  * Public surface:

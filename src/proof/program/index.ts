@@ -1,6 +1,6 @@
 /**
- * The proof program (library, docs/proof.md): one range proof from boot information and a preimage oracle, run
- * by the enclave offline and by the host natively while it collects the witness.
+ * The proof program (library, rank 4; docs/proof.md): one range proof from boot information and a preimage
+ * oracle, run by the enclave offline and by the host natively while it collects the witness.
  *
  * Public surface:
  * - `runProgram` composing the three phases, each in its own file: `prologue` (open the agreed output with

@@ -1,5 +1,5 @@
 /**
- * The TEE transport (library): what the prover host and the enclave share to reach each other over the
+ * The TEE transport (library, rank 1): what the prover host and the enclave share to reach each other over the
  * host-enclave protocol (docs/protocol.md "Host-to-enclave vsock protocol").
  *
  * Public surface:
