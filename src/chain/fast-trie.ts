@@ -8,7 +8,8 @@
 import { RLP } from "@ethereumjs/rlp";
 import { keccak256 as keccak_256 } from "./keccak.js";
 import { EMPTY_TRIE_ROOT } from "./header.js";
-import { bytesEqual, toHexRaw } from "./hex.js";
+import { Bytes32Map } from "./bytes32-map.js";
+import { bytesEqual } from "./hex.js";
 import { type Branch, type Nibbles, type Ref, type TrieNode, decodeTrieNode } from "./trie-node.js";
 
 /** Where nodes come from and go to, keyed by their keccak256 hash. */
@@ -45,7 +46,7 @@ function encodeHexPrefix(path: Nibbles, leaf: boolean): Uint8Array {
 
 export class FastTrie {
   /** Decoded nodes by hash; decoded nodes are never mutated (updates build new ones). */
-  private readonly decoded = new Map<string, TrieNode>();
+  private readonly decoded = new Bytes32Map<TrieNode>();
   /**
    * The same nodes by the hash array that referred to them. A child's hash is a fixed array inside its
    * decoded parent (and a root is the array the caller holds), so walking the same path again finds each
@@ -60,11 +61,10 @@ export class FastTrie {
     if (ref instanceof Uint8Array) {
       let node = this.byRef.get(ref);
       if (node !== undefined) return node;
-      const key = toHexRaw(ref);
-      node = this.decoded.get(key);
+      node = this.decoded.get(ref);
       if (node === undefined) {
         node = decodeTrieNode(this.store.getNode(ref));
-        this.decoded.set(key, node);
+        this.decoded.set(ref, node);
       }
       this.byRef.set(ref, node);
       return node;
