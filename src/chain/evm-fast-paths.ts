@@ -97,6 +97,20 @@ export function analyzeCode<T>(
  */
 const codeAnalysisCache = new WeakMap<Uint8Array, CodeAnalysis>();
 
+/**
+ * Jump destinations and PUSH values of `code`, shared by every EVM of the process (the synchronous interpreter
+ * loop's analysis: it dispatches through the EVM's opcode table by opcode byte, so it needs no per-EVM part).
+ * Not for EIP-8024's immediates, under which the library's own analysis applies.
+ */
+export function codeJumpAnalysis(code: Uint8Array): CodeAnalysis {
+  let shared = codeAnalysisCache.get(code);
+  if (shared === undefined) {
+    shared = jumpsAndPushes(code);
+    codeAnalysisCache.set(code, shared);
+  }
+  return shared;
+}
+
 const analysisCache = new WeakMap<object, WeakMap<Uint8Array, JumpAnalysis>>();
 type JumpDestinations = (this: InterpreterThis, code: Uint8Array) => JumpAnalysis;
 let patched: Promise<JumpDestinations | undefined> | undefined;
@@ -126,12 +140,10 @@ export function installJumpAnalysisCache(): Promise<JumpDestinations | undefined
           if (this.common.isActivatedEIP(8024)) {
             result = original.call(this, code);
           } else {
-            let shared = codeAnalysisCache.get(code);
-            if (shared === undefined) {
-              shared = jumpsAndPushes(code);
-              codeAnalysisCache.set(code, shared);
-            }
-            result = { ...shared, opcodesCached: opcodeEntries(code, (op) => this.lookupOpInfo(op)) };
+            result = {
+              ...codeJumpAnalysis(code),
+              opcodesCached: opcodeEntries(code, (op) => this.lookupOpInfo(op)),
+            };
           }
           perEvm.set(code, result);
         }

@@ -5,10 +5,11 @@
  * when the new root is computed (as geth does). Missing nodes surface as the source's error
  * (MissingPreimageError). Cross-checked against @ethereumjs/mpt in fast-trie.test.ts.
  */
-import { RLP } from "@ethereumjs/rlp";
 import { keccak256 as keccak_256 } from "./keccak.js";
 import { EMPTY_TRIE_ROOT } from "./header.js";
-import { bytesEqual, toHexRaw } from "./hex.js";
+import { Bytes32Map } from "./bytes32-map.js";
+import { EncodedRlp, type RlpItem, encodeRlp } from "./rlp-encode.js";
+import { bytesEqual } from "./hex.js";
 import { type Branch, type Nibbles, type Ref, type TrieNode, decodeTrieNode } from "./trie-node.js";
 
 /** Where nodes come from and go to, keyed by their keccak256 hash. */
@@ -18,8 +19,6 @@ export interface TrieNodeStore {
   /** Records a node the update created. */
   putNode(hash: Uint8Array, node: Uint8Array): void;
 }
-
-type Item = Uint8Array | Item[];
 
 function toNibbles(key: Uint8Array): Nibbles {
   const out = new Array<number>(key.length * 2);
@@ -43,9 +42,11 @@ function encodeHexPrefix(path: Nibbles, leaf: boolean): Uint8Array {
   return out;
 }
 
+const EMPTY = new Uint8Array(0);
+
 export class FastTrie {
   /** Decoded nodes by hash; decoded nodes are never mutated (updates build new ones). */
-  private readonly decoded = new Map<string, TrieNode>();
+  private readonly decoded = new Bytes32Map<TrieNode>();
   /**
    * The same nodes by the hash array that referred to them. A child's hash is a fixed array inside its
    * decoded parent (and a root is the array the caller holds), so walking the same path again finds each
@@ -60,11 +61,10 @@ export class FastTrie {
     if (ref instanceof Uint8Array) {
       let node = this.byRef.get(ref);
       if (node !== undefined) return node;
-      const key = toHexRaw(ref);
-      node = this.decoded.get(key);
+      node = this.decoded.get(ref);
       if (node === undefined) {
         node = decodeTrieNode(this.store.getNode(ref));
-        this.decoded.set(key, node);
+        this.decoded.set(ref, node);
       }
       this.byRef.set(ref, node);
       return node;
@@ -235,29 +235,28 @@ export class FastTrie {
   private commit(top: Ref): Uint8Array {
     if (top === null) return EMPTY_TRIE_ROOT;
     if (top instanceof Uint8Array) return top;
-    const rlp = RLP.encode(this.itemOf(top));
+    const rlp = encodeRlp(this.itemOf(top));
     const hash = keccak_256(rlp);
     this.store.putNode(hash, rlp);
     return hash;
   }
 
   /** The RLP item of a node whose children are already references. */
-  private itemOf(node: TrieNode): Item {
+  private itemOf(node: TrieNode): RlpItem {
     if (node.t === 0) return [encodeHexPrefix(node.path, true), node.value];
     if (node.t === 1) return [encodeHexPrefix(node.path, false), this.refItem(node.child)];
-    const items: Item[] = new Array(17);
+    const items: RlpItem[] = new Array(17);
     for (let i = 0; i < 16; i++) items[i] = this.refItem(node.children[i]!);
     items[16] = node.value ?? new Uint8Array(0);
     return items;
   }
 
-  /** How a parent refers to a child: its hash, or the child inline when its encoding is short. */
-  private refItem(ref: Ref): Item {
-    if (ref === null) return new Uint8Array(0);
+  /** How a parent refers to a child: its hash, or the child's encoding inline when it is short. */
+  private refItem(ref: Ref): RlpItem {
+    if (ref === null) return EMPTY;
     if (ref instanceof Uint8Array) return ref;
-    const item = this.itemOf(ref);
-    const rlp = RLP.encode(item);
-    if (rlp.length < 32) return item;
+    const rlp = encodeRlp(this.itemOf(ref));
+    if (rlp.length < 32) return new EncodedRlp(rlp);
     const hash = keccak_256(rlp);
     this.store.putNode(hash, rlp);
     return hash;

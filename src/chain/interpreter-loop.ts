@@ -5,15 +5,19 @@
  * an opcode with an async gas handler (memory, storage, calls: the library declares them all async) or
  * async logic awaits, exactly where the library awaited. The steps are the library's own, in its order:
  * dynamic gas, invalid-opcode check, useGas, pc + 1, the EIP-7928 pending out-of-gas check, the handler,
- * the access-witness commit; the end-of-frame EIP-8037 rule is copied from `run`.
+ * the access-witness commit; the end-of-frame EIP-8037 rule is copied from `run`. The opcode's entry is taken
+ * from the EVM's opcode table by the opcode byte (the library's `lookupOpInfo`) rather than from a table per
+ * code position built for every EVM and code, and the jump analysis (jump destinations, PUSH values) is the
+ * process-wide one of evm-fast-paths.ts; `useGas` is inlined (its DEBUG logging is off on this path).
  *
  * The library's loop runs instead (so nothing is lost) whenever something it supports needs it: `step`
- * listeners or DEBUG (tracing), its performance profiler, EOF (EIP-3540), or stateless code-chunk gas
- * (EIP-6800 / EIP-7864). The patch reaches the private Interpreter through its module file; a version
+ * listeners or DEBUG (tracing), its performance profiler, EOF (EIP-3540), stateless code-chunk gas
+ * (EIP-6800 / EIP-7864), or EIP-8024's immediates (a different jump analysis). The patch reaches the private Interpreter through its module file; a version
  * without the expected methods keeps its own loop.
  */
 import { EVMError } from "@ethereumjs/evm";
 import { EthereumJSErrorWithoutCode } from "@ethereumjs/util";
+import { codeJumpAnalysis } from "./evm-fast-paths.js";
 
 /** The parts of the library's opcode table entry and Interpreter this loop uses. */
 interface OpEntry {
@@ -44,16 +48,9 @@ interface RunState {
 
 interface InterpreterLike {
   _runState: RunState;
-  _evm: { DEBUG: boolean; events: { listenerCount(name: string): number } };
+  _evm: { DEBUG: boolean; events: { listenerCount(name: string): number }; _opcodeMap: OpEntry[] };
   common: { isActivatedEIP(eip: number): boolean };
   profilerOpts?: { enabled?: boolean };
-  useGas(amount: bigint, context?: unknown): void;
-  lookupOpInfo(op: number): OpEntry;
-  _getValidJumpDestinations(code: Uint8Array): {
-    jumps: Uint8Array;
-    pushes: Record<number, bigint>;
-    opcodesCached: OpEntry[];
-  };
 }
 
 type Run = (
@@ -66,37 +63,8 @@ function isEvmError(e: unknown): e is EVMError {
   return typeof e === "object" && e !== null && (e as { errorType?: string }).errorType === "EVMError";
 }
 
-/** The rest of a step once its gas is known; returns a promise only when the handler is async. */
-function finishStep(
-  self: InterpreterLike,
-  entry: OpEntry,
-  gas: bigint,
-  consumePendingOog: (runState: RunState) => void,
-): Promise<void> | undefined {
-  const info = entry.opcodeInfo;
-  if (info.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE);
-  self.useGas(gas, info);
-  const runState = self._runState;
-  runState.programCounter++;
-  if (runState.eip7928PostTargetCallOog !== undefined) consumePendingOog(runState);
-  // Handlers the library marks async do not all return promises: await only what is one.
-  const result = entry.opHandler(runState, self.common);
-  if (result instanceof Promise) return result.then(() => runState.env.accessWitness?.commit());
-  runState.env.accessWitness?.commit();
-  return undefined;
-}
-
-function step(
-  self: InterpreterLike,
-  entry: OpEntry,
-  consumePendingOog: (runState: RunState) => void,
-): Promise<void> | undefined {
-  const info = entry.opcodeInfo;
-  if (!info.dynamicGas) return finishStep(self, entry, info.feeBigInt, consumePendingOog);
-  const gas = entry.gasHandler(self._runState, info.feeBigInt, self.common);
-  if (typeof gas === "bigint") return finishStep(self, entry, gas, consumePendingOog);
-  return gas.then((g) => finishStep(self, entry, g, consumePendingOog));
-}
+const INVALID_OPCODE = EVMError.errorMessages.INVALID_OPCODE;
+const OUT_OF_GAS = EVMError.errorMessages.OUT_OF_GAS;
 
 function fastRun(original: Run, consumePendingOog: (runState: RunState) => void): Run {
   return async function run(this: InterpreterLike, code, opts = {}) {
@@ -107,10 +75,15 @@ function fastRun(original: Run, consumePendingOog: (runState: RunState) => void)
       this.profilerOpts?.enabled === true ||
       c.isActivatedEIP(3540) ||
       c.isActivatedEIP(6800) ||
-      c.isActivatedEIP(7864)
+      c.isActivatedEIP(7864) ||
+      c.isActivatedEIP(8024) ||
+      !Array.isArray(this._evm._opcodeMap)
     ) {
       return original.call(this, code, opts);
     }
+    // The EVM's opcode table by opcode byte: the entry the library's `lookupOpInfo` returns, and the one its
+    // analysis caches per position (`opcodesCached[pc]` is `lookupOpInfo(code[pc])` without EIP-8024).
+    const opcodeMap = this._evm._opcodeMap;
     const runState = this._runState;
     runState.code = code;
     runState.programCounter = opts.pc ?? runState.programCounter;
@@ -119,35 +92,44 @@ function fastRun(original: Run, consumePendingOog: (runState: RunState) => void)
       throw EthereumJSErrorWithoutCode("Internal error: program counter not in range");
     }
     let err: EVMError | undefined;
-    let cached: OpEntry[] | undefined;
-    while (runState.programCounter < runState.code.length) {
-      const pc = runState.programCounter;
-      let entry: OpEntry;
-      if (cached === undefined) {
-        const op = runState.code[pc]!;
-        if (op === 0x56 || op === 0x57 || op === 0x5e) {
-          const { jumps, pushes, opcodesCached } = this._getValidJumpDestinations(runState.code);
+    let analysed = false;
+    // The library's steps in its order (`runStep`): dynamic gas, the invalid-opcode check, `useGas` (inlined:
+    // DEBUG is off here), pc + 1, the EIP-7928 pending out-of-gas check, the handler, the access-witness commit.
+    // Gas handlers and opcode handlers the library declares async do not all return promises: await only those.
+    try {
+      while (runState.programCounter < runState.code.length) {
+        const op = runState.code[runState.programCounter]!;
+        if (!analysed && (op === 0x56 || op === 0x57 || op === 0x5e)) {
+          const { jumps, pushes } = codeJumpAnalysis(runState.code);
           runState.validJumps = jumps;
           runState.cachedPushes = pushes;
           runState.shouldDoJumpAnalysis = false;
-          cached = opcodesCached;
+          analysed = true;
         }
         runState.opCode = op;
-        // Before the analysis the library looks the opcode up by number (runStep's `lookupOpInfo`).
-        entry = this.lookupOpInfo(op);
-      } else {
-        entry = cached[pc]!;
-        runState.opCode = entry.opcodeInfo.code;
+        const entry = opcodeMap[op]!;
+        const info = entry.opcodeInfo;
+        let gas = info.feeBigInt;
+        if (info.dynamicGas) {
+          const g = entry.gasHandler(runState, gas, c);
+          gas = typeof g === "bigint" ? g : await g;
+        }
+        if (info.isInvalid) throw new EVMError(INVALID_OPCODE);
+        runState.gasLeft -= gas;
+        if (runState.gasLeft < 0n) {
+          runState.gasLeft = 0n;
+          throw new EVMError(OUT_OF_GAS);
+        }
+        runState.programCounter++;
+        if (runState.eip7928PostTargetCallOog !== undefined) consumePendingOog(runState);
+        const result = entry.opHandler(runState, c);
+        if (result instanceof Promise) await result;
+        runState.env.accessWitness?.commit();
       }
-      try {
-        const pending = step(this, entry, consumePendingOog);
-        if (pending !== undefined) await pending;
-      } catch (e) {
-        runState.env.accessWitness?.revert();
-        if (!isEvmError(e)) throw e;
-        if (e.error !== EVMError.errorMessages.STOP) err = e;
-        break;
-      }
+    } catch (e) {
+      runState.env.accessWitness?.revert();
+      if (!isEvmError(e)) throw e;
+      if (e.error !== EVMError.errorMessages.STOP) err = e;
     }
     if (
       err === undefined &&

@@ -8,11 +8,15 @@
  * (their verification needs context the store does not have: blob KZG proofs, precompile
  * re-execution); callers that need it verify them before insert.
  *
- * Standalone on purpose (only @noble/hashes): the enclave reuses it.
+ * Standalone on purpose (only @noble/hashes, bytes32-map.ts and hex.ts): the enclave reuses it.
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { sha256 } from "@noble/hashes/sha2.js";
+import { Bytes32Map } from "./bytes32-map.js";
 import { ChainError, type ChainErrorOptions } from "./errors.js";
+import { fromHex } from "./hex.js";
+
+const LOWER_HEX_HASH = /^[0-9a-f]{64}$/;
 
 export const PreimageKeyType = {
   Local: 1,
@@ -126,40 +130,47 @@ export interface PreimageSource {
   tryGet(key: Uint8Array): Uint8Array | undefined;
 }
 
-export class PreimageStore implements PreimageSource {
-  private readonly values = new Map<string, Uint8Array>();
+/** A source that can also find a keccak256 preimage by its raw hash, without building the typed key. */
+export interface Keccak256Source {
+  tryGetByKeccak256(hash: Uint8Array): Uint8Array | undefined;
+}
+
+export class PreimageStore implements PreimageSource, Keccak256Source {
+  /** By the 32-byte key; the engine's trie reads look nodes up by hash on every cold read (no hex keys). */
+  private readonly values = new Bytes32Map<Uint8Array>();
 
   /** Inserts a value; content-addressed keys are verified first (PreimageMismatchError). */
   put(key: Uint8Array, value: Uint8Array): void {
     const type = checkKey(key);
     verifyContent(key, type, value);
-    this.values.set(hexOf(key), value);
+    this.values.set(key, value);
   }
 
   /** Inserts a value under its keccak256 key, computing the hash (no verification needed). */
   putKeccak256(value: Uint8Array): Uint8Array {
     const hash = keccak_256(value);
-    this.values.set(hexOf(keccak256Key(hash)), value);
+    this.values.set(hash, value, PreimageKeyType.Keccak256);
     return hash;
   }
 
   /** Inserts a value whose keccak256 was computed by the caller and is trusted (our own trie writes). */
   putKeccak256Trusted(hash: Uint8Array, value: Uint8Array): void {
-    this.values.set(hexOf(keccak256Key(hash)), value);
+    if (hash.length !== 32) throw new InvalidPreimageKeyError(`hash must be 32 bytes, got ${hash.length}`);
+    this.values.set(hash, value, PreimageKeyType.Keccak256);
   }
 
   get(key: Uint8Array): Uint8Array {
-    const value = this.values.get(hexOf(key));
+    const value = this.tryGet(key);
     if (value === undefined) throw new MissingPreimageError(key);
     return value;
   }
 
   tryGet(key: Uint8Array): Uint8Array | undefined {
-    return this.values.get(hexOf(key));
+    return key.length === 32 ? this.values.get(key) : undefined;
   }
 
   has(key: Uint8Array): boolean {
-    return this.values.has(hexOf(key));
+    return key.length === 32 && this.values.has(key);
   }
 
   /** Value whose keccak256 is `hash` (raw 32-byte hash, not a typed key). */
@@ -167,9 +178,16 @@ export class PreimageStore implements PreimageSource {
     return this.get(keccak256Key(hash));
   }
 
-  /** Lookup by the unprefixed lowercase hex of a keccak256 hash (hot path for trie reads). */
+  /** Value whose keccak256 is `hash` (raw 32-byte hash), or undefined: the trie's hot path. */
+  tryGetByKeccak256(hash: Uint8Array): Uint8Array | undefined {
+    return hash.length === 32 ? this.values.get(hash, PreimageKeyType.Keccak256) : undefined;
+  }
+
+  /** Lookup by the unprefixed lowercase hex of a keccak256 hash. */
   tryGetByKeccak256Hex(hashHex: string): Uint8Array | undefined {
-    return this.values.get(`02${hashHex.slice(2)}`);
+    // Only the lowercase form the store's keys were ever written in finds a value.
+    if (!LOWER_HEX_HASH.test(hashHex)) return undefined;
+    return this.tryGetByKeccak256(fromHex(hashHex));
   }
 
   get size(): number {
@@ -177,11 +195,7 @@ export class PreimageStore implements PreimageSource {
   }
 
   /** All entries as (key, value) pairs, keys as fresh 32-byte arrays. */
-  *entries(): IterableIterator<[Uint8Array, Uint8Array]> {
-    for (const [k, v] of this.values) {
-      const key = new Uint8Array(32);
-      for (let i = 0; i < 32; i++) key[i] = Number.parseInt(k.slice(2 * i, 2 * i + 2), 16);
-      yield [key, v];
-    }
+  entries(): IterableIterator<[Uint8Array, Uint8Array]> {
+    return this.values.entries();
   }
 }

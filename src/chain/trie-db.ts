@@ -6,28 +6,44 @@
  */
 import type { BatchDBOp, DB } from "@ethereumjs/util";
 import type { TrieNodeStore } from "./fast-trie.js";
-import { type PreimageSource, MissingPreimageError, keccak256Key } from "./preimage-store.js";
+import { Bytes32Map } from "./bytes32-map.js";
+import {
+  type Keccak256Source,
+  type PreimageSource,
+  MissingPreimageError,
+  keccak256Key,
+} from "./preimage-store.js";
 import { fromHex, toHexRaw } from "./hex.js";
 
 const EMPTY_TRIE_ROOT_HEX = "56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421";
 
 export class PreimageTrieDB implements DB<string, string | Uint8Array>, TrieNodeStore {
-  private readonly source: PreimageSource & {
-    tryGetByKeccak256Hex?(hashHex: string): Uint8Array | undefined;
-  };
+  private readonly source: PreimageSource &
+    Partial<Keccak256Source> & {
+      tryGetByKeccak256Hex?(hashHex: string): Uint8Array | undefined;
+    };
   /** New values written during execution, keyed by unprefixed hex keccak256 hash. */
   readonly written: Map<string, Uint8Array>;
   /** The keys of `written` in the order written (append-only), so a reader can take what is new. */
   readonly writtenKeys: string[];
+  /** `written` by the hash bytes, for the trie's reads by hash (no hex key per read). */
+  private readonly writtenByHash: Bytes32Map<Uint8Array>;
 
+  /** `written`, `writtenKeys` and `writtenByHash` are shared by a shallow copy; by default the db starts empty. */
   constructor(
     source: PreimageSource,
     written: Map<string, Uint8Array> = new Map(),
     writtenKeys: string[] = [...written.keys()],
+    writtenByHash?: Bytes32Map<Uint8Array>,
   ) {
     this.source = source;
     this.written = written;
     this.writtenKeys = writtenKeys;
+    if (writtenByHash === undefined) {
+      writtenByHash = new Bytes32Map();
+      for (const [key, value] of written) writtenByHash.set(fromHex(key), value);
+    }
+    this.writtenByHash = writtenByHash;
   }
 
   async get(key: string): Promise<Uint8Array | undefined> {
@@ -48,13 +64,26 @@ export class PreimageTrieDB implements DB<string, string | Uint8Array>, TrieNode
     return this.source.get(keccak256Key(fromHex(key)));
   }
 
-  /** Node (or code) by raw keccak256 hash, synchronously (TrieNodeStore). */
+  /** Node (or code) by raw keccak256 hash, synchronously (TrieNodeStore); throws MissingPreimageError. */
   getNode(hash: Uint8Array): Uint8Array {
+    const own = this.writtenByHash.get(hash);
+    if (own !== undefined) return own;
+    if (this.source.tryGetByKeccak256 !== undefined) {
+      const v = this.source.tryGetByKeccak256(hash);
+      if (v !== undefined) return v;
+      throw new MissingPreimageError(keccak256Key(hash));
+    }
     return this.getSync(toHexRaw(hash));
   }
 
   /** Records a node the execution created (TrieNodeStore). */
   putNode(hash: Uint8Array, node: Uint8Array): void {
+    if (this.writtenByHash.has(hash)) return;
+    if (this.source.tryGetByKeccak256 !== undefined) {
+      if (this.source.tryGetByKeccak256(hash) !== undefined) return;
+      this.keep(toHexRaw(hash), hash, node);
+      return;
+    }
     this.record(toHexRaw(hash), node);
   }
 
@@ -70,8 +99,13 @@ export class PreimageTrieDB implements DB<string, string | Uint8Array>, TrieNode
         ? this.source.tryGetByKeccak256Hex(key)
         : this.source.tryGet(keccak256Key(fromHex(key)));
     if (existing !== undefined) return;
-    this.written.set(key, typeof value === "string" ? fromHex(value) : value);
+    this.keep(key, fromHex(key), typeof value === "string" ? fromHex(value) : value);
+  }
+
+  private keep(key: string, hash: Uint8Array, value: Uint8Array): void {
+    this.written.set(key, value);
     this.writtenKeys.push(key);
+    this.writtenByHash.set(hash, value);
   }
 
   /** Content-addressed data is never deleted (no pruning). */
@@ -84,7 +118,7 @@ export class PreimageTrieDB implements DB<string, string | Uint8Array>, TrieNode
   }
 
   shallowCopy(): PreimageTrieDB {
-    return new PreimageTrieDB(this.source, this.written, this.writtenKeys);
+    return new PreimageTrieDB(this.source, this.written, this.writtenKeys, this.writtenByHash);
   }
 
   async open(): Promise<void> {}
