@@ -6,9 +6,9 @@
  * - `auto` picks execute-payload on `full` and `base`, execution-witness on `reth` and `geth`, and says what the
  *   probe saw of each method;
  * - execute-payload (base), execution-witness in reth's and geth's forms (reth, geth) and proofs (reth, with a
- *   proof window) each collect a witness of a 3-block range whose run gives the node's output roots, whose
- *   preimages the enclave's program replays offline and signs, and which holds every preimage of the db-get
- *   baseline (full: the same set, or a verified superset);
+ *   proof window) each collect a witness of a 2-block range (the transfer's block and the next) whose run gives
+ *   the node's output roots, whose preimages the enclave's program replays offline and signs, and which holds every
+ *   preimage of the db-get baseline (full: the same set, or a verified superset);
  * - the three witness forms parse to the same values (geth's ExtWitness from the geth replica; the map form built
  *   from the node's own reth-form witness); a forged JSON header and a map value under another hash are refused;
  * - an L2 that omits a trie node or code from its witnesses is refused with a MissingWitnessValueError naming the
@@ -119,7 +119,8 @@ beforeAll(async () => {
       }),
     );
   }
-  // One L2 transfer; the range is the block before it to two blocks after.
+  // One L2 transfer; the range is the block before it to the block after (a block with a transfer and one without:
+  // a longer range only executes more blocks of the same kinds).
   const l2 = defineChain({
     id: node.chainId,
     name: "L2",
@@ -148,7 +149,7 @@ beforeAll(async () => {
   );
   const transferBlock = BigInt(receipt.blockNumber);
   agreed = transferBlock - 1n;
-  claimed = transferBlock + 2n;
+  claimed = transferBlock + 1n;
   batcher = startBatcher({ l1RpcUrl: l1.anvil.rpcUrl, l2RpcUrl: node.url, rollupConfigPath: rollupPath });
   // Generous: on a loaded 2-core machine each blob's KZG check costs the node seconds of CPU.
   await waitFor(

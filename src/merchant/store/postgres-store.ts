@@ -6,42 +6,12 @@
  */
 import pg from "pg";
 import type { Hash } from "viem";
-import type {
-  Attempt,
-  AttemptStatus,
-  NewAttempt,
-  NewOrder,
-  Order,
-  OrderKey,
-  OrderState,
-  Transition,
-} from "../order.js";
+import type * as model from "../order.js";
 import type { ApiKeyRecord } from "../api-keys.js";
-import {
-  API_KEY_COLUMNS,
-  apiKeyFromRow,
-  apiKeyInsertValues,
-  type ApiKeyRow,
-  type AttemptRow,
-  attemptFromRow,
-  clampLimit,
-  ORDER_COLUMN_COUNT,
-  ORDER_COLUMNS,
-  orderFromRow,
-  orderInsertValues,
-  type OrderRow,
-  PATCH_COLUMNS,
-} from "./rows.js";
+import * as table from "./rows.js";
 import { StoreError } from "../errors.js";
 import { ORDERS_ADDED_COLUMNS, POSTGRES_SCHEMA } from "./schema.js";
-import {
-  type Checkpoint,
-  CHECKPOINTS_KEPT,
-  type InsertResult,
-  type ListOrdersQuery,
-  MAX_LIST_LIMIT,
-  type OrderStore,
-} from "./store.js";
+import * as store from "./store.js";
 
 function numbered(count: number, start = 1): string {
   return Array.from({ length: count }, (_, i) => `$${i + start}`).join(", ");
@@ -50,7 +20,7 @@ function numbered(count: number, start = 1): string {
 /** An arbitrary fixed key for the advisory lock that serialises migrations. */
 const MIGRATION_LOCK = 5_300_917;
 
-export class PostgresOrderStore implements OrderStore {
+export class PostgresOrderStore implements store.OrderStore {
   readonly kind = "postgres";
   private readonly pool: pg.Pool;
 
@@ -81,35 +51,38 @@ export class PostgresOrderStore implements OrderStore {
     }
   }
 
-  async insertOrder(order: NewOrder): Promise<InsertResult> {
-    const inserted = await this.pool.query<OrderRow>(
-      `INSERT INTO orders (${ORDER_COLUMNS}) VALUES (${numbered(ORDER_COLUMN_COUNT)})
-       ON CONFLICT (chain_id, token, authorizer, nonce) DO NOTHING RETURNING ${ORDER_COLUMNS}`,
-      orderInsertValues(order, this.now()),
+  async insertOrder(order: model.NewOrder): Promise<store.InsertResult> {
+    const inserted = await this.pool.query<table.OrderRow>(
+      `INSERT INTO orders (${table.ORDER_COLUMNS}) VALUES (${numbered(table.ORDER_COLUMN_COUNT)})
+       ON CONFLICT (chain_id, token, authorizer, nonce) DO NOTHING RETURNING ${table.ORDER_COLUMNS}`,
+      table.orderInsertValues(order, this.now()),
     );
     const row = inserted.rows[0];
-    if (row !== undefined) return { order: orderFromRow(row), created: true };
+    if (row !== undefined) return { order: table.orderFromRow(row), created: true };
     const existing = await this.getOrderByKey(order);
     if (existing === null) throw new StoreError("conflicting order vanished", { details: { id: order.id } });
     return { order: existing, created: false };
   }
 
-  async getOrder(id: string): Promise<Order | null> {
-    const result = await this.pool.query<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1`, [id]);
+  async getOrder(id: string): Promise<model.Order | null> {
+    const result = await this.pool.query<table.OrderRow>(
+      `SELECT ${table.ORDER_COLUMNS} FROM orders WHERE id = $1`,
+      [id],
+    );
     const row = result.rows[0];
-    return row === undefined ? null : orderFromRow(row);
+    return row === undefined ? null : table.orderFromRow(row);
   }
 
-  async getOrderByKey(key: OrderKey): Promise<Order | null> {
-    const result = await this.pool.query<OrderRow>(
-      `SELECT ${ORDER_COLUMNS} FROM orders WHERE chain_id = $1 AND token = $2 AND authorizer = $3 AND nonce = $4`,
+  async getOrderByKey(key: model.OrderKey): Promise<model.Order | null> {
+    const result = await this.pool.query<table.OrderRow>(
+      `SELECT ${table.ORDER_COLUMNS} FROM orders WHERE chain_id = $1 AND token = $2 AND authorizer = $3 AND nonce = $4`,
       [key.chainId.toString(), key.token, key.authorizer, key.nonce.toLowerCase()],
     );
     const row = result.rows[0];
-    return row === undefined ? null : orderFromRow(row);
+    return row === undefined ? null : table.orderFromRow(row);
   }
 
-  async listOrders(query: ListOrdersQuery): Promise<Order[]> {
+  async listOrders(query: store.ListOrdersQuery): Promise<model.Order[]> {
     const where: string[] = [];
     const params: unknown[] = [];
     if (query.state !== undefined) {
@@ -120,25 +93,25 @@ export class PostgresOrderStore implements OrderStore {
       params.push(query.after);
       where.push(`(created_at_ms, id) > (SELECT created_at_ms, id FROM orders WHERE id = $${params.length})`);
     }
-    params.push(clampLimit(query.limit, MAX_LIST_LIMIT));
-    const result = await this.pool.query<OrderRow>(
-      `SELECT ${ORDER_COLUMNS} FROM orders ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+    params.push(table.clampLimit(query.limit, store.MAX_LIST_LIMIT));
+    const result = await this.pool.query<table.OrderRow>(
+      `SELECT ${table.ORDER_COLUMNS} FROM orders ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
        ORDER BY created_at_ms, id LIMIT $${params.length}`,
       params,
     );
-    return result.rows.map(orderFromRow);
+    return result.rows.map(table.orderFromRow);
   }
 
-  async ordersInStates(states: readonly OrderState[]): Promise<Order[]> {
+  async ordersInStates(states: readonly model.OrderState[]): Promise<model.Order[]> {
     if (states.length === 0) return [];
-    const result = await this.pool.query<OrderRow>(
-      `SELECT ${ORDER_COLUMNS} FROM orders WHERE state = ANY($1::text[]) ORDER BY created_at_ms, id`,
+    const result = await this.pool.query<table.OrderRow>(
+      `SELECT ${table.ORDER_COLUMNS} FROM orders WHERE state = ANY($1::text[]) ORDER BY created_at_ms, id`,
       [states],
     );
-    return result.rows.map(orderFromRow);
+    return result.rows.map(table.orderFromRow);
   }
 
-  async transition(transition: Transition): Promise<Order | null> {
+  async transition(transition: model.Transition): Promise<model.Order | null> {
     const params: unknown[] = [
       transition.id,
       transition.from,
@@ -147,20 +120,20 @@ export class PostgresOrderStore implements OrderStore {
       transition.patch?.note ?? null,
     ];
     const sets = ["state = $3", "version = o.version + 1", "updated_at_ms = $4"];
-    for (const [field, column] of PATCH_COLUMNS) {
+    for (const [field, column] of table.PATCH_COLUMNS) {
       const value = transition.patch?.[field];
       if (value !== undefined) {
         params.push(value);
         sets.push(`${column} = $${params.length}`);
       }
     }
-    const result = await this.pool.query<OrderRow>(
+    const result = await this.pool.query<table.OrderRow>(
       `WITH prev AS (
          SELECT id, state FROM orders WHERE id = $1 AND state = ANY($2::text[]) FOR UPDATE
        ), upd AS (
          UPDATE orders o SET ${sets.join(", ")} FROM prev
          WHERE o.id = prev.id AND o.state = ANY($2::text[])
-         RETURNING ${ORDER_COLUMNS.split(", ")
+         RETURNING ${table.ORDER_COLUMNS.split(", ")
            .map((c) => `o.${c}`)
            .join(", ")}, prev.state AS prev_state
        ), log AS (
@@ -171,32 +144,23 @@ export class PostgresOrderStore implements OrderStore {
       params,
     );
     const row = result.rows[0];
-    return row === undefined ? null : orderFromRow(row);
+    return row === undefined ? null : table.orderFromRow(row);
   }
 
-  async recordAttempt(attempt: NewAttempt, expectedState: OrderState): Promise<boolean> {
+  async recordAttempt(attempt: model.NewAttempt, expectedState: model.OrderState): Promise<boolean> {
     const now = this.now();
     const result = await this.pool.query(
       `WITH upd AS (
          UPDATE orders SET tx_hash = $1, updated_at_ms = $7 WHERE id = $2 AND state = $8 RETURNING id
        )
-       INSERT INTO attempts (tx_hash, order_id, kind, relayer, relayer_nonce, raw_tx, status, created_at_ms, updated_at_ms)
+       INSERT INTO attempts (${table.ATTEMPT_INSERT_COLUMNS}, status, created_at_ms, updated_at_ms)
        SELECT $1, id, $3, $4, $5, $6, 'prepared', $7, $7 FROM upd`,
-      [
-        attempt.txHash,
-        attempt.orderId,
-        attempt.kind,
-        attempt.relayer,
-        attempt.relayerNonce,
-        attempt.rawTransaction,
-        now,
-        expectedState,
-      ],
+      [...table.attemptInsertValues(attempt), now, expectedState],
     );
     return result.rowCount === 1;
   }
 
-  async setAttemptStatus(txHash: Hash, status: AttemptStatus): Promise<void> {
+  async setAttemptStatus(txHash: Hash, status: model.AttemptStatus): Promise<void> {
     await this.pool.query("UPDATE attempts SET status = $1, updated_at_ms = $2 WHERE tx_hash = $3", [
       status,
       this.now(),
@@ -204,21 +168,21 @@ export class PostgresOrderStore implements OrderStore {
     ]);
   }
 
-  async attemptsOf(orderId: string): Promise<Attempt[]> {
-    const result = await this.pool.query<AttemptRow>(
+  async attemptsOf(orderId: string): Promise<model.Attempt[]> {
+    const result = await this.pool.query<table.AttemptRow>(
       "SELECT * FROM attempts WHERE order_id = $1 ORDER BY created_at_ms, relayer_nonce",
       [orderId],
     );
-    return result.rows.map(attemptFromRow);
+    return result.rows.map(table.attemptFromRow);
   }
 
-  async attemptsInStatus(statuses: readonly AttemptStatus[]): Promise<Attempt[]> {
+  async attemptsInStatus(statuses: readonly model.AttemptStatus[]): Promise<model.Attempt[]> {
     if (statuses.length === 0) return [];
-    const result = await this.pool.query<AttemptRow>(
+    const result = await this.pool.query<table.AttemptRow>(
       "SELECT * FROM attempts WHERE status = ANY($1::text[]) ORDER BY relayer, relayer_nonce",
       [statuses],
     );
-    return result.rows.map(attemptFromRow);
+    return result.rows.map(table.attemptFromRow);
   }
 
   async getCursor(chainId: bigint, token: string): Promise<bigint | null> {
@@ -240,11 +204,17 @@ export class PostgresOrderStore implements OrderStore {
        )
        INSERT INTO reconciler_checkpoints (chain_id, token, block, hash) VALUES ($1, $2, $3, $4)
        ON CONFLICT (chain_id, token, block) DO UPDATE SET hash = excluded.hash`,
-      [chainId.toString(), token, block.toString(), hash, (block - BigInt(CHECKPOINTS_KEPT)).toString()],
+      [
+        chainId.toString(),
+        token,
+        block.toString(),
+        hash,
+        (block - BigInt(store.CHECKPOINTS_KEPT)).toString(),
+      ],
     );
   }
 
-  async checkpoints(chainId: bigint, token: string): Promise<Checkpoint[]> {
+  async checkpoints(chainId: bigint, token: string): Promise<store.Checkpoint[]> {
     const result = await this.pool.query<{ block: string; hash: string }>(
       `SELECT block, hash FROM reconciler_checkpoints WHERE chain_id = $1 AND token = $2
        ORDER BY CAST(block AS NUMERIC) DESC`,
@@ -266,24 +236,25 @@ export class PostgresOrderStore implements OrderStore {
 
   async insertApiKey(key: ApiKeyRecord): Promise<void> {
     await this.pool.query(
-      `INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES (${numbered(6)})`,
-      apiKeyInsertValues(key),
+      `INSERT INTO api_keys (${table.API_KEY_COLUMNS}) VALUES (${numbered(6)})`,
+      table.apiKeyInsertValues(key),
     );
   }
 
   async getApiKey(id: string): Promise<ApiKeyRecord | null> {
-    const result = await this.pool.query<ApiKeyRow>(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = $1`, [
-      id,
-    ]);
+    const result = await this.pool.query<table.ApiKeyRow>(
+      `SELECT ${table.API_KEY_COLUMNS} FROM api_keys WHERE id = $1`,
+      [id],
+    );
     const row = result.rows[0];
-    return row === undefined ? null : apiKeyFromRow(row);
+    return row === undefined ? null : table.apiKeyFromRow(row);
   }
 
   async listApiKeys(): Promise<ApiKeyRecord[]> {
-    const result = await this.pool.query<ApiKeyRow>(
-      `SELECT ${API_KEY_COLUMNS} FROM api_keys ORDER BY created_at_ms, id`,
+    const result = await this.pool.query<table.ApiKeyRow>(
+      `SELECT ${table.API_KEY_COLUMNS} FROM api_keys ORDER BY created_at_ms, id`,
     );
-    return result.rows.map(apiKeyFromRow);
+    return result.rows.map(table.apiKeyFromRow);
   }
 
   async endApiKey(id: string, at: Date): Promise<boolean> {

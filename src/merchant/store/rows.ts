@@ -1,6 +1,14 @@
 /** Row <-> record mapping shared by both stores: the same columns, uint256 values as decimal text. */
 import type { Address, Hash, Hex } from "viem";
-import type { Attempt, AttemptKind, AttemptStatus, NewOrder, Order, OrderState } from "../order.js";
+import type {
+  Attempt,
+  AttemptKind,
+  AttemptStatus,
+  NewAttempt,
+  NewOrder,
+  Order,
+  OrderState,
+} from "../order.js";
 import type { AuthorizationKind } from "../../payments/index.js";
 import type { ApiKeyRecord, ApiScope } from "../api-keys.js";
 
@@ -153,6 +161,21 @@ export function apiKeyFromRow(row: ApiKeyRow): ApiKeyRecord {
     createdAt: new Date(Number(row.created_at_ms)),
     endsAt: row.ends_at_ms === null ? null : new Date(Number(row.ends_at_ms)),
   };
+}
+
+/** The columns a new attempt sets besides its status and times. */
+export const ATTEMPT_INSERT_COLUMNS = "tx_hash, order_id, kind, relayer, relayer_nonce, raw_tx";
+
+/** Insert parameters in ATTEMPT_INSERT_COLUMNS order. */
+export function attemptInsertValues(attempt: NewAttempt): unknown[] {
+  return [
+    attempt.txHash,
+    attempt.orderId,
+    attempt.kind,
+    attempt.relayer,
+    attempt.relayerNonce,
+    attempt.rawTransaction,
+  ];
 }
 
 /** Insert parameters in API_KEY_COLUMNS order. */

@@ -5,48 +5,18 @@
  */
 import Database from "better-sqlite3";
 import type { Hash } from "viem";
-import type {
-  Attempt,
-  AttemptStatus,
-  NewAttempt,
-  NewOrder,
-  Order,
-  OrderKey,
-  OrderState,
-  Transition,
-} from "../order.js";
+import type * as model from "../order.js";
 import type { ApiKeyRecord } from "../api-keys.js";
-import {
-  API_KEY_COLUMNS,
-  apiKeyFromRow,
-  apiKeyInsertValues,
-  type ApiKeyRow,
-  type AttemptRow,
-  attemptFromRow,
-  clampLimit,
-  ORDER_COLUMN_COUNT,
-  ORDER_COLUMNS,
-  orderFromRow,
-  orderInsertValues,
-  type OrderRow,
-  PATCH_COLUMNS,
-} from "./rows.js";
+import * as table from "./rows.js";
 import { StoreError } from "../errors.js";
 import { ORDERS_ADDED_COLUMNS, SQLITE_SCHEMA } from "./schema.js";
-import {
-  type Checkpoint,
-  CHECKPOINTS_KEPT,
-  type InsertResult,
-  type ListOrdersQuery,
-  MAX_LIST_LIMIT,
-  type OrderStore,
-} from "./store.js";
+import * as store from "./store.js";
 
 function placeholders(count: number): string {
   return Array.from({ length: count }, () => "?").join(", ");
 }
 
-export class SqliteOrderStore implements OrderStore {
+export class SqliteOrderStore implements store.OrderStore {
   readonly kind = "sqlite";
   private readonly db: Database.Database;
 
@@ -74,14 +44,14 @@ export class SqliteOrderStore implements OrderStore {
     return Promise.resolve();
   }
 
-  insertOrder(order: NewOrder): Promise<InsertResult> {
-    const run = this.db.transaction((): InsertResult => {
+  insertOrder(order: model.NewOrder): Promise<store.InsertResult> {
+    const run = this.db.transaction((): store.InsertResult => {
       const inserted = this.db
         .prepare(
-          `INSERT INTO orders (${ORDER_COLUMNS}) VALUES (${placeholders(ORDER_COLUMN_COUNT)})
+          `INSERT INTO orders (${table.ORDER_COLUMNS}) VALUES (${placeholders(table.ORDER_COLUMN_COUNT)})
            ON CONFLICT (chain_id, token, authorizer, nonce) DO NOTHING`,
         )
-        .run(...orderInsertValues(order, this.now()));
+        .run(...table.orderInsertValues(order, this.now()));
       const existing = this.selectByKey(order);
       if (existing === null)
         throw new StoreError("order vanished after insert", { details: { id: order.id } });
@@ -90,27 +60,27 @@ export class SqliteOrderStore implements OrderStore {
     return Promise.resolve(run.immediate());
   }
 
-  getOrder(id: string): Promise<Order | null> {
-    const row = this.db.prepare(`SELECT ${ORDER_COLUMNS} FROM orders WHERE id = ?`).get(id) as
-      OrderRow | undefined;
-    return Promise.resolve(row === undefined ? null : orderFromRow(row));
+  getOrder(id: string): Promise<model.Order | null> {
+    const row = this.db.prepare(`SELECT ${table.ORDER_COLUMNS} FROM orders WHERE id = ?`).get(id) as
+      table.OrderRow | undefined;
+    return Promise.resolve(row === undefined ? null : table.orderFromRow(row));
   }
 
-  private selectByKey(key: OrderKey): Order | null {
+  private selectByKey(key: model.OrderKey): model.Order | null {
     const row = this.db
       .prepare(
-        `SELECT ${ORDER_COLUMNS} FROM orders WHERE chain_id = ? AND token = ? AND authorizer = ? AND nonce = ?`,
+        `SELECT ${table.ORDER_COLUMNS} FROM orders WHERE chain_id = ? AND token = ? AND authorizer = ? AND nonce = ?`,
       )
       .get(key.chainId.toString(), key.token, key.authorizer, key.nonce.toLowerCase()) as
-      OrderRow | undefined;
-    return row === undefined ? null : orderFromRow(row);
+      table.OrderRow | undefined;
+    return row === undefined ? null : table.orderFromRow(row);
   }
 
-  getOrderByKey(key: OrderKey): Promise<Order | null> {
+  getOrderByKey(key: model.OrderKey): Promise<model.Order | null> {
     return Promise.resolve(this.selectByKey(key));
   }
 
-  listOrders(query: ListOrdersQuery): Promise<Order[]> {
+  listOrders(query: store.ListOrdersQuery): Promise<model.Order[]> {
     const where: string[] = [];
     const params: unknown[] = [];
     if (query.state !== undefined) {
@@ -121,28 +91,28 @@ export class SqliteOrderStore implements OrderStore {
       where.push("(created_at_ms, id) > (SELECT created_at_ms, id FROM orders WHERE id = ?)");
       params.push(query.after);
     }
-    params.push(clampLimit(query.limit, MAX_LIST_LIMIT));
+    params.push(table.clampLimit(query.limit, store.MAX_LIST_LIMIT));
     const rows = this.db
       .prepare(
-        `SELECT ${ORDER_COLUMNS} FROM orders ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+        `SELECT ${table.ORDER_COLUMNS} FROM orders ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
          ORDER BY created_at_ms, id LIMIT ?`,
       )
-      .all(...params) as OrderRow[];
-    return Promise.resolve(rows.map(orderFromRow));
+      .all(...params) as table.OrderRow[];
+    return Promise.resolve(rows.map(table.orderFromRow));
   }
 
-  ordersInStates(states: readonly OrderState[]): Promise<Order[]> {
+  ordersInStates(states: readonly model.OrderState[]): Promise<model.Order[]> {
     if (states.length === 0) return Promise.resolve([]);
     const rows = this.db
       .prepare(
-        `SELECT ${ORDER_COLUMNS} FROM orders WHERE state IN (${placeholders(states.length)}) ORDER BY created_at_ms, id`,
+        `SELECT ${table.ORDER_COLUMNS} FROM orders WHERE state IN (${placeholders(states.length)}) ORDER BY created_at_ms, id`,
       )
-      .all(...states) as OrderRow[];
-    return Promise.resolve(rows.map(orderFromRow));
+      .all(...states) as table.OrderRow[];
+    return Promise.resolve(rows.map(table.orderFromRow));
   }
 
-  transition(transition: Transition): Promise<Order | null> {
-    const run = this.db.transaction((): Order | null => {
+  transition(transition: model.Transition): Promise<model.Order | null> {
+    const run = this.db.transaction((): model.Order | null => {
       const current = this.db.prepare("SELECT state, version FROM orders WHERE id = ?").get(transition.id) as
         { state: string; version: number } | undefined;
       if (current === undefined || !(transition.from as readonly string[]).includes(current.state))
@@ -150,7 +120,7 @@ export class SqliteOrderStore implements OrderStore {
       const now = this.now();
       const sets = ["state = ?", "version = version + 1", "updated_at_ms = ?"];
       const params: unknown[] = [transition.to, now];
-      for (const [field, column] of PATCH_COLUMNS) {
+      for (const [field, column] of table.PATCH_COLUMNS) {
         const value = transition.patch?.[field];
         if (value !== undefined) {
           sets.push(`${column} = ?`);
@@ -159,9 +129,9 @@ export class SqliteOrderStore implements OrderStore {
       }
       const updated = this.db
         .prepare(
-          `UPDATE orders SET ${sets.join(", ")} WHERE id = ? AND version = ? RETURNING ${ORDER_COLUMNS}`,
+          `UPDATE orders SET ${sets.join(", ")} WHERE id = ? AND version = ? RETURNING ${table.ORDER_COLUMNS}`,
         )
-        .get(...params, transition.id, current.version) as OrderRow | undefined;
+        .get(...params, transition.id, current.version) as table.OrderRow | undefined;
       if (updated === undefined) return null;
       this.db
         .prepare(
@@ -175,12 +145,12 @@ export class SqliteOrderStore implements OrderStore {
           transition.patch?.note ?? null,
           now,
         );
-      return orderFromRow(updated);
+      return table.orderFromRow(updated);
     });
     return Promise.resolve(run.immediate());
   }
 
-  recordAttempt(attempt: NewAttempt, expectedState: OrderState): Promise<boolean> {
+  recordAttempt(attempt: model.NewAttempt, expectedState: model.OrderState): Promise<boolean> {
     const run = this.db.transaction((): boolean => {
       const now = this.now();
       const updated = this.db
@@ -189,46 +159,37 @@ export class SqliteOrderStore implements OrderStore {
       if (updated.changes !== 1) return false;
       this.db
         .prepare(
-          `INSERT INTO attempts (tx_hash, order_id, kind, relayer, relayer_nonce, raw_tx, status, created_at_ms, updated_at_ms)
+          `INSERT INTO attempts (${table.ATTEMPT_INSERT_COLUMNS}, status, created_at_ms, updated_at_ms)
            VALUES (?, ?, ?, ?, ?, ?, 'prepared', ?, ?)`,
         )
-        .run(
-          attempt.txHash,
-          attempt.orderId,
-          attempt.kind,
-          attempt.relayer,
-          attempt.relayerNonce,
-          attempt.rawTransaction,
-          now,
-          now,
-        );
+        .run(...table.attemptInsertValues(attempt), now, now);
       return true;
     });
     return Promise.resolve(run.immediate());
   }
 
-  setAttemptStatus(txHash: Hash, status: AttemptStatus): Promise<void> {
+  setAttemptStatus(txHash: Hash, status: model.AttemptStatus): Promise<void> {
     this.db
       .prepare("UPDATE attempts SET status = ?, updated_at_ms = ? WHERE tx_hash = ?")
       .run(status, this.now(), txHash);
     return Promise.resolve();
   }
 
-  attemptsOf(orderId: string): Promise<Attempt[]> {
+  attemptsOf(orderId: string): Promise<model.Attempt[]> {
     const rows = this.db
       .prepare("SELECT * FROM attempts WHERE order_id = ? ORDER BY created_at_ms, relayer_nonce")
-      .all(orderId) as AttemptRow[];
-    return Promise.resolve(rows.map(attemptFromRow));
+      .all(orderId) as table.AttemptRow[];
+    return Promise.resolve(rows.map(table.attemptFromRow));
   }
 
-  attemptsInStatus(statuses: readonly AttemptStatus[]): Promise<Attempt[]> {
+  attemptsInStatus(statuses: readonly model.AttemptStatus[]): Promise<model.Attempt[]> {
     if (statuses.length === 0) return Promise.resolve([]);
     const rows = this.db
       .prepare(
         `SELECT * FROM attempts WHERE status IN (${placeholders(statuses.length)}) ORDER BY relayer, relayer_nonce`,
       )
-      .all(...statuses) as AttemptRow[];
-    return Promise.resolve(rows.map(attemptFromRow));
+      .all(...statuses) as table.AttemptRow[];
+    return Promise.resolve(rows.map(table.attemptFromRow));
   }
 
   getCursor(chainId: bigint, token: string): Promise<bigint | null> {
@@ -257,12 +218,12 @@ export class SqliteOrderStore implements OrderStore {
         .prepare(
           `DELETE FROM reconciler_checkpoints WHERE chain_id = ? AND token = ? AND CAST(block AS INTEGER) <= ?`,
         )
-        .run(chain, token, (block - BigInt(CHECKPOINTS_KEPT)).toString());
+        .run(chain, token, (block - BigInt(store.CHECKPOINTS_KEPT)).toString());
     })();
     return Promise.resolve();
   }
 
-  checkpoints(chainId: bigint, token: string): Promise<Checkpoint[]> {
+  checkpoints(chainId: bigint, token: string): Promise<store.Checkpoint[]> {
     const rows = this.db
       .prepare(
         `SELECT block, hash FROM reconciler_checkpoints WHERE chain_id = ? AND token = ?
@@ -289,22 +250,22 @@ export class SqliteOrderStore implements OrderStore {
 
   insertApiKey(key: ApiKeyRecord): Promise<void> {
     this.db
-      .prepare(`INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES (${placeholders(6)})`)
-      .run(...apiKeyInsertValues(key));
+      .prepare(`INSERT INTO api_keys (${table.API_KEY_COLUMNS}) VALUES (${placeholders(6)})`)
+      .run(...table.apiKeyInsertValues(key));
     return Promise.resolve();
   }
 
   getApiKey(id: string): Promise<ApiKeyRecord | null> {
-    const row = this.db.prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = ?`).get(id) as
-      ApiKeyRow | undefined;
-    return Promise.resolve(row === undefined ? null : apiKeyFromRow(row));
+    const row = this.db.prepare(`SELECT ${table.API_KEY_COLUMNS} FROM api_keys WHERE id = ?`).get(id) as
+      table.ApiKeyRow | undefined;
+    return Promise.resolve(row === undefined ? null : table.apiKeyFromRow(row));
   }
 
   listApiKeys(): Promise<ApiKeyRecord[]> {
     const rows = this.db
-      .prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys ORDER BY created_at_ms, id`)
-      .all() as ApiKeyRow[];
-    return Promise.resolve(rows.map(apiKeyFromRow));
+      .prepare(`SELECT ${table.API_KEY_COLUMNS} FROM api_keys ORDER BY created_at_ms, id`)
+      .all() as table.ApiKeyRow[];
+    return Promise.resolve(rows.map(table.apiKeyFromRow));
   }
 
   endApiKey(id: string, at: Date): Promise<boolean> {
