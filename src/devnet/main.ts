@@ -297,6 +297,26 @@ interface ProverContext {
   readonly queue: DevnetProofQueue | undefined;
   /** The journal the enclaves sign and the hosts check (--journal-version). */
   readonly journalVersion: VerifierVersion;
+  /** True once the devnet stops its parts (a worker host's exit is then no news). */
+  readonly stopping: () => boolean;
+}
+
+/**
+ * With two or more --provers, a worker host that dies (kill -9) does not take the devnet down: its leased job
+ * returns to the queue when the lease expires and the other workers prove it (docs/devnet.md "The prover"). The
+ * part is still stopped with the others; its enclave keeps running. One worker alone stays fatal, as every part is.
+ */
+function survivableWorker<T extends ServiceChild>(config: DevnetConfig, stopping: () => boolean, host: T): T {
+  if ((config.provers ?? 1) < 2) return host;
+  const exited = host.exited.then((exit) => {
+    if (!stopping())
+      process.stdout.write(
+        `[devnet] ${host.name} exited (code ${exit.code}, signal ${exit.signal}); the other workers go on, ` +
+          "its job returns to the queue when its lease expires\n",
+      );
+    return new Promise<never>(() => undefined);
+  });
+  return { ...host, exited };
 }
 
 /** A local enclave and the host in front of it, started; `ready` resolves with the host's URL and signer. */
@@ -328,21 +348,25 @@ async function startProver(
   const { queue } = context;
   // The host connects to its enclave per request: both start together, and the L1 work runs meanwhile.
   const host = await add(
-    startServiceChild(
-      `prover host${suffix}`,
-      "src/host/main.ts",
-      [
-        ...["--l1-rpc-url", context.l1RpcUrl, "--l1-beacon-url", context.beaconUrl],
-        ...["--l2-rpc-url", context.ready.url, "--l2-chain-id", String(context.ready.chainId)],
-        ...["--rollup-config", context.rollup.path, "--vsock-cid", socket],
-        ...["--listen", `127.0.0.1:${port}`, "--journal-version", context.journalVersion],
-        // A worker's DATABASE_URL comes with this process's environment.
-        ...(queue === undefined ? [] : ["--worker"]),
-        ...(queue?.sqlitePath === undefined ? [] : ["--job-queue-sqlite", queue.sqlitePath]),
-      ],
-      echoTo(`[host${suffix}]`),
-      // Only the Unix socket is used: the host never opens AF_VSOCK here.
-      { OP_ENCLAVE_FORBID_VSOCK: "1" },
+    survivableWorker(
+      config,
+      context.stopping,
+      startServiceChild(
+        `prover host${suffix}`,
+        "src/host/main.ts",
+        [
+          ...["--l1-rpc-url", context.l1RpcUrl, "--l1-beacon-url", context.beaconUrl],
+          ...["--l2-rpc-url", context.ready.url, "--l2-chain-id", String(context.ready.chainId)],
+          ...["--rollup-config", context.rollup.path, "--vsock-cid", socket],
+          ...["--listen", `127.0.0.1:${port}`, "--journal-version", context.journalVersion],
+          // A worker's DATABASE_URL comes with this process's environment.
+          ...(queue === undefined ? [] : ["--worker"]),
+          ...(queue?.sqlitePath === undefined ? [] : ["--job-queue-sqlite", queue.sqlitePath]),
+        ],
+        echoTo(`[host${suffix}]`),
+        // Only the Unix socket is used: the host never opens AF_VSOCK here.
+        { OP_ENCLAVE_FORBID_VSOCK: "1" },
+      ),
     ),
   );
   const ready = Promise.all([
@@ -568,7 +592,10 @@ async function main(config: DevnetConfig): Promise<number> {
         startProver(
           index,
           config,
-          { l1RpcUrl: l1.anvil.rpcUrl, beaconUrl: beacon.url, ready, rollup, queue, journalVersion },
+          {
+            ...{ l1RpcUrl: l1.anvil.rpcUrl, beaconUrl: beacon.url, ready, rollup, queue, journalVersion },
+            stopping: () => stopped !== undefined,
+          },
           add,
         ),
       ),

@@ -21,6 +21,8 @@ import {
 } from "../../src/chain/index.js";
 import { encodeBlob, loadKzg, versionedHash } from "../../src/derive/index.js";
 import {
+  blobElementKey,
+  blobElementKeys,
   blobPreimages,
   canonicalTransaction,
   decodeReceipt,
@@ -135,6 +137,17 @@ describe("blobs", () => {
     expect(value(1)).toBe(BLS_MODULUS - 1n);
     expect(value(2048)).toBe(generator);
     expect(new Set(roots.map(toHexRaw)).size).toBe(4096);
+  });
+
+  it("the element keys of a commitment are blobElementKey's, the same array when asked again", () => {
+    const commitment = new Uint8Array(48).fill(7);
+    const keys = blobElementKeys(commitment);
+    expect(keys).toHaveLength(4096);
+    for (const i of [0, 1, 2048, 4095]) expect(keys[i]).toEqual(blobElementKey(commitment, i));
+    expect(blobElementKeys(commitment.slice())).toBe(keys);
+    expect(blobElementKeys(new Uint8Array(48).fill(8))[0]).toEqual(
+      blobElementKey(new Uint8Array(48).fill(8), 0),
+    );
   });
 
   it("a blob stored as commitment and elements reads back; a changed element or commitment is refused", async () => {

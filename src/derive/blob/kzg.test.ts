@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
+import { loadEthKzg } from "../../chain/index.js";
 import { DeriveError } from "../errors.js";
 import { BLOB_SIZE, encodeBlob } from "./codec.js";
 import { DERIVE_FIXTURES_DIR } from "./fixture-paths.test-support.js";
@@ -110,6 +111,37 @@ describe("KZG verification of blobs", { timeout: 300_000 }, () => {
     wrongVersion[0] = 0x02;
     expect(() => kzg.verifyBlob(s.blob, wrongVersion)).toThrow(BlobMismatchError);
     expect(() => kzg.verifyBlob(s.blob, hash.subarray(0, 31))).toThrow(BlobMismatchError);
+  });
+
+  it("accepts the same bytes under a verified hash without a new commitment, and checks any other bytes in full", async () => {
+    let commitments = 0;
+    const backend = await loadEthKzg();
+    const counting = new Proxy(backend, {
+      get: (target, property) =>
+        property === "blobToKzgCommitment"
+          ? (blob: Uint8Array) => {
+              commitments += 1;
+              return target.blobToKzgCommitment(blob);
+            }
+          : Reflect.get(target, property),
+    });
+    const memo = new Kzg(counting);
+    const s = sidecars[0]!;
+    const hash = versionedHash(s.commitment);
+    expect(hex(memo.verifyBlob(s.blob, hash))).toBe(hex(s.commitment));
+    expect(hex(memo.verifyBlob(s.blob.slice(), hash))).toBe(hex(s.commitment));
+    expect(commitments).toBe(1);
+    const tampered = s.blob.slice();
+    tampered[4096]! ^= 0x01;
+    expect(() => memo.verifyBlob(tampered, hash)).toThrow(BlobMismatchError);
+    expect(commitments).toBe(2);
+    // The refused bytes are not remembered, and the verified ones still are.
+    expect(() => memo.verifyBlob(tampered, hash)).toThrow(BlobMismatchError);
+    expect(hex(memo.verifyBlob(s.blob, hash))).toBe(hex(s.commitment));
+    expect(commitments).toBe(3);
+    // Verified bytes under another versioned hash are checked in full, and refused.
+    expect(() => memo.verifyBlob(s.blob, versionedHash(sidecars[1]!.commitment))).toThrow(BlobMismatchError);
+    expect(commitments).toBe(4);
   });
 
   it("verifies an OP-encoded blob through the convenience functions", async () => {

@@ -86,6 +86,27 @@ export function blobElementKey(commitment: Uint8Array, index: number): Uint8Arra
   return key;
 }
 
+/** How many commitments' element keys are kept (the newest): a derivation window's blobs, with room. */
+const ELEMENT_KEYS_KEPT = 64;
+/** The 4096 element keys of recent commitments (hex), oldest first: 4096 keccak256 calls saved per blob read again. */
+const elementKeys = new Map<string, readonly Uint8Array[]>();
+
+/**
+ * The keys of the 4096 field elements of the blob committed to by `commitment` (blobElementKey for each index),
+ * remembered for the newest ELEMENT_KEYS_KEPT commitments: consecutive proof ranges read mostly the same blobs.
+ * The keys are a function of the commitment alone; callers must not modify them.
+ */
+export function blobElementKeys(commitment: Uint8Array): readonly Uint8Array[] {
+  const id = toHex(commitment);
+  let keys = elementKeys.get(id);
+  if (keys === undefined) {
+    keys = Array.from({ length: FIELD_ELEMENTS_PER_BLOB }, (_, i) => blobElementKey(commitment, i));
+    if (elementKeys.size >= ELEMENT_KEYS_KEPT) elementKeys.delete(elementKeys.keys().next().value!);
+  } else elementKeys.delete(id);
+  elementKeys.set(id, keys);
+  return keys;
+}
+
 /** Every (key, value) a blob is stored as: the commitment, then the 4096 elements. */
 export function blobPreimages(
   versionedHash: Uint8Array,
@@ -93,8 +114,9 @@ export function blobPreimages(
   blob: Uint8Array,
 ): [Uint8Array, Uint8Array][] {
   const out: [Uint8Array, Uint8Array][] = [[blobCommitmentKey(versionedHash), commitment]];
+  const keys = blobElementKeys(commitment);
   for (let i = 0; i < FIELD_ELEMENTS_PER_BLOB; i++)
-    out.push([blobElementKey(commitment, i), blob.slice(i * 32, i * 32 + 32)]);
+    out.push([keys[i]!.slice(), blob.slice(i * 32, i * 32 + 32)]);
   return out;
 }
 
@@ -110,8 +132,9 @@ export function readBlob(source: PreimageSource, versionedHash: Uint8Array, kzg:
   if (!bytesEqual(versionedHashOf(commitment), versionedHash))
     throw new InvalidWitnessError(`${what}: the commitment is not the versioned hash's`, { what });
   const blob = new Uint8Array(BLOB_SIZE);
+  const keys = blobElementKeys(commitment);
   for (let i = 0; i < FIELD_ELEMENTS_PER_BLOB; i++) {
-    const element = source.get(blobElementKey(commitment, i));
+    const element = source.get(keys[i]!);
     if (element.length !== 32)
       throw new InvalidWitnessError(`${what}: field element ${i} of ${element.length} bytes`, {
         what,

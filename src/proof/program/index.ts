@@ -42,6 +42,7 @@ export {
 export {
   blobCommitmentKey,
   blobElementKey,
+  blobElementKeys,
   blobPreimages,
   FIELD_ELEMENTS_PER_BLOB,
   readBlob,
