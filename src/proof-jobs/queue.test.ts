@@ -165,6 +165,27 @@ describe.each(BACKENDS)("%s proof job queue", (backend) => {
     ]);
   });
 
+  it("returns a job whose first lease expired at once, and backs off after the next expiry", async () => {
+    const queue = await open({ leaseMs: 200, backoffMs: 600_000, maxBackoffMs: 600_000 });
+    await queue.enqueue(range(0), requestFor(range(0)));
+    expect(await queue.claim("dies")).not.toBeNull();
+    // The first expiry: the job has waited one lease for its dead worker and is claimable again with no backoff.
+    const second = await until(
+      async () => (await queue.claim("next")) ?? undefined,
+      "the expired job's re-claim",
+    );
+    expect(second.job.attempts).toBe(2);
+    expect(second.job.error).toBe("the lease of dies expired");
+    // The second expiry backs off (10 minutes here): no claim while it waits.
+    const backedOff = await until(async () => {
+      expect(await queue.claim("other")).toBeNull();
+      const job = await queue.get(range(0));
+      return job?.state === "queued" ? job : undefined;
+    }, "the second expired lease's requeue");
+    expect(backedOff.error).toBe("the lease of next expired");
+    expect(await queue.claim("other")).toBeNull();
+  });
+
   it("fails a job whose last allowed lease expired", async () => {
     const queue = await open({ leaseMs: 200, maxAttempts: 1 });
     await queue.enqueue(range(0), requestFor(range(0)));

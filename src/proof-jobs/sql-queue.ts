@@ -92,10 +92,17 @@ export class SqlProofJobQueue implements ProofJobQueue {
     return this.driver.close();
   }
 
-  /** The delay before attempt `attempts + 1`, doubling from `backoffMs` up to `maxBackoffMs`; params $a, $b. */
-  private backoff(base: string, max: string): string {
+  /**
+   * The delay before attempt `attempts + 1`, doubling from `backoffMs` up to `maxBackoffMs`; params $a, $b. With
+   * `afterExpiry`, the delay after an expired lease: none the first time (the job already waited out a whole lease
+   * for its dead worker, so a killed worker delays its range by one lease), then doubling from `backoffMs` as after a
+   * failure, so a range whose workers keep dying still backs off.
+   */
+  private backoff(base: string, max: string, afterExpiry = false): string {
     const { least, greatest } = this.driver.dialect;
-    return `${least}(CAST(${base} AS BIGINT) * (CAST(1 AS BIGINT) << ${least}(${greatest}(attempts - 1, 0), 30)), CAST(${max} AS BIGINT))`;
+    const doublings = afterExpiry ? "attempts - 2" : "attempts - 1";
+    const delay = `${least}(CAST(${base} AS BIGINT) * (CAST(1 AS BIGINT) << ${least}(${greatest}(${doublings}, 0), 30)), CAST(${max} AS BIGINT))`;
+    return afterExpiry ? `CASE WHEN attempts <= 1 THEN CAST(0 AS BIGINT) ELSE ${delay} END` : delay;
   }
 
   private async one(sql: string, params: readonly unknown[]): Promise<ProofJobRow | undefined> {
@@ -118,12 +125,15 @@ export class SqlProofJobQueue implements ProofJobQueue {
     return { job: existing, created: false };
   }
 
-  /** Returns every expired lease to the queue after its backoff, or fails the job when its attempts are spent. */
+  /**
+   * Returns every expired lease to the queue (at once the first time, then after a backoff), or fails the job when
+   * its attempts are spent.
+   */
   private async reapExpiredLeases(): Promise<void> {
     await this.driver.query(
       `UPDATE proof_jobs SET
          state = CASE WHEN attempts >= $1 THEN 'failed' ELSE 'queued' END,
-         available_at_ms = lease_expires_at_ms + ${this.backoff("$2", "$3")},
+         available_at_ms = lease_expires_at_ms + ${this.backoff("$2", "$3", true)},
          error = 'the lease of ' || lease_owner || ' expired',
          finished_at_ms = CASE WHEN attempts >= $1 THEN ${this.now} ELSE NULL END,
          updated_at_ms = ${this.now}, ${LEASE_CLEARED}
