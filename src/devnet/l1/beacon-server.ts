@@ -77,7 +77,9 @@ export async function startBeaconServer(options: BeaconServerOptions): Promise<B
   const blockAtSlot = async (slot: bigint): Promise<{ hash: Hex; number: bigint } | undefined> => {
     const target = slotTime(grid, slot);
     let lo = 0n;
-    let hi = await anvil.client.getBlockNumber();
+    // Uncached: viem keeps a block number for its client's cacheTime (4 s), two slots on a 2 s grid, so a cached
+    // number can predate the block of the slot asked for (the test's L1 answered 404 for a block it had just mined).
+    let hi = await anvil.client.getBlockNumber({ cacheTime: 0 });
     while (lo <= hi) {
       const mid = (lo + hi) / 2n;
       const block = await anvil.client.getBlock({ blockNumber: mid });
