@@ -6,7 +6,7 @@
  * `npm run conformance:record`.
  */
 import { describe, expect, it } from "vitest";
-import { toHex } from "../src/chain/index.js";
+import { PreimageKeyType, toHex } from "../src/chain/index.js";
 import { loadVerifiedPreimages, readBootInfo } from "../src/proof/preimages/index.js";
 import { OfflineOracle, refusePrecompileKeys, runProgram } from "../src/proof/program/index.js";
 import { FIXTURE_FORMAT, FIXTURE_WITNESS_PATH, recordedWitness } from "./fixture.js";
@@ -42,7 +42,7 @@ describe("the recorded devnet witness", () => {
     expect(l1HeadHeaderKey(preimages)).toBeDefined();
     expect(agreedStateRootKey(preimages)).toBeDefined();
     expect(firstBlobElement(preimages)).toBeDefined();
-    expect(preimages.some(([key]) => key.key_type === "Precompile")).toBe(false);
+    expect(preimages.some(([key]) => key[0] === PreimageKeyType.Precompile)).toBe(false);
     const inRange = (block: number) =>
       block > manifest.startBlock && block <= manifest.boot.claimedL2BlockNumber;
     expect(manifest.contents.userTransactions.filter((t) => inRange(t.block)).length).toBeGreaterThan(0);
@@ -52,8 +52,8 @@ describe("the recorded devnet witness", () => {
   it("loads through the --witness reader (gzip'd) to the same preimages", async () => {
     const loaded = await loadWitnessFile(FIXTURE_WITNESS_PATH);
     expect(loaded.length).toBe(preimages.length);
-    expect(loaded.map(([k, v]) => `${k.key_type}:${toHex(k.data)}:${toHex(v)}`)).toEqual(
-      preimages.map(([k, v]) => `${k.key_type}:${toHex(k.data)}:${toHex(v)}`),
+    expect(loaded.map(([k, v]) => `${toHex(k)}:${toHex(v)}`)).toEqual(
+      preimages.map(([k, v]) => `${toHex(k)}:${toHex(v)}`),
     );
   });
 
@@ -82,8 +82,8 @@ describe("the recorded devnet witness", () => {
     ]) {
       expect(valueOf(preimages, key)).toBeDefined();
       const error = await replay(withoutKey(preimages, key)).catch((e: unknown) => e);
-      expect(error, key.key_type).toBeInstanceOf(Error);
-      expect((error as { kind?: string }).kind, key.key_type).toBe("missing-preimage");
+      expect(error, toHex(key)).toBeInstanceOf(Error);
+      expect((error as { kind?: string }).kind, toHex(key)).toBe("missing-preimage");
     }
   }, 300_000);
 });

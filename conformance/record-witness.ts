@@ -12,6 +12,7 @@ import { gzipSync } from "node:zlib";
 import { createWalletClient, type Hex, hexToBytes, http, parseEther, parseGwei } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { depositPortalAbi } from "../contracts/index.js";
+import { preimageKeyTypeFromDiscriminant } from "../generated/protocol/index.js";
 import { devAccounts, rollupConfigToJson, toHex } from "../src/chain/index.js";
 import { collectWitness } from "../src/host/index.js";
 import type { BootInfo } from "../src/proof/preimages/index.js";
@@ -162,7 +163,10 @@ async function record(outDir: string): Promise<RecordedManifest> {
       throw new RecordingError("the program's roots differ from the node's", { programRoots, roots });
     }
     const keyTypes: Record<string, number> = {};
-    for (const [key] of collected.preimages) keyTypes[key.key_type] = (keyTypes[key.key_type] ?? 0) + 1;
+    for (const [key] of collected.preimages) {
+      const type = preimageKeyTypeFromDiscriminant(key[0]!) ?? String(key[0]);
+      keyTypes[type] = (keyTypes[type] ?? 0) + 1;
+    }
     const inRange = (b: number) => b > agreed && b <= claimed;
     const manifest: RecordedManifest = {
       format: FIXTURE_FORMAT,

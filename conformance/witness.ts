@@ -17,11 +17,11 @@ import {
   BootKey,
   bootPreimageKey,
   isBootPreimageKey,
+  isPreimageKey,
   keccak256PreimageKey,
-  preimageKeyBytes,
-  preimageKeyFromBytes,
   sha256PreimageKey,
 } from "../src/proof/preimages/index.js";
+import { bytesEqual, keccak256Key, PreimageKeyType } from "../src/chain/index.js";
 import { ConformanceError } from "./errors.js";
 
 /** A chain id no prover has in its config-hash table. */
@@ -118,10 +118,9 @@ export function parseWitnessJson(text: string, path: string): Preimage[] {
     const where = `preimages[${i}].key`;
     const keyBytes = hexToBytes(key, where);
     if (keyBytes.length !== 32) throw new WitnessFileError(`${where} must be 32 bytes`, { entry: where });
-    const preimageKey = preimageKeyFromBytes(keyBytes);
-    if (preimageKey === undefined)
+    if (!isPreimageKey(keyBytes))
       throw new WitnessFileError(`${where} has an unknown type byte`, { entry: where });
-    return [preimageKey, hexToBytes(value, `preimages[${i}].value`)];
+    return [keyBytes, hexToBytes(value, `preimages[${i}].value`)];
   });
 }
 
@@ -149,11 +148,10 @@ export async function loadWitnessFile(path: string): Promise<Preimage[]> {
 
 /** The keccak256 key naming a 32-byte hash (the key of the value that hashes to it). */
 export function keccakKeyOfHash(hash: Uint8Array): PreimageKey {
-  return { data: hash.slice(1), key_type: "Keccak256" };
+  return keccak256Key(hash);
 }
 
-const sameKey = (a: PreimageKey, b: PreimageKey): boolean =>
-  a.key_type === b.key_type && a.data.every((x, i) => x === b.data[i]);
+const sameKey = (a: PreimageKey, b: PreimageKey): boolean => bytesEqual(a, b);
 
 /** The value under `key` in `witness`, if any. */
 export function valueOf(witness: readonly Preimage[], key: PreimageKey): Uint8Array | undefined {
@@ -189,7 +187,7 @@ export function agreedStateRootKey(witness: readonly Preimage[]): PreimageKey | 
 
 /** The first blob field element of the witness (blob keys are not content-addressed: the KZG commitment covers them). */
 export function firstBlobElement(witness: readonly Preimage[]): Preimage | undefined {
-  return witness.find(([key]) => key.key_type === "Blob");
+  return witness.find(([key]) => key[0] === PreimageKeyType.Blob);
 }
 
 /** `witness` with the value under `key` replaced. */
@@ -198,5 +196,5 @@ export function withValue(witness: readonly Preimage[], key: PreimageKey, value:
 }
 
 export function keyToHex(key: PreimageKey): string {
-  return `0x${Buffer.from(preimageKeyBytes(key)).toString("hex")}`;
+  return `0x${Buffer.from(key).toString("hex")}`;
 }

@@ -6,7 +6,7 @@ import { handleRequest, type RequestHandlerDeps } from "./handler.js";
 import { LocalSecurityModule } from "./local-security-module.js";
 import { findBuiltInChain } from "../src/chain/index.js";
 import { computeConfigHash, configHashFor, UnsupportedChainError } from "../src/proof/onchain/index.js";
-import { preimageKeyBytes } from "../src/proof/preimages/index.js";
+import { preimageKeyOf } from "../src/proof/preimages/index.js";
 import { developmentChain, enclaveChains } from "./prove.js";
 import { EnclaveSigner } from "./signer.js";
 import { bootPreimages, honestWitness, keccakPreimage, sha256Preimage, text } from "./test/fixtures.js";
@@ -34,8 +34,8 @@ function errorOf(response: Response): string {
 }
 
 describe("preimage keys", () => {
-  it("the 32-byte form is the type byte then the 31 data bytes", () => {
-    const key = preimageKeyBytes({ data: new Uint8Array(31).fill(9), key_type: "Sha256" });
+  it("a key is the type byte then the 31 data bytes", () => {
+    const key = preimageKeyOf("Sha256", new Uint8Array(31).fill(9));
     expect(key[0]).toBe(4);
     expect(key.subarray(1)).toEqual(new Uint8Array(31).fill(9));
   });
@@ -88,17 +88,17 @@ describe("Prove refusals sign nothing", () => {
   it("keys the enclave never takes from the host: precompile, global generic, a local key that is no boot index", async () => {
     const data = (fill: number) => new Uint8Array(31).fill(fill);
     expect(
-      await prove([...bootPreimages(), [{ key_type: "Precompile", data: data(1) }, new Uint8Array([1])]]),
+      await prove([...bootPreimages(), [preimageKeyOf("Precompile", data(1)), new Uint8Array([1])]]),
     ).toMatch(/^RefusedPreimageKeyError: preimage key precompile:0x06.* refused: precompile results/);
     expect(
-      await prove([...bootPreimages(), [{ key_type: "GlobalGeneric", data: data(2) }, new Uint8Array([1])]]),
+      await prove([...bootPreimages(), [preimageKeyOf("GlobalGeneric", data(2)), new Uint8Array([1])]]),
     ).toMatch(
       /^RefusedPreimageKeyError: preimage key global-generic:0x03.* refused: global generic preimages/,
     );
     const unknownLocal = new Uint8Array(31);
     unknownLocal[30] = 12;
     expect(
-      await prove([...bootPreimages(), [{ key_type: "Local", data: unknownLocal }, new Uint8Array(32)]]),
+      await prove([...bootPreimages(), [preimageKeyOf("Local", unknownLocal), new Uint8Array(32)]]),
     ).toMatch(
       /^RefusedPreimageKeyError: preimage key local:0x01.*0c refused: a local key that is not a boot information index/,
     );

@@ -122,6 +122,8 @@ class TypeCompiler {
           return t.length + (t.lengthPrefixed ? 1 : 0);
         case "bytes":
           return 1;
+        case "taggedBytes":
+          return t.length - 1 + this.minBytes(t.tag);
         case "struct":
           return t.fields.reduce((sum, f) => sum + this.minFieldBytes(f), 0);
         case "tuple":
@@ -236,6 +238,17 @@ function emitTypes(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
       case "bytes":
         sf.addTypeAlias({ name, isExported: true, type: "Uint8Array", docs: [t.doc] });
         break;
+      case "taggedBytes":
+        sf.addTypeAlias({
+          name,
+          isExported: true,
+          type: "Uint8Array",
+          docs: [`${t.length} bytes, the first the discriminant of a ${t.tag}. ${t.doc}`],
+        });
+        sf.addStatements(
+          `/** Length of a ${name} in bytes. */\nexport const ${upperSnake(name)}_LENGTH = ${t.length};`,
+        );
+        break;
       case "struct":
         sf.addInterface({
           name,
@@ -281,7 +294,7 @@ function emitTypes(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
               docs: [`The variant whose discriminant is \`discriminant\`, or undefined.`],
               parameters: [{ name: "discriminant", type: "number" }],
               returnType: `${name} | undefined`,
-              statements: `return ${upperSnake(name)}_VARIANTS.find((v) => ${upperSnake(name)}_DISCRIMINANTS[v] === discriminant);`,
+              statements: `switch (discriminant) {\n${t.variants.map((v) => `case ${v.discriminant}:\nreturn ${literal(v.name)};`).join("\n")}\ndefault:\nreturn undefined;\n}`,
             });
           }
         } else {
@@ -347,6 +360,14 @@ function writeBody(name: string, t: NamedTypeSpec, compiler: TypeCompiler): stri
         : `w.fixedArray(value, ${t.length}, ${literal(name)});`;
     case "bytes":
       return "w.bytes(value);";
+    case "taggedBytes":
+      return [
+        `if (value.length !== ${t.length}) throw new BincodeEncodeError(\`${name} must be ${t.length} bytes, got \${value.length}\`);`,
+        `const tag = ${lowerFirst(t.tag)}FromDiscriminant(value[0]!);`,
+        `if (tag === undefined) throw new BincodeEncodeError(\`${name}: unknown ${t.tag} byte \${value[0]}\`);`,
+        `w.raw(value.subarray(1));`,
+        `write${t.tag}(w, tag);`,
+      ].join("\n");
     case "struct":
       return t.fields.map((f) => writeField(compiler, f, `value.${f.name}`, `${name}.${f.name}`)).join("\n");
     case "tuple":
@@ -388,6 +409,8 @@ function readBody(name: string, t: NamedTypeSpec, compiler: TypeCompiler): strin
         : `return r.raw(${t.length});`;
     case "bytes":
       return `return r.bytes(${literal(name)});`;
+    case "taggedBytes":
+      return `const value = new Uint8Array(${t.length});\nread${name}Into(r, value, 0);\nreturn value;`;
     case "struct": {
       const reads = t.fields.map((f) => readField(compiler, f, `${name}.${f.name}`));
       return `${reads.join("\n")}\nreturn { ${readProperties(t.fields).join(", ")} };`;
@@ -431,7 +454,17 @@ function emitCodec(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
     isTypeOnly: true,
     namedImports: [...spec.types.keys(), "ProtocolForm"],
   });
-  sf.addImportDeclaration({ moduleSpecifier: "./types.js", namedImports: ["DEFAULT_PROTOCOL_FORM"] });
+  const tags = [...spec.types.values()].flatMap((t) => (t.kind === "taggedBytes" ? [t.tag] : []));
+  sf.addImportDeclaration({
+    moduleSpecifier: "./types.js",
+    namedImports: [
+      "DEFAULT_PROTOCOL_FORM",
+      ...[...new Set(tags)].flatMap((tag) => [
+        `${upperSnake(tag)}_DISCRIMINANTS`,
+        `${lowerFirst(tag)}FromDiscriminant`,
+      ]),
+    ],
+  });
   for (const [name, t] of spec.types) {
     if (t.kind !== "enum" || !hasFormIndices(t.variants)) continue;
     const tables = spec.forms
@@ -461,6 +494,21 @@ function emitCodec(spec: ProtocolSpec, compiler: TypeCompiler): GeneratedFile {
       returnType: name,
       statements: readBody(name, t, compiler),
     });
+    if (t.kind === "taggedBytes")
+      sf.addFunction({
+        name: `read${name}Into`,
+        isExported: true,
+        docs: [
+          `Reads a ${name} into \`out\` at \`at\` (${t.length} bytes, the ${t.tag} byte first) without allocating (throws BincodeDecodeError).`,
+        ],
+        parameters: [
+          { name: "r", type: "BincodeReader" },
+          { name: "out", type: "Uint8Array" },
+          { name: "at", type: "number" },
+        ],
+        returnType: "void",
+        statements: `r.rawInto(out, at + 1, ${t.length - 1});\nout[at] = ${upperSnake(t.tag)}_DISCRIMINANTS[read${t.tag}(r)];`,
+      });
     sf.addFunction({
       name: `encode${name}`,
       isExported: true,

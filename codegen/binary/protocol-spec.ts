@@ -42,6 +42,17 @@ export type NamedTypeSpec =
     }
   | { readonly kind: "bytes"; readonly doc: string }
   | {
+      /**
+       * `length` bytes whose first byte is the discriminant of a variant of `tag` (a unit-only enum whose every
+       * variant has one): the TypeScript type is those bytes as they are; the wire carries the other
+       * `length - 1` bytes as a fixed array, then the tag enum as it is written (its variant index).
+       */
+      readonly kind: "taggedBytes";
+      readonly length: number;
+      readonly tag: string;
+      readonly doc: string;
+    }
+  | {
       readonly kind: "struct";
       readonly fields: readonly FieldSpec[];
       readonly doc: string;
@@ -231,6 +242,12 @@ function parseNamedType(name: string, value: unknown): NamedTypeSpec {
       };
     case "bytes":
       return { kind: "bytes", doc };
+    case "taggedBytes": {
+      const length = asPositiveInt(o.length, `${where}.length`);
+      if (length < 2)
+        fail(`${where}.length`, "a tagged byte string holds its tag byte and at least one more");
+      return { kind: "taggedBytes", length, tag: asString(o.tag, `${where}.tag`), doc };
+    }
     case "struct":
       return { kind: "struct", fields: parseFields(o.fields, `${where}.fields`), doc, ...modelOf(o, where) };
     case "tuple":
@@ -289,8 +306,23 @@ function parseFrame(value: unknown): FrameSpec {
   return frame;
 }
 
+/** A taggedBytes tag: a unit-only enum, each variant with a distinct discriminant that fits the tag byte. */
+function checkTag(types: ReadonlyMap<string, NamedTypeSpec>, name: string, tag: string): void {
+  const where = `types.${name}.tag`;
+  const t = types.get(tag);
+  if (t?.kind !== "enum") fail(where, `${tag} is not an enum in types`);
+  if (t.variants.some((v) => v.fields !== undefined || v.items !== undefined))
+    fail(where, `${tag} must have unit variants only`);
+  const discriminants = t.variants.map((v) => v.discriminant);
+  if (discriminants.some((d) => d === undefined || d > 0xff))
+    fail(where, `every variant of ${tag} needs a discriminant of at most 255 (the tag byte)`);
+  if (new Set(discriminants).size !== discriminants.length)
+    fail(where, `the discriminants of ${tag} are not distinct`);
+}
+
 /** Checks that every referenced name exists and that no type contains itself. */
 function checkReferences(types: ReadonlyMap<string, NamedTypeSpec>): void {
+  for (const [name, t] of types) if (t.kind === "taggedBytes") checkTag(types, name, t.tag);
   const isKnown = (name: string) => (PRIMITIVES as readonly string[]).includes(name) || types.has(name);
   const visit = (expr: TypeExpr, where: string, stack: readonly string[]): void => {
     if (typeof expr === "string") {

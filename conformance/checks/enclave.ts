@@ -10,7 +10,7 @@ import { DEFAULT_PROTOCOL_FORM, type Preimage, type Response } from "../../gener
 import type { ProofResult } from "../../generated/rpc/index.js";
 import { signerAddressOf } from "../../src/proof/onchain/index.js";
 import { decodeAnswer, pairedMessageForm } from "../../src/proof/transport/index.js";
-import { BootKey, preimageKeyBytes, u64be } from "../../src/proof/preimages/index.js";
+import { BootKey, preimageKeyOf, u64be } from "../../src/proof/preimages/index.js";
 import { readAttestation } from "../attestation.js";
 import { type Check, CheckFailed, CheckSkipped, expectThat } from "../check.js";
 import { type EnclaveTarget, exchange, RawEnclaveConnection } from "../enclave-connection.js";
@@ -160,7 +160,7 @@ async function expectRefusedIfPresent<T>(
   return expectRefused(context, modified.defect, modified.witness);
 }
 
-const keyHex = (key: Preimage[0]): string => hex(preimageKeyBytes(key));
+const keyHex = (key: Preimage[0]): string => hex(key);
 
 /** Sends `bytes` on one connection, then requires that a fresh connection is still answered with the same key. */
 async function survivesHostileBytes(
@@ -436,10 +436,10 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
       expectRefused(context, "a precompile-result key", [
         ...context.witness,
         [
-          {
-            key_type: "Precompile",
-            data: keccak_256(new TextEncoder().encode("conformance: precompile")).slice(1),
-          },
+          preimageKeyOf(
+            "Precompile",
+            keccak_256(new TextEncoder().encode("conformance: precompile")).slice(1),
+          ),
           new Uint8Array([1]),
         ],
       ]),

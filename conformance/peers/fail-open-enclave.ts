@@ -23,7 +23,7 @@ import {
   type RangeExecutor,
 } from "../../enclave/index.js";
 import type { Request } from "../../generated/protocol/index.js";
-import type { RollupConfig } from "../../src/chain/index.js";
+import { PreimageKeyType, type RollupConfig } from "../../src/chain/index.js";
 import { teeImageHashOf } from "../../src/attestation/index.js";
 import { UnsupportedChainError } from "../../src/proof/onchain/index.js";
 import { type ListenAddress } from "../../src/proof/transport/index.js";
@@ -69,7 +69,7 @@ export async function startFailOpenEnclave(
   };
   const lenient = (request: Request): Request =>
     request.kind === "Prove" && behaviours.acceptsPrecompileKeys === true
-      ? { ...request, preimages: request.preimages.filter(([key]) => key.key_type !== "Precompile") }
+      ? { ...request, preimages: request.preimages.filter(([key]) => key[0] !== PreimageKeyType.Precompile) }
       : request;
   const server = new EnclaveServer({
     listen: { kind: "unix", path: join(dir, "enclave.sock") },

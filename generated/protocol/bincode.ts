@@ -199,6 +199,13 @@ export class BincodeReader {
     return out;
   }
 
+  /** `count` raw bytes copied into `out` at `at` (no allocation). */
+  rawInto(out: Uint8Array, at: number, count: number): void {
+    if (count > this.remaining) this.fail(`truncated: expected ${count} bytes, ${this.remaining} left`);
+    out.set(this.input.subarray(this.offset, this.offset + count), at);
+    this.offset += count;
+  }
+
   /** A varint of at most `bits` bits; only the shortest encoding is accepted. */
   varint(bits: 16 | 32 | 64): bigint {
     const start = this.offset;

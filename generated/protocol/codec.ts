@@ -2,7 +2,7 @@
 /** Strict bincode codecs for every protocol type: decode rejects truncation, trailing bytes, unknown variants, bad tags and over-long lengths. */
 import { BincodeEncodeError, BincodeReader, BincodeWriter } from "./bincode.js";
 import type { B256, Address, Bytes, PreimageKeyType, PreimageKey, Preimage, Proposal, ProofResult, Request, Response, ProtocolForm } from "./types.js";
-import { DEFAULT_PROTOCOL_FORM } from "./types.js";
+import { DEFAULT_PROTOCOL_FORM, PREIMAGE_KEY_TYPE_DISCRIMINANTS, preimageKeyTypeFromDiscriminant } from "./types.js";
 /** Request: each form's wire index of the variants in declaration order (the default form's is the order itself). */
 const REQUEST_WIRE_INDEX: Readonly<Record<string, readonly number[]>> = {
   base: [0, 1, 3, 2],
@@ -152,15 +152,24 @@ export function decodePreimageKeyType(bytes: Uint8Array, form: ProtocolForm = DE
 
 /** Appends a PreimageKey to a bincode writer. */
 export function writePreimageKey(w: BincodeWriter, value: PreimageKey): void {
-  w.fixedArray(value.data, 31, "PreimageKey.data");
-  writePreimageKeyType(w, value.key_type);
+  if (value.length !== 32) throw new BincodeEncodeError(`PreimageKey must be 32 bytes, got ${value.length}`);
+  const tag = preimageKeyTypeFromDiscriminant(value[0]!);
+  if (tag === undefined) throw new BincodeEncodeError(`PreimageKey: unknown PreimageKeyType byte ${value[0]}`);
+  w.raw(value.subarray(1));
+  writePreimageKeyType(w, tag);
 }
 
 /** Reads a PreimageKey from a bincode reader (throws BincodeDecodeError). */
 export function readPreimageKey(r: BincodeReader): PreimageKey {
-  const data = r.raw(31);
-  const key_type = readPreimageKeyType(r);
-  return { data, key_type };
+  const value = new Uint8Array(32);
+  readPreimageKeyInto(r, value, 0);
+  return value;
+}
+
+/** Reads a PreimageKey into `out` at `at` (32 bytes, the PreimageKeyType byte first) without allocating (throws BincodeDecodeError). */
+export function readPreimageKeyInto(r: BincodeReader, out: Uint8Array, at: number): void {
+  r.rawInto(out, at + 1, 31);
+  out[at] = PREIMAGE_KEY_TYPE_DISCRIMINANTS[readPreimageKeyType(r)];
 }
 
 /** A PreimageKey as a complete bincode payload in `form` (default: the default form). */

@@ -33,16 +33,28 @@ export const PREIMAGE_KEY_TYPE_DISCRIMINANTS: Readonly<Record<PreimageKeyType, n
 
 /** The variant whose discriminant is `discriminant`, or undefined. */
 export function preimageKeyTypeFromDiscriminant(discriminant: number): PreimageKeyType | undefined {
-  return PREIMAGE_KEY_TYPE_VARIANTS.find((v) => PREIMAGE_KEY_TYPE_DISCRIMINANTS[v] === discriminant);
+  switch (discriminant) {
+    case 1:
+      return "Local";
+    case 2:
+      return "Keccak256";
+    case 3:
+      return "GlobalGeneric";
+    case 4:
+      return "Sha256";
+    case 5:
+      return "Blob";
+    case 6:
+      return "Precompile";
+    default:
+      return undefined;
+  }
 }
 
-/** A preimage key: the 31 data bytes (the key's 32-byte form without its first byte) as a fixed array, then the key type as a variant index. The 32-byte form is discriminant(keyType) followed by data. */
-export interface PreimageKey {
-  /** Wire field `data`. */
-  readonly data: Uint8Array;
-  /** Wire field `key_type`. */
-  readonly key_type: PreimageKeyType;
-}
+/** 32 bytes, the first the discriminant of a PreimageKeyType. A preimage key in its 32-byte form, as the preimage store, the program's oracle and the hints use it: the key type's discriminant, then 31 data bytes. On the wire it is Rust's struct { data: [u8; 31], key_type: PreimageKeyType }: the 31 data bytes as a fixed array, then the key type as a variant index (discriminant - 1, one byte). An unknown key type is refused on decode and on encode. */
+export type PreimageKey = Uint8Array;
+/** Length of a PreimageKey in bytes. */
+export const PREIMAGE_KEY_LENGTH = 32;
 
 /** (PreimageKey, Vec<u8>): a key and its value, back to back. */
 export type Preimage = readonly [key: PreimageKey, value: Bytes];

@@ -1,15 +1,20 @@
 /**
  * Mutations of the honest Prove request: byte-level edits aimed at one field class at a time (so the cheap
  * structural fields are hit as often as the bulk of blob bytes), and single-field edits (counts, lengths, key type
- * tags, swapped / dropped / duplicated / reordered preimages, boot information values, extra preimages, length
+ * tags on the wire, a 32-byte key's type byte or one of its data bytes re-encoded by the codec, swapped / dropped / duplicated / reordered preimages, boot information values, extra preimages, length
  * prefixes). Deterministic from a seed: `mutationAt(i, rng)` is the i-th mutation of a run; the kinds are visited
  * in a fixed order (PERIOD) so every kind appears in a short run too.
  */
-import type { Preimage, PreimageKey } from "../../generated/protocol/index.js";
+import {
+  type Preimage,
+  PREIMAGE_KEY_TYPE_DISCRIMINANTS,
+  PREIMAGE_KEY_TYPE_VARIANTS,
+} from "../../generated/protocol/index.js";
 import {
   BootKey,
   bootPreimageKey,
   keccak256PreimageKey,
+  preimageKeyOf,
   sha256PreimageKey,
 } from "../../src/proof/preimages/index.js";
 import type { FrameLengthPrefix } from "../../src/proof/transport/index.js";
@@ -158,12 +163,17 @@ const NUMERIC_BOOT = [
 
 const extraPreimage = (rng: Rng): { kind: string; preimage: Preimage } => {
   const value = rng.bytes(1 + rng.int(64));
-  const key = (type: PreimageKey["key_type"], data: Uint8Array): PreimageKey => ({ key_type: type, data });
   return rng.pick([
     { kind: "extra: unused keccak256 preimage", preimage: [keccak256PreimageKey(value), value] as Preimage },
     { kind: "extra: unused sha256 preimage", preimage: [sha256PreimageKey(value), value] as Preimage },
-    { kind: "extra: GlobalGeneric key", preimage: [key("GlobalGeneric", rng.bytes(31)), value] as Preimage },
-    { kind: "extra: Precompile key", preimage: [key("Precompile", rng.bytes(31)), value] as Preimage },
+    {
+      kind: "extra: GlobalGeneric key",
+      preimage: [preimageKeyOf("GlobalGeneric", rng.bytes(31)), value] as Preimage,
+    },
+    {
+      kind: "extra: Precompile key",
+      preimage: [preimageKeyOf("Precompile", rng.bytes(31)), value] as Preimage,
+    },
     {
       kind: "extra: unknown local index",
       preimage: [bootPreimageKey(12 + rng.int(1000)), value] as Preimage,
@@ -249,11 +259,32 @@ const PAYLOAD_MUTATORS: readonly PayloadMutator[] = [
     return { kind: `value length: ${name}`, payload: withEntries(entries) };
   },
   (layout, rng) => {
-    const e = rng.pick(layout.entries);
-    const payload = layout.payload.slice();
-    const tag = rng.pick([0, 1, 2, 3, 4, 5, 6, 250]);
-    payload[e.typeAt] = tag === payload[e.typeAt] ? 6 : tag;
-    return { kind: `key type: ${e.keyType} -> tag ${payload[e.typeAt]}`, payload };
+    const at = rng.int(layout.entries.length);
+    const e = layout.entries[at]!;
+    const choice = rng.int(3);
+    if (choice === 0) {
+      // On the wire: the key type's variant index after the key's data bytes, valid or not.
+      const payload = layout.payload.slice();
+      const tag = rng.pick([0, 1, 2, 3, 4, 5, 6, 250]);
+      payload[e.typeAt] = tag === payload[e.typeAt] ? 6 : tag;
+      return { kind: `key type: ${e.keyType} -> tag ${payload[e.typeAt]}`, payload };
+    }
+    // The 32-byte key itself (type byte first), re-encoded by the codec: another valid type, or one data byte.
+    const [honestKey, value] = layout.preimages[at]!;
+    const key = honestKey.slice();
+    let kind: string;
+    if (choice === 1) {
+      const type = rng.pick(PREIMAGE_KEY_TYPE_VARIANTS.filter((t) => t !== e.keyType));
+      key[0] = PREIMAGE_KEY_TYPE_DISCRIMINANTS[type];
+      kind = `key type byte: ${e.keyType} -> ${type}`;
+    } else {
+      const i = 1 + rng.int(31);
+      key[i] = key[i]! ^ (1 + rng.int(255));
+      kind = `key data byte: ${e.keyType}`;
+    }
+    const entries = entryBytes(layout);
+    entries[at] = encodeEntry([key, value]);
+    return { kind, payload: withEntries(entries) };
   },
   (layout, rng) => {
     // Swap two preimages' values (each key now names the other's content).

@@ -1,7 +1,8 @@
 /**
  * The honest Prove request of the recorded conformance witness (conformance/fixtures), laid out field by field so a
- * mutation can aim at one field: the variant tag, the preimage count, and per preimage its 31 key bytes, its key
- * type tag, its value's length prefix and its value bytes. Payload-level edits keep the frame's length prefix
+ * mutation can aim at one field: the variant tag, the preimage count, and per preimage its 31 key data bytes, its
+ * key type tag (the wire carries the 32-byte key's type byte after its data, as a variant index), its value's
+ * length prefix and its value bytes. Payload-level edits keep the frame's length prefix
  * honest (the payload is what changes); `frameOf` frames a payload in either length-prefix form.
  */
 import { recordedWitness } from "../../conformance/fixture.js";
@@ -12,6 +13,7 @@ import {
   encodeRequest,
   type Preimage,
   type PreimageKeyType,
+  preimageKeyTypeFromDiscriminant,
   readPreimageKey,
 } from "../../generated/protocol/index.js";
 import { type FrameLengthPrefix, pairedMessageForm } from "../../src/proof/transport/index.js";
@@ -19,7 +21,7 @@ import { type FrameLengthPrefix, pairedMessageForm } from "../../src/proof/trans
 /** One preimage's place in the payload: [start, end) of each part. */
 export interface EntryLayout {
   readonly start: number;
-  /** The key type tag's offset (start + 31). */
+  /** The key type tag's offset (start + 31: after the key's 31 data bytes). */
   readonly typeAt: number;
   readonly lengthAt: number;
   readonly valueAt: number;
@@ -53,9 +55,10 @@ export function layoutOf(payload: Uint8Array, preimages: readonly Preimage[]): P
     const length = Number(r.varint(64));
     const valueAt = r.position;
     r.raw(length);
+    const keyType = preimageKeyTypeFromDiscriminant(key[0]!)!;
     const localIndex =
-      key.key_type === "Local"
-        ? Number(new DataView(key.data.buffer, key.data.byteOffset + 23, 8).getBigUint64(0, false))
+      keyType === "Local"
+        ? Number(new DataView(key.buffer, key.byteOffset + 24, 8).getBigUint64(0, false))
         : undefined;
     entries.push({
       start,
@@ -63,7 +66,7 @@ export function layoutOf(payload: Uint8Array, preimages: readonly Preimage[]): P
       lengthAt,
       valueAt,
       end: r.position,
-      keyType: key.key_type,
+      keyType,
       ...(localIndex === undefined ? {} : { localIndex }),
     });
   }

@@ -1,7 +1,7 @@
 /** The host's boot preimages read back through the enclave's own boot-information reader. */
 import { describe, expect, it } from "vitest";
 import { readBootInfo } from "../../src/proof/preimages/index.js";
-import { PREIMAGE_KEY_TYPE_DISCRIMINANTS } from "../../generated/protocol/index.js";
+import { PreimageKeyType } from "../../src/chain/index.js";
 import type { ProofRequest } from "../../generated/rpc/index.js";
 import { bootPreimages } from "../../src/host/index.js";
 
@@ -20,13 +20,8 @@ describe("bootPreimages", () => {
       intermediate_block_interval: 7n,
     };
     const preimages = bootPreimages(request, 84532n);
-    expect(preimages.map(([key]) => key.key_type)).toEqual(Array(8).fill("Local"));
-    const byKey = new Map(
-      preimages.map(([key, value]) => [
-        Buffer.from([PREIMAGE_KEY_TYPE_DISCRIMINANTS[key.key_type], ...key.data]).toString("hex"),
-        value,
-      ]),
-    );
+    expect(preimages.map(([key]) => key[0])).toEqual(Array(8).fill(PreimageKeyType.Local));
+    const byKey = new Map(preimages.map(([key, value]) => [Buffer.from(key).toString("hex"), value]));
     const boot = readBootInfo({ tryGet: (key) => byKey.get(Buffer.from(key).toString("hex")) });
     expect(boot).toEqual({
       l1Head: request.l1_head,

@@ -16,7 +16,7 @@ import {
 import { bytesToHex, hexToBytes } from "viem";
 import { FIXTURE_ROLLUP_PATH, recordedWitness } from "../../conformance/fixture.js";
 import { aggregateJournal, recoverJournalSigner } from "../../src/proof/onchain/index.js";
-import { PreimageTable, readBootInfo } from "../../src/proof/preimages/index.js";
+import { PreimageTable, preimageKeyOf, readBootInfo } from "../../src/proof/preimages/index.js";
 import { type RunningEnclave, startEnclave } from "../../enclave/test/enclave-process.js";
 import { callEnclave, exchangeRawBytes } from "../../enclave/test/transport.js";
 
@@ -68,7 +68,7 @@ function smallPreimages(count: number): Preimage[] {
   for (let i = 0; i < count; i++) {
     const data = new Uint8Array(31);
     new DataView(data.buffer).setUint32(0, i);
-    preimages.push([{ key_type: "Blob", data }, new Uint8Array(1)]);
+    preimages.push([preimageKeyOf("Blob", data), new Uint8Array(1)]);
   }
   return preimages;
 }

@@ -9,7 +9,7 @@
 import { type Hex, hexToBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Preimage } from "../../generated/protocol/index.js";
-import { bytesEqual } from "../../src/chain/index.js";
+import { bytesEqual, keccak256Key, PreimageKeyType } from "../../src/chain/index.js";
 import { l1Account } from "../support/prover-chain.js";
 import { type ProveChain, type RangeRequest, RpcCallError, startProveChain } from "../proof/prove-chain.js";
 import type { RunningHost } from "./spawn-host.js";
@@ -28,7 +28,7 @@ const served = (response: "Prove" | "Error") =>
 
 /** The preimage under the keccak256 key of `hash` (a header, an output root's preimage, …). */
 const keyedBy = (hash: Hex) => (preimage: Preimage) =>
-  preimage[0].key_type === "Keccak256" && bytesEqual(preimage[0].data, hexToBytes(hash).slice(1));
+  bytesEqual(preimage[0], keccak256Key(hexToBytes(hash)));
 
 /** Proves through the proxy with `edit`; returns the host's error and the enclave's answer. */
 async function proveEdited(edit: (preimages: readonly Preimage[]) => Preimage[]) {
@@ -72,7 +72,7 @@ describe("a Prove frame edited between the host and enclave processes", () => {
     // The frame carries blob field elements (the range's batches are in blobs) for the swap below.
     const prove = exchange!.request;
     if (prove.kind !== "Prove") throw new Error("not a Prove request");
-    expect(prove.preimages.filter(([key]) => key.key_type === "Blob").length).toBeGreaterThan(1);
+    expect(prove.preimages.filter(([key]) => key[0] === PreimageKeyType.Blob).length).toBeGreaterThan(1);
     expect(prove.preimages.some(keyedBy(request.l1Head.hash))).toBe(true);
   }, 900_000);
 
@@ -99,7 +99,7 @@ describe("a Prove frame edited between the host and enclave processes", () => {
 
   it("refuses two swapped blob field elements", async () => {
     const message = await proveEdited((preimages) => {
-      const blobs = preimages.flatMap((preimage, i) => (preimage[0].key_type === "Blob" ? [i] : []));
+      const blobs = preimages.flatMap((preimage, i) => (preimage[0][0] === PreimageKeyType.Blob ? [i] : []));
       const a = blobs[0]!;
       const b = blobs.find((i) => !bytesEqual(preimages[i]![1], preimages[a]![1]));
       expect(b).toBeDefined();

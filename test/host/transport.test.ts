@@ -153,7 +153,7 @@ describe("host transport client against hostile peers", () => {
     const value = new Uint8Array(4_000_000).map((_, i) => i % 251);
     const request = {
       kind: "Prove" as const,
-      preimages: [[{ data: new Uint8Array(31), key_type: "GlobalGeneric" as const }, value]] as Preimage[],
+      preimages: [[Uint8Array.of(3, ...new Uint8Array(31)), value]] as Preimage[],
     };
     const expected = encodeRequestFrame(request);
     const done = new Promise<void>((resolve) => (allReceived = resolve));

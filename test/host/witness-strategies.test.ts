@@ -45,7 +45,7 @@ import {
   type WitnessStrategyName,
 } from "../../src/host/index.js";
 import { ProofsExecutor } from "../../src/host/witness/proofs.js";
-import { type BootInfo, preimageKeyBytes } from "../../src/proof/preimages/index.js";
+import type { BootInfo } from "../../src/proof/preimages/index.js";
 import { programExecutor } from "../../src/proof/program/index.js";
 import type { RollupConfig } from "../../src/chain/index.js";
 import { runProof } from "../../enclave/prove.js";
@@ -93,8 +93,7 @@ function collect(url: string, strategy: WitnessStrategyName): Promise<WitnessCol
   });
 }
 
-const keysOf = (preimages: readonly Preimage[]): Set<string> =>
-  new Set(preimages.map(([key]) => toHex(preimageKeyBytes(key))));
+const keysOf = (preimages: readonly Preimage[]): Set<string> => new Set(preimages.map(([key]) => toHex(key)));
 
 beforeAll(async () => {
   l1 = await startDevnetL1({ systemConfig: testSystemConfig(), slots: { secondsPerSlot: 1 } });

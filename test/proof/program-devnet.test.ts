@@ -24,7 +24,7 @@ import { depositPortalAbi, systemConfigAbi } from "../../contracts/index.js";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Preimage } from "../../generated/protocol/index.js";
-import { devAccounts, toHex } from "../../src/chain/index.js";
+import { devAccounts, PreimageKeyType, toHex } from "../../src/chain/index.js";
 import {
   collectWitness,
   EnclaveClient,
@@ -56,7 +56,7 @@ import {
   isBootPreimageKey,
   loadVerifiedPreimages,
   PreimageTable,
-  preimageKeyBytes,
+  preimageKeyOf,
   readBootInfo,
   u64be,
   bootPreimageKey,
@@ -295,7 +295,7 @@ describe("the proof program on the devnet", () => {
     expect(metrics.preimageCount).toBe(collected.preimages.length);
     expect(metrics.witnessBytes).toBeGreaterThan(0);
     // The range's batches came in blobs: the witness carries blob elements.
-    expect(collected.preimages.some(([key]) => key.key_type === "Blob")).toBe(true);
+    expect(collected.preimages.some(([key]) => key[0] === PreimageKeyType.Blob)).toBe(true);
     expect(metrics.fetches["state"] ?? 0).toBeGreaterThan(0);
     console.log(
       JSON.stringify({
@@ -361,10 +361,10 @@ describe("the proof program on the devnet", () => {
   });
 
   it("(d) a withheld preimage is refused as missing, never read as a default", async () => {
-    const keyOf = (p: Preimage) => toHex(preimageKeyBytes(p[0]));
+    const keyOf = (p: Preimage) => toHex(p[0]);
     const without = (drop: (p: Preimage, i: number) => boolean) =>
       collected.preimages.filter((p, i) => !drop(p, i));
-    const nonBoot = collected.preimages.filter(([key]) => key.key_type !== "Local");
+    const nonBoot = collected.preimages.filter(([key]) => key[0] !== PreimageKeyType.Local);
     // The agreed output's opening, the agreed L2 header, and a sample across the record.
     const picks = [nonBoot[0]!, nonBoot[1]!];
     for (let i = 1; i <= 6; i++) picks.push(nonBoot[Math.floor((i * nonBoot.length) / 7)]!);
@@ -390,7 +390,7 @@ describe("the proof program on the devnet", () => {
   });
 
   it("(e) a tampered blob element or a precompile-result key is refused", async () => {
-    const index = collected.preimages.findIndex(([key]) => key.key_type === "Blob");
+    const index = collected.preimages.findIndex(([key]) => key[0] === PreimageKeyType.Blob);
     expect(index).toBeGreaterThan(-1);
     const tampered = collected.preimages.map((p, i): Preimage => {
       if (i !== index) return p;
@@ -402,7 +402,9 @@ describe("the proof program on the devnet", () => {
     expect(error).toBeInstanceOf(InvalidWitnessError);
     expect((error as InvalidWitnessError).details.what).toMatch(/^blob /);
     // Two elements swapped: each is a valid field element, the blob is not the committed one.
-    const blobIndexes = collected.preimages.flatMap(([key], i) => (key.key_type === "Blob" ? [i] : []));
+    const blobIndexes = collected.preimages.flatMap(([key], i) =>
+      key[0] === PreimageKeyType.Blob ? [i] : [],
+    );
     const value = (i: number) => toHex(collected.preimages[i]![1]);
     const i1 = blobIndexes.find((i) => /[1-9a-f]/.test(value(i).slice(2)))!;
     const i2 = blobIndexes.find((i) => value(i) !== value(i1))!;
@@ -416,7 +418,7 @@ describe("the proof program on the devnet", () => {
     expect(await replay(swapped).catch((e: unknown) => e)).toBeInstanceOf(InvalidWitnessError);
     const withPrecompile: Preimage[] = [
       ...collected.preimages,
-      [{ key_type: "Precompile", data: new Uint8Array(31).fill(7) }, new Uint8Array([1])],
+      [preimageKeyOf("Precompile", new Uint8Array(31).fill(7)), new Uint8Array([1])],
     ];
     const signer = countingSigner();
     await expect(

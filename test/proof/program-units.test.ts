@@ -20,6 +20,7 @@ import {
   toHexRaw,
 } from "../../src/chain/index.js";
 import { encodeBlob, loadKzg, versionedHash } from "../../src/derive/index.js";
+import { preimageKeyOf } from "../../src/proof/preimages/index.js";
 import {
   blobElementKey,
   blobElementKeys,
@@ -187,10 +188,10 @@ describe("the offline oracle fails closed", () => {
 
   it("precompile-result keys are refused", () => {
     expect(() =>
-      refusePrecompileKeys([[{ key_type: "Precompile", data: new Uint8Array(31) }, new Uint8Array([1])]]),
+      refusePrecompileKeys([[preimageKeyOf("Precompile", new Uint8Array(31)), new Uint8Array([1])]]),
     ).toThrow(RefusedPreimageKeyError);
     expect(() =>
-      refusePrecompileKeys([[{ key_type: "Keccak256", data: new Uint8Array(31) }, new Uint8Array(0)]]),
+      refusePrecompileKeys([[preimageKeyOf("Keccak256", new Uint8Array(31)), new Uint8Array(0)]]),
     ).not.toThrow();
   });
 });

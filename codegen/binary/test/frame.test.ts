@@ -56,7 +56,7 @@ describe("FrameReader", () => {
         (value, cuts) => {
           const request = {
             kind: "Prove" as const,
-            preimages: [[{ data: new Uint8Array(31), key_type: "Blob" as const }, value] as const],
+            preimages: [[Uint8Array.of(5, ...new Uint8Array(31)), value] as const],
           };
           const frame = encodeRequestFrame(request);
           const reader = newRequestFrameReader();
@@ -136,7 +136,7 @@ describe("write chunks", () => {
   it("split a frame into pieces of at most 28 KiB that concatenate back", () => {
     const frame = encodeRequestFrame({
       kind: "Prove",
-      preimages: [[{ data: new Uint8Array(31), key_type: "Local" }, new Uint8Array(100_000).fill(7)]],
+      preimages: [[Uint8Array.of(1, ...new Uint8Array(31)), new Uint8Array(100_000).fill(7)]],
     });
     const chunks = frameWriteChunks(frame);
     expect(chunks.length).toBe(Math.ceil(frame.length / MAX_WRITE_CHUNK_BYTES));

@@ -14,6 +14,7 @@ import {
   encodeRequest,
   encodeResponse,
   type PreimageKey,
+  type PreimageKeyType,
   type Proposal,
   type Request,
   type Response,
@@ -26,8 +27,19 @@ import { bytes, repeat } from "./hex.js";
 const KECCAK_ABC_DATA = "03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45"; // 31 bytes
 const SHA256_ABC_DATA = "7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"; // 31 bytes
 
-function key(dataHex: string, keyType: PreimageKey["key_type"]): PreimageKey {
-  return { data: bytes(dataHex), key_type: keyType };
+/** The type byte of each key type in the 32-byte form (docs/decisions.md "Boot information"), typed by hand. */
+const TYPE_BYTE: Readonly<Record<PreimageKeyType, string>> = {
+  Local: "01",
+  Keccak256: "02",
+  GlobalGeneric: "03",
+  Sha256: "04",
+  Blob: "05",
+  Precompile: "06",
+};
+
+/** A 32-byte preimage key: the type byte first, then the 31 data bytes (on the wire: data, then variant index). */
+function key(dataHex: string, keyType: PreimageKeyType): PreimageKey {
+  return bytes(TYPE_BYTE[keyType], dataHex);
 }
 
 describe("PreimageKey golden vectors: 31 data bytes, then the key type's variant index", () => {

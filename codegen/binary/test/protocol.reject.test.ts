@@ -154,13 +154,24 @@ describe("encoder refusals", () => {
     expect(encodeResponse({ kind: "Error", message: "\ud83d\ude00" }).length).toBe(6); // 😀: a valid pair, 4 bytes
   });
 
-  it("a key whose data is not 31 bytes", () => {
-    expect(() =>
-      encodeRequest({
-        kind: "Prove",
-        preimages: [[{ data: new Uint8Array(32), key_type: "Local" }, new Uint8Array(0)]],
-      }),
-    ).toThrow(BincodeEncodeError);
+  it("a key that is not 32 bytes", () => {
+    for (const length of [0, 31, 33])
+      expect(() =>
+        encodeRequest({
+          kind: "Prove",
+          preimages: [[new Uint8Array(length).fill(1), new Uint8Array(0)]],
+        }),
+      ).toThrow(/PreimageKey must be 32 bytes/);
+  });
+
+  it("a key whose type byte names no key type", () => {
+    for (const type of [0, 7, 255])
+      expect(() =>
+        encodeRequest({
+          kind: "Prove",
+          preimages: [[Uint8Array.of(type, ...new Uint8Array(31)), new Uint8Array(0)]],
+        }),
+      ).toThrow(/PreimageKey: unknown PreimageKeyType byte/);
   });
 
   it("a B256 that is not 32 bytes and a u64 out of range", () => {

@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import { journalLength, packJournal, unpackJournal, type Journal } from "../../../generated/journal/index.js";
 import {
   BincodeDecodeError,
+  BincodeEncodeError,
+  BincodeReader,
   decodePreimageKey,
   decodeProofResult,
   decodeProposal,
@@ -14,11 +16,14 @@ import {
   encodeProposal,
   encodeRequest,
   encodeResponse,
+  PREIMAGE_KEY_LENGTH,
+  PREIMAGE_KEY_TYPE_DISCRIMINANTS,
   PREIMAGE_KEY_TYPE_VARIANTS,
   type PreimageKey,
   type ProofResult,
   type Proposal,
   type Request,
+  readPreimageKeyInto,
   type Response,
 } from "../../../generated/protocol/index.js";
 
@@ -26,10 +31,13 @@ const u64 = fc.bigInt({ min: 0n, max: (1n << 64n) - 1n });
 const b256 = fc.uint8Array({ minLength: 32, maxLength: 32 });
 const bytesArb = fc.uint8Array({ maxLength: 400 });
 
-const preimageKey: fc.Arbitrary<PreimageKey> = fc.record({
-  data: fc.uint8Array({ minLength: 31, maxLength: 31 }),
-  key_type: fc.constantFrom(...PREIMAGE_KEY_TYPE_VARIANTS),
-});
+/** Any 32-byte key whose first byte is a key type's discriminant (1-6). */
+const preimageKey: fc.Arbitrary<PreimageKey> = fc
+  .tuple(
+    fc.constantFrom(...PREIMAGE_KEY_TYPE_VARIANTS.map((t) => PREIMAGE_KEY_TYPE_DISCRIMINANTS[t])),
+    fc.uint8Array({ minLength: 31, maxLength: 31 }),
+  )
+  .map(([type, data]) => Uint8Array.of(type, ...data));
 
 const proposal: fc.Arbitrary<Proposal> = fc.record({
   output_root: b256,
@@ -98,6 +106,67 @@ describe("bincode round trips", () => {
         const wire = encodeRequest(value);
         const cut = cutSeed % wire.length;
         expect(() => decodeRequest(wire.subarray(0, cut))).toThrow();
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("PreimageKey: the 32-byte key straight to and from the wire", () => {
+  it("a key with a valid type byte encodes to its 31 data bytes then the type's variant index, and back", () => {
+    fc.assert(
+      fc.property(preimageKey, (key) => {
+        const wire = encodePreimageKey(key);
+        expect(wire.length).toBe(PREIMAGE_KEY_LENGTH);
+        expect(wire.subarray(0, 31)).toEqual(key.subarray(1));
+        expect(wire[31]).toBe(
+          PREIMAGE_KEY_TYPE_VARIANTS.findIndex((t) => PREIMAGE_KEY_TYPE_DISCRIMINANTS[t] === key[0]),
+        );
+        const back = decodePreimageKey(wire);
+        expect(back).toEqual(key);
+        expect(encodePreimageKey(back)).toEqual(wire);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("readPreimageKeyInto writes the same 32 bytes at an offset, leaving the rest alone", () => {
+    fc.assert(
+      fc.property(preimageKey, fc.integer({ min: 0, max: 64 }), (key, at) => {
+        const out = new Uint8Array(at + 32 + 8).fill(0xee);
+        const r = new BincodeReader(encodePreimageKey(key));
+        readPreimageKeyInto(r, out, at);
+        r.end();
+        expect(out.subarray(at, at + 32)).toEqual(key);
+        expect(out.subarray(0, at).every((b) => b === 0xee)).toBe(true);
+        expect(out.subarray(at + 32).every((b) => b === 0xee)).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("a key whose type byte is no key type is refused by the encoder", () => {
+    const invalid = fc.integer({ min: 0, max: 255 }).filter((b) => b < 1 || b > 6);
+    fc.assert(
+      fc.property(invalid, fc.uint8Array({ minLength: 31, maxLength: 31 }), (type, data) => {
+        expect(() => encodePreimageKey(Uint8Array.of(type, ...data))).toThrow(BincodeEncodeError);
+        expect(() => encodePreimageKey(Uint8Array.of(type, ...data))).toThrow(
+          `PreimageKey: unknown PreimageKeyType byte ${type}`,
+        );
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("a wire key whose variant index is no key type is refused by name by the decoder", () => {
+    const invalid = fc.integer({ min: 6, max: 250 });
+    fc.assert(
+      fc.property(invalid, fc.uint8Array({ minLength: 31, maxLength: 31 }), (index, data) => {
+        const wire = Uint8Array.of(...data, index);
+        expect(() => decodePreimageKey(wire)).toThrow(BincodeDecodeError);
+        expect(() => decodePreimageKey(wire)).toThrow(
+          `PreimageKeyType: unknown variant index ${index} (at byte 31)`,
+        );
       }),
       { numRuns: 300 },
     );

@@ -64,6 +64,36 @@ describe("protocol spec loader", () => {
     ).toThrow(/duplicate variant names/);
   });
 
+  it("rejects a taggedBytes type whose tag cannot be its first byte", () => {
+    const tagged = (tag: string, length = 32) => ({ K: { kind: "taggedBytes", length, tag, doc: "x" } });
+    const variants = (...list: unknown[]) => ({ kind: "enum", doc: "x", variants: list });
+    expect(parseProtocolSpec(withTypes(tagged("PreimageKeyType"))).types.get("K")).toMatchObject({
+      kind: "taggedBytes",
+      length: 32,
+      tag: "PreimageKeyType",
+    });
+    expect(() => parseProtocolSpec(withTypes(tagged("Nope")))).toThrow(/Nope is not an enum/);
+    expect(() => parseProtocolSpec(withTypes(tagged("Bytes")))).toThrow(/Bytes is not an enum/);
+    expect(() => parseProtocolSpec(withTypes(tagged("PreimageKeyType", 1)))).toThrow(/at least one more/);
+    expect(() =>
+      parseProtocolSpec(
+        withTypes({ ...tagged("T"), T: variants({ name: "A", discriminant: 1 }, { name: "B" }) }),
+      ),
+    ).toThrow(/needs a discriminant of at most 255/);
+    expect(() =>
+      parseProtocolSpec(withTypes({ ...tagged("T"), T: variants({ name: "A", discriminant: 256 }) })),
+    ).toThrow(/needs a discriminant of at most 255/);
+    expect(() =>
+      parseProtocolSpec(
+        withTypes({
+          ...tagged("T"),
+          T: variants({ name: "A", discriminant: 2 }, { name: "B", discriminant: 2 }),
+        }),
+      ),
+    ).toThrow(/not distinct/);
+    expect(() => parseProtocolSpec(withTypes({ ...tagged("ProofResult") }))).toThrow(/unit variants only/);
+  });
+
   it("rejects frame settings the generated code cannot honour", () => {
     const frame = (patch: Record<string, unknown>) => ({
       ...protocolJson,

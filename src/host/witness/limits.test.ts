@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { encodeRequest, type Preimage } from "../../../generated/protocol/index.js";
+import { preimageKeyOf } from "../../proof/preimages/index.js";
 import {
   encodedPreimageBytes,
   L1DistanceError,
@@ -17,10 +18,7 @@ import {
 const NO_LIMIT: WitnessLimits = { maxPreimages: 1 << 30, maxPayloadBytes: 2 ** 40 };
 
 function preimage(valueLength: number, fill: number): Preimage {
-  return [
-    { data: new Uint8Array(31).fill(fill), key_type: "Keccak256" },
-    new Uint8Array(valueLength).fill(fill),
-  ];
+  return [preimageKeyOf("Keccak256", new Uint8Array(31).fill(fill)), new Uint8Array(valueLength).fill(fill)];
 }
 
 /** The budget after `preimages`: throws what addPreimage throws. */

@@ -39,12 +39,7 @@ import {
 } from "../../chain-rpc/index.js";
 import type { Kzg } from "../../derive/index.js";
 import type { Preimage } from "../../../generated/protocol/index.js";
-import {
-  type BootInfo,
-  bootInfoPreimages,
-  preimageKeyBytes,
-  preimageKeyFromBytes,
-} from "../../proof/preimages/index.js";
+import { type BootInfo, bootInfoPreimages, isPreimageKey } from "../../proof/preimages/index.js";
 import { formatHint, type Hint, type ProgramOracle } from "../../proof/program/index.js";
 import { MissingWitnessValueError, WitnessFetchError } from "./errors.js";
 import { fetchHint, type HintContext } from "./fetchers.js";
@@ -190,7 +185,7 @@ export class FetchingOracle implements ProgramOracle {
       fail: (text, message, extra, cause) => this.fail(text, message, extra, cause),
     };
     for (const [key, value] of bootInfoPreimages(options.boot)) {
-      this.store.put(preimageKeyBytes(key), value);
+      this.store.put(key, value);
       this.budget.addPreimage(value.length);
     }
   }
@@ -200,11 +195,10 @@ export class FetchingOracle implements ProgramOracle {
   private record(key: Uint8Array, value: Uint8Array): Uint8Array {
     const id = toHexRaw(key);
     if (!this.served.has(id)) {
-      const protocolKey = preimageKeyFromBytes(key);
-      if (protocolKey !== undefined) {
+      if (isPreimageKey(key)) {
         // The boot keys are in the frame already (counted by the constructor).
         if (key[0] !== PreimageKeyType.Local) this.budget.addPreimage(value.length);
-        this.served.set(id, [protocolKey, value]);
+        this.served.set(id, [key.slice(), value]);
       }
     }
     return value;
@@ -244,7 +238,7 @@ export class FetchingOracle implements ProgramOracle {
   witness(): Preimage[] {
     this.checkWithinBounds();
     const boot = bootInfoPreimages(this.options.boot);
-    const bootIds = new Set(boot.map(([key]) => toHexRaw(preimageKeyBytes(key))));
+    const bootIds = new Set(boot.map(([key]) => toHexRaw(key)));
     return [...boot, ...[...this.served].filter(([id]) => !bootIds.has(id)).map(([, p]) => p)];
   }
 

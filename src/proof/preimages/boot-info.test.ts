@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PreimageStore } from "../../chain/index.js";
+import { PreimageKeyType, PreimageStore } from "../../chain/index.js";
 import {
   type BootInfo,
   bootInfoPreimages,
@@ -14,7 +14,7 @@ import {
   readBootInfo,
 } from "./boot-info.js";
 import { PreimageError } from "./errors.js";
-import { preimageKeyBytes } from "./keys.js";
+import { preimageKeyOf } from "./keys.js";
 
 function u64be(value: bigint): Uint8Array {
   const out = new Uint8Array(8);
@@ -141,7 +141,7 @@ describe("boot information", () => {
       0, 1, 2, 3, 4, 5, 6, 7,
     ]);
     const store = new PreimageStore();
-    for (const [key, value] of preimages) store.put(preimageKeyBytes(key), value);
+    for (const [key, value] of preimages) store.put(key, value);
     expect(readBootInfo(store)).toEqual(info);
     // The values are copies: changing the input afterwards changes no preimage.
     info.l1Head.fill(9);
@@ -164,17 +164,17 @@ describe("boot information", () => {
     expect(preimages).toHaveLength(9);
     expect(isBootPreimageKey(preimages[8]![0], BootKey.ScheduleL2BlockNumber)).toBe(true);
     const store = new PreimageStore();
-    for (const [key, value] of preimages) store.put(preimageKeyBytes(key), value);
+    for (const [key, value] of preimages) store.put(key, value);
     expect(readBootInfo(store)).toEqual(info);
   });
 
-  it("a boot preimage key is the 32-byte local key without its type byte", () => {
+  it("a boot preimage key is the 32-byte local key", () => {
     const key = bootPreimageKey(BootKey.L1HeadNumber);
-    expect(key.key_type).toBe("Local");
-    expect(preimageKeyBytes(key)).toEqual(localBootKey(BootKey.L1HeadNumber));
+    expect(key[0]).toBe(PreimageKeyType.Local);
+    expect(key).toEqual(localBootKey(BootKey.L1HeadNumber));
     expect(isBootPreimageKey(key, BootKey.L1HeadNumber)).toBe(true);
     expect(isBootPreimageKey(key, BootKey.L1Head)).toBe(false);
-    expect(isBootPreimageKey({ key_type: "Keccak256", data: key.data }, BootKey.L1HeadNumber)).toBe(false);
+    expect(isBootPreimageKey(preimageKeyOf("Keccak256", key.subarray(1)), BootKey.L1HeadNumber)).toBe(false);
   });
 
   it("its errors are PreimageErrors with a kind and the key in their details", () => {

@@ -95,16 +95,15 @@ export function localBootKey(index: number): Uint8Array {
   return localKey(index);
 }
 
-/** The boot index as a protocol preimage key: type Local, the 31 data bytes of the 32-byte key. */
+/** The boot index as a protocol preimage key (the same 32 bytes as `localBootKey`). */
 export function bootPreimageKey(index: number): PreimageKey {
-  return { data: localBootKey(index).slice(1), key_type: "Local" };
+  return localBootKey(index);
 }
 
 /** True when `key` is the local key of boot index `index`. */
 export function isBootPreimageKey(key: PreimageKey, index: number): boolean {
-  if (key.key_type !== "Local") return false;
-  const expected = bootPreimageKey(index).data;
-  return key.data.length === expected.length && key.data.every((byte, i) => byte === expected[i]);
+  const expected = localBootKey(index);
+  return key.length === expected.length && key.every((byte, i) => byte === expected[i]);
 }
 
 /** A u64 boot value: 8 bytes, big-endian. */

@@ -3,8 +3,8 @@
  * carried as local preimages (docs/proof.md, docs/decisions.md "Boot information").
  *
  * Public surface:
- * - keys: `preimageKeyBytes` / `preimageKeyFromBytes` (a protocol key and its 32-byte form: type byte, then 31
- *   data bytes), `keccak256PreimageKey`, `sha256PreimageKey`;
+ * - keys: the protocol's `PreimageKey` is the 32-byte key (type byte, then 31 data bytes) end to end;
+ *   `isPreimageKey` (32 bytes with a known type byte), `preimageKeyOf`, `keccak256PreimageKey`, `sha256PreimageKey`;
  * - verification: `loadVerifiedPreimages`, a store holding every preimage of a request with each hash-keyed value
  *   checked against its key; `PreimageTable`, the enclave's compact form of a Prove request's preimages (packed
  *   keys, values as views into the payload, the count admitted before allocation), `isProvePayload`,
@@ -34,10 +34,10 @@ export {
   u64be,
 } from "./boot-info.js";
 export {
+  isPreimageKey,
   keccak256PreimageKey,
   loadVerifiedPreimages,
-  preimageKeyBytes,
-  preimageKeyFromBytes,
+  preimageKeyOf,
   sha256PreimageKey,
 } from "./keys.js";
 export {

@@ -1,46 +1,49 @@
 /**
  * Preimage keys of a Prove request and their verification on entry: every keccak256- and sha256-keyed
  * value must hash to its key (src/chain's PreimageStore checks this on insert). One bad preimage refuses
- * the request.
+ * the request. A key is the protocol's `PreimageKey`: the 32-byte form (type byte, then 31 data bytes) that the
+ * store, the program's oracle, the hints and the frames all use; the generated codec reorders it on the wire.
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { PreimageStore } from "../../chain/index.js";
+import { keccak256Key, PreimageStore, sha256Key } from "../../chain/index.js";
 import {
   type Preimage,
   type PreimageKey,
+  PREIMAGE_KEY_LENGTH,
   PREIMAGE_KEY_TYPE_DISCRIMINANTS,
+  type PreimageKeyType,
   preimageKeyTypeFromDiscriminant,
 } from "../../../generated/protocol/index.js";
 
-/** The 32-byte key form: the key type's discriminant, then the 31 data bytes. */
-export function preimageKeyBytes(key: PreimageKey): Uint8Array {
-  const out = new Uint8Array(32);
-  out[0] = PREIMAGE_KEY_TYPE_DISCRIMINANTS[key.key_type];
-  out.set(key.data, 1);
-  return out;
+/** True when `bytes` is a preimage key: 32 bytes whose first is a known key type (for keys read from text). */
+export function isPreimageKey(bytes: Uint8Array): bytes is PreimageKey {
+  return bytes.length === PREIMAGE_KEY_LENGTH && preimageKeyTypeFromDiscriminant(bytes[0]!) !== undefined;
 }
 
-/** The protocol key of a 32-byte key, or undefined when its type byte is unknown. */
-export function preimageKeyFromBytes(bytes: Uint8Array): PreimageKey | undefined {
-  if (bytes.length !== 32) throw new RangeError(`a preimage key is 32 bytes, got ${bytes.length}`);
-  const keyType = preimageKeyTypeFromDiscriminant(bytes[0] as number);
-  return keyType === undefined ? undefined : { data: bytes.slice(1), key_type: keyType };
+/** The key of type `type` over 31 data bytes (keys built by hand: tests, refused key types). */
+export function preimageKeyOf(type: PreimageKeyType, data: Uint8Array): PreimageKey {
+  if (data.length !== PREIMAGE_KEY_LENGTH - 1)
+    throw new RangeError(`a preimage key carries ${PREIMAGE_KEY_LENGTH - 1} data bytes, got ${data.length}`);
+  const key = new Uint8Array(PREIMAGE_KEY_LENGTH);
+  key[0] = PREIMAGE_KEY_TYPE_DISCRIMINANTS[type];
+  key.set(data, 1);
+  return key;
 }
 
-/** The keccak256 key committing to `hashOf`: the last 31 bytes of its hash. */
+/** The keccak256 key committing to `hashOf`: its hash with the first byte replaced by the type byte. */
 export function keccak256PreimageKey(hashOf: Uint8Array): PreimageKey {
-  return { data: keccak_256(hashOf).slice(1), key_type: "Keccak256" };
+  return keccak256Key(keccak_256(hashOf));
 }
 
-/** The sha256 key committing to `hashOf`: the last 31 bytes of its hash. */
+/** The sha256 key committing to `hashOf`: its hash with the first byte replaced by the type byte. */
 export function sha256PreimageKey(hashOf: Uint8Array): PreimageKey {
-  return { data: sha256(hashOf).slice(1), key_type: "Sha256" };
+  return sha256Key(sha256(hashOf));
 }
 
 /** A store holding every preimage, each hash-keyed one verified (throws PreimageMismatchError). */
 export function loadVerifiedPreimages(preimages: readonly Preimage[]): PreimageStore {
   const store = new PreimageStore();
-  for (const [key, value] of preimages) store.put(preimageKeyBytes(key), value);
+  for (const [key, value] of preimages) store.put(key, value);
   return store;
 }

@@ -10,7 +10,7 @@ import {
 } from "../../../generated/protocol/index.js";
 import { MissingPreimageError, PreimageMismatchError } from "../../chain/index.js";
 import { bootPreimageKey, BootKey, refusalReasonOf } from "./boot-info.js";
-import { keccak256PreimageKey, preimageKeyBytes, sha256PreimageKey } from "./keys.js";
+import { keccak256PreimageKey, preimageKeyOf, sha256PreimageKey } from "./keys.js";
 import { isProvePayload, MAX_PROVE_PREIMAGES, PreimageTable } from "./table.js";
 
 const text = (s: string) => new TextEncoder().encode(s);
@@ -21,7 +21,7 @@ function witness(): Preimage[] {
     [keccak256PreimageKey(text("header")), text("header")],
     [sha256PreimageKey(text("blob")), text("blob")],
     [keccak256PreimageKey(new Uint8Array(0)), new Uint8Array(0)],
-    [{ key_type: "Blob", data: new Uint8Array(31).fill(7) }, new Uint8Array(32).fill(9)],
+    [preimageKeyOf("Blob", new Uint8Array(31).fill(7)), new Uint8Array(32).fill(9)],
   ];
 }
 
@@ -49,14 +49,12 @@ describe("PreimageTable", () => {
     const table = PreimageTable.decode(payload);
     expect(table.count).toBe(preimages.length);
     for (const [key, value] of preimages) {
-      const found = table.get(preimageKeyBytes(key));
+      const found = table.get(key);
       expect(found).toEqual(value);
       expect(found.buffer).toBe(payload.buffer);
     }
-    expect([...table.keys()].map((key) => key.slice())).toEqual(
-      preimages.map(([key]) => preimageKeyBytes(key)),
-    );
-    const absent = preimageKeyBytes(keccak256PreimageKey(text("absent")));
+    expect([...table.keys()].map((key) => key.slice())).toEqual(preimages.map(([key]) => key));
+    const absent = keccak256PreimageKey(text("absent"));
     expect(table.tryGet(absent)).toBeUndefined();
     expect(table.has(absent)).toBe(false);
     expect(() => table.get(absent)).toThrow(MissingPreimageError);
@@ -69,7 +67,7 @@ describe("PreimageTable", () => {
       [key, new Uint8Array([1])],
       [key, new Uint8Array([2])],
     ]);
-    expect(table.get(preimageKeyBytes(key))).toEqual(new Uint8Array([2]));
+    expect(table.get(key)).toEqual(new Uint8Array([2]));
   });
 
   it("tells `admit` the count before allocating, and a throwing admit refuses", () => {
@@ -139,18 +137,13 @@ describe("PreimageTable", () => {
 });
 
 describe("refusalReasonOf: the keys a Prove request may not carry", () => {
-  const bytes = (key: Preimage[0]) => preimageKeyBytes(key);
   it("refuses precompile and global generic keys and local keys that are not a boot index", () => {
-    expect(refusalReasonOf(bytes({ key_type: "Precompile", data: new Uint8Array(31) }))).toMatch(
-      /precompile/,
-    );
-    expect(refusalReasonOf(bytes({ key_type: "GlobalGeneric", data: new Uint8Array(31) }))).toMatch(
-      /global generic/,
-    );
+    expect(refusalReasonOf(preimageKeyOf("Precompile", new Uint8Array(31)))).toMatch(/precompile/);
+    expect(refusalReasonOf(preimageKeyOf("GlobalGeneric", new Uint8Array(31)))).toMatch(/global generic/);
     const local = (index: number) => {
       const data = new Uint8Array(31);
       data[30] = index;
-      return bytes({ key_type: "Local", data });
+      return preimageKeyOf("Local", data);
     };
     expect(refusalReasonOf(local(12))).toMatch(/not a boot information index/);
     expect(refusalReasonOf(local(0))).toMatch(/not a boot information index/);
@@ -158,6 +151,6 @@ describe("refusalReasonOf: the keys a Prove request may not carry", () => {
     high[3] = 1;
     expect(refusalReasonOf(high)).toMatch(/not a boot information index/);
     for (const index of Object.values(BootKey)) expect(refusalReasonOf(local(index))).toBeUndefined();
-    for (const [key] of witness()) expect(refusalReasonOf(bytes(key))).toBeUndefined();
+    for (const [key] of witness()) expect(refusalReasonOf(key)).toBeUndefined();
   });
 });

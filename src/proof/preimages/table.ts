@@ -6,7 +6,8 @@
  * anything per entry is allocated (`admit`), so a memory budget can refuse a frame of many small entries.
  *
  * Decoding reads the `Request::Prove` payload exactly as the generated codec does (generated/protocol: the same
- * varints, caps and refusals, through its BincodeReader) but keeps views where the codec copies.
+ * varints, caps and refusals, through its BincodeReader; each key by the codec's `readPreimageKeyInto`, straight
+ * into the packed array) but keeps views where the codec copies the values.
  */
 import { sha256 } from "@noble/hashes/sha2.js";
 import {
@@ -14,8 +15,8 @@ import {
   BincodeReader,
   encodeRequest,
   type Preimage,
-  PREIMAGE_KEY_TYPE_DISCRIMINANTS,
-  readPreimageKeyType,
+  PREIMAGE_KEY_LENGTH,
+  readPreimageKeyInto,
 } from "../../../generated/protocol/index.js";
 import {
   keccak256,
@@ -26,7 +27,7 @@ import {
 } from "../../chain/index.js";
 
 /** Bytes of one key: the type byte, then the 31 data bytes. */
-const KEY_BYTES = 32;
+const KEY_BYTES = PREIMAGE_KEY_LENGTH;
 /** The wire's smallest entry: 31 key bytes, a one-byte key type, a one-byte value length. */
 const MIN_ENTRY_BYTES = 33;
 /** The Request variant index of Prove. */
@@ -143,12 +144,10 @@ export class PreimageTable implements PreimageSource {
     );
     let at = counted.end;
     for (let i = 0; i < count; i++) {
-      if (payload.length - at < 31)
-        throw new BincodeDecodeError(`truncated: expected 31 bytes, ${payload.length - at} left`, at);
-      keyBytes.set(payload.subarray(at, at + 31), i * KEY_BYTES + 1);
-      const keyType = readAt(payload, at + 31, readPreimageKeyType);
-      keyBytes[i * KEY_BYTES] = PREIMAGE_KEY_TYPE_DISCRIMINANTS[keyType.value];
-      const length = readAt(payload, keyType.end, (r) => r.length64(1, "Bytes"));
+      const length = readAt(payload, at, (r) => {
+        readPreimageKeyInto(r, keyBytes, i * KEY_BYTES);
+        return r.length64(1, "Bytes");
+      });
       starts[i] = length.end;
       lengths[i] = length.value;
       at = length.end + length.value;

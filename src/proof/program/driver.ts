@@ -266,7 +266,7 @@ function chainWitness(read: ReadonlySet<Uint8Array>, sealed: readonly SealedBloc
 
 /** `preimages` followed by the entries of `extra` whose keys it lacks (a witness completed with its chain witness). */
 export function mergeWitness(preimages: readonly Preimage[], extra: readonly Preimage[]): Preimage[] {
-  const keyOf = ([key]: Preimage) => `${key.key_type}:${toHexRaw(key.data)}`;
+  const keyOf = ([key]: Preimage) => toHexRaw(key);
   const have = new Set(preimages.map(keyOf));
   return [...preimages, ...extra.filter((p) => !have.has(keyOf(p)))];
 }

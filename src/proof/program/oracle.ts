@@ -18,7 +18,7 @@ import {
 } from "../../chain/index.js";
 import type { Preimage } from "../../../generated/protocol/index.js";
 import { MissingWitnessError, RefusedPreimageKeyError } from "./errors.js";
-import { preimageKeyBytes, refusalReasonOf } from "../preimages/index.js";
+import { refusalReasonOf } from "../preimages/index.js";
 
 /** What the program is about to read (kona's hint names, our own encoding: `<type> <0x hex args…>`). */
 export type Hint =
@@ -91,7 +91,7 @@ export class OfflineOracle implements ProgramOracle {
  * results, global generic keys, local keys that are not a boot index).
  */
 export function refusePrecompileKeys(preimages: readonly Preimage[]): void {
-  refuseUnacceptedKeys(preimages.map(([key]) => preimageKeyBytes(key)));
+  refuseUnacceptedKeys(preimages.map(([key]) => key));
 }
 
 /** The same refusal for a store's keys (a store built by other means). */
