@@ -51,7 +51,7 @@ export function preimageKeyTypeFromDiscriminant(discriminant: number): PreimageK
   }
 }
 
-/** 32 bytes, the first the discriminant of a PreimageKeyType. A preimage key in its 32-byte form, as the preimage store, the program's oracle and the hints use it: the key type's discriminant, then 31 data bytes. On the wire it is Rust's struct { data: [u8; 31], key_type: PreimageKeyType }: the 31 data bytes as a fixed array, then the key type as a variant index (discriminant - 1, one byte). An unknown key type is refused on decode and on encode. */
+/** 32 bytes, the first the discriminant of a PreimageKeyType. A preimage key in its 32-byte form, as the preimage store and the program's oracle use it: the key type's discriminant, then 31 data bytes. On the wire it is Rust's struct { data: [u8; 31], key_type: PreimageKeyType }: the 31 data bytes as a fixed array, then the key type as a variant index (discriminant - 1, one byte). An unknown key type is refused on decode and on encode. */
 export type PreimageKey = Uint8Array;
 /** Length of a PreimageKey in bytes. */
 export const PREIMAGE_KEY_LENGTH = 32;
