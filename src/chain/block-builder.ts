@@ -465,7 +465,7 @@ export class BlockBuilder {
           messagePasserStorageRoot === undefined
             ? undefined
             : outputRootV0(header.stateRoot, messagePasserStorageRoot, snap.blockHash),
-        newNodes: collectNewNodes(this.db.written, header.stateRoot),
+        newNodes: collectNewNodes(this.db, header.stateRoot),
       };
     });
   }

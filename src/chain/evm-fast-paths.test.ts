@@ -7,7 +7,7 @@ import { type EVM, createEVM } from "@ethereumjs/evm";
 import { Address, bigIntToBytes, bytesToBigInt, bytesToHex, setLengthLeft } from "@ethereumjs/util";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { analyzeCode, installJumpAnalysisCache } from "./evm-fast-paths.js";
+import { analyzeCode, fastEipLookup, installJumpAnalysisCache, statelessCodeGas } from "./evm-fast-paths.js";
 import { bytes32ToWord, installWordOps, wordToBytes32 } from "./evm-word-ops.js";
 import { commonFor } from "./evm-setup.js";
 import { OpFork } from "./rollup-config.js";
@@ -82,6 +82,39 @@ describe("word codec", () => {
       }),
       { numRuns: 1000 },
     );
+  });
+
+  it("hands out a fresh array per word and reads a word inside a larger buffer", () => {
+    fc.assert(
+      fc.property(word, word, fc.nat({ max: 31 }), (a, b, at) => {
+        const first = wordToBytes32(a);
+        const second = wordToBytes32(b);
+        expect(first).not.toBe(second);
+        expect(bytes32ToWord(first)).toBe(a);
+        const out = new Uint8Array(32);
+        expect(wordToBytes32(b, out)).toBe(out);
+        expect(out).toEqual(second);
+        const big = new Uint8Array(64).fill(0xee);
+        big.set(first, at);
+        expect(bytes32ToWord(big.subarray(at, at + 32))).toBe(a);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("stateless code-chunk gas flag", () => {
+  it("follows the Common's EIP-6800 / EIP-7864 activation, with or without fastEipLookup", () => {
+    const plain = commonFor(11155420n, OpFork.Isthmus);
+    expect(statelessCodeGas(plain)).toBe(false);
+    expect(statelessCodeGas(fastEipLookup(commonFor(11155420n, OpFork.Isthmus)))).toBe(false);
+    for (const eip of [6800, 7864]) {
+      const lookup = (e: number) => e === eip;
+      expect(statelessCodeGas({ isActivatedEIP: lookup })).toBe(true);
+      const common = commonFor(11155420n, OpFork.Isthmus);
+      (common as unknown as { _activatedEIPsCache: number[] })._activatedEIPsCache.push(eip);
+      expect(statelessCodeGas(fastEipLookup(common))).toBe(true);
+    }
   });
 });
 

@@ -161,5 +161,18 @@ export function fastEipLookup(common: Common): Common {
   if (!Array.isArray(cache)) return common;
   const active = new Set(cache);
   common.isActivatedEIP = (eip: number) => active.has(eip);
+  (common as StatelessFlag).statelessCodeGas = active.has(6800) || active.has(7864);
   return common;
+}
+
+type StatelessFlag = { statelessCodeGas?: boolean };
+
+/**
+ * Whether stateless code-chunk gas (EIP-6800 or EIP-7864) is on: the flag `fastEipLookup` leaves on its
+ * Commons (PUSH asks on every execution), else the two lookups.
+ */
+export function statelessCodeGas(common: { isActivatedEIP(eip: number): boolean }): boolean {
+  return (
+    (common as StatelessFlag).statelessCodeGas ?? (common.isActivatedEIP(6800) || common.isActivatedEIP(7864))
+  );
 }

@@ -11,6 +11,7 @@
  * before an EVM copies it, as evm-word-ops.ts does for MSTORE / MLOAD; a version without the expected
  * table keeps its own.
  */
+import { statelessCodeGas } from "./evm-fast-paths.js";
 
 /** The library's Stack, whose fields these handlers use directly. */
 interface StackLike {
@@ -218,7 +219,7 @@ const replacements: [number, Handler][] = [
       if (
         rs.shouldDoJumpAnalysis ||
         st._len >= st._maxHeight ||
-        (rs.env.chargeCodeAccesses === true && (c.isActivatedEIP(6800) || c.isActivatedEIP(7864)))
+        (rs.env.chargeCodeAccesses === true && statelessCodeGas(c))
       ) {
         return fallback(0x60, rs, c);
       }

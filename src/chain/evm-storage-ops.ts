@@ -11,6 +11,7 @@
  * stateless code-chunk gas (EIP-6800 / EIP-7864) the library's gas handler runs. Both are replaced in the
  * library's tables before an EVM copies them, as evm-word-ops.ts does for MSTORE / MLOAD.
  */
+import { statelessCodeGas } from "./evm-fast-paths.js";
 import { bytes32ToWord, wordToBytes32 } from "./evm-word-ops.js";
 
 const SLOAD = 0x54;
@@ -58,7 +59,7 @@ export function storageValueToWord(bytes: Uint8Array): bigint {
 
 function sloadGas(original: GasHandler, access: AccessStorage): GasHandler {
   return function (runState, gas, common) {
-    if (common.isActivatedEIP(6800) || common.isActivatedEIP(7864)) return original(runState, gas, common);
+    if (statelessCodeGas(common)) return original(runState, gas, common);
     if (!common.isActivatedEIP(2929)) return gas;
     return gas + access(runState, wordToBytes32(runState.stack.peek()[0]!), false, common, true);
   };

@@ -1,3 +1,4 @@
+import { RLP } from "@ethereumjs/rlp";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { BlockBuilder, BlockBuilderFailedError } from "./block-builder.js";
@@ -15,6 +16,7 @@ import {
   keccak256Key,
 } from "./preimage-store.js";
 import { TransactionRejectedError } from "./tx-processor.js";
+import { type TrieNode, decodeTrieNode } from "./trie-node.js";
 
 const files = fixtureFiles();
 const fixtures = new Map<string, ExecutionFixture>();
@@ -165,6 +167,53 @@ describe("BlockBuilder", () => {
     for (const tx of rest) expect((await builder.addTransaction(tx)).ok).toBe(true);
     const sealed = await builder.seal();
     expect(toHex(sealed.blockHash)).toBe(toHex(fixture.expectedBlockHash));
+    // The snapshot left written nodes the seal superseded: newNodes holds only what the new root reaches.
+    expectReachableWrittenNodes(builder.writtenNodes, sealed.newNodes, sealed.stateRoot);
     await expect(builder.addTransaction(first!)).rejects.toThrow("sealed");
   });
 });
+
+/**
+ * `newNodes` is exactly the written trie nodes and code reachable from `stateRoot` (the account trie, the
+ * storage tries, the code of its accounts): walked by hex key through `newNodes`, a reachable hash missing
+ * from it must not be a written one, and every entry must be reached.
+ */
+function expectReachableWrittenNodes(
+  written: ReadonlyMap<string, Uint8Array>,
+  newNodes: Map<string, Uint8Array>,
+  stateRoot: Uint8Array,
+): void {
+  const reached = new Set<string>();
+  const walkHash = (hash: Uint8Array, onLeaf: (value: Uint8Array) => void): void => {
+    const hex = toHexRaw(hash);
+    if (reached.has(hex)) return;
+    const node = newNodes.get(hex);
+    if (node === undefined) {
+      expect(written.has(hex), `written node ${hex} reachable but not in newNodes`).toBe(false);
+      return;
+    }
+    expect(node).toBe(written.get(hex));
+    reached.add(hex);
+    walkNode(decodeTrieNode(node), onLeaf);
+  };
+  const walkNode = (node: TrieNode, onLeaf: (value: Uint8Array) => void): void => {
+    if (node.t === 0) return onLeaf(node.value);
+    const refs = node.t === 2 ? node.children : [node.child];
+    for (const ref of refs) {
+      if (ref instanceof Uint8Array) walkHash(ref, onLeaf);
+      else if (ref !== null) walkNode(ref, onLeaf);
+    }
+    if (node.t === 2 && node.value !== null) onLeaf(node.value);
+  };
+  walkHash(stateRoot, (value) => {
+    const [, , storageRoot, codeHash] = RLP.decode(value) as Uint8Array[];
+    walkHash(storageRoot!, () => {});
+    const codeHex = toHexRaw(codeHash!);
+    if (written.has(codeHex)) {
+      expect(newNodes.get(codeHex)).toBe(written.get(codeHex));
+      reached.add(codeHex);
+    }
+  });
+  expect(reached.has(toHexRaw(stateRoot))).toBe(true);
+  expect(reached.size).toBe(newNodes.size);
+}

@@ -8,7 +8,8 @@
  * the access-witness commit; the end-of-frame EIP-8037 rule is copied from `run`. The opcode's entry is taken
  * from the EVM's opcode table by the opcode byte (the library's `lookupOpInfo`) rather than from a table per
  * code position built for every EVM and code, and the jump analysis (jump destinations, PUSH values) is the
- * process-wide one of evm-fast-paths.ts; `useGas` is inlined (its DEBUG logging is off on this path).
+ * process-wide one of evm-fast-paths.ts, taken when the frame starts (the library takes it at the first jump, so
+ * every PUSH before it decoded its bytes); `useGas` is inlined (its DEBUG logging is off on this path).
  *
  * The library's loop runs instead (so nothing is lost) whenever something it supports needs it: `step`
  * listeners or DEBUG (tracing), its performance profiler, EOF (EIP-3540), stateless code-chunk gas
@@ -91,21 +92,20 @@ function fastRun(original: Run, consumePendingOog: (runState: RunState) => void)
     if (pc0 !== 0 && (pc0 < 0 || pc0 >= code.length)) {
       throw EthereumJSErrorWithoutCode("Internal error: program counter not in range");
     }
+    // The jump analysis at the frame's start (the library's loop does it at the first JUMP, JUMPI or JUMPF): the
+    // process-wide analysis is one lookup per code, and with it every PUSH takes its value from `cachedPushes`
+    // instead of decoding its bytes (a hex round trip) until the first jump.
+    const { jumps, pushes } = codeJumpAnalysis(code);
+    runState.validJumps = jumps;
+    runState.cachedPushes = pushes;
+    runState.shouldDoJumpAnalysis = false;
     let err: EVMError | undefined;
-    let analysed = false;
     // The library's steps in its order (`runStep`): dynamic gas, the invalid-opcode check, `useGas` (inlined:
     // DEBUG is off here), pc + 1, the EIP-7928 pending out-of-gas check, the handler, the access-witness commit.
     // Gas handlers and opcode handlers the library declares async do not all return promises: await only those.
     try {
       while (runState.programCounter < runState.code.length) {
         const op = runState.code[runState.programCounter]!;
-        if (!analysed && (op === 0x56 || op === 0x57 || op === 0x5e)) {
-          const { jumps, pushes } = codeJumpAnalysis(runState.code);
-          runState.validJumps = jumps;
-          runState.cachedPushes = pushes;
-          runState.shouldDoJumpAnalysis = false;
-          analysed = true;
-        }
         runState.opCode = op;
         const entry = opcodeMap[op]!;
         const info = entry.opcodeInfo;

@@ -7,17 +7,22 @@ import { RLP } from "@ethereumjs/rlp";
 import { toHexRaw } from "./hex.js";
 import { type Ref, type TrieNode, decodeTrieNode } from "./trie-node.js";
 
-export function collectNewNodes(
-  written: Map<string, Uint8Array>,
-  stateRoot: Uint8Array,
-): Map<string, Uint8Array> {
+/** What the walk reads of the execution's writes: by raw hash, the same value arrays as the hex-keyed map. */
+export interface WrittenValues {
+  writtenValue(hash: Uint8Array): Uint8Array | undefined;
+}
+
+export function collectNewNodes(written: WrittenValues, stateRoot: Uint8Array): Map<string, Uint8Array> {
   const out = new Map<string, Uint8Array>();
+  // A node is looked up by its hash bytes: most children of a new branch are old nodes, which end the walk
+  // without a hex key; a hex key is built only for what goes into `out`. Visited nodes are known by their
+  // array (one per hash in the written values).
+  const visited = new Set<Uint8Array>();
   const visitHash = (hash: Uint8Array, onLeaf: (value: Uint8Array) => void): void => {
-    const key = toHexRaw(hash);
-    if (out.has(key)) return;
-    const node = written.get(key);
-    if (node === undefined) return;
-    out.set(key, node);
+    const node = hash.length === 32 ? written.writtenValue(hash) : undefined;
+    if (node === undefined || visited.has(node)) return;
+    visited.add(node);
+    out.set(toHexRaw(hash), node);
     visitNode(decodeTrieNode(node), onLeaf);
   };
   const visitRef = (ref: Ref, onLeaf: (value: Uint8Array) => void): void => {
@@ -37,10 +42,12 @@ export function collectNewNodes(
     const storageRoot = account[2];
     const codeHash = account[3];
     if (storageRoot) visitHash(storageRoot, () => {});
-    if (codeHash) {
-      const key = toHexRaw(codeHash);
-      const code = written.get(key);
-      if (code !== undefined) out.set(key, code);
+    if (codeHash?.length === 32) {
+      const code = written.writtenValue(codeHash);
+      if (code !== undefined) {
+        visited.add(code);
+        out.set(toHexRaw(codeHash), code);
+      }
     }
   };
   visitHash(stateRoot, onAccount);

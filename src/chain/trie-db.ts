@@ -76,6 +76,11 @@ export class PreimageTrieDB implements DB<string, string | Uint8Array>, TrieNode
     return this.getSync(toHexRaw(hash));
   }
 
+  /** A value the execution wrote, by its raw keccak256 hash (the same array `written` holds); no hex key built. */
+  writtenValue(hash: Uint8Array): Uint8Array | undefined {
+    return this.writtenByHash.get(hash);
+  }
+
   /** Records a node the execution created (TrieNodeStore). */
   putNode(hash: Uint8Array, node: Uint8Array): void {
     if (this.writtenByHash.has(hash)) return;
