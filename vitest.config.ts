@@ -48,6 +48,8 @@ export default defineConfig({
           // start and in their own module's variables, which are fresh per file; the spawn helpers keep none.
           isolate: false,
           include: [UNDER_TEST, ...PROCESS_TESTS_BESIDE_CODE],
+          // After each file, children its spawn helpers started and nobody stopped are killed.
+          setupFiles: ["./test/support/leftover-children.setup.ts"],
           exclude: [...configDefaults.exclude, ...UNIT_TESTS_UNDER_TEST],
         },
       },

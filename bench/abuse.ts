@@ -1,6 +1,6 @@
 /**
  * bench:abuse — does the sequencer keep its cadence while the RPC side serves heavy calls that are
- * within the node's limits (issue 14 item 3)?
+ * within the node's limits (docs/node/limits.md "Block production under load")?
  *
  * Starts a real node process (test/node/spawn-node.ts: 2 s blocks, 200 ms snapshots), subscribes to
  * /ws/flashblocks and to newHeads, then runs one burst kind at a time for BENCH_SECONDS each (after an
@@ -14,7 +14,7 @@
  * would delay its own socket events). Per burst it prints: flashblocks inter-arrival p99 / max, sealed-block gap max (arrival of
  * newHeads, and timestamp delta), node RSS before / peak / after (VmRSS of the node process from
  * /proc, sampled every 100 ms; "after" is 1.5 s after the burst ends), and the error mix (counts by
- * JSON-RPC code). The issue's targets (cadence p99 ≤ 250 ms, max ≤ 400 ms, block time max ≤ 2.2 s)
+ * JSON-RPC code). The targets (cadence p99 ≤ 250 ms, max ≤ 400 ms, block time max ≤ 2.2 s)
  * are printed with PASS / MISS; a miss does not fail the process: this is a measurement. With ~40
  * intervals per burst, p99 is (nearly) the max.
  *
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     });
     console.log(
       `\ntargets: cadence p99 ≤ ${TARGET_P99} ms, max ≤ ${TARGET_MAX} ms, block time max ≤ ${TARGET_BLOCK} ms ` +
-        `(issue 14; docs/node/limits.md "Block production under load")\n`,
+        `(docs/node/limits.md "Block production under load")\n`,
     );
     console.log(ABUSE_TABLE_HEADER);
     for (const r of rows) console.log(formatAbuseRow(r));

@@ -1,10 +1,19 @@
 /**
- * The enclave process's parts, for the conformance suite and tests that run an enclave in-process: request
- * handlers, the proof program as the enclave runs it, the signer, the security modules and the local-mode
- * server. The process itself is enclave/main.ts. What the enclave shares with the host, the registrar and
- * the conformance suite is in the src/proof packages: boot keys and preimages (src/proof/preimages), config
- * hashes, journals and signer addresses (src/proof/onchain), the program (src/proof/program), listen addresses and
- * frame writes (src/proof/transport).
+ * The enclave (service; docs/enclave.md): the process that verifies a proof request's preimages, runs the proof
+ * program and signs the result, inside an AWS Nitro enclave or, in local mode, on the host. The process itself is
+ * enclave/main.ts; this index serves the conformance suite and tests that run an enclave in-process.
+ *
+ * Public surface: the request handlers (`enclaveHandlers`, `handleRequest`), the proof program as the enclave runs
+ * it (`runProof`, `enclaveChains`, `developmentChain`), the signer (`EnclaveSigner`), the command line
+ * (`parseEnclaveCommandLine`, `ENCLAVE_FLAGS`, `ENCLAVE_USAGE`, `checkNitroFlags`), the security modules
+ * (`SecurityModule`, `LocalSecurityModule`, `NitroSecurityModule`, attestation request checks), the local-mode
+ * server (`EnclaveServer`), its JSON-lines logger, and the errors (`EnclaveError` root).
+ *
+ * Concepts owned: the enclave's identity (its signing key, made inside and never leaving), which chains it proves
+ * for, the attestation it gives for its key, and the bounds on what one request may cost it. What it shares with
+ * the host, the registrar and the conformance suite is in the src/proof packages: boot keys and preimages
+ * (src/proof/preimages), config hashes, journals and signer addresses (src/proof/onchain), the program
+ * (src/proof/program), listen addresses and frame writes (src/proof/transport).
  */
 export { EnclaveError, type EnclaveErrorKind, type EnclaveErrorOptions } from "./errors.js";
 export {

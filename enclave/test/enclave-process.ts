@@ -7,6 +7,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { nodeArgs } from "../../src/bundles/index.js";
 import type { ListenAddress } from "../../src/proof/transport/index.js";
+import { awaitReady } from "../../test/support/child-start.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -30,6 +31,8 @@ export interface StartEnclaveOptions {
    * default `--max-old-space-size=TEST_ENCLAVE_HEAP_MB`.
    */
   readonly nodeFlags?: readonly string[];
+  /** Milliseconds until "enclave listening"; default 90 000. The enclave is killed if it is not ready by then. */
+  readonly startTimeoutMs?: number;
 }
 
 export async function startEnclave(
@@ -65,11 +68,18 @@ export async function startEnclave(
       if (entry.level === "error" && entry.msg === "enclave start-up failed")
         reject(new Error(String(entry.error)));
     });
-    child.once("exit", (code) =>
-      reject(new Error(`enclave exited with ${code} before listening: ${stderr}`)),
-    );
   });
-  const signer = await ready;
+  let signer: string;
+  try {
+    signer = await awaitReady(child, ready, {
+      name: "the enclave",
+      timeoutMs: options.startTimeoutMs ?? 90_000,
+      output: () => `${logs.map((entry) => JSON.stringify(entry)).join("\n")}\n${stderr}`,
+    });
+  } catch (e) {
+    await rm(dir, { recursive: true, force: true });
+    throw e;
+  }
   return {
     address: { kind: "unix", path },
     signer,

@@ -1,10 +1,15 @@
 /**
- * Proof jobs (docs/proof-jobs.md): a library (rank 1; imports only foundation packages) holding the queue of L2
- * range proofs that provers share.
+ * Proof jobs (library, rank 1; imports only foundation packages; docs/proof-jobs.md): the queue of L2 range proofs
+ * that provers share, and the worker loop that drains it.
  *
- * Concepts it owns:
+ * Public surface: the queue (`openProofJobQueue` on PostgreSQL or SQLite, `ProofJobQueue` with its options, stats
+ * and list queries, `results` in range order, `DEFAULT_NAMESPACE`), the job model (`ProofJob`, `ProofRange`,
+ * `QueuedRange`, leases, `PROOF_JOB_STATES`), the worker (`ProofWorker`, `ProveFunction`, its events), and the
+ * errors (`ProofJobsError` root).
+ *
+ * Concepts owned:
  * - a **proof job**: one L2 range (`startBlock` agreed, `endBlock` claimed) with its prover_prove request, enqueued
- *   once per range, and its attempts, lease, result and last error;
+ *   once per range within its namespace, and its attempts, lease, result and last error;
  * - a **lease**: a claim by one worker, renewed by heartbeats and fenced by a token, so a job is never proved twice
  *   at once and a late or duplicate result is ignored; an expired lease or a failure requeues the job with backoff;
  * - the **queue** (`ProofJobQueue`) on PostgreSQL (`DATABASE_URL`, several machines) or SQLite (one machine), and

@@ -1,5 +1,5 @@
 /**
- * The devnet's crash safety (issue 12): the L1 and rollup config as `npm start` makes them (startDevnetL1 with the
+ * The devnet's crash safety: the L1 and rollup config as `npm start` makes them (startDevnetL1 with the
  * devnet's SystemConfig, ensureDevnetRollupConfig), a node in L1 mode and the batcher as real processes, L2 traffic
  * throughout. The batcher is killed with SIGKILL in the middle of a three-transaction channel and the node with
  * SIGKILL right after; both restart (the batcher now posting blobs, the devnet's default). Then the node's safe head

@@ -25,6 +25,7 @@ import {
   ENCLAVE_NODE_VERSION,
   type EnclaveBuild,
 } from "../../scripts/build-enclave.js";
+import { trackChild } from "../support/child-start.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -94,6 +95,7 @@ function startBundle(
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...env },
   });
+  trackChild(child);
   const lines: Record<string, unknown>[] = [];
   const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
   const listening = new Promise<Record<string, unknown>>((resolve, reject) => {

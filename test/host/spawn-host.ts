@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { nodeArgs } from "../../src/bundles/index.js";
+import { awaitReady } from "../support/child-start.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -59,14 +60,23 @@ export interface RunningHost {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function startHost(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<RunningHost> {
+export interface StartHostOptions {
+  /** Milliseconds until "prover host listening"; default 90 000. The host is killed if it is not ready by then. */
+  readonly startTimeoutMs?: number;
+}
+
+export async function startHost(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  options: StartHostOptions = {},
+): Promise<RunningHost> {
   const child = spawnHost(args, env);
   const logs: Record<string, unknown>[] = [];
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
   const lines = createInterface({ input: child.stdout! });
-  const port = await new Promise<number>((resolve, reject) => {
+  const listening = new Promise<number>((resolve) => {
     lines.on("line", (line) => {
       let entry: Record<string, unknown>;
       try {
@@ -77,7 +87,11 @@ export async function startHost(args: readonly string[], env: NodeJS.ProcessEnv 
       logs.push(entry);
       if (entry.msg === "prover host listening") resolve(Number(entry.port));
     });
-    void exited.then((code) => reject(new Error(`host exited with ${code} before listening: ${stderr}`)));
+  });
+  const port = await awaitReady(child, listening, {
+    name: "the prover host",
+    timeoutMs: options.startTimeoutMs ?? 90_000,
+    output: () => `${logs.map((entry) => JSON.stringify(entry)).join("\n")}\n${stderr}`,
   });
   return {
     url: `http://127.0.0.1:${port}`,

@@ -106,18 +106,21 @@ beforeAll(async () => {
     callWorkers: 0,
     startTimeoutMs: 60_000,
   });
-  for (const surface of ["reth", "geth", "base"] as const) {
-    const window = surface === "geth" ? [] : ["--rpc-eth-proof-window", "100000"];
-    replicas.set(
-      surface,
-      await startNodeProcess({
+  // The batcher from the start: the safe head's wait below then overlaps the replicas' starts and the transfer.
+  batcher = startBatcher({ l1RpcUrl: l1.anvil.rpcUrl, l2RpcUrl: node.url, rollupConfigPath: rollupPath });
+  // The three replicas start side by side (each one a node process following the first).
+  await Promise.all(
+    (["reth", "geth", "base"] as const).map(async (surface) => {
+      const window = surface === "geth" ? [] : ["--rpc-eth-proof-window", "100000"];
+      const replica = await startNodeProcess({
         l1: { rpcUrl: l1.anvil.rpcUrl, rollupConfigPath: rollupPath, confirmations: 1 },
         extraArgs: ["--follow", node.wsUrl, "--rpc-surface", surface, ...window],
         callWorkers: 0,
-        startTimeoutMs: 60_000,
-      }),
-    );
-  }
+        startTimeoutMs: 90_000,
+      });
+      replicas.set(surface, replica);
+    }),
+  );
   // One L2 transfer; the range is the block before it to the block after (a block with a transfer and one without:
   // a longer range only executes more blocks of the same kinds).
   const l2 = defineChain({
@@ -149,7 +152,6 @@ beforeAll(async () => {
   const transferBlock = BigInt(receipt.blockNumber);
   agreed = transferBlock - 1n;
   claimed = transferBlock + 1n;
-  batcher = startBatcher({ l1RpcUrl: l1.anvil.rpcUrl, l2RpcUrl: node.url, rollupConfigPath: rollupPath });
   // Generous: on a loaded 2-core machine each blob's KZG check costs the node seconds of CPU.
   await waitFor(
     async () =>

@@ -1,5 +1,5 @@
 /**
- * Block production isolated from request load (issue 14 item 2; docs/node/limits.md "Block production under
+ * Block production isolated from request load (docs/node/limits.md "Block production under
  * load"): a spawned node (1 s blocks, 200 ms snapshots) is subscribed to on /ws/flashblocks and newHeads
  * while five clients send heavy batches within the limits for about 8 s: eth_getProof 10 × 1000 keys over
  * a contract with 512 storage slots (two clients), eth_feeHistory 1024 blocks × 100 percentiles,

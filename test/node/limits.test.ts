@@ -1,5 +1,5 @@
 /**
- * Bounded cost per request (issue 14): the crashing eth_feeHistory of the issue and a batch of eight of it
+ * Bounded cost per request: an eth_feeHistory that once crashed the node and a batch of eight of it
  * against a node on its default limits (an error naming the limit, the node stays up, its own RSS stays
  * bounded), then, on a node with small limits, every bounded method at its limit, one over, and a batch
  * of in-limit calls whose summed response crosses the batch response cap.
@@ -31,7 +31,7 @@ async function batch(node: NodeProcess, calls: { method: string; params: unknown
 
 const word = (i: number): Hex => `0x${i.toString(16).padStart(64, "0")}`;
 
-describe("the crashing request of issue 14, on the default limits", () => {
+describe("the request that once crashed the node, on the default limits", () => {
   let node: NodeProcess;
   beforeAll(async () => {
     node = await startNodeProcess({ blockTimeMs: 1000, flashblockIntervalMs: 100, logLevel: "warn" });

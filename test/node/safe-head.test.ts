@@ -1,5 +1,5 @@
 /**
- * The L1-backed node derives its own safe and finalized heads (issue 12 item 5; docs/node/l1.md "Safe and finalized
+ * The L1-backed node derives its own safe and finalized heads (docs/node/l1.md "Safe and finalized
  * heads"): anvil with the devnet's contracts (1 s blocks, 2-slot epochs so `finalized` moves quickly), the devnet's
  * rollup.json (1 s L2 blocks), our node in L1 mode with its SafeHeadTracker (in this process, so every change of
  * the heads is seen), the batcher as a process posting calldata channels, then a second one posting blobs.

@@ -1,5 +1,5 @@
 /**
- * Issue 14, item 4: the small things a new user hit, each where it can fail — `--help` of the enclave and
+ * The small things a new user hit, each where it can fail — `--help` of the enclave and
  * the node, `merchant cli wait` with an unknown state (the devnet's secrets kept off every command line:
  * test/devnet/devnet.test.ts), a block number beyond 2^64 named as such, and a JSON number beyond 2^53 echoed with its exact value.
  */

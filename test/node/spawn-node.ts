@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { nodeArgs } from "../../src/bundles/index.js";
+import { killChild, trackChild } from "../support/child-start.js";
 
 export interface StartNodeOptions {
   blockTimeMs?: number;
@@ -122,7 +123,8 @@ export async function startNodeProcess(options: StartNodeOptions = {}): Promise<
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env },
   });
-  // Never leave a node behind when the test process exits without stopping it.
+  // Never leave a node behind: the sweep after each test file, and the test process's exit, kill a node not stopped.
+  trackChild(child);
   const killOnExit = (): void => {
     child.kill("SIGKILL");
   };
@@ -167,6 +169,8 @@ export async function startNodeProcess(options: StartNodeOptions = {}): Promise<
   try {
     info = await ready;
   } catch (e) {
+    // Not ready in time (or it exited): killed and reaped before its data directory goes.
+    await killChild(child);
     process.removeListener("exit", killOnExit);
     if (ownDir) rmSync(dataDir, { recursive: true, force: true });
     throw e;

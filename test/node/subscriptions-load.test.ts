@@ -1,5 +1,5 @@
 /**
- * Many subscriptions do not stall block production (issue 14; docs/node/limits.md "Block production under
+ * Many subscriptions do not stall block production (docs/node/limits.md "Block production under
  * load"): a spawned node (1 s blocks, 200 ms snapshots) holds 8 websockets × 128 subscriptions
  * (newHeads, newFlashblocks, logs) while transactions that emit logs are sent for about 6 s. Snapshots keep
  * arriving on /ws/flashblocks (watched from a worker thread of the test) with no gap over 1 s (generous:

@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { nodeArgs } from "../../src/bundles/index.js";
+import { awaitReady, trackChild } from "./child-start.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -21,6 +22,11 @@ export interface LogProcess {
   output(): string;
   /** Resolves with the `count`-th line (counting from this process's start) for which `match` holds. */
   waitFor(match: (line: LogLine) => boolean, count?: number, timeoutMs?: number): Promise<LogLine>;
+  /**
+   * Start-up: resolves with the first line for which `match` holds; if none comes within `timeoutMs` (default
+   * 120 000) or the process exits first, kills the process (child-start.ts awaitReady) and throws.
+   */
+  ready(match: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
   readonly exited: Promise<ExitStatus>;
   /** SIGTERM, then (with `killAfterMs`) SIGKILL if it has not exited by then; resolves with how it exited. */
   stop(killAfterMs?: number): Promise<ExitStatus>;
@@ -40,6 +46,7 @@ export function spawnLogProcess(
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...env },
   });
+  trackChild(child);
   const killOnExit = (): void => {
     child.kill("SIGKILL");
   };
@@ -77,10 +84,17 @@ export function spawnLogProcess(
     }),
   );
   const running = (): boolean => child.exitCode === null && child.signalCode === null;
-  return {
+  const logProcess: LogProcess = {
     process: child,
     lines,
     output: () => out,
+    ready(match, timeoutMs = 120_000) {
+      return awaitReady(child, logProcess.waitFor(match, 1, timeoutMs), {
+        name,
+        timeoutMs,
+        output: () => out,
+      });
+    },
     waitFor(match, count = 1, timeoutMs = 120_000) {
       return new Promise((resolve, reject) => {
         const check = (): void => {
@@ -120,4 +134,5 @@ export function spawnLogProcess(
       return exited;
     },
   };
+  return logProcess;
 }

@@ -57,7 +57,7 @@ export async function startWorkerHost(pc: ProverChain, options: WorkerHostOption
     ],
     { DATABASE_URL: options.databaseUrl, OP_ENCLAVE_FORBID_VSOCK: "1" },
   );
-  await host.waitFor((line) => line.msg === "proof worker started", 1, 120_000);
+  await host.ready((line) => line.msg === "proof worker started", 120_000);
   return host;
 }
 

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { nodeArgs } from "../../../src/bundles/index.js";
 import { MerchantClient } from "../../../src/merchant/client.js";
+import { awaitReady } from "../../support/child-start.js";
 
 const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -36,6 +37,8 @@ export interface MerchantProcessOptions {
   env?: Record<string, string>;
   /** More flags for src/merchant/main.ts. */
   extraArgs?: string[];
+  /** Milliseconds until "merchant service listening"; default 60 000. The service is killed if not ready by then. */
+  startTimeoutMs?: number;
 }
 
 export async function startMerchantProcess(options: MerchantProcessOptions): Promise<MerchantProcess> {
@@ -69,9 +72,8 @@ export async function startMerchantProcess(options: MerchantProcessOptions): Pro
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once("exit", (code, signal) => resolve({ code, signal }));
   });
-  const port = await new Promise<number>((resolve, reject) => {
+  const listening = new Promise<number>((resolve) => {
     let buffered = "";
-    const timer = setTimeout(() => reject(new Error(`merchant did not start in time:\n${output}`)), 30_000);
     child.stdout?.on("data", (chunk: Buffer) => {
       const text = chunk.toString("utf8");
       output += text;
@@ -83,10 +85,8 @@ export async function startMerchantProcess(options: MerchantProcessOptions): Pro
         newline = buffered.indexOf("\n");
         try {
           const parsed = JSON.parse(line) as { msg?: string; port?: number };
-          if (parsed.msg === "merchant service listening" && typeof parsed.port === "number") {
-            clearTimeout(timer);
+          if (parsed.msg === "merchant service listening" && typeof parsed.port === "number")
             resolve(parsed.port);
-          }
         } catch {
           // not a JSON line
         }
@@ -95,10 +95,11 @@ export async function startMerchantProcess(options: MerchantProcessOptions): Pro
     child.stderr?.on("data", (chunk: Buffer) => {
       output += chunk.toString("utf8");
     });
-    void exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`merchant exited (${code ?? signal}) before listening:\n${output}`));
-    });
+  });
+  const port = await awaitReady(child, listening, {
+    name: "the merchant service",
+    timeoutMs: options.startTimeoutMs ?? 60_000,
+    output: () => output,
   });
   const url = `http://127.0.0.1:${port}`;
   const apiKey = readFileSync(keyFile, "utf8").trim();
