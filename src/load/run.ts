@@ -6,6 +6,7 @@
  * transactions to land, and the report.
  */
 import type { Address, Hex } from "viem";
+import { initKeccak } from "../chain/index.js";
 import { BlockFollower, type SeenBlock } from "./blocks.js";
 import { type LoadContracts, loadCall } from "./calls.js";
 import { LOAD_KINDS, type LoadKind, type LoadMix, mixPicker } from "./mix.js";
@@ -108,6 +109,7 @@ const MAX_BACKLOG_SECONDS = 0.5;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function runLoad(options: LoadRunOptions): Promise<LoadReport> {
+  await initKeccak();
   const rpc = new LoadRpc(options.rpcUrl);
   const chainId = Number(await rpc.call<Hex>("eth_chainId", []));
   const follower = new BlockFollower(rpc);
