@@ -8,7 +8,8 @@
  * ws://<host>:<port>/ws/flashblocks). Then runs `npm run load` as a process at --gas-per-second for --duration
  * seconds while a worker thread stamps every flashblocks message; prints the machine and load average, the
  * generator's report (gas sent and included per second, inclusion latency, errors), the gas the chain sequenced
- * per second and per block, and the interval between consecutive flashblocks of a block (p50 / p99 / max).
+ * per second and per block, the interval between consecutive flashblocks of a block (p50 / p99 / max), and the CPU
+ * seconds the node (one started here, read from /proc) and the generator used over the sending and draining.
  *
  * Flags: --rpc <url>, --flashblocks <ws url>, --gas-limit <n> (default 400 000 000, Base's), --gas-per-second <n>
  * (default 40 000 000), --duration <s> (default 60), --senders <n> (default 128), --mix <kind=weight,…>.
