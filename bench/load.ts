@@ -8,11 +8,13 @@
  * ws://<host>:<port>/ws/flashblocks). Then runs `npm run load` as a process at --gas-per-second for --duration
  * seconds while a worker thread stamps every flashblocks message; prints the machine and load average, the
  * generator's report (gas sent and included per second, inclusion latency, errors), the gas the chain sequenced
- * per second and per block, and the interval between consecutive flashblocks of a block (p50 / p99 / max).
+ * per second and per block, the interval between consecutive flashblocks of a block (p50 / p99 / max), and the CPU
+ * seconds the node (one started here, read from /proc) and the generator used over the sending and draining.
  *
  * Flags: --rpc <url>, --flashblocks <ws url>, --gas-limit <n> (default 400 000 000, Base's), --gas-per-second <n>
  * (default 40 000 000), --duration <s> (default 60), --senders <n> (default 128), --mix <kind=weight,…>.
  */
+import { readFileSync } from "node:fs";
 import os from "node:os";
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
@@ -59,8 +61,21 @@ function watchFlashblocks(url: string, frames: Frame[]): Worker {
   return worker;
 }
 
+/** CPU seconds (user + system) process `pid` has used, from /proc (Linux; undefined elsewhere). */
+function cpuSecondsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime (fields 14 and 15 of the line, 12 and 13 after the command), in clock ticks of 1/100 s.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 /** `npm run load` with `args`, its progress on the console; its report. */
-async function runGenerator(args: readonly string[]): Promise<LoadReport> {
+async function runGenerator(args: readonly string[], onSetupDone: () => void): Promise<LoadReport> {
   const run = await runLoadProcess(args, (value) => {
     const event = value as { msg?: string; second?: number; sentGas?: number; includedGas?: number };
     if (event.msg === "load second")
@@ -68,7 +83,10 @@ async function runGenerator(args: readonly string[]): Promise<LoadReport> {
         `  second ${event.second}: sent ${((event.sentGas ?? 0) / 1e6).toFixed(1)} Mgas, ` +
           `included ${((event.includedGas ?? 0) / 1e6).toFixed(1)} Mgas`,
       );
-    else if (event.msg === "load setup done") console.log("  setup done");
+    else if (event.msg === "load setup done") {
+      onSetupDone();
+      console.log("  setup done");
+    }
   });
   const report = run.lines.at(-1) as LoadReport | undefined;
   if (run.code !== 0 || report?.msg !== "load report")
@@ -118,11 +136,23 @@ async function main(): Promise<void> {
     flashblocksUrl ??= `${rpcUrl.replace(/^http/, "ws").replace(/\/$/, "")}/ws/flashblocks`;
     const frames: Frame[] = [];
     worker = watchFlashblocks(flashblocksUrl, frames);
-    const report = await runGenerator([
-      ...["--rpc", rpcUrl, "--gas-per-second", values["gas-per-second"], "--duration", values.duration],
-      ...["--senders", values.senders, "--drain", "20"],
-      ...(values.mix === undefined ? [] : ["--mix", values.mix]),
-    ]);
+    // The node's CPU over the generator's sending and draining (a node started here: its pid is known).
+    const nodePid = chain?.node.process.pid;
+    let nodeCpuAtStart: number | undefined;
+    let windowStart = 0;
+    const report = await runGenerator(
+      [
+        ...["--rpc", rpcUrl, "--gas-per-second", values["gas-per-second"], "--duration", values.duration],
+        ...["--senders", values.senders, "--drain", "20"],
+        ...(values.mix === undefined ? [] : ["--mix", values.mix]),
+      ],
+      () => {
+        nodeCpuAtStart = cpuSecondsOf(nodePid);
+        windowStart = performance.now();
+      },
+    );
+    const nodeCpuAtEnd = cpuSecondsOf(nodePid);
+    const windowSeconds = (performance.now() - windowStart) / 1000;
     await worker.terminate();
     worker = undefined;
 
@@ -157,6 +187,16 @@ async function main(): Promise<void> {
       `flashblocks: ${frames.length} messages of ${byPayload.size} blocks (${busy.length} with load); interval ` +
         `p50 ${ms(percentile(intervals, 50))}, p99 ${ms(percentile(intervals, 99))}, max ${ms(percentile(intervals, 100))}`,
     );
+    const sequencedGas = report.chain.averageBlockGasUsed * report.chain.blocks;
+    if (nodeCpuAtStart !== undefined && nodeCpuAtEnd !== undefined) {
+      const nodeCpu = nodeCpuAtEnd - nodeCpuAtStart;
+      console.log(
+        `CPU over the ${windowSeconds.toFixed(0)} s of sending and draining: node ${nodeCpu.toFixed(1)} s ` +
+          `(${((100 * nodeCpu) / windowSeconds).toFixed(0)} % of a core), generator ` +
+          `${report.generatorCpuSeconds.toFixed(1)} s; the node sequenced ` +
+          `${mgas(nodeCpu > 0 ? sequencedGas / nodeCpu : undefined)}gas per CPU second it got`,
+      );
+    }
     // Base's target: 80 M gas per 2 s block (40 Mgas/s) with flashblocks every 200 ms, p99 within 250 ms.
     const p99 = percentile(intervals, 99);
     const sequencedPerBlock = report.chain.averageBlockGasUsed;

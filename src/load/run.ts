@@ -6,6 +6,7 @@
  * transactions to land, and the report.
  */
 import type { Address, Hex } from "viem";
+import { initKeccak } from "../chain/index.js";
 import { BlockFollower, type SeenBlock } from "./blocks.js";
 import { type LoadContracts, loadCall } from "./calls.js";
 import { LOAD_KINDS, type LoadKind, type LoadMix, mixPicker } from "./mix.js";
@@ -90,6 +91,8 @@ export interface LoadReport {
   readonly perSecond: readonly SecondFigures[];
   /** The first contracts the deploy kind created (at most 10). */
   readonly deployedContracts: readonly Address[];
+  /** CPU seconds this process used while sending and draining (user + system). */
+  readonly generatorCpuSeconds: number;
 }
 
 interface Pending {
@@ -108,6 +111,7 @@ const MAX_BACKLOG_SECONDS = 0.5;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function runLoad(options: LoadRunOptions): Promise<LoadReport> {
+  await initKeccak();
   const rpc = new LoadRpc(options.rpcUrl);
   const chainId = Number(await rpc.call<Hex>("eth_chainId", []));
   const follower = new BlockFollower(rpc);
@@ -162,6 +166,7 @@ async function pace(
   const blocks: SeenBlock[] = [];
   const deployed: Address[] = [];
   const startMs = performance.now();
+  const cpuAtStart = process.cpuUsage();
   const series = new PerSecond(startMs);
   let sentGas = 0;
   let sentTransactions = 0;
@@ -288,6 +293,7 @@ async function pace(
   const drainEnd = performance.now() + options.drainSeconds * 1000;
   while ((pending.size > 0 || batchesInFlight > 0) && performance.now() < drainEnd) await sleep(100);
   unlisten();
+  const cpu = process.cpuUsage(cpuAtStart);
   if (pending.size > 0) errors.add("not included", pending.size);
 
   const seconds = options.durationSeconds;
@@ -326,6 +332,7 @@ async function pace(
     chain: chainFigures(blocks),
     perSecond: series.seconds,
     deployedContracts: deployed,
+    generatorCpuSeconds: Math.round((cpu.user + cpu.system) / 1e4) / 100,
   };
 }
 

@@ -3,14 +3,17 @@
  * code, never read from a command line) and many senders with fresh random keys, each with its nonce kept here.
  * Transactions are EIP-1559, signed locally; the fees follow the newest block's base fee.
  */
-import { type Address, type Hex, keccak256 } from "viem";
+import type { Address, Hex } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { devAccounts } from "../chain/index.js";
 import type { LoadCall } from "./calls.js";
 import { type LoadRpc, type RpcAnswer } from "./rpc.js";
+import { signEip1559 } from "./signer.js";
 
 export interface LoadSender {
   readonly account: PrivateKeyAccount;
+  /** Kept in memory only, for the fast signer (src/load/signer.ts). */
+  readonly privateKey: Hex;
   readonly address: Address;
   /** The nonce of the next transaction. */
   nonce: bigint;
@@ -35,21 +38,21 @@ export function feesFor(baseFeePerGas: bigint): Fees {
   return { maxFeePerGas: baseFeePerGas * 3n + LOAD_TIP, maxPriorityFeePerGas: LOAD_TIP };
 }
 
-function senderOf(account: PrivateKeyAccount, nonce: bigint): LoadSender {
-  return { account, address: account.address, nonce, inFlight: 0, resync: false, unanswered: 0 };
+function senderOf(privateKey: Hex, nonce: bigint): LoadSender {
+  const account = privateKeyToAccount(privateKey);
+  return { account, privateKey, address: account.address, nonce, inFlight: 0, resync: false, unanswered: 0 };
 }
 
 /** Development account `index` of the test mnemonic, with its pending nonce. */
 export async function devSender(rpc: LoadRpc, index: number): Promise<LoadSender> {
   const key = devAccounts(index + 1)[index]!.privateKey;
-  const account = privateKeyToAccount(key);
-  const nonce = await rpc.call<Hex>("eth_getTransactionCount", [account.address, "pending"]);
-  return senderOf(account, BigInt(nonce));
+  const nonce = await rpc.call<Hex>("eth_getTransactionCount", [privateKeyToAccount(key).address, "pending"]);
+  return senderOf(key, BigInt(nonce));
 }
 
 /** `count` senders with fresh random keys (nonce 0: new accounts). */
 export function freshSenders(count: number): LoadSender[] {
-  return Array.from({ length: count }, () => senderOf(privateKeyToAccount(generatePrivateKey()), 0n));
+  return Array.from({ length: count }, () => senderOf(generatePrivateKey(), 0n));
 }
 
 export interface SignedLoadTransaction {
@@ -68,17 +71,16 @@ export async function signNext(
   chainId: number,
 ): Promise<SignedLoadTransaction> {
   const nonce = sender.nonce++;
-  const raw = await sender.account.signTransaction({
-    type: "eip1559",
+  const { raw, hash } = await signEip1559(sender.privateKey, {
     chainId,
-    nonce: Number(nonce),
-    ...(call.to === undefined ? {} : { to: call.to }),
+    nonce,
+    to: call.to,
     data: call.data,
     value: call.value ?? 0n,
     gas,
     ...fees,
   });
-  return { raw, hash: keccak256(raw), sender, nonce };
+  return { raw, hash, sender, nonce };
 }
 
 /** Sends signed transactions as one batch of eth_sendRawTransaction; answers in order. */

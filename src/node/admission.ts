@@ -57,6 +57,18 @@ function declaredChainIdOf(raw: Uint8Array): bigint | undefined {
   }
 }
 
+/** The pending snapshot's transaction hashes (hex), built once per snapshot rather than once per admission. */
+const pendingHashSets = new WeakMap<object, Set<string>>();
+
+function pendingHashSet(snapshot: { readonly transactionHashes: readonly Uint8Array[] }): Set<string> {
+  let set = pendingHashSets.get(snapshot);
+  if (set === undefined) {
+    set = new Set(snapshot.transactionHashes.map(toHexRaw));
+    pendingHashSets.set(snapshot, set);
+  }
+  return set;
+}
+
 export function admitTransaction(node: AdmissionContext, raw: Uint8Array): PooledTransaction {
   if (raw.length > MAX_TX_BYTES)
     refuse("oversized", `oversized data: ${raw.length} bytes, limit ${MAX_TX_BYTES}`, {
@@ -92,8 +104,8 @@ export function admitTransaction(node: AdmissionContext, raw: Uint8Array): Poole
   if (pool.get(hashHex) !== undefined || node.store.transactionLocation(decoded.hash) !== undefined) {
     refuse("already-known", "already known", { hash: hashHex });
   }
-  const pendingHashes = node.pending?.snapshot.transactionHashes ?? [];
-  if (pendingHashes.some((h) => toHexRaw(h) === hashHex))
+  const pendingSnapshot = node.pending?.snapshot;
+  if (pendingSnapshot !== undefined && pendingHashSet(pendingSnapshot).has(hashHex))
     refuse("already-known", "already known", { hash: hashHex });
 
   const txChainId =
@@ -196,6 +208,13 @@ export function admitTransaction(node: AdmissionContext, raw: Uint8Array): Poole
   }
 
   const existing = pool.bySenderNonce(senderHex, tx.nonce);
+  if (existing !== undefined && pool.isReserved(existing.hashHex)) {
+    // Already executed into the block being built (its snapshot is about to be published).
+    refuse("nonce-too-low", `nonce too low: next nonce ${tx.nonce + 1n}, tx nonce ${tx.nonce}`, {
+      next: tx.nonce + 1n,
+      nonce: tx.nonce,
+    });
+  }
   if (existing !== undefined) {
     const bumped = (v: bigint) => (v * (100n + REPLACEMENT_BUMP) + 99n) / 100n;
     if (feeCap < bumped(existing.feeCap) || tipCap < bumped(existing.tipCap)) {

@@ -36,6 +36,8 @@ export class TxPool {
   private readonly bySender = new Map<string, Map<bigint, PooledTransaction>>();
   private seq = 0;
   private readonly addedListeners = new Set<(tx: PooledTransaction) => void>();
+  /** Executed into the block being built, not yet in a published snapshot (see reserve). */
+  private readonly reserved = new Set<string>();
 
   constructor(private readonly journal?: PoolJournal) {}
 
@@ -79,6 +81,19 @@ export class TxPool {
   }
 
   /**
+   * Marks a transaction the block being built has executed but no snapshot has published yet: it stays in
+   * the pool (found by hash, counted in the sender's pending nonce) until `take` when its snapshot is
+   * published, so no read sees it in neither place, and it cannot be replaced meanwhile.
+   */
+  reserve(hashHex: string): void {
+    if (this.byHash.has(hashHex)) this.reserved.add(hashHex);
+  }
+
+  isReserved(hashHex: string): boolean {
+    return this.reserved.has(hashHex);
+  }
+
+  /**
    * Takes a transaction out of the pool into the block being built; it stays journaled until the
    * block's seal removes it from the journal.
    */
@@ -96,6 +111,7 @@ export class TxPool {
     const tx = this.byHash.get(hashHex);
     if (tx === undefined) return undefined;
     this.byHash.delete(hashHex);
+    this.reserved.delete(hashHex);
     const m = this.bySender.get(tx.senderHex);
     m?.delete(tx.nonce);
     if (m !== undefined && m.size === 0) this.bySender.delete(tx.senderHex);

@@ -61,6 +61,12 @@ export interface DroppedTransaction {
 
 const MAX_TXS_PER_TICK = 5_000;
 const MAX_DROPPED_REMEMBERED = 1_000;
+/** While filling a flashblock, the event loop (admission, RPC, websocket) runs at least this often. */
+const YIELD_EVERY_MS = 20;
+
+function yieldToIo(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 function round(ms: number): number {
   return Math.round(ms * 100) / 100;
@@ -77,6 +83,8 @@ export class Sequencer extends HeadHolder {
   private interruptWaiters: (() => void)[] = [];
   private loopDone: Promise<void> | undefined;
   readonly dropped = new Map<string, string>();
+  /** Milliseconds kept free before a flashblock's tick for taking its snapshot (see publish). */
+  private snapshotReserveMs = 10;
 
   constructor(private readonly opts: SequencerOptions) {
     super(opts.store);
@@ -139,9 +147,11 @@ export class Sequencer extends HeadHolder {
       const t0 = now();
       const ctx = await this.startBlock(this.standalonePlan());
       for (let i = 1; i <= ticks && !this.stopped; i++) {
-        await this.sleepUntil(t0 + i * flashblockIntervalMs);
-        if (this.stopped) break;
-        await this.addFromPool(ctx);
+        const at = t0 + i * flashblockIntervalMs;
+        await this.fillUntil(ctx, at);
+        await this.sleepUntil(at);
+        // Stopping: what was executed since the last snapshot is published, so the seal matches the stream.
+        if (this.stopped && ctx.unpublished.length === 0) break;
         await this.publish(ctx, i);
       }
       await this.seal(ctx);
@@ -160,10 +170,10 @@ export class Sequencer extends HeadHolder {
     const ctx = await this.startBlock(plan);
     for (let i = 1; !this.stopped; i++) {
       const at = Math.min(t0 + i * this.opts.flashblockIntervalMs, plan.sealAtMs);
-      await this.sleepUntil(at);
-      if (this.stopped) break;
       const before = ctx.included;
-      if (!plan.noTxPool) await this.addFromPool(ctx);
+      if (!plan.noTxPool) await this.fillUntil(ctx, at);
+      await this.sleepUntil(at);
+      if (this.stopped && ctx.unpublished.length === 0) break;
       const last = at >= plan.sealAtMs;
       // Catching up (sealed at its first tick), a block the pool added nothing to keeps snapshot 0 as its last.
       if (!(last && i === 1 && ctx.included === before)) await this.publish(ctx, i);
@@ -214,6 +224,7 @@ export class Sequencer extends HeadHolder {
       ...beginBlock(store, builder, parent, this.headView, timestamp),
       nonces: new Map(),
       included: 0,
+      unpublished: [],
     };
     for (let i = 0; i < plan.deposits.length; i++) {
       const deposit = await builder.addTransaction(plan.deposits[i]!);
@@ -250,16 +261,70 @@ export class Sequencer extends HeadHolder {
     this.opts.logger.info({ tx: `0x${tx.hashHex}`, reason }, "transaction dropped by the sequencer");
   }
 
-  private async addFromPool(ctx: BlockContext): Promise<void> {
+  /**
+   * Adds pool transactions to the block until the flashblock due at `at` must be snapshotted: as they arrive
+   * (waiting on the pool between them), stopping the snapshot's own duration before `at` so the flashblock goes
+   * out on time however long the pool's backlog is. A tick already due (the chain catching up with the clock)
+   * gets a quarter of an interval.
+   */
+  private async fillUntil(ctx: BlockContext, at: number): Promise<void> {
+    const started = now();
+    const interval = this.opts.flashblockIntervalMs;
+    // The snapshot's reserve is capped at half an interval: a slow snapshot (a loaded machine) costs cadence, never
+    // all of the block's execution time.
+    const reserve = Math.min(this.snapshotReserveMs * 1.25 + 2, interval / 2);
+    const deadline = at > started ? at - reserve : started + interval / 4;
+    let added = 0;
+    while (!this.stopped && added < MAX_TXS_PER_TICK && now() < deadline) {
+      const more = await this.addFromPool(ctx, deadline, MAX_TXS_PER_TICK - added);
+      added += more;
+      if (now() >= deadline || this.stopped) break;
+      if (more === 0) await this.waitForPool(deadline);
+      else await yieldToIo();
+    }
+  }
+
+  /** Resolves when a transaction enters the pool, at `deadline`, or on stop(). */
+  private waitForPool(deadline: number): Promise<void> {
+    return new Promise((resolve) => {
+      const finish = (): void => {
+        clearTimeout(timer);
+        unsubscribe();
+        const i = this.interruptWaiters.indexOf(finish);
+        if (i >= 0) this.interruptWaiters.splice(i, 1);
+        resolve();
+      };
+      const timer = setTimeout(finish, Math.max(0, deadline - now()));
+      const unsubscribe = this.pool.onAdded(finish);
+      this.interruptWaiters.push(finish);
+    });
+  }
+
+  /**
+   * Adds the pool's best executable transactions until none is left, `max` were added or `deadline` passed,
+   * letting the event loop run (admission, RPC) every YIELD_EVERY_MS; how many were added.
+   */
+  private async addFromPool(ctx: BlockContext, deadline: number, max: number): Promise<number> {
     const skip = new Set<string>();
     const baseFee = ctx.builder.baseFee;
-    for (let added = 0; added < MAX_TXS_PER_TICK; added++) {
+    let yieldAt = now() + YIELD_EVERY_MS;
+    let added = 0;
+    while (added < max) {
+      const t = now();
+      if (t >= deadline) break;
+      if (t >= yieldAt) {
+        await yieldToIo();
+        yieldAt = now() + YIELD_EVERY_MS;
+        continue;
+      }
       const tx = this.pool.best(baseFee, (h, s) => this.nonceIn(ctx, h, s), skip);
-      if (tx === undefined) return;
+      if (tx === undefined) break;
       const result = await ctx.builder.addTransaction(tx.decoded);
       if (result.ok) {
+        added++;
         ctx.included++;
-        this.pool.take(tx.hashHex);
+        this.pool.reserve(tx.hashHex);
+        ctx.unpublished.push(tx.hashHex);
         ctx.nonces.set(tx.senderHex, tx.nonce + 1n);
         touch(ctx, result.details);
         continue;
@@ -279,11 +344,17 @@ export class Sequencer extends HeadHolder {
         this.drop(tx, err.message);
       }
     }
+    return added;
   }
 
   private async publish(ctx: BlockContext, index: number): Promise<void> {
-    const pending = await takeSnapshot(ctx, this.opts.config, index, now());
+    const started = now();
+    const pending = await takeSnapshot(ctx, this.opts.config, index, started);
+    // In the same synchronous step: the transactions leave the pool as the snapshot showing them appears.
+    for (const hashHex of ctx.unpublished.splice(0)) this.pool.take(hashHex);
     this.publishPending(pending);
+    // A moving average of the snapshots' durations: the reserve fillUntil keeps before the next tick.
+    this.snapshotReserveMs = this.snapshotReserveMs * 0.7 + (now() - started) * 0.3;
   }
 
   private async seal(ctx: BlockContext): Promise<void> {
@@ -315,6 +386,8 @@ interface BlockContext extends BlockInProgress {
   nonces: Map<string, bigint>;
   /** Pool transactions included so far. */
   included: number;
+  /** Hashes (hex) of pool transactions executed since the last published snapshot (reserved in the pool). */
+  unpublished: string[];
   /** Milliseconds to start the block (builder, deposits, snapshot 0) and, in L1 mode, to plan it. */
   startMs?: number;
   planMs?: number | undefined;

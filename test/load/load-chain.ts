@@ -66,7 +66,7 @@ export async function startLoadChain(options: LoadChainOptions): Promise<LoadCha
       rollupPath: rollup.path,
       previousGasLimit: request.previous,
       async stop() {
-        await node.kill();
+        await node.stop(); // SIGTERM: the node seals its block and exits (and writes a --cpu-prof profile)
         await started.anvil.stop();
         rmSync(dataDir, { recursive: true, force: true });
       },
