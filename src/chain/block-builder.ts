@@ -16,7 +16,7 @@ import { type BlockHeader, EMPTY_OMMERS_HASH, EMPTY_TRIE_ROOT, headerHash } from
 import { PreimageHeaderChain } from "./header-chain.js";
 import { fromHex } from "./hex.js";
 import { collectNewNodes } from "./new-nodes.js";
-import { orderedTrieRoot } from "./ordered-trie.js";
+import { AppendOnlyOrderedTrie } from "./ordered-trie.js";
 import { headerMessagePasserRoot, outputRootV0 } from "./output-root.js";
 import { MissingPreimageError, type PreimageSource } from "./preimage-store.js";
 import { type Receipt, type ReceiptDetails, bloomOr, encodeReceipt } from "./receipts.js";
@@ -126,6 +126,11 @@ export class BlockBuilder {
   private readonly txHashes: Uint8Array[] = [];
   private readonly receipts: Receipt[] = [];
   private readonly details: ReceiptDetails[] = [];
+  /** The two roots and the bloom grow with the block: a snapshot adds only what came since the last one. */
+  private readonly transactionsTrie = new AppendOnlyOrderedTrie<Uint8Array>((raw) => raw);
+  private readonly receiptsTrie = new AppendOnlyOrderedTrie<Receipt>(encodeReceipt);
+  private readonly bloom = new Uint8Array(256);
+  private bloomedReceipts = 0;
   private gasUsed = 0n;
   private daFootprint = 0n;
   private sealed = false;
@@ -388,16 +393,16 @@ export class BlockBuilder {
 
   private async buildHeader(): Promise<BlockHeader> {
     const stateRoot = await this.state.getStateRoot();
-    const bloom = new Uint8Array(256);
-    for (const r of this.receipts) bloomOr(bloom, r.logsBloom);
+    for (; this.bloomedReceipts < this.receipts.length; this.bloomedReceipts++)
+      bloomOr(this.bloom, this.receipts[this.bloomedReceipts]!.logsBloom);
     const header: BlockHeader = {
       parentHash: this.parentHash,
       ommersHash: EMPTY_OMMERS_HASH,
       beneficiary: this.attributes.suggestedFeeRecipient,
       stateRoot,
-      transactionsRoot: orderedTrieRoot(this.txs),
-      receiptsRoot: orderedTrieRoot(this.receipts.map(encodeReceipt)),
-      logsBloom: bloom,
+      transactionsRoot: this.transactionsTrie.rootOf(this.txs),
+      receiptsRoot: this.receiptsTrie.rootOf(this.receipts),
+      logsBloom: this.bloom.slice(),
       difficulty: 0n,
       number: this.number,
       gasLimit: this.attributes.gasLimit,

@@ -17,6 +17,7 @@ export type ChainErrorKind =
   | "transaction-rejected"
   | "block-builder-failed"
   | "block-sealed"
+  | "ordered-trie-shrunk"
   | "missing-preimage"
   | "malformed-trie-node"
   | "preimage-mismatch"
