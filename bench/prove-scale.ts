@@ -22,10 +22,19 @@
  * completion are then reported against the lease the workers hold (their `--job-lease`) and the median proof time:
  * the range's delay is its first claim to its completion minus that median.
  *
+ * Backlog drains (`-- --backlog-ranges 6 --workers 1,2 [--backlog-rounds 2]`): one devnet with the largest worker
+ * count makes and proves that many ranges of loaded chain; then the load stops, the proposer and the challenger are
+ * paused (SIGSTOP) and per worker count in turn (every round repeats the counts) the hosts of the other workers are
+ * paused, the same ranges requeued and the time until all are proved again taken from a standing start: proven
+ * Mgas/s = their gas / that time, per worker the ranges it proved and the CPU of its host and enclave, the median
+ * proof and the load average before and after; then the mean per count and its ratio to the first count. Every count
+ * proves the same blocks, so the ratio compares the provers, not the chain.
+ *
  * Every figure comes with the load average (this machine is shared): before and after each run, and per minute.
  * `--log FILE` appends every devnet output line (with a millisecond timestamp) to FILE.
  * Usage: npm run bench:prove-scale [-- --workers 1,2,4 --seconds 300]
  *        npm run bench:prove-scale -- --lag-minutes 10 --workers 2 [--kill-worker] [--calls-per-second 10]
+ *        npm run bench:prove-scale -- --backlog-ranges 6 --workers 1,2 [--backlog-rounds 2]
  */
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -37,6 +46,7 @@ import { type Address, createPublicClient, createWalletClient, defineChain, type
 import { privateKeyToAccount } from "viem/accounts";
 import { aggregateVerifierAbi } from "../contracts/index.js";
 import { devAccounts } from "../src/chain/index.js";
+import { DEFAULT_NAMESPACE, openProofJobQueue } from "../src/proof-jobs/index.js";
 
 /** A JSON object from a line, or undefined. */
 function jsonLine(text: string): Record<string, unknown> | undefined {
@@ -96,6 +106,8 @@ const { values } = parseArgs({
     "kill-at-minute": { type: "string", default: "1" },
     "calls-per-second": { type: "string", default: "10" },
     log: { type: "string" },
+    "backlog-ranges": { type: "string" },
+    "backlog-rounds": { type: "string", default: "2" },
   },
 });
 const workerCounts = values.workers.split(",").map(Number);
@@ -104,6 +116,11 @@ const lagMinutes = values["lag-minutes"] === undefined ? undefined : Number(valu
 const callsPerSecond = Number(values["calls-per-second"]);
 const killAtMinute = Number(values["kill-at-minute"]);
 const logFile = values.log;
+const backlogRanges = values["backlog-ranges"] === undefined ? undefined : Number(values["backlog-ranges"]);
+const backlogRounds = Number(values["backlog-rounds"]);
+if (backlogRanges !== undefined && (!Number.isInteger(backlogRanges) || backlogRanges < 1))
+  throw new Error("--backlog-ranges: 1 or more");
+if (!Number.isInteger(backlogRounds) || backlogRounds < 1) throw new Error("--backlog-rounds: 1 or more");
 if (workerCounts.some((n) => !Number.isInteger(n) || n < 1))
   throw new Error("--workers: counts of 1 or more");
 if (values["kill-worker"] && (lagMinutes === undefined || workerCounts[0]! < 2))
@@ -129,19 +146,22 @@ function cpuSeconds(pid: number): number {
   }
 }
 
-/** The pid of the process whose command line contains `needle` (the devnet's children name their sockets). */
-function pidWith(needle: string): number | undefined {
+/** The pids of the processes whose command lines contain every needle (the devnet's children name their sockets). */
+function pidsWith(...needles: string[]): number[] {
+  const pids: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" ");
-      if (cmdline.includes(needle)) return Number(entry);
+      if (needles.every((needle) => cmdline.includes(needle))) pids.push(Number(entry));
     } catch {
       // gone meanwhile
     }
   }
-  return undefined;
+  return pids;
 }
+
+const pidWith = (needle: string): number | undefined => pidsWith(needle)[0];
 
 const median = (xs: readonly number[]): number => {
   if (xs.length === 0) return NaN;
@@ -228,9 +248,12 @@ async function startLoadedDevnet(workers: number) {
       });
     },
   );
-  const stop = async (): Promise<void> => {
+  const stopLoadNow = async (): Promise<void> => {
     stopLoad = true;
     await loadDone;
+  };
+  const stop = async (): Promise<void> => {
+    await stopLoadNow();
     await devnet.stop();
     rmSync(dataDir, { recursive: true, force: true });
   };
@@ -278,6 +301,9 @@ async function startLoadedDevnet(workers: number) {
     );
     return {
       devnet,
+      dataDir,
+      loadedFrom,
+      stopLoad: stopLoadNow,
       l1,
       l2,
       ready,
@@ -483,7 +509,112 @@ async function reportKill(run: LoadedDevnet, kill: Kill): Promise<void> {
   );
 }
 
-if (lagMinutes !== undefined) await boundedLag(workerCounts[0]!, lagMinutes);
+/**
+ * Backlog drains: the devnet runs with as many workers as the largest count while `backlogRanges` ranges of loaded
+ * chain are made and proved; then the load stops, the proposer and the challenger are paused (SIGSTOP: nothing new
+ * is enqueued) and, per worker count in turn (`backlogRounds` times over), the hosts of the other workers are paused,
+ * the same ranges requeued at once and the time until every one is proved again is taken. Proven Mgas/s = gas of
+ * the ranges / that time: every count proves the same blocks from a standing start, so the ratio compares the
+ * provers, not the chain. Per worker, the CPU of its host and enclave over the drain, as a share of one core.
+ */
+async function backlogDrains(counts: readonly number[], ranges: number, rounds: number): Promise<void> {
+  const most = Math.max(...counts);
+  const run = await startLoadedDevnet(most);
+  const queue = await openProofJobQueue({ sqlitePath: join(run.dataDir, "proof-jobs.db") });
+  const paused = new Set<number>();
+  const pause = (pid: number | undefined, on: boolean): void => {
+    if (pid === undefined) return;
+    process.kill(pid, on ? "SIGSTOP" : "SIGCONT");
+    if (on) paused.add(pid);
+    else paused.delete(pid);
+  };
+  try {
+    const loaded = () =>
+      queue
+        .list({ namespace: DEFAULT_NAMESPACE, fromBlock: run.loadedFrom, limit: ranges })
+        .then((jobs) => jobs.filter((job) => job.state === "succeeded"));
+    process.stdout.write(`building ${ranges} ranges of loaded chain from block ${run.loadedFrom}\n`);
+    const buildDeadline = Date.now() + 1_800_000;
+    while ((await loaded()).length < ranges) {
+      if (Date.now() > buildDeadline)
+        throw new Error(`${ranges} loaded ranges were not proved in 30 minutes`);
+      await sleep(2000);
+    }
+    await run.stopLoad();
+    const schedulers = pidsWith(join(run.dataDir, "proof-jobs.db"), "--rollup-rpc-url");
+    for (const pid of schedulers) pause(pid, true);
+    // The workers finish what they hold; nothing new comes.
+    for (;;) {
+      const { depth } = await queue.stats();
+      if (depth.queued === 0 && depth.leased === 0) break;
+      await sleep(500);
+    }
+    const jobs = (await loaded()).slice(0, ranges);
+    let gas = 0n;
+    for (const job of jobs) gas += await run.gasOf(job.range.startBlock, job.range.endBlock);
+    const blocks = jobs.reduce((n, job) => n + Number(job.range.endBlock - job.range.startBlock), 0);
+    process.stdout.write(
+      `backlog: ${jobs.length} ranges, blocks ${jobs[0]!.range.startBlock}-${jobs.at(-1)!.range.endBlock} ` +
+        `(${blocks} blocks, ${(Number(gas) / 1e6).toFixed(0)} Mgas); the load stopped, the proposer paused; ` +
+        `${rounds} round(s) of ${counts.join(", ")} workers\n\n` +
+        "| workers | drain | proven Mgas/s | ranges per worker | median proof | CPU per worker (host + enclave, cores) | load before | load after |\n" +
+        "| --- | --- | --- | --- | --- | --- | --- | --- |\n",
+    );
+    const rates = new Map<number, number[]>();
+    for (let round = 0; round < rounds; round++) {
+      for (const workers of counts) {
+        run.roles.forEach((role, index) => pause(role.host, index >= workers));
+        const pids = run.roles.slice(0, workers).map((role) => [role.host, role.enclave]);
+        const cpuAt = () => pids.map((pair) => pair.map((pid) => (pid === undefined ? 0 : cpuSeconds(pid))));
+        const loadBefore = load();
+        const startCpu = cpuAt();
+        const startMs = Date.now();
+        for (const job of jobs) await queue.requeue({ namespace: job.namespace, ...job.range });
+        for (;;) {
+          const done = await Promise.all(
+            jobs.map((job) => queue.get({ namespace: job.namespace, ...job.range })),
+          );
+          if (done.some((job) => job?.state === "failed"))
+            throw new Error(`a backlog job failed: ${done.find((job) => job?.state === "failed")?.error}`);
+          if (done.every((job) => job?.state === "succeeded")) break;
+          await sleep(250);
+        }
+        const seconds = (Date.now() - startMs) / 1000;
+        const endCpu = cpuAt();
+        const rate = Number(gas) / 1e6 / seconds;
+        rates.set(workers, [...(rates.get(workers) ?? []), rate]);
+        const completed = run.jobs.filter((e) => e.kind === "completed" && e.atMs >= startMs);
+        const perWorker = run.roles
+          .slice(0, workers)
+          .map((_, index) => completed.filter((e) => e.worker === index).length);
+        const cores = pids.map((_, i) =>
+          [0, 1].map((k) => ((endCpu[i]![k]! - startCpu[i]![k]!) / seconds).toFixed(2)).join(" + "),
+        );
+        process.stdout.write(
+          `| ${workers} | ${seconds.toFixed(1)} s | ${rate.toFixed(2)} | ${perWorker.join(" + ")} | ` +
+            `${median(proofSeconds(run.jobs, startMs)).toFixed(1)} s | ${cores.join("; ")} | ${loadBefore} | ${load()} |\n`,
+        );
+      }
+    }
+    const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const one = rates.get(counts[0]!)!;
+    process.stdout.write(
+      `\n${counts
+        .map((n) => `${n} worker(s): mean ${mean(rates.get(n)!).toFixed(2)} Mgas/s`)
+        .join("; ")}; against ${counts[0]}: ${counts
+        .slice(1)
+        .map((n) => `${n} → ${(mean(rates.get(n)!) / mean(one)).toFixed(2)}×`)
+        .join(", ")}; load average ${load()}\n`,
+    );
+  } finally {
+    for (const pid of [...paused]) pause(pid, false);
+    await queue.close();
+    await run.stop();
+  }
+}
+
+if (backlogRanges !== undefined) await backlogDrains(workerCounts, backlogRanges, backlogRounds);
+else if (lagMinutes !== undefined) await boundedLag(workerCounts[0]!, lagMinutes);
 else {
   process.stdout.write(
     `window: ${windowSeconds} s per worker count\n\n` +

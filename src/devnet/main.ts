@@ -59,6 +59,7 @@ import {
 } from "./prover.js";
 import { readRecord, updateRecord } from "./record.js";
 import { DEVNET_UPGRADE_AFTER_BLOCKS, ensureDevnetRollupConfig } from "./rollup-config.js";
+import { DEFAULT_WORKER_RESTART_POLICY, WorkerHostGroup } from "./worker-hosts.js";
 
 const USAGE = `Usage: npm start -- [options]
 
@@ -95,6 +96,9 @@ Options (each has an environment variable):
                                                                proof job queue (.data/proof-jobs.db, or DATABASE_URL);
                                                                the proposer and challenger work through it (default:
                                                                one host, direct)
+  --worker-restarts <n>          DEVNET_WORKER_RESTARTS        with --provers: restarts in a row of a worker host that
+                                                               each die within a minute before it is given up (default
+                                                               3; 0 = never restart); none left stops the devnet
   --gas-limit <n>                DEVNET_GAS_LIMIT              L2 block gas limit, set in SystemConfig on L1 when it
                                                                differs (21 000 000 to 500 000 000; default: unchanged,
                                                                30 000 000 on a new chain)
@@ -131,6 +135,8 @@ interface DevnetConfig {
   proposer: boolean;
   /** Worker hosts on a proof job queue; undefined: one host serving prover_prove, the proposer calling it. */
   provers: number | undefined;
+  /** With --provers: failed restarts in a row of a worker host before it is given up (0: never restarted). */
+  workerRestarts: number;
   /** L2 block gas limit to set in SystemConfig; undefined: leave it. */
   gasLimit: number | undefined;
 }
@@ -165,6 +171,7 @@ function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): DevnetCon
       "verifier-version": { type: "string" },
       proposer: { type: "boolean" },
       provers: { type: "string" },
+      "worker-restarts": { type: "string" },
       "l1-block-time": { type: "string" },
       "l2-block-time": { type: "string" },
       "data-availability": { type: "string" },
@@ -227,6 +234,14 @@ function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): DevnetCon
     verifierVersion,
     proposer: values.proposer === true || ["1", "true"].includes(env.DEVNET_PROPOSER ?? ""),
     provers: provers === undefined ? undefined : integerValue(provers, "--provers", 1, 16),
+    workerRestarts: integerValue(
+      values["worker-restarts"] ??
+        env.DEVNET_WORKER_RESTARTS ??
+        String(DEFAULT_WORKER_RESTART_POLICY.maxFailedRestarts),
+      "--worker-restarts",
+      0,
+      100,
+    ),
     // SystemConfig's bounds.
     gasLimit:
       gasLimit === undefined ? undefined : integerValue(gasLimit, "--gas-limit", 21_000_000, 500_000_000),
@@ -297,26 +312,8 @@ interface ProverContext {
   readonly queue: DevnetProofQueue | undefined;
   /** The journal the enclaves sign and the hosts check (--journal-version). */
   readonly journalVersion: VerifierVersion;
-  /** True once the devnet stops its parts (a worker host's exit is then no news). */
-  readonly stopping: () => boolean;
-}
-
-/**
- * With two or more --provers, a worker host that dies (kill -9) does not take the devnet down: its leased job
- * returns to the queue when the lease expires and the other workers prove it (docs/devnet.md "The prover"). The
- * part is still stopped with the others; its enclave keeps running. One worker alone stays fatal, as every part is.
- */
-function survivableWorker<T extends ServiceChild>(config: DevnetConfig, stopping: () => boolean, host: T): T {
-  if ((config.provers ?? 1) < 2) return host;
-  const exited = host.exited.then((exit) => {
-    if (!stopping())
-      process.stdout.write(
-        `[devnet] ${host.name} exited (code ${exit.code}, signal ${exit.signal}); the other workers go on, ` +
-          "its job returns to the queue when its lease expires\n",
-      );
-    return new Promise<never>(() => undefined);
-  });
-  return { ...host, exited };
+  /** With --provers: the worker hosts' supervision (a dead one restarted, docs/devnet.md "Several provers"). */
+  readonly workers: WorkerHostGroup | undefined;
 }
 
 /** A local enclave and the host in front of it, started; `ready` resolves with the host's URL and signer. */
@@ -345,30 +342,30 @@ async function startProver(
       echoTo(`[enclave${suffix}]`),
     ),
   );
-  const { queue } = context;
+  const { queue, workers } = context;
+  const startHost = (listenPort: number): ServiceChild =>
+    startServiceChild(
+      `prover host${suffix}`,
+      "src/host/main.ts",
+      [
+        ...["--l1-rpc-url", context.l1RpcUrl, "--l1-beacon-url", context.beaconUrl],
+        ...["--l2-rpc-url", context.ready.url, "--l2-chain-id", String(context.ready.chainId)],
+        ...["--rollup-config", context.rollup.path, "--vsock-cid", socket],
+        ...["--listen", `127.0.0.1:${listenPort}`, "--journal-version", context.journalVersion],
+        // A worker's DATABASE_URL comes with this process's environment.
+        ...(queue === undefined ? [] : ["--worker"]),
+        ...(queue?.sqlitePath === undefined ? [] : ["--job-queue-sqlite", queue.sqlitePath]),
+      ],
+      echoTo(`[host${suffix}]`),
+      // Only the Unix socket is used: the host never opens AF_VSOCK here.
+      { OP_ENCLAVE_FORBID_VSOCK: "1" },
+    );
   // The host connects to its enclave per request: both start together, and the L1 work runs meanwhile.
-  const host = await add(
-    survivableWorker(
-      config,
-      context.stopping,
-      startServiceChild(
-        `prover host${suffix}`,
-        "src/host/main.ts",
-        [
-          ...["--l1-rpc-url", context.l1RpcUrl, "--l1-beacon-url", context.beaconUrl],
-          ...["--l2-rpc-url", context.ready.url, "--l2-chain-id", String(context.ready.chainId)],
-          ...["--rollup-config", context.rollup.path, "--vsock-cid", socket],
-          ...["--listen", `127.0.0.1:${port}`, "--journal-version", context.journalVersion],
-          // A worker's DATABASE_URL comes with this process's environment.
-          ...(queue === undefined ? [] : ["--worker"]),
-          ...(queue?.sqlitePath === undefined ? [] : ["--job-queue-sqlite", queue.sqlitePath]),
-        ],
-        echoTo(`[host${suffix}]`),
-        // Only the Unix socket is used: the host never opens AF_VSOCK here.
-        { OP_ENCLAVE_FORBID_VSOCK: "1" },
-      ),
-    ),
-  );
+  const first = startHost(port);
+  let boundPort = port;
+  // A worker host that dies is started again in front of the same enclave, on the port it had bound.
+  await add(workers === undefined ? first : workers.supervise(first, () => startHost(boundPort)));
+  const host = first;
   const ready = Promise.all([
     enclave.waitForLine((line) => {
       const value = jsonLine(line);
@@ -378,7 +375,10 @@ async function startProver(
       const value = jsonLine(line);
       return value?.msg === "prover host listening" ? Number(value.port) : undefined;
     }, START_TIMEOUT_MS),
-  ]).then(([signer, bound]) => ({ url: `http://127.0.0.1:${bound}`, signer }));
+  ]).then(([signer, bound]) => {
+    boundPort = bound;
+    return { url: `http://127.0.0.1:${bound}`, signer };
+  });
   ready.catch(() => undefined);
   return { ready };
 }
@@ -395,6 +395,11 @@ async function main(config: DevnetConfig): Promise<number> {
     })();
     return stopped;
   };
+  const recordParts = (): void =>
+    recordChildren(
+      config.dataDir,
+      parts.flatMap((p) => (p.pid === undefined ? [] : [p.pid])),
+    );
   /** Registers a started part; one started while the devnet stops is stopped at once. */
   const add = async <T extends Part>(part: T): Promise<T> => {
     if (stopped !== undefined) {
@@ -402,10 +407,7 @@ async function main(config: DevnetConfig): Promise<number> {
       await stopped;
     } else {
       parts.push(part);
-      recordChildren(
-        config.dataDir,
-        parts.flatMap((p) => (p.pid === undefined ? [] : [p.pid])),
-      );
+      recordParts();
     }
     return part;
   };
@@ -587,6 +589,15 @@ async function main(config: DevnetConfig): Promise<number> {
     // registered through the registrar.
     const queue = proofJobQueue(config);
     const journalVersion = chosenVerifierVersion(config.verifierVersion, config.dataDir);
+    const workers =
+      queue === undefined
+        ? undefined
+        : new WorkerHostGroup({
+            policy: { ...DEFAULT_WORKER_RESTART_POLICY, maxFailedRestarts: config.workerRestarts },
+            report: (line) => process.stdout.write(`${line}\n`),
+            restarted: recordParts,
+            stopping: () => stopped !== undefined,
+          });
     const provers = await Promise.all(
       Array.from({ length: config.provers ?? 1 }, (_, index) =>
         startProver(
@@ -594,7 +605,7 @@ async function main(config: DevnetConfig): Promise<number> {
           config,
           {
             ...{ l1RpcUrl: l1.anvil.rpcUrl, beaconUrl: beacon.url, ready, rollup, queue, journalVersion },
-            stopping: () => stopped !== undefined,
+            workers,
           },
           add,
         ),
