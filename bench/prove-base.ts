@@ -78,6 +78,11 @@ interface RunFigures extends StageFigures {
   /** The enclave's own report: parallel, or sequential and why. */
   readonly enclaveMode: string;
   readonly enclavePeakRssMiB: number | undefined;
+  /** How the host's own run executed the range: on its block workers, or sequentially (and why). */
+  readonly hostMode: string;
+  /** The host process's peak RSS so far and its block workers' largest heap (MiB). */
+  readonly hostPeakRssMiB: number | undefined;
+  readonly hostWorkerHeapMiB: number | undefined;
 }
 
 /** Base's proposals carry a root every 30 blocks; shorter ranges every 10 (or every block). */
@@ -179,8 +184,18 @@ async function proveOnce(
           ? "parallel"
           : `sequential${executed.fallback === undefined ? "" : ` (fell back: ${String(executed.fallback)})`}`,
     enclavePeakRssMiB,
+    hostMode:
+      witness.execution === "parallel"
+        ? "parallel"
+        : `sequential${witness.fallback === undefined ? "" : ` (fell back: ${JSON.stringify(witness.fallback)})`}`,
+    hostPeakRssMiB: mib(witness.peakRssBytes),
+    hostWorkerHeapMiB: mib(witness.peakWorkerHeapBytes),
   };
 }
+
+const mib = (bytes: unknown): number | undefined => (typeof bytes === "number" ? bytes / 2 ** 20 : undefined);
+const mibText = (value: number | undefined): string =>
+  value === undefined ? "?" : `${value.toFixed(0)} MiB`;
 
 /** Runs `npm run load` for the chain time `ranges` need; resolves with the first L2 block after its setup. */
 function startLoad(
@@ -238,19 +253,19 @@ const seconds = (ms: number): string => (Number.isFinite(ms) ? `${(ms / 1000).to
 function printFigures(figures: readonly RunFigures[]): void {
   const stage = (f: RunFigures, ms: number) => `${seconds(ms)} (${mgasPerSecond(f.gas, ms)})`;
   console.log(
-    "| blocks (interval) | workers | gas (per block) | txs | prover_prove | proven Mgas/s | witness (Mgas/s) | transfer | enclave round trip (Mgas/s) | verify | derive | execute (Mgas/s) | sign | enclave executed | enclave peak RSS |",
+    "| blocks (interval) | workers | gas (per block) | txs | prover_prove | proven Mgas/s | witness (Mgas/s) | transfer | enclave round trip (Mgas/s) | verify | derive | execute (Mgas/s) | sign | enclave executed | enclave peak RSS | host executed | host peak RSS (worker heap) |",
   );
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const f of figures)
     console.log(
-      `| ${f.blocks} (${intervalFor(f.blocks)}) | ${f.workers} | ${(f.gas / 1e6).toFixed(0)} M (${(f.gas / f.blocks / 1e6).toFixed(1)} M) | ${f.transactions} | ${seconds(f.totalMs)} | ${mgasPerSecond(f.gas, f.totalMs)} | ${stage(f, f.witnessMs)} | ${seconds(f.transferMs)} (${(f.frameBytes / 2 ** 20).toFixed(0)} MiB, ${f.preimages} preimages) | ${stage(f, f.enclaveMs)} | ${stage(f, f.verifyMs)} | ${stage(f, f.derivationMs)} | ${stage(f, f.executionMs)} [${f.mode}] | ${seconds(f.signingMs)} | ${f.enclaveMode} | ${f.enclavePeakRssMiB === undefined ? "?" : `${f.enclavePeakRssMiB.toFixed(0)} MiB`} |`,
+      `| ${f.blocks} (${intervalFor(f.blocks)}) | ${f.workers} | ${(f.gas / 1e6).toFixed(0)} M (${(f.gas / f.blocks / 1e6).toFixed(1)} M) | ${f.transactions} | ${seconds(f.totalMs)} | ${mgasPerSecond(f.gas, f.totalMs)} | ${stage(f, f.witnessMs)} | ${seconds(f.transferMs)} (${(f.frameBytes / 2 ** 20).toFixed(0)} MiB, ${f.preimages} preimages) | ${stage(f, f.enclaveMs)} | ${stage(f, f.verifyMs)} | ${stage(f, f.derivationMs)} | ${stage(f, f.executionMs)} [${f.mode}] | ${seconds(f.signingMs)} | ${f.enclaveMode} | ${mibText(f.enclavePeakRssMiB)} | ${f.hostMode} | ${mibText(f.hostPeakRssMiB)} (${mibText(f.hostWorkerHeapMiB)}) |`,
     );
   for (const blocks of new Set(figures.map((f) => f.blocks))) {
     const runs = figures.filter((f) => f.blocks === blocks).sort((a, b) => a.workers - b.workers);
     if (runs.length < 2) continue;
     const [few, many] = [runs[0]!, runs.at(-1)!];
     console.log(
-      `${blocks} blocks, ${few.workers} → ${many.workers} workers: end to end ${(few.totalMs / many.totalMs).toFixed(2)}×, the enclave's round trip ${(few.enclaveMs / many.enclaveMs).toFixed(2)}×, execution replayed ${(few.executionMs / many.executionMs).toFixed(2)}× (the host's witness run is sequential in both)`,
+      `${blocks} blocks, ${few.workers} → ${many.workers} workers: end to end ${(few.totalMs / many.totalMs).toFixed(2)}×, the enclave's round trip ${(few.enclaveMs / many.enclaveMs).toFixed(2)}×, the host's witness ${(few.witnessMs / many.witnessMs).toFixed(2)}×, execution replayed ${(few.executionMs / many.executionMs).toFixed(2)}×`,
     );
   }
 }
@@ -310,7 +325,7 @@ export async function benchProveBaseLoad(options: BaseLoadOptions): Promise<void
         const run = await proveOnce(chain, prover, request, gas);
         figures.push(run);
         console.log(
-          `  ${blocks} blocks, ${prover.workers} worker(s): ${seconds(run.totalMs)}, ${mgasPerSecond(run.gas, run.totalMs)} Mgas/s proven; load average ${loadAverage()}`,
+          `  ${blocks} blocks, ${prover.workers} worker(s): ${seconds(run.totalMs)}, ${mgasPerSecond(run.gas, run.totalMs)} Mgas/s proven, witness ${seconds(run.witnessMs)} (host ${run.hostMode}, peak RSS ${mibText(run.hostPeakRssMiB)}); load average ${loadAverage()}`,
         );
       }
     }

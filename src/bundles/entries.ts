@@ -48,6 +48,7 @@ export const WORKER_ENTRIES = [
   "src/node/calls/call-worker.ts",
   "src/node/safe-head/kzg-worker.ts",
   "src/proof/program/parallel/worker.ts",
+  "src/host/witness/block-worker.ts",
 ] as const;
 
 /** The bundle of `entry` (a repository-relative `.ts` path) in `bundleDir`: the same path, ending in `.mjs`. */

@@ -70,7 +70,8 @@ export interface HostConfig {
   readonly witnessConcurrency: number;
   /**
    * Block workers the witnesses are prepared for (--workers, default 1): above 1 each witness
-   * carries the chain witness, so an enclave with --workers above 1 executes the range in parallel.
+   * carries the chain witness, so an enclave with --workers above 1 executes the range in parallel, and the
+   * host's own run executes the range's blocks on that many worker threads.
    */
   readonly workers: number;
   /** SECONDS_PER_SLOT for a beacon node that does not serve /eth/v1/config/spec (--beacon-seconds-per-slot). */
@@ -189,7 +190,7 @@ export const HOST_FLAGS: readonly FlagSpec[] = [
     flag: "workers",
     env: "PROVER_WORKERS",
     value: "N",
-    help: "block workers the witnesses are prepared for (default 1: on the devnet's small blocks the parallel path measured slower than sequential, docs/enclave.md). Above 1 each witness also carries the range's headers, the claimed output's preimage and the state values blocks read from earlier blocks of the range, so an enclave started with --workers above 1 executes the range in parallel; 1 sends the smaller sequential witness. The host's own run of the program is sequential: it learns each block's hash by executing it",
+    help: "block workers the witnesses are prepared for (default 1: on the devnet's small blocks the parallel path measured slower than sequential, docs/enclave.md). Above 1 each witness also carries the range's headers, the claimed output's preimage and the state values blocks read from earlier blocks of the range, so an enclave started with --workers above 1 executes the range in parallel; 1 sends the smaller sequential witness. Above 1 the host's own run of the program also executes the range's blocks on that many worker threads (each with its own L1/L2 clients, on the parent headers the L2 node reports; the workers' witness is kept only when every computed block hash is the header the next block was executed on, else the range is executed sequentially)",
   },
   {
     flag: "beacon-seconds-per-slot",

@@ -99,6 +99,7 @@ export function createProverHost(config: HostConfig, deps: ProverHostDeps): Prov
           witnessStrategy: config.witnessStrategy,
           witnessConcurrency: config.witnessConcurrency,
           chainWitness: config.workers > 1,
+          workers: config.workers,
           maxL1Distance: config.maxL1Distance,
           ...(config.beaconSecondsPerSlot === undefined
             ? {}
@@ -113,6 +114,14 @@ export function createProverHost(config: HostConfig, deps: ProverHostDeps): Prov
                 responseBytes: collected.responseBytes,
                 blockWitnesses: collected.fetches["l2-block-witness"] ?? 0,
                 blockWitnessBytes: collected.prefetchBytes,
+                execution: collected.execution.mode,
+                ...(collected.execution.fallback === undefined
+                  ? {}
+                  : { fallback: collected.execution.fallback }),
+                ...(collected.execution.peakWorkerHeapBytes === undefined
+                  ? {}
+                  : { peakWorkerHeapBytes: collected.execution.peakWorkerHeapBytes }),
+                peakRssBytes: collected.execution.peakRssBytes,
                 totalMs: Math.round(collected.totalMs),
               },
               "witness collected",

@@ -3,22 +3,28 @@
  * oracle. Its result is what the enclave would compute; the recorded preimages are the Prove frame.
  */
 import type { L1ChainConfig, RollupConfig } from "../../chain/index.js";
-import { EndpointUnavailableError, JsonRpcClient } from "../../chain-rpc/index.js";
+import { EndpointUnavailableError, JsonRpcClient, RequestStats } from "../../chain-rpc/index.js";
 import type { Preimage } from "../../../generated/protocol/index.js";
 import type { ProofRequest } from "../../../generated/rpc/index.js";
 import { bootInfoOf } from "../boot-preimages.js";
+import { keccak256PreimageKey } from "../../proof/preimages/index.js";
 import {
+  type ExecutionReport,
   mergeWitness,
   type ProgramResult,
   type ProgramTimings,
   runProgram,
 } from "../../proof/program/index.js";
+import type { FetchFigures } from "./block-protocol.js";
+import { WitnessBudget } from "./limits.js";
 import { FetchingOracle, type FetchingOracleOptions } from "./oracle.js";
+import { ParallelWitnessRun } from "./parallel-run.js";
 import {
   type ChosenStrategy,
   chooseWitnessStrategy,
   stateSource,
   type WitnessStrategyChoice,
+  type WitnessStrategyName,
 } from "./strategies.js";
 
 export interface CollectWitnessOptions extends FetchingOracleOptions {
@@ -29,30 +35,29 @@ export interface CollectWitnessOptions extends FetchingOracleOptions {
    * execution"): the range's headers, the claimed output's preimage, the values blocks read from earlier ones.
    */
   readonly chainWitness?: boolean;
+  /**
+   * Execute the range's blocks on worker threads, each with its own fetching oracle over `strategy`
+   * (docs/host.md "Parallel witness collection"); absent or fewer than 2 workers: sequentially.
+   */
+  readonly parallel?: {
+    readonly workers: number;
+    readonly strategy: WitnessStrategyName;
+    /** Old-generation heap limit of each worker, MiB. */
+    readonly maxHeapMb?: number;
+  };
 }
 
-export interface WitnessMetrics {
+/** A collection's figures; the fetch figures sum the main run's and its block workers' (FetchFigures). */
+export interface WitnessMetrics extends FetchFigures {
   readonly preimageCount: number;
   /** Sum of the values' lengths (keys are 32 bytes each on top). */
   readonly witnessBytes: number;
-  /** Fetches per hint type (`state`: misses during execution; `l2-block-witness`: blocks fetched ahead). */
-  readonly fetches: Readonly<Record<string, number>>;
-  /** Time the program waited on the L1, beacon and L2 endpoints. */
-  readonly fetchMs: number;
-  /** Time the block witnesses fetched ahead took, summed (they overlap the program's work). */
-  readonly prefetchMs: number;
-  /** Bytes of the block witnesses fetched ahead. */
-  readonly prefetchBytes: number;
-  /** Requests made to the L1, beacon and L2 endpoints (answered, refused or failed), and per method. */
-  readonly requests: number;
-  readonly requestsByMethod: Readonly<Record<string, number>>;
-  /** Bytes the endpoints answered (response bodies) and the requests' bodies. */
-  readonly responseBytes: number;
-  readonly requestBytes: number;
   /** Wall time with at least one request in flight (the program's own waits are `fetchMs`). */
   readonly endpointBusyMs: number;
   /** The program's stages (derivation and execution include the fetches they waited on). */
   readonly program: ProgramTimings;
+  /** How the range was executed: on the workers (the chain of hashes complete), or sequentially and why. */
+  readonly execution: ExecutionReport;
   readonly totalMs: number;
 }
 
@@ -68,7 +73,16 @@ export interface WitnessCollection {
  */
 export async function collectWitness(options: CollectWitnessOptions): Promise<WitnessCollection> {
   const t0 = performance.now();
-  const oracle = new FetchingOracle(options);
+  const requestStats = options.requestStats ?? new RequestStats();
+  const parallel =
+    options.parallel !== undefined && options.parallel.workers > 1 ? options.parallel : undefined;
+  const oracle = new FetchingOracle({
+    ...options,
+    requestStats,
+    // On the workers each fetches its own blocks' witnesses; this oracle only after a fallback.
+    ...(parallel === undefined ? {} : { deferPrefetch: true }),
+  });
+  const run = parallel === undefined ? undefined : parallelRun(options, parallel, requestStats);
   let result: ProgramResult;
   try {
     result = await runProgram({
@@ -78,6 +92,7 @@ export async function collectWitness(options: CollectWitnessOptions): Promise<Wi
       ...(options.l1ChainConfig === undefined ? {} : { l1ChainConfig: options.l1ChainConfig }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.chainWitness === true ? { recordChainWitness: true } : {}),
+      ...(run === undefined ? {} : { parallel: { runner: run } }),
     });
   } catch (error) {
     // A failure that followed a bound's refusal (a reader swallowed it, the program then missed a value) is that.
@@ -86,26 +101,92 @@ export async function collectWitness(options: CollectWitnessOptions): Promise<Wi
   } finally {
     oracle.close();
   }
-  const preimages = mergeWitness(oracle.witness(), result.chainWitness ?? []);
+  const onWorkers = run !== undefined && result.execution.mode === "parallel";
+  const preimages = onWorkers
+    ? workersWitness(oracle.witness(), run, options)
+    : mergeWitness(oracle.witness(), result.chainWitness ?? []);
+  const workers = onWorkers ? run.figures() : undefined;
+  const stats = oracle.stats;
   return {
     result,
     preimages,
     metrics: {
       preimageCount: preimages.length,
       witnessBytes: preimages.reduce((sum, [, value]) => sum + value.length, 0),
-      fetches: { ...oracle.stats.fetches },
-      fetchMs: oracle.stats.fetchMs,
-      prefetchMs: oracle.stats.prefetchMs,
-      prefetchBytes: oracle.stats.prefetchBytes,
-      requests: oracle.stats.requests.requests,
-      requestsByMethod: { ...oracle.stats.requests.byMethod },
-      responseBytes: oracle.stats.requests.responseBytes,
-      requestBytes: oracle.stats.requests.requestBytes,
-      endpointBusyMs: oracle.stats.requests.busyMs,
+      fetches: addCounts(stats.fetches, workers?.fetches),
+      fetchMs: stats.fetchMs + (workers?.fetchMs ?? 0),
+      prefetchMs: stats.prefetchMs + (workers?.prefetchMs ?? 0),
+      prefetchBytes: stats.prefetchBytes + (workers?.prefetchBytes ?? 0),
+      requests: stats.requests.requests + (workers?.requests ?? 0),
+      requestsByMethod: addCounts(stats.requests.byMethod, workers?.requestsByMethod),
+      responseBytes: stats.requests.responseBytes + (workers?.responseBytes ?? 0),
+      requestBytes: stats.requests.requestBytes + (workers?.requestBytes ?? 0),
+      endpointBusyMs: stats.requests.busyMs,
       program: result.timings,
+      execution: result.execution,
       totalMs: performance.now() - t0,
     },
   };
+}
+
+function parallelRun(
+  options: CollectWitnessOptions,
+  parallel: NonNullable<CollectWitnessOptions["parallel"]>,
+  requestStats: RequestStats,
+): ParallelWitnessRun {
+  return new ParallelWitnessRun({
+    workers: parallel.workers,
+    l2: new JsonRpcClient(options.l2RpcUrl, {
+      stats: requestStats,
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    }),
+    oracle: {
+      boot: options.boot,
+      agreedL2HeadHash: options.agreedL2HeadHash,
+      l1RpcUrl: options.l1RpcUrl,
+      l2RpcUrl: options.l2RpcUrl,
+      strategy: parallel.strategy,
+      ...(options.l1BeaconUrl === undefined ? {} : { l1BeaconUrl: options.l1BeaconUrl }),
+      ...(options.witnessConcurrency === undefined ? {} : { witnessConcurrency: options.witnessConcurrency }),
+      ...(options.secondsPerSlot === undefined ? {} : { secondsPerSlot: options.secondsPerSlot }),
+      ...(options.witnessLimits === undefined ? {} : { witnessLimits: options.witnessLimits }),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    },
+    rollupConfig: options.rollupConfig,
+    ...(parallel.maxHeapMb === undefined ? {} : { maxHeapMb: parallel.maxHeapMb }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+}
+
+/**
+ * The witness of a range the workers executed (its chain of hashes complete): what the main run read (prologue,
+ * derivation), every value the workers' blocks read, and with `chainWitness` the range's headers and the claimed
+ * output's preimage; bounded as one Prove frame (WitnessTooLargeError).
+ */
+function workersWitness(
+  main: readonly Preimage[],
+  run: ParallelWitnessRun,
+  options: CollectWitnessOptions,
+): Preimage[] {
+  let preimages = mergeWitness(main, run.witness());
+  if (options.chainWitness === true)
+    preimages = mergeWitness(
+      preimages,
+      run.chainWitnessValues().map((value): Preimage => [keccak256PreimageKey(value), value]),
+    );
+  const budget = new WitnessBudget(options.witnessLimits);
+  for (const [, value] of preimages) budget.addPreimage(value.length);
+  budget.checkNotRefused();
+  return preimages;
+}
+
+function addCounts(
+  a: Readonly<Record<string, number>>,
+  b: Readonly<Record<string, number>> | undefined,
+): Record<string, number> {
+  const out = { ...a };
+  for (const [key, n] of Object.entries(b ?? {})) out[key] = (out[key] ?? 0) + n;
+  return out;
 }
 
 /** Where the host's ProofService gets a request's Prove preimages (the boot keys alone without one). */
@@ -131,6 +212,8 @@ export interface RpcWitnessSourceOptions {
   readonly maxL1Distance?: number;
   /** Add the chain witness for enclaves that execute in parallel (CollectWitnessOptions.chainWitness). */
   readonly chainWitness?: boolean;
+  /** Worker threads the host's own run executes a range's blocks on (default 1: sequentially). */
+  readonly workers?: number;
   /** Told of every successful collection (metrics, logs). */
   readonly onCollected?: (metrics: WitnessMetrics) => void;
 }
@@ -162,6 +245,8 @@ export class RpcWitness {
    */
   readonly source: WitnessSource = async (request, l2ChainId, signal) => {
     const { options } = this;
+    const workers = options.workers ?? 1;
+    const strategy = workers > 1 ? (await this.strategy()).source.name : undefined;
     const collection = await collectWitness({
       boot: bootInfoOf(request, l2ChainId),
       agreedL2HeadHash: request.agreed_l2_head_hash,
@@ -177,6 +262,7 @@ export class RpcWitness {
       rollupConfig: options.rollupConfig,
       ...(options.l1ChainConfig === undefined ? {} : { l1ChainConfig: options.l1ChainConfig }),
       ...(options.chainWitness === undefined ? {} : { chainWitness: options.chainWitness }),
+      ...(strategy === undefined ? {} : { parallel: { workers, strategy } }),
       signal,
     });
     options.onCollected?.(collection.metrics);

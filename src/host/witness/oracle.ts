@@ -16,20 +16,10 @@
  * record plus the boot keys is the Prove frame's preimage list.
  */
 import { RLP } from "@ethereumjs/rlp";
-import {
-  FastTrie,
-  MissingPreimageError,
-  PreimageKeyType,
-  PreimageStore,
-  type TrieNodeStore,
-  bytesEqual,
-  EMPTY_TRIE_ROOT,
-  fromHex,
-  keccak256,
-  keccak256Key,
-  toHex,
-  toHexRaw,
-} from "../../chain/index.js";
+// By role: the trie built for a header's items, the preimage store, the byte and hash helpers.
+import { EMPTY_TRIE_ROOT, FastTrie, type TrieNodeStore } from "../../chain/index.js";
+import { MissingPreimageError, PreimageKeyType, PreimageStore } from "../../chain/index.js";
+import { bytesEqual, fromHex, keccak256, keccak256Key, toHex, toHexRaw } from "../../chain/index.js";
 import {
   BeaconBlobProvider,
   type BeaconRoutes,
@@ -82,6 +72,11 @@ export interface FetchingOracleOptions {
   readonly witnessLimits?: WitnessLimits;
   /** L1 headers the walk back from the L1 head may reach (default DEFAULT_MAX_L1_DISTANCE). */
   readonly maxL1Distance?: number;
+  /**
+   * Fetch the range's block witnesses ahead only once execution here first misses a value (the host's parallel
+   * run executes the blocks on workers with their own oracles; this one then only executes after a fallback).
+   */
+  readonly deferPrefetch?: boolean;
 }
 
 /** What one collection cost, by source. */
@@ -145,6 +140,9 @@ export class FetchingOracle implements ProgramOracle {
   private readonly done = new Set<string>();
   private l2StateChosen: Promise<L2StateSource> | undefined;
   private prefetch: BlockWitnessPrefetch | undefined;
+  /** With `deferPrefetch`, until the first miss: the range to fetch ahead then. */
+  private deferring: boolean;
+  private deferred: { readonly first: bigint; readonly last: bigint } | undefined;
   private readonly budget: WitnessBudget;
   /** What the per-hint fetchers (fetchers.ts) read from and write to. */
   private readonly context: HintContext;
@@ -152,6 +150,7 @@ export class FetchingOracle implements ProgramOracle {
 
   constructor(private readonly options: FetchingOracleOptions) {
     this.budget = new WitnessBudget(options.witnessLimits, options.maxL1Distance);
+    this.deferring = options.deferPrefetch === true;
     const requests = options.requestStats ?? new RequestStats();
     this.stats = { fetches: {}, fetchMs: 0, cachedBytes: 0, prefetchMs: 0, prefetchBytes: 0, requests };
     const limits = {
@@ -283,6 +282,10 @@ export class FetchingOracle implements ProgramOracle {
 
   /** Starts fetching the witnesses of L2 blocks `first` … `last` ahead (strategies that fetch by block). */
   private async startPrefetch(first: bigint, last: bigint): Promise<void> {
+    if (this.deferring) {
+      this.deferred ??= { first, last };
+      return;
+    }
     const source = await this.l2State();
     if (!source.prefetches || this.prefetch !== undefined || last < first) return;
     this.prefetch = new BlockWitnessPrefetch({
@@ -301,6 +304,16 @@ export class FetchingOracle implements ProgramOracle {
         this.stats.prefetchBytes += bytes;
       },
     });
+  }
+
+  /** Fetches the witnesses of L2 blocks `first` … `last` ahead (a worker's blocks of a range run in parallel). */
+  prefetchBlocks(first: bigint, last: bigint): Promise<void> {
+    return this.startPrefetch(first, last);
+  }
+
+  /** Caches values known by their keccak256 (headers a block may read); only those read enter the witness. */
+  preload(values: readonly Uint8Array[]): void {
+    for (const value of values) this.putKeccak(value);
   }
 
   /** Every keccak256-keyed value held (fetched or recorded). */
@@ -345,6 +358,10 @@ export class FetchingOracle implements ProgramOracle {
     if (key[0] !== PreimageKeyType.Keccak256) return false;
     const has = () => this.store.tryGet(key) !== undefined;
     return this.timed("state", async () => {
+      if (this.deferring) {
+        this.deferring = false;
+        if (this.deferred !== undefined) await this.startPrefetch(this.deferred.first, this.deferred.last);
+      }
       if (this.prefetch !== undefined && (await this.prefetch.waitFor(has))) return true;
       const source = await this.l2State();
       const full = this.fullHashes.get(toHexRaw(key.subarray(1)));

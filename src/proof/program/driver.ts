@@ -32,7 +32,7 @@ import { SuiteError } from "../../errors/index.js";
 import { keccak256PreimageKey } from "../preimages/index.js";
 import { MissingWitnessError, RangeNotDerivedError } from "./errors.js";
 import { type ProgramOracle, readWithFetch } from "./oracle.js";
-import { executeRangeInParallel } from "./parallel/range.js";
+import { executeRangeInParallel, poolRunner, type RangeRunner } from "./parallel/range.js";
 import type { Prologue } from "./prologue.js";
 import { OracleBlobProvider, OracleL2Provider } from "./providers.js";
 import type { ExecutionReport, ProgramBlock, ProgramInput, ProgramTimings } from "./types.js";
@@ -80,16 +80,14 @@ export async function driveRange(input: ProgramInput, start: Prologue): Promise<
 
   let t = performance.now();
   let fallback: ExecutionReport["fallback"];
-  if (input.parallel !== undefined) {
+  const runner = rangeRunnerOf(input);
+  if (runner !== undefined) {
     const attempt = await executeRangeInParallel({
       boot,
-      source: oracle,
       agreed,
       derivation: startDerivation(),
       step: nextStep,
-      pool: input.parallel.pool,
-      table: input.parallel.table,
-      rollupConfig: input.rollupConfig,
+      runner,
       ...(input.signal === undefined ? {} : { signal: input.signal }),
     });
     if (attempt.accepted) {
@@ -98,7 +96,7 @@ export async function driveRange(input: ProgramInput, start: Prologue): Promise<
       return {
         blocks,
         timings: { derivationMs, executionMs: attempt.executionMs },
-        execution: executionReport(input, "parallel", undefined),
+        execution: executionReport(runner, "parallel", undefined),
       };
     }
     fallback = { reason: attempt.reason, verifiedBlocks: attempt.verifiedBlocks };
@@ -139,7 +137,7 @@ export async function driveRange(input: ProgramInput, start: Prologue): Promise<
   return {
     blocks,
     timings: { derivationMs, executionMs },
-    execution: executionReport(input, "sequential", fallback),
+    execution: executionReport(runner, "sequential", fallback),
     ...(overlay.read === undefined ? {} : { chainWitness: chainWitness(overlay.read, sealedBlocks) }),
   };
 }
@@ -237,17 +235,24 @@ function elapsed(since: number): number {
   return performance.now() - since;
 }
 
+/** The input's runner of parallel execution: its own, or the enclave's pool over its preimage table. */
+function rangeRunnerOf(input: ProgramInput): RangeRunner | undefined {
+  const { parallel } = input;
+  if (parallel === undefined) return undefined;
+  if ("runner" in parallel) return parallel.runner;
+  return poolRunner(parallel.pool, parallel.table, input.boot, input.rollupConfig);
+}
+
 function executionReport(
-  input: ProgramInput,
+  runner: RangeRunner | undefined,
   mode: ExecutionReport["mode"],
   fallback: ExecutionReport["fallback"],
 ): ExecutionReport {
-  const pool = input.parallel?.pool;
   return {
     mode,
-    workers: pool?.workers ?? 1,
+    workers: runner?.workers ?? 1,
     ...(fallback === undefined ? {} : { fallback }),
-    ...(pool === undefined ? {} : { peakWorkerHeapBytes: pool.peakWorkerHeapBytes }),
+    ...(runner === undefined ? {} : { peakWorkerHeapBytes: runner.peakWorkerHeapBytes }),
     peakRssBytes: process.resourceUsage().maxRSS * 1024,
   };
 }

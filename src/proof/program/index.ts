@@ -78,7 +78,12 @@ export {
 } from "./parallel/pool.js";
 export {
   executeRangeInParallel,
+  type HeaderChain,
   MAX_PARALLEL_BLOCKS,
   type ParallelRangeOutcome,
+  poolRunner,
+  type RangeBlock,
+  type RangeRunner,
   witnessHeaderChain,
 } from "./parallel/range.js";
+export type { BlockOutcome } from "./parallel/protocol.js";

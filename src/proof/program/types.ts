@@ -9,6 +9,7 @@ import type { BootInfo, PreimageTable } from "../preimages/index.js";
 import type { ExecutedRange } from "../onchain/index.js";
 import type { ProgramOracle } from "./oracle.js";
 import type { BlockPool } from "./parallel/pool.js";
+import type { RangeRunner } from "./parallel/range.js";
 
 export interface ProgramInput {
   readonly boot: BootInfo;
@@ -25,10 +26,12 @@ export interface ProgramInput {
    */
   readonly signal?: AbortSignal;
   /**
-   * Execute the range on these worker threads over this verified preimage table (the enclave's), falling back
-   * to sequential execution when the chain of hashes does not hold (docs/proof.md "Parallel execution").
+   * Execute the range on these worker threads over this verified preimage table (the enclave's), or on a runner
+   * of its own (the host's workers with their fetching oracles), falling back to sequential execution when the
+   * chain of hashes does not hold (docs/proof.md "Parallel execution").
    */
-  readonly parallel?: { readonly pool: BlockPool; readonly table: PreimageTable };
+  readonly parallel?:
+    { readonly pool: BlockPool; readonly table: PreimageTable } | { readonly runner: RangeRunner };
   /**
    * Return the chain witness (`ProgramResult.chainWitness`): what a parallel run needs beyond what this run read
    * from the oracle (the host records it for an enclave that executes in parallel).

@@ -20,7 +20,7 @@ import {
 import type { DerivedBlock, DeriveResult, ExecutedBlock } from "../../../derive/index.js";
 import type { BootInfo, PreimageTable } from "../../preimages/index.js";
 import { readHeader } from "../reads.js";
-import type { BlockPool } from "./pool.js";
+import type { BlockPool, PoolBlock } from "./pool.js";
 import type { BlockOutcome } from "./protocol.js";
 
 /** Longest range executed in parallel (its headers are held at once); a longer one runs sequentially. */
@@ -43,19 +43,65 @@ export type ParallelRangeOutcome =
       readonly verifiedBlocks: number;
     };
 
+/** The headers of blocks agreed + 1 … claimed the range is executed on, with their hashes. */
+export interface HeaderChain {
+  readonly headers: readonly BlockHeader[];
+  readonly hashes: readonly Uint8Array[];
+}
+
+/** One block of a range as a runner executes it. */
+export interface RangeBlock extends PoolBlock {
+  readonly number: bigint;
+}
+
+/**
+ * What executes a range's blocks concurrently: the enclave's block pool over the verified preimage table
+ * (`poolRunner`), or the host's workers, each with its own fetching oracle (src/host/witness).
+ */
+export interface RangeRunner {
+  readonly workers: number;
+  /** The largest heap a worker reported (bytes). */
+  readonly peakWorkerHeapBytes: number;
+  /**
+   * The headers the blocks are to be executed on (each block on its parent's), or why there are none. They are
+   * claims until checked: a range is accepted only when each block's computed hash is the next one's parent's.
+   */
+  headerChain(agreed: { readonly number: bigint; readonly hash: Uint8Array }): Promise<HeaderChain | string>;
+  /** Executes `blocks` (BlockPool.executeAll's contract: `keep` may stop the blocks not yet started). */
+  executeAll(
+    blocks: readonly RangeBlock[],
+    keep: (index: number, outcome: BlockOutcome) => boolean,
+    signal?: AbortSignal,
+  ): Promise<(BlockOutcome | undefined)[]>;
+}
+
+/** The enclave's runner: `pool` over the verified preimage table, on the headers the witness carries. */
+export function poolRunner(
+  pool: BlockPool,
+  table: PreimageTable,
+  boot: BootInfo,
+  rollupConfig: RollupConfig,
+): RangeRunner {
+  return {
+    workers: pool.workers,
+    get peakWorkerHeapBytes() {
+      return pool.peakWorkerHeapBytes;
+    },
+    headerChain: async (agreed) => witnessHeaderChain(table, boot, agreed),
+    // The table is shared with the workers only once the range is to run on them.
+    executeAll: (blocks, keep, signal) =>
+      pool.executeAll(blocks, table.toShared(), rollupConfig, keep, signal),
+  };
+}
+
 export interface ParallelRangeInput {
   readonly boot: BootInfo;
-  /** The verified preimages (the enclave's table), read for the claimed output and the headers. */
-  readonly source: PreimageSource;
   readonly agreed: { readonly number: bigint; readonly hash: Uint8Array; readonly header: BlockHeader };
   /** A fresh derivation from the agreed head to the claimed block; it is driven ahead here. */
   readonly derivation: AsyncGenerator<DerivedBlock, DeriveResult, ExecutedBlock | undefined>;
   /** Awaits one derivation step (the program's unwrapping of provider errors). */
   readonly step: <T>(step: Promise<T>) => Promise<T>;
-  readonly pool: BlockPool;
-  /** The verified preimages the workers read (shared with them only once the range is to run on them). */
-  readonly table: PreimageTable;
-  readonly rollupConfig: RollupConfig;
+  readonly runner: RangeRunner;
   readonly signal?: AbortSignal;
 }
 
@@ -85,7 +131,7 @@ export function witnessHeaderChain(
   source: PreimageSource,
   boot: BootInfo,
   agreed: { readonly number: bigint; readonly hash: Uint8Array },
-): { headers: BlockHeader[]; hashes: Uint8Array[] } | string {
+): HeaderChain | string {
   const count = boot.claimedL2BlockNumber - agreed.number;
   if (count < 2n) return "a range of one block (nothing to execute concurrently)";
   if (count > BigInt(MAX_PARALLEL_BLOCKS)) return `a range of ${count} blocks`;
@@ -132,11 +178,12 @@ function describe(outcome: BlockOutcome | undefined, number: bigint): string {
 /** Derives ahead, executes the range on the pool and checks the chain of hashes (see the file's comment). */
 export async function executeRangeInParallel(input: ParallelRangeInput): Promise<ParallelRangeOutcome> {
   const { agreed } = input;
-  let chain: ReturnType<typeof witnessHeaderChain>;
+  let chain: HeaderChain | string;
   try {
-    chain = witnessHeaderChain(input.source, input.boot, agreed);
+    chain = await input.runner.headerChain(agreed);
   } catch (error) {
-    return fallback(`the witness's headers: ${error instanceof Error ? error.message : String(error)}`);
+    if (input.signal?.aborted) throw input.signal.reason;
+    return fallback(`the range's headers: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (typeof chain === "string") return fallback(chain);
   const { headers, hashes } = chain;
@@ -160,14 +207,13 @@ export async function executeRangeInParallel(input: ParallelRangeInput): Promise
   }
 
   const t = performance.now();
-  const outcomes = await input.pool.executeAll(
+  const outcomes = await input.runner.executeAll(
     derived.map((block, i) => ({
+      number: block.number,
       parent: i === 0 ? agreed.header : headers[i - 1]!,
       attributes: block.attributes,
       transactions: block.transactions,
     })),
-    input.table.toShared(),
-    input.rollupConfig,
     (i, outcome) => chains(outcome, hashes[i]!),
     input.signal,
   );

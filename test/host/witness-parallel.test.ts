@@ -1,0 +1,245 @@
+/**
+ * The host's parallel witness collection (docs/host.md "Parallel witness collection") against real processes:
+ * anvil with the L1 contracts, our node in L1 mode, the batcher posting blobs. A range holding a user deposit
+ * (sent through the portal on L1) and a reverting transaction is collected
+ * (a) sequentially and on two worker threads (each with its own fetching oracle): the parallel run executes on the
+ *     workers, every block's hash chained (no fallback), to the node's output roots; both witnesses replay in the
+ *     enclave's runProof to the same signed proposals;
+ * (b) through an L2 endpoint that forges the range's headers by number from the middle on (another mixHash, the
+ *     later headers re-chained onto it): the chain of hashes breaks at the forged block, the collection falls back
+ *     to sequential execution and gives the same witness result and signed proposals as (a).
+ */
+import { createWalletClient, defineChain, type Hex, hexToBytes, http, parseEther, parseGwei } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { depositPortalAbi } from "../../contracts/index.js";
+import type { Preimage } from "../../generated/protocol/index.js";
+import {
+  decodeHeader,
+  devAccounts,
+  encodeHeader,
+  fromHex,
+  keccak256,
+  toHex,
+  type BlockHeader,
+} from "../../src/chain/index.js";
+import { startTamperProxy, type TamperProxy } from "../../src/chain-rpc/proxy.test-support.js";
+import { collectWitness, type WitnessCollection } from "../../src/host/index.js";
+import type { BootInfo } from "../../src/proof/preimages/index.js";
+import { programExecutor } from "../../src/proof/program/index.js";
+import { countingSigner } from "../../src/proof/program/parallel/chain-witness.test-support.js";
+import { runProof } from "../../enclave/prove.js";
+import { type BatcherProcess, type L1Chain, startChainBatcher, startL1Chain } from "../node/l1-chain.js";
+import { call } from "../node/helpers.js";
+import { until } from "../proof/prove-chain.js";
+
+/** Init code of a contract whose code is PUSH1 0 PUSH1 0 REVERT: every call to it reverts. */
+const REVERTER_INIT: Hex = "0x6460006000fd6000526005601bf3";
+
+let chain: L1Chain;
+let batcher: BatcherProcess | undefined;
+let proxy: TamperProxy | undefined;
+let boot: BootInfo;
+let agreedHash: Uint8Array;
+let nodeRoots: string[];
+let depositBlock: bigint;
+let revertBlock: bigint;
+
+const quantity = (n: bigint): Hex => `0x${n.toString(16)}`;
+const output = (n: bigint) =>
+  call<{ outputRoot: Hex; blockRef: { hash: Hex }; syncStatus: { safe_l2: { number: number } } }>(
+    chain.node.url,
+    "optimism_outputAtBlock",
+    [quantity(n)],
+  );
+
+function collect(l2RpcUrl: string, workers: number): Promise<WitnessCollection> {
+  return collectWitness({
+    boot,
+    agreedL2HeadHash: agreedHash,
+    l1RpcUrl: chain.l1.anvil.rpcUrl,
+    l1BeaconUrl: chain.l1.anvil.beaconUrl,
+    l2RpcUrl,
+    rollupConfig: chain.rollup,
+    ...(workers > 1 ? { parallel: { workers, strategy: "db-get" as const } } : {}),
+  });
+}
+
+/** The enclave's proof over `preimages` (sequential execution), signed by `signer`. */
+function prove(preimages: readonly Preimage[], signer: ReturnType<typeof countingSigner>) {
+  return runProof(
+    {
+      signer,
+      teeImageHash: new Uint8Array(32),
+      executor: programExecutor(() => ({ rollupConfig: chain.rollup })),
+    },
+    preimages,
+  );
+}
+
+beforeAll(async () => {
+  chain = await startL1Chain({ blockTime: 1 });
+  const l2 = defineChain({
+    id: chain.node.chainId,
+    name: "L2",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [chain.node.url] } },
+  });
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(devAccounts(8)[7]!.privateKey),
+    chain: l2,
+    transport: http(chain.node.url, { timeout: 60_000 }),
+  });
+  const fees = { maxFeePerGas: parseGwei("50"), maxPriorityFeePerGas: parseGwei("1") };
+  const receiptOf = (hash: Hex) => chain.l2.waitForTransactionReceipt({ hash, pollingInterval: 100 });
+  const transfer = async (i: number): Promise<bigint> => {
+    const hash = await wallet.sendTransaction({
+      to: devAccounts(10)[9]!.address,
+      value: BigInt(1000 + i),
+      ...fees,
+    });
+    return (await receiptOf(hash)).blockNumber;
+  };
+  const deployed = await receiptOf(
+    await wallet.deployContract({ abi: [], bytecode: REVERTER_INIT, ...fees }),
+  );
+  expect(deployed.status).toBe("success");
+  const agreed = (await transfer(0)) - 1n;
+  const reverted = await receiptOf(
+    await wallet.sendTransaction({ to: deployed.contractAddress!, gas: 100_000n, ...fees }),
+  );
+  expect(reverted.status).toBe("reverted");
+  revertBlock = reverted.blockNumber;
+  const l1Wallet = createWalletClient({
+    account: privateKeyToAccount(devAccounts(7)[6]!.privateKey),
+    chain: chain.l1.anvil.chain,
+    transport: http(chain.l1.anvil.rpcUrl, { timeout: 60_000 }),
+  });
+  const deposit = await l1Wallet.writeContract({
+    address: chain.l1.deployment.depositPortal,
+    abi: depositPortalAbi,
+    functionName: "depositTransaction",
+    args: [devAccounts(7)[6]!.address, parseEther("0.5"), 100_000n, false, "0x"],
+    value: parseEther("1"),
+  });
+  const receipt = await chain.l1.anvil.client.waitForTransactionReceipt({
+    hash: deposit,
+    pollingInterval: 100,
+  });
+  expect(receipt.status).toBe("success");
+  // Transfers go on until the user deposit is in an L2 block; one more after it ends the range.
+  let found: bigint | undefined;
+  let scanned = agreed + 1n;
+  for (let i = 1; found === undefined; i++) {
+    const last = await transfer(i);
+    for (; scanned <= last && found === undefined; scanned++) {
+      const block = await call<{ transactions: { type: Hex }[] } | null>(
+        chain.node.url,
+        "eth_getBlockByNumber",
+        [quantity(scanned), true],
+      );
+      if (block === null) break;
+      if (block.transactions.filter((tx) => tx.type === "0x7e").length >= 2) found = scanned;
+    }
+    if (i > 120) throw new Error("the deposit never reached L2");
+  }
+  depositBlock = found;
+  const claimed = await transfer(1000);
+  batcher = startChainBatcher(chain);
+  await until(
+    "the safe head to pass the claimed block",
+    async () => ((await output(0n)).syncStatus.safe_l2.number >= Number(claimed) ? true : undefined),
+    900_000,
+  );
+  const l1Head = await chain.l1.anvil.client.getBlock({ blockTag: "latest" });
+  const agreedOut = await output(agreed);
+  nodeRoots = [];
+  for (let n = agreed + 1n; n <= claimed; n++) nodeRoots.push((await output(n)).outputRoot);
+  agreedHash = hexToBytes(agreedOut.blockRef.hash);
+  boot = {
+    l1Head: hexToBytes(l1Head.hash),
+    l1HeadNumber: l1Head.number,
+    agreedOutputRoot: hexToBytes(agreedOut.outputRoot),
+    claimedOutputRoot: hexToBytes(nodeRoots.at(-1)! as Hex),
+    claimedL2BlockNumber: claimed,
+    chainId: chain.rollup.l2ChainId,
+    proposer: hexToBytes(devAccounts(3)[2]!.address),
+    intermediateBlockInterval: 2n,
+  };
+}, 1_500_000);
+
+afterAll(async () => {
+  await proxy?.close();
+  await batcher?.stop().catch(() => undefined);
+  await chain?.stop();
+});
+
+describe("the host's witness collection on worker threads", () => {
+  let sequential: WitnessCollection;
+  let parallel: WitnessCollection;
+  const signer = countingSigner();
+
+  it("(a) executes on the workers to the node's roots; the enclave signs what it signs for the sequential witness", async () => {
+    sequential = await collect(chain.node.url, 1);
+    parallel = await collect(chain.node.url, 2);
+    // The range holds the reverting transaction and the user deposit.
+    for (const block of [revertBlock, depositBlock]) {
+      expect(block).toBeGreaterThan(sequential.result.startBlock);
+      expect(block).toBeLessThanOrEqual(boot.claimedL2BlockNumber);
+    }
+    expect(sequential.metrics.execution.mode).toBe("sequential");
+    expect(parallel.metrics.execution).toMatchObject({ mode: "parallel", workers: 2 });
+    expect(parallel.metrics.execution.fallback).toBeUndefined();
+    expect(parallel.metrics.execution.peakWorkerHeapBytes).toBeGreaterThan(0);
+    expect(parallel.result.outputRoots.map(toHex)).toEqual(nodeRoots);
+    expect(parallel.result.outputRoots.map(toHex)).toEqual(sequential.result.outputRoots.map(toHex));
+    expect(parallel.result.blocks.map((b) => toHex(b.hash))).toEqual(
+      sequential.result.blocks.map((b) => toHex(b.hash)),
+    );
+    const fromSequential = await prove(sequential.preimages, signer);
+    const fromParallel = await prove(parallel.preimages, signer);
+    expect(fromParallel).toEqual(fromSequential);
+    expect(toHex(fromParallel.Tee.proposals.at(-1)!.output_root)).toBe(nodeRoots.at(-1));
+  }, 900_000);
+
+  it("(b) headers forged from the middle of the range on break the chain of hashes: sequential fallback, same proof", async () => {
+    const count = nodeRoots.length;
+    const at = boot.claimedL2BlockNumber - BigInt(count) + 1n + BigInt(Math.floor(count / 2));
+    const forged = new Map<string, Hex>();
+    let parentHash: Uint8Array | undefined;
+    for (let n = at; n <= boot.claimedL2BlockNumber; n++) {
+      const real = decodeHeader(
+        fromHex(await call<Hex>(chain.node.url, "debug_getRawHeader", [quantity(n)])),
+      );
+      const header: BlockHeader =
+        n === at
+          ? { ...real, mixHash: keccak256(new TextEncoder().encode("forged")) }
+          : { ...real, parentHash: parentHash! };
+      const rlp = encodeHeader(header);
+      forged.set(quantity(n), toHex(rlp));
+      parentHash = keccak256(rlp);
+    }
+    const l2 = await startTamperProxy(chain.node.url);
+    proxy = l2;
+    let forgedAnswers = 0;
+    l2.rpc = async (request, forward) => {
+      const value =
+        request.method === "debug_getRawHeader" ? forged.get(String(request.params[0])) : undefined;
+      if (value === undefined) return forward(request);
+      forgedAnswers++;
+      return { jsonrpc: "2.0", id: 1, result: value };
+    };
+    const fellBack = await collect(l2.url, 2);
+    expect(forgedAnswers).toBeGreaterThan(0);
+    expect(fellBack.metrics.execution).toMatchObject({
+      mode: "sequential",
+      workers: 2,
+      fallback: { verifiedBlocks: Number(at - sequential.result.startBlock - 1n) },
+    });
+    expect(fellBack.metrics.execution.fallback!.reason).toMatch(
+      /sealed to .*, not the header the witness carries/,
+    );
+    expect(fellBack.result.outputRoots.map(toHex)).toEqual(nodeRoots);
+    expect(await prove(fellBack.preimages, signer)).toEqual(await prove(sequential.preimages, signer));
+  }, 900_000);
+});
