@@ -31,6 +31,7 @@ export const PROCESS_TESTS_BESIDE_CODE: readonly string[] = [
   "src/chain-rpc/http-deadline.test.ts",
   "src/chain-rpc/node.test.ts",
   "src/derive/cli/inspect.test.ts",
+  "src/devnet/worker-hosts.test.ts",
   "src/proof-jobs/queue.test.ts",
   "src/proof-jobs/worker.test.ts",
   "src/proof-jobs/workers.test.ts",

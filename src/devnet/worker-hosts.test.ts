@@ -1,0 +1,89 @@
+/**
+ * WorkerHostGroup's restart policy on real child processes (small idle Node children, not hosts): a host whose
+ * restart dies within the healthy window counts a failed restart and is given up at the limit; one that ran the
+ * healthy window first starts its count over and is restarted again; the last host given up ends the group.
+ * test/devnet/worker-hosts.test.ts runs the same supervision with the devnet's real worker hosts.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { type ServiceChild, startServiceChild } from "./child.js";
+import { type SupervisedHost, WorkerHostGroup } from "./worker-hosts.js";
+
+const ENTRY = "src/devnet/idle-child.test-support.mjs";
+const HEALTHY_MS = 1_500;
+const children: ServiceChild[] = [];
+
+afterAll(async () => {
+  await Promise.all(children.map((child) => child.stop(5_000)));
+});
+
+/** An idle child, started and waited for. */
+async function idle(name: string): Promise<ServiceChild> {
+  const child = startServiceChild(name, ENTRY, [], () => undefined);
+  children.push(child);
+  await child.waitForLine((line) => (line === "idle child up" ? true : undefined), 60_000);
+  return child;
+}
+
+describe("WorkerHostGroup", () => {
+  it("gives up a host whose restart dies within the healthy window, restarts one that ran it, and ends with the last", async () => {
+    const reports: string[] = [];
+    let reported: (() => void) | undefined;
+    let restarted: (() => void) | undefined;
+    const nextReport = () => new Promise<void>((resolve) => (reported = resolve));
+    const group = new WorkerHostGroup({
+      policy: { maxFailedRestarts: 1, firstDelayMs: 10, maxDelayMs: 10, healthyAfterMs: HEALTHY_MS },
+      report: (line) => {
+        reports.push(line);
+        reported?.();
+      },
+      restarted: () => restarted?.(),
+      stopping: () => false,
+    });
+    const nextRestart = () => new Promise<void>((resolve) => (restarted = resolve));
+    const hosts: SupervisedHost[] = [];
+    for (const name of ["worker a", "worker b"]) {
+      const first = await idle(name);
+      hosts.push(
+        group.supervise(first, () => {
+          const child = startServiceChild(name, ENTRY, [], () => undefined);
+          children.push(child);
+          return child;
+        }),
+      );
+    }
+    const [a, b] = hosts as [SupervisedHost, SupervisedHost];
+    const kill = async (host: SupervisedHost) => {
+      const restart = nextRestart();
+      const pid = host.pid!;
+      process.kill(pid, "SIGKILL");
+      return { pid, restart };
+    };
+
+    // b: its first death is restarted; its restart dies at once (within the window): given up, a goes on.
+    let shot = await kill(b);
+    await shot.restart;
+    expect(b.pid).not.toBe(shot.pid);
+    const givenUp = nextReport();
+    process.kill(b.pid!, "SIGKILL");
+    await givenUp;
+    expect(reports.at(-1)).toMatch(
+      /^\[devnet\] worker b exited .*; given up after 1 restart\(s\) in a row died within 1\.5 s; 1 worker host\(s\) go on/,
+    );
+
+    // a: restarted; its restart outlives the healthy window, so its next death starts the count over.
+    shot = await kill(a);
+    await shot.restart;
+    const restartedAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, HEALTHY_MS + 200 - (Date.now() - restartedAt)));
+    shot = await kill(a);
+    await shot.restart;
+    expect(reports.at(-1)).toMatch(/^\[devnet\] worker a restarted \(pid \d+, restart 2\)$/);
+    expect(reports.at(-2)).toMatch(/^\[devnet\] worker a exited .* after [\d.]+ s; restarting it in 0\.0 s/);
+
+    // Its new restart dies at once: given up; it was the last host, so the group's exit resolves with that death.
+    process.kill(a.pid!, "SIGKILL");
+    const exit = await Promise.race([a.exited, b.exited]);
+    expect(exit).toEqual({ code: null, signal: "SIGKILL" });
+    expect(reports.at(-1)).toMatch(/; no worker host is left: stopping the devnet$/);
+  }, 120_000);
+});
