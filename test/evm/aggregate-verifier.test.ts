@@ -3,7 +3,7 @@
  * TEEProverRegistry, DepositPortal and SystemConfig at their addresses), then TEEVerifier and AggregateVerifier
  * deployed after them by deployProofVerifiers. Proposals are built by our proof library (src/proof/onchain buildProofResult)
  * and signed by the enclave's signer (enclave/signer.ts) registered in the registry; the proposer submits the
- * sampled per-block roots and the aggregate signature with v + 27, as issue 13's proposer does. Real blocks, so
+ * sampled per-block roots and the aggregate signature with v + 27, as src/proposer does. Real blocks, so
  * the L1 origin is checked through BLOCKHASH and the EIP-2935 history contract.
  */
 import {

@@ -1,5 +1,5 @@
 /**
- * Issue 15, item 6: a contract-creation eth_call / eth_estimateGas / eth_createAccessList whose value
+ * A contract-creation eth_call / eth_estimateGas / eth_createAccessList whose value
  * exceeds the sender's balance answered `-32603 internal error: [object Object]` (the EVM throws a plain
  * EVMError object for creations). It is the documented execution error (-32000, readable message), on
  * call workers and on the event loop alike; and over every method of the node's OpenRPC document, with

@@ -1,5 +1,5 @@
 /**
- * Issue 15, "param schemas exactly as strict as the server": a property test over every method of both
+ * "Param schemas exactly as strict as the server": a property test over every method of both
  * published documents against a started node and a started prover host with a local enclave.
  *
  * - Params generated FROM the param schemas (schema-arbitrary.ts) are sent as they are: every answer

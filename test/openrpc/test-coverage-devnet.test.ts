@@ -1,5 +1,5 @@
 /**
- * Issue 15 on the L1-backed devnet: the node `npm start` runs (L1 mode over anvil with the L1 contracts, its
+ * The same coverage on the L1-backed devnet: the node `npm start` runs (L1 mode over anvil with the L1 contracts, its
  * rollup.json written at first start) is what a third party points @open-rpc/test-coverage at. With the tool's own
  * rules and verdicts every call passes there too, examples included. The examples were recorded on the standalone
  * node's fixed genesis (docs/spec.md "Examples recorded from a fresh devnet"), so on the L1-backed chain, whose L2

@@ -1,5 +1,5 @@
 /**
- * Issue 15: @open-rpc/test-coverage (the pinned devDependency) against a started node and a started
+ * @open-rpc/test-coverage (the pinned devDependency) against a started node and a started
  * prover host, on the published documents with only `servers[0].url` changed to the process's port (the
  * override docs/spec.md describes). Its examples rule must pass on every example (recorded from fresh
  * processes by scripts/openrpc-examples/record.ts), each answer equal to the example's result; its
