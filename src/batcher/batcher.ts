@@ -6,7 +6,7 @@
  * an L2 block that does not extend the previous one). L1 is the only state: a restart, even after kill -9, re-reads
  * it and neither skips nor re-posts a block.
  */
-import { type Hex, type PublicClient, bytesToHex, toHex } from "viem";
+import { type Hex, type PublicClient, type TransactionReceipt, bytesToHex, toHex } from "viem";
 import {
   type CompressionAlgo,
   FRAME_HEADER_OVERHEAD,
@@ -24,6 +24,7 @@ import {
   L2ReorgError,
   PostedChainMismatchError,
   BatcherError,
+  TransactionFailedError,
 } from "./errors.js";
 import type { L1PostedReader } from "./l1-posted.js";
 import type { L2BlockData, L2BlockReader } from "./l2-source.js";
@@ -260,14 +261,28 @@ export class Batcher {
     }
   }
 
+  /**
+   * Posts one transaction. When it fails, an L1 reorg is the likelier cause if a recent batcher transaction left
+   * the chain: the reorg returned that transaction to the pool, where it took the nonce this one was signed with.
+   * Then the reorg (L1ReorgError) is what the batcher reports and counts, not the symptom.
+   */
+  private async postOrExplain(tx: TxCandidate): Promise<TransactionReceipt> {
+    try {
+      return await this.deps.sender.post(tx);
+    } catch (e) {
+      if (e instanceof TransactionFailedError) await this.checkRecent(await this.deps.l1.getBlockNumber());
+      throw e;
+    }
+  }
+
   private async postChannel(): Promise<void> {
-    const { sender, logger, metrics, span } = this.deps;
+    const { logger, metrics, span } = this.deps;
     const channel = buildChannel(this.pending, span, this.shape);
     const txs = channelTransactions(channel, this.settings);
     const blocks: bigint[] = [];
     for (const [i, tx] of txs.entries()) {
       logger.debug({ channelId: toHex(channel.id), tx: i, txs: txs.length }, "posting channel transaction");
-      const receipt = await sender.post(tx);
+      const receipt = await this.postOrExplain(tx);
       blocks.push(receipt.blockNumber);
       this.recent.push({
         hash: receipt.transactionHash,
