@@ -318,6 +318,15 @@ export class BlockBuilder {
     return { nonce: account.nonce, balance: account.balance, code: await this.state.getCode(a), storage };
   }
 
+  /**
+   * The balance of `address` as the transactions added so far left it (0 for an absent account); call between
+   * transactions. Synchronous and cheap for an account the block already touched (the state's cache); an account
+   * not yet read is read from the parent state and joins `stateReads`.
+   */
+  balanceOf(address: Uint8Array): bigint {
+    return this.state.getAccountSync(new Address(address))?.balance ?? 0n;
+  }
+
   get cumulativeGasUsed(): bigint {
     return this.gasUsed;
   }
