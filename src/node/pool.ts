@@ -3,8 +3,8 @@
  * The sequencer takes them in fee order (highest effective tip first), keeping each sender's nonce
  * order. Admission checks (nonce, balance, fees) are done by the caller against the pending state.
  *
- * With a journal, every added transaction is recorded durably and forgotten only when it leaves for
- * good (replaced or discarded). A transaction the sequencer takes into the block being built stays
+ * With a journal, every added transaction is recorded durably (`durable()` says when) and forgotten only when
+ * it leaves for good (replaced or discarded). A transaction the sequencer takes into the block being built stays
  * journaled until its block is sealed, so a crash before the seal loses no accepted transaction.
  */
 import { type DecodedTransaction, toHexRaw } from "../chain/index.js";
@@ -24,8 +24,11 @@ export interface PooledTransaction {
 
 /** Durable record of the pool (the node's store): what is recorded is offered again after a restart. */
 export interface PoolJournal {
+  /** Records a transaction; it is durable once `journalDurable()` resolves. */
   journalTransaction(hash: Uint8Array, raw: Uint8Array): void;
   forgetTransaction(hash: Uint8Array): void;
+  /** Resolves when every transaction recorded so far is durable. */
+  journalDurable(): Promise<void>;
 }
 
 export const MAX_POOL_SIZE = 10_000;
@@ -78,6 +81,14 @@ export class TxPool {
     m.set(tx.nonce, pooled);
     for (const listener of this.addedListeners) listener(pooled);
     return pooled;
+  }
+
+  /**
+   * Resolves when every transaction added so far is in the journal: a sender is told its transaction was
+   * accepted only after this (the journal writes a turn's transactions together).
+   */
+  durable(): Promise<void> {
+    return this.journal?.journalDurable() ?? Promise.resolve();
   }
 
   /**

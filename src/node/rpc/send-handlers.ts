@@ -74,7 +74,10 @@ export function createSendHandlers(node: ChainNode): SendHandlers {
     async eth_sendRawTransaction({ transaction }) {
       if (mode.kind === "replica") return forward(mode.replica, transaction).then(fromHex);
       await admissionTurn();
-      return admit(transaction).decoded.hash;
+      const hash = admit(transaction).decoded.hash;
+      // Answered once durable: the pool journal writes this turn's transactions together.
+      await seq.pool.durable();
+      return hash;
     },
     eth_sendRawTransactionSync: async ({ transaction, timeoutMs }, ctx) => {
       const limit = timeoutMs ?? SYNC_DEFAULT_TIMEOUT_MS;
@@ -130,7 +133,10 @@ export function createSendHandlers(node: ChainNode): SendHandlers {
       preconfirmed.catch(() => {});
       try {
         if (mode.kind === "replica") await forward(mode.replica, transaction);
-        else admit(transaction);
+        else {
+          admit(transaction);
+          await seq.pool.durable();
+        }
       } catch (e) {
         cancel();
         throw e;

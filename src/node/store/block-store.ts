@@ -198,6 +198,12 @@ export class BlockStore extends NodeTable implements BlockSource {
     this.forgetTxStmt = this.db.prepare("DELETE FROM pool_journal WHERE hash = ?");
   }
 
+  /** Writes what the pool journal still holds in memory, then closes the database. */
+  override close(): void {
+    this.flushJournal();
+    super.close();
+  }
+
   getMeta(key: string): string | undefined {
     const row = this.db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as
       { value: string } | undefined;
@@ -209,19 +215,76 @@ export class BlockStore extends NodeTable implements BlockSource {
   }
 
   // --- pool journal ---
+  //
+  // Group commit: the transactions accepted in one turn of the event loop are written in one SQLite transaction
+  // (at the turn's check phase, or sooner when the journal is written otherwise), instead of a commit each: one
+  // commit per transaction was 2 % of the node's CPU under bench:load. An accepted transaction is answered only
+  // once `journalDurable()` resolves, so whatever a sender was told was accepted survives kill -9.
 
-  /** Records an accepted transaction (a no-op when its hash is already journaled: it keeps its place). */
+  /** Accepted transactions not yet written, in the order accepted. */
+  private journalBuffer: [Uint8Array, Uint8Array][] = [];
+  /** Settled when the buffer is written (or its write failed). */
+  private journalWaiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private journalFlushScheduled = false;
+
+  /**
+   * Records an accepted transaction (a no-op when its hash is already journaled: it keeps its place). It is
+   * durable once `journalDurable()` resolves (at the latest at the end of this turn of the event loop).
+   */
   journalTransaction(hash: Uint8Array, raw: Uint8Array): void {
-    this.journalTxStmt.run(hash, raw);
+    this.journalBuffer.push([hash, raw]);
+    if (!this.journalFlushScheduled) {
+      this.journalFlushScheduled = true;
+      setImmediate(() => {
+        this.journalFlushScheduled = false;
+        this.flushJournal();
+      });
+    }
+  }
+
+  /** Resolves when every transaction recorded so far is written; rejects with the write's error. */
+  journalDurable(): Promise<void> {
+    if (this.journalBuffer.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => this.journalWaiters.push({ resolve, reject }));
+  }
+
+  /** Writes the buffered transactions (inside the caller's SQLite transaction when there is one). */
+  private writeJournalBuffer(): void {
+    for (const [hash, raw] of this.journalBuffer) this.journalTxStmt.run(hash, raw);
+  }
+
+  /** Settles the waiters of the buffer just written (or whose write failed) and empties it. */
+  private settleJournal(error?: unknown): void {
+    const waiters = this.journalWaiters;
+    this.journalBuffer = [];
+    this.journalWaiters = [];
+    for (const w of waiters) {
+      if (error === undefined) w.resolve();
+      else w.reject(error);
+    }
+  }
+
+  /** Writes the buffered transactions now, in one SQLite transaction. */
+  flushJournal(): void {
+    if (this.journalBuffer.length === 0 || !this.db.open) return;
+    try {
+      this.db.transaction(() => this.writeJournalBuffer())();
+    } catch (e) {
+      this.settleJournal(e);
+      throw e;
+    }
+    this.settleJournal();
   }
 
   /** Removes a transaction that left the pool for good (replaced or dropped). */
   forgetTransaction(hash: Uint8Array): void {
+    this.flushJournal();
     this.forgetTxStmt.run(hash);
   }
 
   /** The journaled transactions' encodings, in the order they were accepted. */
   journaledTransactions(): Uint8Array[] {
+    this.flushJournal();
     const rows = this.db.prepare("SELECT raw FROM pool_journal ORDER BY seq").all() as { raw: Uint8Array }[];
     return rows.map((row) => new Uint8Array(row.raw));
   }
@@ -245,7 +308,10 @@ export class BlockStore extends NodeTable implements BlockSource {
       block.details.map(encodeDetails),
     ] as Rlp[]);
     const number = Number(block.header.number);
+    const journaled = this.journalBuffer.length > 0;
     this.db.transaction(() => {
+      // Transactions accepted this turn are written first: the block may contain some of them (deleted below).
+      this.writeJournalBuffer();
       for (const [hex, value] of nodes) this.putNodeStmt.run(Buffer.from(hex.slice(2), "hex"), value);
       this.putNodeStmt.run(block.hash.subarray(1), headerRlp);
       this.putBlockStmt.run(number, block.hash, headerRlp, body);
@@ -254,6 +320,7 @@ export class BlockStore extends NodeTable implements BlockSource {
         this.forgetTxStmt.run(h);
       });
     })();
+    if (journaled) this.settleJournal();
     const stored: StoredBlock = { ...block, size: blockSize(headerRlp, block.transactions) };
     this.cache.remember(number, stored);
     return stored;
