@@ -5,7 +5,8 @@
  * In-process (the store of a node that is not started, a second read-only connection looking at the file): a
  * recorded transaction is not in the file until `journalDurable()` resolves, then is, in the order accepted; a
  * transaction forgotten, a block committed or the store closed while others wait in memory writes them first,
- * so a forget or a seal never runs before the insert it undoes and a graceful stop loses none.
+ * so a forget or a seal never runs before the insert it undoes and a graceful stop loses none; one recorded after
+ * the store closed is refused rather than left waiting.
  * A real node process (60 s blocks, so nothing is sealed): a JSON-RPC batch of 100 `eth_sendRawTransaction`, the
  * process killed with SIGKILL the moment the answer arrives, and every acknowledged transaction is restored by the
  * next start.
@@ -96,6 +97,9 @@ describe("pool journal group commit", () => {
     }
     expect(inFile()).toEqual([hex(1), hex(2), hex(4), hex(6), hex(7)]);
     reader.close();
+    // Recorded after the close: the wait is refused (the sender gets an error), never left hanging.
+    store.journalTransaction(hashOf(8), rawOf(8));
+    await expect(store.journalDurable()).rejects.toThrow(/not open/);
   }, 120_000);
 
   it("restores every transaction a batch acknowledged when the node is killed at the answer", async () => {

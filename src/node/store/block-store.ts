@@ -200,7 +200,7 @@ export class BlockStore extends NodeTable implements BlockSource {
 
   /** Writes what the pool journal still holds in memory, then closes the database. */
   override close(): void {
-    this.flushJournal();
+    if (this.db.open) this.flushJournal();
     super.close();
   }
 
@@ -237,7 +237,11 @@ export class BlockStore extends NodeTable implements BlockSource {
       this.journalFlushScheduled = true;
       setImmediate(() => {
         this.journalFlushScheduled = false;
-        this.flushJournal();
+        try {
+          this.flushJournal();
+        } catch {
+          // The waiters were rejected with the error: their senders are answered with it.
+        }
       });
     }
   }
@@ -266,7 +270,7 @@ export class BlockStore extends NodeTable implements BlockSource {
 
   /** Writes the buffered transactions now, in one SQLite transaction. */
   flushJournal(): void {
-    if (this.journalBuffer.length === 0 || !this.db.open) return;
+    if (this.journalBuffer.length === 0) return;
     try {
       this.db.transaction(() => this.writeJournalBuffer())();
     } catch (e) {
