@@ -27,8 +27,9 @@
  *                                            schedules its ranges and the challenger its disputes on that queue
  *
  * A restart resumes everything: the same L1 state, the same rollup.json, the same L2 data, the same token and
- * orders and verifiers (a new enclave signer is registered). SIGINT/SIGTERM stop the services in reverse order
- * (host, enclave, merchant, batcher, node, L1) and exit 0. Keys go to
+ * orders and verifiers (a new enclave signer is registered). Once the node is ready, the batcher, the token and
+ * merchant, and the provers start side by side. SIGINT/SIGTERM stop the services in reverse order of start (the
+ * proposer and challenger, the hosts, enclaves, merchant and batcher, then the node and L1) and exit 0. Keys go to
  * children through the environment, never argv.
  */
 import { createWriteStream, mkdirSync, rmSync } from "node:fs";
@@ -520,6 +521,7 @@ async function main(config: DevnetConfig): Promise<number> {
         : undefined;
     }, START_TIMEOUT_MS);
 
+    // 4-6 side by side: the batcher, the token and the merchant service, and the provers each need only the node.
     // 4. The batcher, signing with SystemConfig's batcher key.
     const batcherKey = devnetAccount("batcher").privateKey;
     const batcher: ServiceChild = await add(
@@ -548,41 +550,47 @@ async function main(config: DevnetConfig): Promise<number> {
         { BATCHER_PRIVATE_KEY: batcherKey },
       ),
     );
-    const batcherMetricsUrl = await batcher.waitForLine((line) => {
+    const batcherStarted = batcher.waitForLine((line) => {
       const value = jsonLine(line);
       return value?.msg === "batcher started" ? String(value.metricsUrl) : undefined;
     }, START_TIMEOUT_MS);
+    // Awaited below with the others; a failure meanwhile is not an unhandled rejection.
+    batcherStarted.catch(() => undefined);
 
     // 5. The token and the merchant service, as before the L1.
-    const token = await ensureToken(ready.url, ready.chainId, config.dataDir);
     const relayer = devnetAccount("relayer");
     const buyer = devnetAccount("buyer");
     const merchantKeyFile = join(config.dataDir, "merchant-api-key");
-    const merchant = await add(
-      startServiceChild(
-        "merchant service",
-        "src/merchant/main.ts",
-        [
-          "--rpc-url",
-          ready.url,
-          "--token",
-          token,
-          "--listen",
-          `127.0.0.1:${config.merchantPort}`,
-          "--sqlite",
-          join(config.dataDir, "merchant.db"),
-          // A write-scope API key the service keeps in this file (mode 0600) for the devnet's clients.
-          "--bootstrap-key-file",
-          merchantKeyFile,
-        ],
-        echoTo("[merchant]"),
-        { MERCHANT_RELAYER_KEY: relayer.privateKey },
-      ),
-    );
-    const merchantPort = await merchant.waitForLine((line) => {
-      const value = jsonLine(line);
-      return value?.msg === "merchant service listening" ? Number(value.port) : undefined;
-    }, START_TIMEOUT_MS);
+    const merchantStarted = (async () => {
+      const token = await ensureToken(ready.url, ready.chainId, config.dataDir);
+      const merchant = await add(
+        startServiceChild(
+          "merchant service",
+          "src/merchant/main.ts",
+          [
+            "--rpc-url",
+            ready.url,
+            "--token",
+            token,
+            "--listen",
+            `127.0.0.1:${config.merchantPort}`,
+            "--sqlite",
+            join(config.dataDir, "merchant.db"),
+            // A write-scope API key the service keeps in this file (mode 0600) for the devnet's clients.
+            "--bootstrap-key-file",
+            merchantKeyFile,
+          ],
+          echoTo("[merchant]"),
+          { MERCHANT_RELAYER_KEY: relayer.privateKey },
+        ),
+      );
+      const merchantPort = await merchant.waitForLine((line) => {
+        const value = jsonLine(line);
+        return value?.msg === "merchant service listening" ? Number(value.port) : undefined;
+      }, START_TIMEOUT_MS);
+      return { token, merchantPort };
+    })();
+    merchantStarted.catch(() => undefined);
 
     // 6. The proof verifiers on L1 (first start), the proposer list, the local enclaves and the hosts in front of
     // them (one, or --provers worker hosts on one proof job queue), each enclave's (new, per-process) signer
@@ -613,7 +621,9 @@ async function main(config: DevnetConfig): Promise<number> {
     );
     const proposer = getAddress(devnetAccount("proposer").address);
     const challenger = getAddress(devnetAccount("challenger").address);
-    const [{ verifiers, deployed }, started] = await Promise.all([
+    const [batcherMetricsUrl, { token, merchantPort }, { verifiers, deployed }, started] = await Promise.all([
+      batcherStarted,
+      merchantStarted,
       (async () => {
         const result = await ensureProofVerifiers(l1, ready.url, rollup.config, config.dataDir, {
           blockInterval: config.blockInterval,

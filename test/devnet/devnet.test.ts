@@ -84,6 +84,9 @@ async function startDevnet(
       "0",
       "--batcher-metrics-port",
       "0",
+      // Any free port for the hosts too: the default 8555 may be another test's.
+      "--prover-port",
+      "0",
       "--l1-block-time",
       "1",
       "--l2-block-time",

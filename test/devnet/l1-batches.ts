@@ -32,6 +32,20 @@ export interface PostedBatches {
   readonly blocks: PostedBlock[];
 }
 
+/**
+ * `get(0)` .. `get(count - 1)`, eight requests in flight at a time, in order (one at a time, reading 150 blocks
+ * took half a minute on a loaded machine).
+ */
+export async function fetchAll<T>(count: number, get: (index: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = new Array<T>(count);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    for (let i = next++; i < count; i = next++) results[i] = await get(i);
+  };
+  await Promise.all(Array.from({ length: 8 }, lane));
+  return results;
+}
+
 export async function readPostedBatches(options: {
   readonly client: PublicClient;
   readonly beaconUrl: string;
@@ -49,8 +63,11 @@ export async function readPostedBatches(options: {
   const daOf = new Map<string, "calldata" | "blobs">();
   const channels: PostedBatches["channels"] = [];
   const blocks: PostedBlock[] = [];
+  const l1Blocks = await fetchAll(Number(head - options.fromBlock) + 1, (i) =>
+    client.getBlock({ blockNumber: options.fromBlock + BigInt(i), includeTransactions: true }),
+  );
   for (let n = options.fromBlock; n <= head; n++) {
-    const block = await client.getBlock({ blockNumber: n, includeTransactions: true });
+    const block = l1Blocks[Number(n - options.fromBlock)]!;
     let blobIndex = 0;
     let sidecars: Hex[] | undefined;
     for (const tx of block.transactions) {

@@ -29,7 +29,7 @@ import { type DevnetL1, startDevnetL1 } from "../../src/devnet/l1/bootstrap.js";
 import { type DevnetRollup, ensureDevnetRollupConfig } from "../../src/devnet/rollup-config.js";
 import { startBatcher as spawnChainBatcher } from "../node/l1-chain.js";
 import { type NodeProcess, startNodeProcess } from "../node/spawn-node.js";
-import { readPostedBatches } from "./l1-batches.js";
+import { fetchAll, readPostedBatches } from "./l1-batches.js";
 
 const dataDir = mkdtempSync(join(tmpdir(), "devnet-restart-"));
 const nodeDir = join(dataDir, "node");
@@ -77,8 +77,9 @@ function startBatcher(
 }
 
 /**
- * Transfers with 40 incompressible bytes of data from accounts 5-7, through whichever node is up: about 3 a second,
- * so that an L2 block always fits in one phase-1 channel (3 frames of 1000 bytes) and a channel fills in seconds.
+ * Transfers with 100 incompressible bytes of data from accounts 5-7, through whichever node is up: at most 3 a
+ * second, so that an L2 block always fits in one phase-1 channel (3 frames of 1000 bytes) and a channel fills with
+ * about 18 of them.
  */
 async function sendTraffic(): Promise<void> {
   const keys = devAccounts(8).slice(5, 8);
@@ -96,7 +97,7 @@ async function sendTraffic(): Promise<void> {
     });
     const account = privateKeyToAccount(keys[i % keys.length]!.privateKey);
     const wallet = createWalletClient({ account, chain, transport: http(current.url, { retryCount: 0 }) });
-    const data = bytesToHex(crypto.getRandomValues(new Uint8Array(40)));
+    const data = bytesToHex(crypto.getRandomValues(new Uint8Array(100)));
     try {
       await wallet.sendTransaction({ to: devnetAccount("buyer").address, value: 1n, data, gas: 60_000n });
       sent++;
@@ -160,15 +161,21 @@ describe("the devnet after kill -9 of the batcher mid-channel and of the node", 
 
     // The node dies too. Every block it sealed and served before must survive.
     const sealed = await l2Block(node!.url, "latest");
-    const sealedHashes: Hex[] = [];
-    for (let n = 0n; n <= sealed.number; n++) sealedHashes.push((await l2Block(node!.url, n)).hash);
+    const sealedHashes = await fetchAll(
+      Number(sealed.number) + 1,
+      async (n) => (await l2Block(node!.url, BigInt(n))).hash,
+    );
     await node!.kill();
 
     // Phase 2: both restart; the batcher posts blobs.
     node = await startNode();
-    for (let n = 0n; n < BigInt(sealedHashes.length); n++) {
-      expect((await l2Block(node.url, n)).hash, `L2 block ${n}`).toBe(sealedHashes[Number(n)]);
-    }
+    const restartedNode = node;
+    const hashesAfter = await fetchAll(
+      sealedHashes.length,
+      async (n) => (await l2Block(restartedNode.url, BigInt(n))).hash,
+    );
+    for (let n = 0; n < sealedHashes.length; n++)
+      expect(hashesAfter[n], `L2 block ${n}`).toBe(sealedHashes[n]);
     const restarted = startBatcher(2, "blobs");
     const resumed = await restarted.waitFor((l) => l.msg === "resuming after L2 block", 1, 240_000);
     await restarted.waitFor(posted, 2, 240_000);
@@ -224,8 +231,11 @@ describe("the devnet after kill -9 of the batcher mid-channel and of the node", 
     expect(BigInt(blocks.length)).toBeGreaterThanOrEqual(target.number);
     const client = createPublicClient({ transport: http(node.url, { timeout: 60_000 }) });
     let withTxs = 0;
+    const nodeBlocks = await fetchAll(blocks.length, (i) =>
+      client.getBlock({ blockNumber: BigInt(i + 1), includeTransactions: true }),
+    );
     for (let i = 0; i < blocks.length; i++) {
-      const expected = await client.getBlock({ blockNumber: BigInt(i + 1), includeTransactions: true });
+      const expected = nodeBlocks[i]!;
       const got = blocks[i]!;
       expect(got.timestamp, `L2 block ${i + 1}`).toBe(expected.timestamp);
       const [info, ...rest] = expected.transactions;
