@@ -1,8 +1,9 @@
 /**
- * The SLOAD fast path (evm-storage-ops.ts) gives the library's results: the value codec against the
- * library's helper, and programs mixing SLOAD and SSTORE of stored, absent and repeated (warm) slots run
- * on the engine's state manager by an EVM with our handlers and one with the library's, compared on
- * returned values, gas used and errors (including out of gas on the way).
+ * The SLOAD and SSTORE fast paths (evm-storage-ops.ts) give the library's results: the value codec against the
+ * library's helper, and programs mixing SLOAD and SSTORE of stored, absent and repeated (warm) slots (writes of
+ * zero, of the original value back, twice to one slot) run on the engine's state manager by an EVM with our
+ * handlers and one with the library's, compared on returned values, gas used, refunds, the storage after and
+ * errors (including out of gas on the way and SSTORE's 2300-gas sentry).
  */
 import { type EVM, createEVM } from "@ethereumjs/evm";
 import { Address, bytesToBigInt, bytesToHex, unpadBytes } from "@ethereumjs/util";
@@ -34,7 +35,7 @@ describe("storage value codec", () => {
   });
 });
 
-describe("SLOAD", () => {
+describe("SLOAD and SSTORE", () => {
   const CONTRACT = new Address(new Uint8Array(20).fill(0xcc));
   const common = commonFor(11155420n, OpFork.Isthmus);
   /** Slots 0..7 hold values in the pre-state; others are absent. */
@@ -51,16 +52,19 @@ describe("SLOAD", () => {
   const slot = fc.oneof(fc.integer({ min: 0, max: 11 }).map(BigInt), word);
   type Op = { load: bigint } | { store: bigint; value: bigint };
   const op: fc.Arbitrary<Op> = fc.oneof(
-    { weight: 3, arbitrary: slot.map((s) => ({ load: s })) },
+    { weight: 2, arbitrary: slot.map((s) => ({ load: s })) },
     {
-      weight: 1,
-      arbitrary: fc.tuple(slot, fc.oneof(fc.constant(0n), word)).map(([s, value]) => ({ store: s, value })),
+      weight: 2,
+      arbitrary: fc
+        .tuple(slot, fc.oneof(fc.constant(0n), fc.constantFrom(...stored.values()), word))
+        .map(([s, value]) => ({ store: s, value })),
     },
   );
 
   type Entry = { opHandler: unknown; gasHandler: unknown };
   const opcodeMap = (evm: EVM) => (evm as unknown as { _opcodeMap: Entry[] })._opcodeMap;
-  let library0: { sload: unknown; sloadGas: unknown } | undefined;
+  type Library = { sload: unknown; sloadGas: unknown; sstore: unknown; sstoreGas: unknown };
+  let library0: Library | undefined;
 
   const push32 = (w: bigint) => [0x7f, ...wordToBytes32(w)];
   /** Each load's value is stored in memory at 32 × its index; the memory is returned. */
@@ -74,29 +78,35 @@ describe("SLOAD", () => {
     return Uint8Array.from(code);
   }
 
-  async function run(
-    library: { sload: unknown; sloadGas: unknown } | undefined,
-    code: Uint8Array,
-    gas: bigint,
-  ) {
+  async function run(library: Library | undefined, code: Uint8Array, gas: bigint, slots: bigint[]) {
     const store = new PreimageStore();
     const root = buildGenesisState(store, new Map([[CONTRACT.bytes, { code, storage: stored }]]));
     const stateManager = BlockStateManager.create(new PreimageTrieDB(store), root, common);
     const evm: EVM = await createEVM({ common, stateManager });
     // The interpreter reads the opcode map the EVM built from the tables when it was created.
-    const entry = opcodeMap(evm)[0x54]!;
+    const loadEntry = opcodeMap(evm)[0x54]!;
+    const storeEntry = opcodeMap(evm)[0x55]!;
     if (library !== undefined) {
-      entry.opHandler = library.sload;
-      entry.gasHandler = library.sloadGas;
+      loadEntry.opHandler = library.sload;
+      loadEntry.gasHandler = library.sloadGas;
+      storeEntry.opHandler = library.sstore;
+      storeEntry.gasHandler = library.sstoreGas;
     } else {
-      expect(entry.opHandler).not.toBe(library0!.sload);
-      expect(entry.gasHandler).not.toBe(library0!.sloadGas);
+      expect(loadEntry.opHandler).not.toBe(library0!.sload);
+      expect(loadEntry.gasHandler).not.toBe(library0!.sloadGas);
+      expect(storeEntry.opHandler).not.toBe(library0!.sstore);
+      expect(storeEntry.gasHandler).not.toBe(library0!.sstoreGas);
     }
     const r = await evm.runCall({ to: CONTRACT, gasLimit: gas });
+    const storage: string[] = [];
+    for (const s of slots)
+      storage.push(bytesToHex(await stateManager.getStorage(CONTRACT, wordToBytes32(s))));
     return {
       error: r.execResult.exceptionError?.error,
       gas: r.execResult.executionGasUsed,
+      refund: r.execResult.gasRefund,
       memory: bytesToHex(r.execResult.returnValue),
+      storage,
     };
   }
 
@@ -112,12 +122,13 @@ describe("SLOAD", () => {
         fc.oneof(fc.constant(10_000_000n), fc.bigInt({ min: 2_000n, max: 60_000n })),
         async (ops, gas) => {
           const code = program(ops);
-          const ours = await run(undefined, code, gas);
-          expect(ours).toEqual(await run(library, code, gas));
+          const slots = [...new Set(ops.map((o) => ("load" in o ? o.load : o.store)))];
+          const ours = await run(undefined, code, gas, slots);
+          expect(ours).toEqual(await run(library, code, gas, slots));
           if (gas === 10_000_000n) expect(ours.error).toBeUndefined();
         },
       ),
-      { numRuns: 150 },
+      { numRuns: 200 },
     );
   });
 });

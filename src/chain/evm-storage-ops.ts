@@ -1,22 +1,31 @@
 /**
- * SLOAD of @ethereumjs/evm 10.1.3, cheaper with the same results. The library's gas handler and its
- * handler each turn the key into 32 bytes through a hex string (`setLengthLeft(bigIntToBytes(key), 32)`),
- * the value back through another (`bytesToBigInt`), and both are async: an SLOAD costs two promises and
- * two microtask turns although our state manager reads synchronously (caches, then the in-memory trie).
+ * SLOAD and SSTORE of @ethereumjs/evm 10.1.3, cheaper with the same results. The library's gas handlers and
+ * handlers turn the key into 32 bytes through a hex string (`setLengthLeft(bigIntToBytes(key), 32)`), values
+ * through others (`bytesToBigInt`, `bigIntToBytes`), and all four are async: an SLOAD costs two promises and two
+ * microtask turns, an SSTORE five (the current and the original value for its gas, the write, the account read
+ * after it), although our state manager reads and writes synchronously (caches, then the in-memory trie).
  *
- * Here the key goes through `wordToBytes32` and the value through a DataView; the gas handler is
- * synchronous (the EIP-2929 warm/cold charge is the library's `accessStorageEIP2929`), and the handler
- * reads through the state manager's `getStorageSync` when it has one (BlockStateManager) and EIP-7928
- * (block-level access lists, which record the read) is off, awaiting `storageLoad` otherwise. With
- * stateless code-chunk gas (EIP-6800 / EIP-7864) the library's gas handler runs. Both are replaced in the
- * library's tables before an EVM copies them, as evm-word-ops.ts does for MSTORE / MLOAD.
+ * Here keys and values go through `wordToBytes32` and a DataView, and the four run synchronously on the state
+ * manager's `getStorageSync`, `getOriginalStorageSync` and `putStorageSync` (BlockStateManager) when it has them
+ * and EIP-7928 (block-level access lists, which record the reads and writes) is off. SLOAD's gas is the
+ * library's `accessStorageEIP2929`; SSTORE's is the library's own computation from EIP-2200 on (its
+ * `updateSstoreGasEIP2200`, then `accessStorageEIP2929`) on the same current, original and new values in the
+ * same order. The library's handlers run otherwise: stateless code-chunk gas (EIP-6800 / EIP-7864), a static
+ * frame's SSTORE (its gas handler throws), EIP-8037 / EIP-8038 state gas, forks before Istanbul and
+ * Constantinople. All are replaced in the library's tables before an EVM copies them, as evm-word-ops.ts does
+ * for MSTORE / MLOAD.
  */
 import { statelessCodeGas } from "./evm-fast-paths.js";
 import { bytes32ToWord, wordToBytes32 } from "./evm-word-ops.js";
 
 const SLOAD = 0x54;
+const SSTORE = 0x55;
 
-type Common = { isActivatedEIP(eip: number): boolean };
+type Common = {
+  isActivatedEIP(eip: number): boolean;
+  hardfork(): string;
+  gteHardfork(hardfork: string): boolean;
+};
 
 /** The parts of the library's run state SLOAD uses. */
 interface StorageRunState {
@@ -25,6 +34,8 @@ interface StorageRunState {
   interpreter: {
     getAddress(): unknown;
     storageLoad(key: Uint8Array): Promise<Uint8Array>;
+    isStatic(): boolean;
+    _env: { contract: unknown };
   };
 }
 
@@ -38,12 +49,48 @@ type AccessStorage = (
   chargeGas?: boolean,
 ) => bigint;
 
+type SstoreGas2200 = (
+  runState: StorageRunState,
+  currentStorage: Uint8Array,
+  originalStorage: Uint8Array,
+  value: Uint8Array,
+  key: Uint8Array,
+  common: Common,
+) => bigint;
+
 interface SyncStorage {
   getStorageSync(address: unknown, key: Uint8Array): Uint8Array;
+  getOriginalStorageSync(address: unknown, key: Uint8Array): Uint8Array;
+  putStorageSync(address: unknown, key: Uint8Array, value: Uint8Array): void;
+  getAccountSync(address: unknown): unknown;
 }
 
 function hasSyncStorage(sm: unknown): sm is SyncStorage {
-  return typeof (sm as Partial<SyncStorage> | null)?.getStorageSync === "function";
+  const s = sm as Partial<SyncStorage> | null;
+  return (
+    typeof s?.getStorageSync === "function" &&
+    typeof s.getOriginalStorageSync === "function" &&
+    typeof s.putStorageSync === "function" &&
+    typeof s.getAccountSync === "function"
+  );
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** A stored value as the library's SSTORE gas compares them (`setLengthLeftStorage`): empty when zero, else 32 bytes. */
+function storageForGas(value: Uint8Array): Uint8Array {
+  let zero = true;
+  for (let i = 0; i < value.length; i++) {
+    if (value[i] !== 0) {
+      zero = false;
+      break;
+    }
+  }
+  if (zero) return EMPTY;
+  if (value.length === 32) return value;
+  const padded = new Uint8Array(32);
+  padded.set(value, 32 - value.length);
+  return padded;
 }
 
 /** The number whose big-endian encoding is `bytes` (at most 32 bytes, as storage values are). */
@@ -78,16 +125,69 @@ function sload(runState: StorageRunState, common: Common): Promise<void> | void 
   });
 }
 
-let installed: Promise<{ sload: Handler; sloadGas: GasHandler } | undefined> | undefined;
+/** Whether SSTORE's gas and write may take the synchronous path (else the library's handlers run). */
+function sstoreFast(runState: StorageRunState, common: Common): boolean {
+  return (
+    hasSyncStorage(runState.stateManager) &&
+    !statelessCodeGas(common) &&
+    !common.isActivatedEIP(7928) &&
+    !common.isActivatedEIP(8037) &&
+    !common.isActivatedEIP(8038) &&
+    common.isActivatedEIP(2929) &&
+    common.hardfork() !== "constantinople" &&
+    common.gteHardfork("istanbul")
+  );
+}
+
+function sstoreGas(original: GasHandler, access: AccessStorage, gas2200: SstoreGas2200): GasHandler {
+  return function (runState, gas, common) {
+    if (runState.interpreter.isStatic() || !sstoreFast(runState, common))
+      return original(runState, gas, common);
+    const sm = runState.stateManager as SyncStorage;
+    const [key, val] = runState.stack.peek(2) as [bigint, bigint];
+    const keyBytes = wordToBytes32(key);
+    const address = runState.interpreter.getAddress();
+    // The library's order: the current value, then the original (whose first read in a transaction remembers it).
+    const current = storageForGas(sm.getStorageSync(address, keyBytes));
+    const originalValue = storageForGas(sm.getOriginalStorageSync(address, keyBytes));
+    const value = val === 0n ? EMPTY : wordToBytes32(val);
+    gas += gas2200(runState, current, originalValue, value, keyBytes, common);
+    return gas + access(runState, keyBytes, true, common, true);
+  };
+}
+
+function sstore(original: Handler): Handler {
+  return function (runState, common) {
+    if (!sstoreFast(runState, common)) return original(runState, common);
+    const sm = runState.stateManager as SyncStorage;
+    const key = wordToBytes32(runState.stack.pop());
+    const val = runState.stack.pop();
+    const address = runState.interpreter.getAddress();
+    sm.putStorageSync(address, key, val === 0n ? EMPTY : wordToBytes32(val));
+    // The library's `storageStore` reads the account again into the frame's environment.
+    const account = sm.getAccountSync(address);
+    if (account === undefined) throw new Error("could not read account while persisting memory");
+    runState.interpreter._env.contract = account;
+  };
+}
+
+interface LibraryStorageOps {
+  sload: Handler;
+  sloadGas: GasHandler;
+  sstore: Handler;
+  sstoreGas: GasHandler;
+}
+
+let installed: Promise<LibraryStorageOps | undefined> | undefined;
 
 /**
- * Replaces SLOAD's handler and gas handler in the library's tables once per process. Resolves to the
- * library's own (kept for comparison), or undefined when the tables were not found and nothing was replaced.
+ * Replaces SLOAD's and SSTORE's handlers and gas handlers in the library's tables once per process. Resolves to
+ * the library's own (kept for comparison), or undefined when the tables were not found and nothing was replaced.
  */
-export function installStorageOps(): Promise<{ sload: Handler; sloadGas: GasHandler } | undefined> {
+export function installStorageOps(): Promise<LibraryStorageOps | undefined> {
   installed ??= (async () => {
     const indexUrl = import.meta.resolve("@ethereumjs/evm");
-    const [functions, gas, eip2929] = await Promise.all([
+    const [functions, gas, eip2929, eip2200] = await Promise.all([
       import(new URL("./opcodes/functions.js", indexUrl).href) as Promise<{
         handlers?: Map<number, Handler>;
       }>,
@@ -97,14 +197,32 @@ export function installStorageOps(): Promise<{ sload: Handler; sloadGas: GasHand
       import(new URL("./opcodes/EIP2929.js", indexUrl).href) as Promise<{
         accessStorageEIP2929?: AccessStorage;
       }>,
+      import(new URL("./opcodes/EIP2200.js", indexUrl).href) as Promise<{
+        updateSstoreGasEIP2200?: SstoreGas2200;
+      }>,
     ]);
-    const originalLoad = functions.handlers?.get(SLOAD);
-    const originalGas = gas.dynamicGasHandlers?.get(SLOAD);
+    const library = {
+      sload: functions.handlers?.get(SLOAD),
+      sloadGas: gas.dynamicGasHandlers?.get(SLOAD),
+      sstore: functions.handlers?.get(SSTORE),
+      sstoreGas: gas.dynamicGasHandlers?.get(SSTORE),
+    };
     const access = eip2929.accessStorageEIP2929;
-    if (originalLoad === undefined || originalGas === undefined || access === undefined) return undefined;
+    const gas2200 = eip2200.updateSstoreGasEIP2200;
+    if (
+      library.sload === undefined ||
+      library.sloadGas === undefined ||
+      library.sstore === undefined ||
+      library.sstoreGas === undefined ||
+      access === undefined ||
+      gas2200 === undefined
+    )
+      return undefined;
     functions.handlers!.set(SLOAD, sload);
-    gas.dynamicGasHandlers!.set(SLOAD, sloadGas(originalGas, access));
-    return { sload: originalLoad, sloadGas: originalGas };
+    gas.dynamicGasHandlers!.set(SLOAD, sloadGas(library.sloadGas, access));
+    functions.handlers!.set(SSTORE, sstore(library.sstore));
+    gas.dynamicGasHandlers!.set(SSTORE, sstoreGas(library.sstoreGas, access, gas2200));
+    return library as LibraryStorageOps;
   })();
   return installed;
 }

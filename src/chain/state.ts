@@ -137,11 +137,32 @@ export class BlockStateManager extends MerkleStateManager {
     return code;
   }
 
+  /**
+   * The slot's value when the transaction began, as the library's `originalStorageCache.get` gives it, without
+   * the promise (the SSTORE fast path in evm-storage-ops.ts): the value remembered at the slot's first such
+   * read in this transaction, else the current one, then remembered.
+   */
+  getOriginalStorageSync(address: Address, key: Uint8Array): Uint8Array {
+    const original = this.originalStorageCache;
+    // The cache's private map (unprefixed hex address → unprefixed hex slot → value), read as its `get` does.
+    const map = (original as unknown as { map: Map<string, Map<string, Uint8Array>> }).map;
+    const remembered = map.get(toHexRaw(address.bytes))?.get(toHexRaw(key));
+    if (remembered !== undefined) return remembered;
+    const value = this.getStorageSync(address, key);
+    original.put(address, key, value);
+    return value;
+  }
+
   /** Storage writes go to the cache only (the base class also writes the trie at once). */
   override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    this.putStorageSync(address, key, value);
+  }
+
+  /** `putStorage` without the promise (the SSTORE fast path in evm-storage-ops.ts calls it). */
+  putStorageSync(address: Address, key: Uint8Array, value: Uint8Array): void {
     if (key.length !== 32) throw new RangeError("storage key must be 32 bytes");
     if (value.length > 32) throw new RangeError("storage value cannot be longer than 32 bytes");
-    const account = await this.getAccount(address);
+    const account = this.getAccountSync(address);
     if (account === undefined) throw new Error(`putStorage on non-existing account ${address}`);
     this.caches.storage!.put(address, key, RLP.encode(unpadBytes(value)));
   }
