@@ -48,10 +48,10 @@ function packageFolders(inputs: readonly string[]): string[] {
 }
 
 /**
- * A clean-clone-like copy at `dir`: the tracked sources the enclave build reads, its own copy of `packages` (the
- * installed package folders a build reads, as npm ci left them), and the native addons compiled in it.
+ * A clean-clone-like copy at `dir`, first part: the tracked sources the enclave build reads and the native addons
+ * compiled in it. Needs nothing from a build of the working tree, so it runs while that build does.
  */
-async function cloneInto(dir: string, packages: readonly string[]): Promise<void> {
+async function cloneSourcesInto(dir: string): Promise<void> {
   const tracked = execFileSync(
     "git",
     ["ls-files", "-z", "enclave", "src", "native", "generated", "contracts"],
@@ -66,15 +66,20 @@ async function cloneInto(dir: string, packages: readonly string[]): Promise<void
     await mkdir(join(dir, dirname(path)), { recursive: true });
     await cp(join(repoRoot, path), join(dir, path));
   }
-  for (const folder of packages)
-    await cp(join(repoRoot, folder), join(dir, folder), { recursive: true, dereference: true });
-  // What npm ci's `prepare` does: the addons compiled from this copy's sources (node-gyp found through NODE_PATH,
-  // since the copy holds only the bundle's packages).
+  // What npm ci's `prepare` does: the addons compiled from this copy's sources (node-gyp and node-addon-api's
+  // headers found through NODE_PATH, since the copy holds only the bundle's packages).
   await execFile(process.execPath, ["native/build.mjs"], {
     cwd: dir,
     env: { ...process.env, NODE_PATH: join(repoRoot, "node_modules") },
     maxBuffer: 16 * 1024 * 1024,
   });
+}
+
+/** Second part: the copy's own `packages` (the installed package folders a build reads, as npm ci left them). */
+async function clonePackagesInto(dir: string, packages: readonly string[]): Promise<void> {
+  // One after the other: a nested package's folder lies inside its parent's.
+  for (const folder of packages)
+    await cp(join(repoRoot, folder), join(dir, folder), { recursive: true, dereference: true });
 }
 
 interface StartedBundle {
@@ -127,12 +132,16 @@ describe("the enclave image bundle", () => {
 
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), "enclave-image-"));
+    // A copy at another path and depth than the working tree: a build that depended on either would differ. Its
+    // sources are copied and its addons compiled while the working tree is built.
+    const clone = join(work, "b", "deeper", "clone");
+    const sources = cloneSourcesInto(clone);
+    sources.catch(() => undefined);
     // A build of the working tree names the packages the bundle is built from.
     workingTree = await buildEnclaveImage(repoRoot, join(work, "out-working-tree"));
     packages = packageFolders(workingTree.inputs);
-    // A copy at another path and depth than the working tree: a build that depended on either would differ.
-    const clone = join(work, "b", "deeper", "clone");
-    await cloneInto(clone, packages);
+    await sources;
+    await clonePackagesInto(clone, packages);
     builds = [await buildEnclaveImage(clone, join(work, "out-clone"))];
   }, 600_000);
 

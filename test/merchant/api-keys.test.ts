@@ -17,8 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodeArgs } from "../../src/bundles/index.js";
 import { MerchantClient } from "../../src/merchant/client.js";
 import { startMerchantProcess, type MerchantProcess } from "./support/merchant-process.js";
-import { startTestChain, type TestChain } from "./support/test-chain.js";
-import { startThrowawayCluster, type ThrowawayCluster } from "./support/throwaway-cluster.js";
+import { startClusterAndChain, type TestChain } from "./support/test-chain.js";
+import type { ThrowawayCluster } from "./support/throwaway-cluster.js";
 import { buyerAuthorization, createWorld, orderBody, type World } from "./support/world.js";
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -31,8 +31,7 @@ let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "merchant-keys-"));
-  cluster = await startThrowawayCluster();
-  chain = await startTestChain();
+  ({ cluster, chain } = await startClusterAndChain());
   world = await createWorld(chain);
 });
 

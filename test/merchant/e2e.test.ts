@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startThrowawayCluster, type ThrowawayCluster } from "./support/throwaway-cluster.js";
+import type { ThrowawayCluster } from "./support/throwaway-cluster.js";
 import { runCli } from "../../src/merchant/cli-commands.js";
 import { MerchantApiError } from "../../src/merchant/client.js";
 import {
@@ -24,7 +24,7 @@ import {
   simulateTokenCall,
 } from "../../src/payments/index.js";
 import { startMerchantProcess, type MerchantProcess } from "./support/merchant-process.js";
-import { startTestChain, type TestChain } from "./support/test-chain.js";
+import { startClusterAndChain, type TestChain } from "./support/test-chain.js";
 import {
   balanceOf,
   buyerAuthorization,
@@ -44,9 +44,7 @@ let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "merchant-e2e-"));
-  // Started one after the other so that afterAll can stop whichever did start.
-  cluster = await startThrowawayCluster();
-  chain = await startTestChain();
+  ({ cluster, chain } = await startClusterAndChain());
   world = await createWorld(chain);
 });
 

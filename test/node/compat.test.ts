@@ -11,7 +11,12 @@ import { type NodeProcess, startNodeProcess } from "./spawn-node.js";
 
 let node: NodeProcess;
 beforeAll(async () => {
-  node = await startNodeProcess({ blockTimeMs: 500, flashblockIntervalMs: 50, preconfirmedReceipts: false });
+  node = await startNodeProcess({
+    blockTimeMs: 500,
+    flashblockIntervalMs: 50,
+    preconfirmedReceipts: false,
+    callWorkers: 0,
+  });
 }, 60_000);
 afterAll(async () => {
   await node?.stop();

@@ -11,7 +11,7 @@ import { type NodeProcess, startNodeProcess } from "./spawn-node.js";
 
 let node: NodeProcess;
 beforeAll(async () => {
-  node = await startNodeProcess({ blockTimeMs: 500, flashblockIntervalMs: 50 });
+  node = await startNodeProcess({ blockTimeMs: 500, flashblockIntervalMs: 50, callWorkers: 0 });
 }, 60_000);
 afterAll(async () => {
   await node?.stop();

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeL1InfoCalldata } from "../../src/derive/index.js";
 import { type L1Chain, startL1Chain, waitForChain } from "./l1-chain.js";
 
-const BLOCK_TIME = 2n;
+// 10 s L2 blocks: 180 blocks to the drift bound (the rule is about seconds, not blocks; fewer blocks to build).
+const BLOCK_TIME = 10n;
 const DRIFT = 1800n;
 let chain: L1Chain;
 let genesisTime: bigint;

@@ -62,7 +62,7 @@ interface Block {
 
 let node: NodeProcess;
 beforeAll(async () => {
-  node = await startNodeProcess({ blockTimeMs: 400, flashblockIntervalMs: 50 });
+  node = await startNodeProcess({ blockTimeMs: 400, flashblockIntervalMs: 50, callWorkers: 0 });
 }, 60_000);
 afterAll(async () => {
   await node?.stop();

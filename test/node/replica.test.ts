@@ -15,6 +15,8 @@ import { type NodeProcess, startNodeProcess } from "./spawn-node.js";
 
 const BLOCK_MS = 1000;
 const FLASH_MS = 200;
+// Only the first replica runs eth_call workers (its default); no other node here serves eth_call, and a worker's
+// start-up costs CPU on a loaded machine.
 
 let leaderPort: number;
 let leaderDir: string;
@@ -65,6 +67,7 @@ beforeAll(async () => {
     flashblockIntervalMs: FLASH_MS,
     port: leaderPort,
     dataDir: leaderDir,
+    callWorkers: 0,
   });
   // Blocks with transactions before the replica exists: it must fetch and re-execute them.
   const { publicClient, walletClient } = clients(leader, 1);
@@ -205,6 +208,7 @@ describe("a read replica (--follow)", () => {
       flashblockIntervalMs: FLASH_MS,
       port: leaderPort,
       dataDir: leaderDir,
+      callWorkers: 0,
     });
     const resumed = BigInt((await latest(leader.url)).number);
     expect(resumed).toBeGreaterThanOrEqual(before);
@@ -213,7 +217,7 @@ describe("a read replica (--follow)", () => {
   });
 
   it("can be followed in turn: a replica of the replica holds the leader's blocks and forwards two hops", async () => {
-    const second = await startNodeProcess({ extraArgs: ["--follow", replica.wsUrl] });
+    const second = await startNodeProcess({ extraArgs: ["--follow", replica.wsUrl], callWorkers: 0 });
     try {
       const start = BigInt((await latest(leader.url)).number);
       await replicaReaches(second.url, leader.url, start);
@@ -243,7 +247,10 @@ describe("a read replica (--follow)", () => {
   });
 
   it("refuses a leader whose genesis is another chain's, and exits", async () => {
-    const other = await startNodeProcess({ extraArgs: ["--follow", leader.wsUrl, "--dev-accounts", "3"] });
+    const other = await startNodeProcess({
+      extraArgs: ["--follow", leader.wsUrl, "--dev-accounts", "3"],
+      callWorkers: 0,
+    });
     try {
       expect(await waitForExit(other)).toBe(1);
       expect(other.output()).toMatch(/the leader's genesis 0x[0-9a-f]{64} is not this chain's/);
@@ -321,7 +328,7 @@ describe("a replica catching up", () => {
     expect(await call(replica.url, "eth_syncing", [])).toBe(false);
     // Answers 300 ms late: the new replica needs seconds for the leader's blocks.
     const proxy = await tamperingProxy(leader.wsUrl, { delayResultsMs: 300 });
-    const slow = await startNodeProcess({ extraArgs: ["--follow", proxy.url] });
+    const slow = await startNodeProcess({ extraArgs: ["--follow", proxy.url], callWorkers: 0 });
     try {
       type Progress = { startingBlock: Hex; currentBlock: Hex; highestBlock: Hex };
       const progress = await waitFor(
@@ -374,7 +381,7 @@ describe("a replica before a leader that lies", () => {
         if (caughtUp && method === "debug_getRawBlock") rawBlockRequests++;
       },
     });
-    const follower = await startNodeProcess({ extraArgs: ["--follow", proxy.url] });
+    const follower = await startNodeProcess({ extraArgs: ["--follow", proxy.url], callWorkers: 0 });
     try {
       const start = BigInt((await latest(leader.url)).number);
       await replicaReaches(follower.url, leader.url, start);
@@ -408,7 +415,7 @@ describe("a replica before a leader that lies", () => {
         return bytesToHex(RLP.encode([header, ...rest] as never));
       },
     });
-    const liar = await startNodeProcess({ extraArgs: ["--follow", proxy.url] });
+    const liar = await startNodeProcess({ extraArgs: ["--follow", proxy.url], callWorkers: 0 });
     try {
       expect(await waitForExit(liar)).toBe(1);
       expect(liar.output()).toMatch(/block 2 from the leader does not verify: .*\(stateRoot: leader 0x0707/);
@@ -434,7 +441,7 @@ describe("a replica before a leader that lies", () => {
         return m;
       },
     });
-    const follower = await startNodeProcess({ extraArgs: ["--follow", proxy.url] });
+    const follower = await startNodeProcess({ extraArgs: ["--follow", proxy.url], callWorkers: 0 });
     try {
       const start = BigInt((await latest(leader.url)).number);
       await replicaReaches(follower.url, leader.url, start);

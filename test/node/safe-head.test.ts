@@ -217,54 +217,65 @@ describe("the L1-backed node's derived safe and finalized heads", () => {
     const depositor = devAccounts(7)[6]!.address;
     const calldata = startBatcher("calldata");
 
-    await l1Send(6, (w) =>
-      w.writeContract({
-        address: portal,
-        abi: depositPortalAbi,
-        functionName: "depositTransaction",
-        args: [depositor, parseEther("0.5"), 100_000n, false, "0x"],
-        value: parseEther("1"),
-      }),
-    );
-    await l1Send(0, (w) =>
-      w.writeContract({
-        address: systemConfig,
-        abi: systemConfigAbi,
-        functionName: "setGasLimit",
-        args: [NEW_GAS_LIMIT],
-      }),
-    );
+    // Two senders (accounts 6 and 0): their transactions go side by side.
+    await Promise.all([
+      l1Send(6, (w) =>
+        w.writeContract({
+          address: portal,
+          abi: depositPortalAbi,
+          functionName: "depositTransaction",
+          args: [depositor, parseEther("0.5"), 100_000n, false, "0x"],
+          value: parseEther("1"),
+        }),
+      ),
+      l1Send(0, (w) =>
+        w.writeContract({
+          address: systemConfig,
+          abi: systemConfigAbi,
+          functionName: "setGasLimit",
+          args: [NEW_GAS_LIMIT],
+        }),
+      ),
+    ]);
     // The calldata batcher posts at least two channels, the second one after the first changes.
     await calldata.waitFor(posted, 2, 180_000);
     await calldata.stop();
     const lastCalldata = BigInt(calldata.lines.filter(posted).at(-1)!.to as number);
     const blobs = startBatcher("blobs");
 
-    await l1Send(0, (w) =>
-      w.writeContract({
-        address: systemConfig,
-        abi: systemConfigAbi,
-        functionName: "setEIP1559Params",
-        args: [Number(NEW_EIP1559.denominator), Number(NEW_EIP1559.elasticity)],
-      }),
-    );
-    await l1Send(0, (w) =>
-      w.writeContract({
-        address: systemConfig,
-        abi: systemConfigAbi,
-        functionName: "setOperatorFeeScalars",
-        args: [NEW_OPERATOR_FEE.scalar, NEW_OPERATOR_FEE.constant],
-      }),
-    );
-    const lastChange = await l1Send(6, (w) =>
-      w.writeContract({
-        address: portal,
-        abi: depositPortalAbi,
-        functionName: "depositTransaction",
-        args: [depositor, 0n, 100_000n, false, "0x"],
-        value: parseEther("0.25"),
-      }),
-    );
+    // Account 0's two changes one after the other (one nonce each), the second deposit beside them.
+    const systemConfigChanges = async (): Promise<bigint> => {
+      await l1Send(0, (w) =>
+        w.writeContract({
+          address: systemConfig,
+          abi: systemConfigAbi,
+          functionName: "setEIP1559Params",
+          args: [Number(NEW_EIP1559.denominator), Number(NEW_EIP1559.elasticity)],
+        }),
+      );
+      return l1Send(0, (w) =>
+        w.writeContract({
+          address: systemConfig,
+          abi: systemConfigAbi,
+          functionName: "setOperatorFeeScalars",
+          args: [NEW_OPERATOR_FEE.scalar, NEW_OPERATOR_FEE.constant],
+        }),
+      );
+    };
+    const landed = await Promise.all([
+      systemConfigChanges(),
+      l1Send(6, (w) =>
+        w.writeContract({
+          address: portal,
+          abi: depositPortalAbi,
+          functionName: "depositTransaction",
+          args: [depositor, 0n, 100_000n, false, "0x"],
+          value: parseEther("0.25"),
+        }),
+      ),
+    ]);
+    // The L1 block of the last change to land.
+    const lastChange = landed.reduce((a, b) => (a > b ? a : b));
 
     // The sealed head the safe head must reach: past MIN_BLOCKS blocks and past the block that adopted the last change.
     const target = await until(`${MIN_BLOCKS} L2 blocks including every L1 change`, () => {

@@ -7,6 +7,7 @@
 import { createPublicClient, defineChain, type Hex, http, type PublicClient } from "viem";
 import { type NodeProcess, startNodeProcess } from "../../node/spawn-node.js";
 import { startDevChainServer } from "./dev-chain-server.js";
+import { startThrowawayCluster, type ThrowawayCluster } from "./throwaway-cluster.js";
 
 export interface TestChain {
   kind: "dev-chain" | "node";
@@ -73,4 +74,17 @@ async function startDevChain(): Promise<TestChain> {
     publicClient: clientFor(server.url, chainId),
     close: () => server.close(),
   };
+}
+
+/**
+ * A throwaway PostgreSQL cluster and the test chain, started side by side (each takes seconds, mostly waiting on its
+ * process). If either fails to start, the other is stopped before the failure is thrown.
+ */
+export async function startClusterAndChain(): Promise<{ cluster: ThrowawayCluster; chain: TestChain }> {
+  const [cluster, chain] = await Promise.allSettled([startThrowawayCluster(), startTestChain()]);
+  if (cluster.status === "fulfilled" && chain.status === "fulfilled")
+    return { cluster: cluster.value, chain: chain.value };
+  if (cluster.status === "fulfilled") await cluster.value.stop();
+  if (chain.status === "fulfilled") await chain.value.close();
+  throw cluster.status === "rejected" ? cluster.reason : (chain as PromiseRejectedResult).reason;
 }
