@@ -34,6 +34,7 @@ import {
   aggregateVerifierAbi,
   deployProofVerifiers,
   depositPortalAbi,
+  type ProofVerifiersDeployment,
   systemConfigAbi,
   teeProverRegistryAbi,
   teeVerifierAbi,
@@ -50,6 +51,7 @@ import {
   startProveChain,
   until,
 } from "../proof/prove-chain.js";
+import type { L1Chain } from "../node/l1-chain.js";
 
 const owner = mnemonicToAccount(DEVNET_L1_MNEMONIC, { addressIndex: 0 });
 const proposer = mnemonicToAccount(DEVNET_L1_MNEMONIC, { addressIndex: 5 });
@@ -78,11 +80,18 @@ let depositBlock: number;
 let gasLimitBlock: number;
 const proven = new Map<string, { request: RangeRequest; result: ProveResultJson }>();
 
-const wallet = (account: Account) =>
-  createWalletClient({
-    account,
-    chain: p.prover.chain.l1.anvil.chain,
-    transport: http(p.prover.chain.l1.anvil.rpcUrl),
+const walletOn = (chain: L1Chain, account: Account) =>
+  createWalletClient({ account, chain: chain.l1.anvil.chain, transport: http(chain.l1.anvil.rpcUrl) });
+const wallet = (account: Account) => walletOn(p.prover.chain, account);
+
+/** A user deposit of 0.5 ETH through the portal, from `depositor` to itself. */
+const depositVia = (chain: L1Chain, depositor: Account) =>
+  walletOn(chain, depositor).writeContract({
+    address: chain.l1.deployment.depositPortal,
+    abi: depositPortalAbi,
+    functionName: "depositTransaction",
+    args: [depositor.address, parseEther("0.5"), 100_000n, false, "0x"],
+    value: parseEther("1"),
   });
 
 async function send(
@@ -211,22 +220,55 @@ async function checkResult(request: RangeRequest, result: ProveResultJson): Prom
   );
 }
 
-/** An AggregateVerifier for the range (block interval = its length, anchored at its agreed block). */
-async function verifierFor(request: RangeRequest) {
-  const client = p.prover.chain.l1.anvil.client;
-  return deployProofVerifiers(
-    { publicClient: client, walletClient: wallet(owner) },
-    {
-      teeProverRegistry: p.prover.chain.l1.deployment.teeProverRegistry,
-      teeImageHash: LOCAL_IMAGE,
-      configHash,
-      blockInterval: BigInt(request.claimed - request.agreed),
-      intermediateBlockInterval: BigInt(request.interval),
-      anchorBlock: BigInt(request.agreed),
-      anchorRoot: request.agreedRoot,
-      pollingIntervalMs: 100,
-    },
-  );
+/**
+ * The verifier sets the tests propose to, deployed by account 1 (its own nonces) in the background while the ranges
+ * are proven: per multi-block range ("blocks/interval") an AggregateVerifier with block interval = its length,
+ * anchored at block A and the node's root there, and a second one for the 10-block range ("refusals") that nothing
+ * is proposed to before the refusal test.
+ */
+let verifiers: Promise<Map<string, ProofVerifiersDeployment>>;
+
+async function deployVerifiers(): Promise<Map<string, ProofVerifiersDeployment>> {
+  const anchorRoot = (await p.output(A)).outputRoot;
+  const deployer = mnemonicToAccount(DEVNET_L1_MNEMONIC, { addressIndex: 1 });
+  const sets = [
+    ...RANGES.filter((r) => r.blocks > 1).map((r) => [`${r.blocks}/${r.interval}`, r] as const),
+    ["refusals", RANGES.find((r) => r.blocks === 10)!] as const,
+  ];
+  const deployed = new Map<string, ProofVerifiersDeployment>();
+  for (const [name, range] of sets) {
+    deployed.set(
+      name,
+      await deployProofVerifiers(
+        { publicClient: p.prover.chain.l1.anvil.client, walletClient: wallet(deployer) },
+        {
+          teeProverRegistry: p.prover.chain.l1.deployment.teeProverRegistry,
+          teeImageHash: LOCAL_IMAGE,
+          configHash,
+          blockInterval: BigInt(range.blocks),
+          intermediateBlockInterval: BigInt(range.interval),
+          anchorBlock: BigInt(A),
+          anchorRoot,
+          pollingIntervalMs: 100,
+        },
+      ),
+    );
+  }
+  return deployed;
+}
+
+/** The verifier set `name` for `request`, whose agreed block and root are its anchor. */
+async function verifierFor(name: string, request: RangeRequest): Promise<ProofVerifiersDeployment> {
+  const deployment = (await verifiers).get(name)!;
+  expect(request.agreed).toBe(A);
+  expect(
+    await p.prover.chain.l1.anvil.client.readContract({
+      address: deployment.aggregateVerifier,
+      abi: aggregateVerifierAbi,
+      functionName: "ANCHOR_ROOT",
+    }),
+  ).toBe(request.agreedRoot);
+  return deployment;
 }
 
 /** AggregateVerifier.propose's proof: type 0 ‖ l1OriginHash ‖ uint256 l1OriginNumber ‖ r‖s‖v (v 27/28). */
@@ -257,27 +299,33 @@ function simulatePropose(verifier: Address, request: RangeRequest, roots: Hex[],
 
 beforeAll(async () => {
   // The set-up puts account 5 (the proposer) on the registry's list and registers the enclave's signer under the
-  // local image hash through the registrar.
-  p = await startProveChain();
+  // local image hash through the registrar. While its processes start, on L1: a deposit through the portal and a
+  // gas limit change; the L2 block that adopts their L1 block as its origin starts an epoch with the user deposit
+  // and the new gas limit.
+  p = await startProveChain({
+    onL1: async (chain) => {
+      const depositor = privateKeyToAccount(devAccounts(7)[6]!.privateKey);
+      const client = chain.l1.anvil.client;
+      const receipts = await Promise.all([
+        depositVia(chain, depositor).then((hash) =>
+          client.waitForTransactionReceipt({ hash, pollingInterval: 100 }),
+        ),
+        walletOn(chain, owner)
+          .writeContract({
+            address: chain.l1.deployment.systemConfig,
+            abi: systemConfigAbi,
+            functionName: "setGasLimit",
+            args: [NEW_GAS_LIMIT],
+          })
+          .then((hash) => client.waitForTransactionReceipt({ hash, pollingInterval: 100 })),
+      ]);
+      for (const receipt of receipts) expect(receipt.status).toBe("success");
+    },
+  });
   configHash = p.prover.configHash;
-  // On L1: a deposit through the portal and a gas limit change; the L2 block that adopts their L1 block as its
-  // origin starts an epoch with the user deposit and the new gas limit.
-  const depositor = privateKeyToAccount(devAccounts(7)[6]!.privateKey);
-  const hash = await wallet(depositor).writeContract({
-    address: p.prover.chain.l1.deployment.depositPortal,
-    abi: depositPortalAbi,
-    functionName: "depositTransaction",
-    args: [depositor.address, parseEther("0.5"), 100_000n, false, "0x"],
-    value: parseEther("1"),
-  });
-  const receipt = await p.prover.chain.l1.anvil.client.waitForTransactionReceipt({
-    hash,
-    pollingInterval: 100,
-  });
-  expect(receipt.status).toBe("success");
-  await send(owner, p.prover.chain.l1.deployment.systemConfig, systemConfigAbi, "setGasLimit", [
-    NEW_GAS_LIMIT,
-  ]);
+  verifiers = deployVerifiers();
+  // Awaited by the tests that use them; never an unhandled rejection meanwhile.
+  verifiers.catch(() => undefined);
   const block = (n: number) =>
     rpc<{ transactions: { type: Hex }[]; gasLimit: Hex } | null>(
       p.prover.chain.node.url,
@@ -326,7 +374,10 @@ describe("prover_prove over ranges of the L1-backed chain", () => {
     expect(multi.length).toBe(RANGES.filter((r) => r.blocks > 1).length);
     for (const { request, result } of multi) {
       const aggregate = result.Tee.aggregate_proposal;
-      const { teeVerifier, aggregateVerifier } = await verifierFor(request);
+      const { teeVerifier, aggregateVerifier } = await verifierFor(
+        `${request.claimed - request.agreed}/${request.interval}`,
+        request,
+      );
       expect(
         await p.prover.chain.l1.anvil.client.readContract({
           address: teeVerifier,
@@ -360,7 +411,7 @@ describe("prover_prove over ranges of the L1-backed chain", () => {
   it("refuses a tampered root, an unregistered signer and another image hash", async () => {
     const { request, result } = proven.get("10/5")!;
     const aggregate = result.Tee.aggregate_proposal;
-    const { teeVerifier, aggregateVerifier } = await verifierFor(request);
+    const { teeVerifier, aggregateVerifier } = await verifierFor("refusals", request);
     const roots = sampled(request);
     const verify = (signature: Hex, imageId: Hex, digest: Hex) =>
       p.prover.chain.l1.anvil.client.readContract({

@@ -6,6 +6,10 @@
  * chain's config hash and anchored on the L2 genesis and its output root, the enclave's signer registered THROUGH
  * THE REGISTRAR (`register --allow-local`) and the proposer accounts added to the registry's proposer list.
  *
+ * After anvil and the node, two branches run side by side: account 0's L1 transactions (the caller's `onL1`, then
+ * the verifiers' deployment and the proposer list, one nonce sequence) and the enclave then host processes; the
+ * registrar runs once both are done.
+ *
  * The host listens on a port chosen once, so `stopHost()` then `startHost()` brings it back at the same URL (what a
  * proposer configured with --prover-url sees as an outage).
  */
@@ -62,6 +66,11 @@ export interface ProverChainOptions {
   readonly proposers?: readonly Address[];
   /** --proof-request-timeout of the host, seconds (default 600). */
   readonly proofTimeoutSeconds?: number;
+  /**
+   * L1 transactions of the caller, sent once the chain is up while the enclave and host processes start (before
+   * the verifiers are deployed: account 0's transactions stay one sequence).
+   */
+  readonly onL1?: (chain: L1Chain) => Promise<void>;
 }
 
 export interface ProverChain {
@@ -150,39 +159,51 @@ export async function startProverChain(options: ProverChainOptions = {}): Promis
     });
     const node = new NodeClient(httpTransport(chain.node.url, { timeoutMs: 60_000 }));
     const registry = chain.l1.deployment.teeProverRegistry;
-    const deployer = l1Account(0);
-    const genesis = await node.optimism_outputAtBlock(0n);
-    const anchorRoot = bytesToHex(genesis.outputRoot);
     const configHash = toHex(computeConfigHash(genesisFactsOf(chain.rollup)));
-    const deployed = await deployProofVerifiers(
-      { publicClient: chain.l1.anvil.client, walletClient: walletOn(chain, deployer) },
-      {
-        teeProverRegistry: registry,
-        teeImageHash: zeroHash,
-        configHash,
-        blockInterval,
-        intermediateBlockInterval,
-        anchorBlock: 0n,
-        anchorRoot,
-        proposers,
-        pollingIntervalMs: 100,
-        timeoutMs: 120_000,
-      },
-    );
-
-    enclave = await startEnclave(["--rollup-config", chain.rollupPath]);
-    if (enclave.address.kind !== "unix") throw new Error("expected a Unix socket enclave");
-    const enclavePath = enclave.address.path;
     const port = await freePort();
-    const hostArgs = [
+    const hostArgs = (enclavePath: string) => [
       ...witnessHostArgs(chain, enclavePath, `127.0.0.1:${port}`),
       "--tee-prover-registry-address",
       registry,
       "--proof-request-timeout",
       String(options.proofTimeoutSeconds ?? 600),
     ];
-    host = await spawnHost(hostArgs);
-    const hostUrl = host.url;
+    // Side by side: the L1 transactions of account 0 (the caller's, then the verifiers' deployment, one after the
+    // other: one nonce sequence) and the enclave then the host processes; the registrar needs both.
+    const onchain = (async () => {
+      await options.onL1?.(chain);
+      const genesis = await node.optimism_outputAtBlock(0n);
+      const anchorRoot = bytesToHex(genesis.outputRoot);
+      const deployed = await deployProofVerifiers(
+        { publicClient: chain.l1.anvil.client, walletClient: walletOn(chain, l1Account(0)) },
+        {
+          teeProverRegistry: registry,
+          teeImageHash: zeroHash,
+          configHash,
+          blockInterval,
+          intermediateBlockInterval,
+          anchorBlock: 0n,
+          anchorRoot,
+          proposers,
+          pollingIntervalMs: 100,
+          timeoutMs: 120_000,
+        },
+      );
+      return { anchorRoot, deployed };
+    })();
+    const services = (async () => {
+      enclave = await startEnclave(["--rollup-config", chain.rollupPath]);
+      if (enclave.address.kind !== "unix") throw new Error("expected a Unix socket enclave");
+      host = await spawnHost(hostArgs(enclave.address.path));
+      return { enclave, enclavePath: enclave.address.path };
+    })();
+    // Both settled before either's failure is thrown, so stopAll sees every process started.
+    const [onchainDone, servicesDone] = await Promise.allSettled([onchain, services]);
+    if (onchainDone.status === "rejected") throw onchainDone.reason;
+    if (servicesDone.status === "rejected") throw servicesDone.reason;
+    const { anchorRoot, deployed } = onchainDone.value;
+    const { enclavePath } = servicesDone.value;
+    const hostUrl = host!.url;
 
     // The enclave's signer, bound through the registrar exactly as an operator does it.
     let out = "";
@@ -219,7 +240,7 @@ export async function startProverChain(options: ProverChainOptions = {}): Promis
         teeVerifier: deployed.teeVerifier,
         aggregateVerifier: deployed.aggregateVerifier,
       },
-      enclaveSigner: getAddress(enclave.signer),
+      enclaveSigner: getAddress(servicesDone.value.enclave.signer),
       configHash,
       anchor: { block: 0n, root: anchorRoot },
       blockInterval,
@@ -238,7 +259,7 @@ export async function startProverChain(options: ProverChainOptions = {}): Promis
         );
       },
       host: () => host,
-      enclave,
+      enclave: servicesDone.value.enclave,
       batcher,
       async stopHost() {
         await host?.stop();
@@ -246,7 +267,7 @@ export async function startProverChain(options: ProverChainOptions = {}): Promis
       },
       async startHost() {
         if (host !== undefined) return;
-        host = await spawnHost(hostArgs);
+        host = await spawnHost(hostArgs(enclavePath));
       },
       stop: stopAll,
     };
