@@ -226,7 +226,9 @@ export class ChainNode {
   static async open(options: ChainNodeOptions): Promise<ChainNode> {
     if (options.l1 !== undefined) return ChainNode.openL1(options, options.l1);
     mkdirSync(options.dataDir, { recursive: true });
-    const store = new BlockStore(join(options.dataDir, "chain.sqlite"));
+    const store = new BlockStore(join(options.dataDir, "chain.sqlite"), (err) =>
+      options.logger.error({ err }, "pool journal write failed: this turn's transactions are not journaled"),
+    );
     try {
       const accounts = devAccounts(options.devAccountCount);
       let genesisTime: bigint;
@@ -317,7 +319,9 @@ export class ChainNode {
         { expected: toHex(g.l2.hash), built: toHex(genesis.hash), devAccounts: options.devAccountCount },
       );
     mkdirSync(options.dataDir, { recursive: true });
-    const store = new BlockStore(join(options.dataDir, "chain.sqlite"));
+    const store = new BlockStore(join(options.dataDir, "chain.sqlite"), (err) =>
+      options.logger.error({ err }, "pool journal write failed: this turn's transactions are not journaled"),
+    );
     try {
       const storedHash = store.getMeta("genesisHash");
       if (storedHash === undefined) {

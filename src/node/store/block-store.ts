@@ -183,7 +183,14 @@ export class BlockStore extends NodeTable implements BlockSource {
   private readonly forgetTxStmt: Database.Statement<[Uint8Array]>;
   private readonly cache = new SealedBlockCache();
 
-  constructor(readonly path: string) {
+  /**
+   * `onUnheardJournalError` hears a pool-journal write that failed when no sender was waiting on it (the
+   * transactions of that turn stay in the pool but not in the journal): the node logs it.
+   */
+  constructor(
+    readonly path: string,
+    private readonly onUnheardJournalError: (error: unknown) => void = () => undefined,
+  ) {
     super(openStore(path));
     this.putNodeStmt = this.db.prepare("INSERT OR IGNORE INTO nodes (key, value) VALUES (?, ?)");
     this.getBlockStmt = this.db.prepare("SELECT hash, header, body FROM blocks WHERE number = ?");
@@ -200,8 +207,11 @@ export class BlockStore extends NodeTable implements BlockSource {
 
   /** Writes what the pool journal still holds in memory, then closes the database. */
   override close(): void {
-    if (this.db.open) this.flushJournal();
-    super.close();
+    try {
+      if (this.db.open) this.flushJournal();
+    } finally {
+      super.close();
+    }
   }
 
   getMeta(key: string): string | undefined {
@@ -237,10 +247,12 @@ export class BlockStore extends NodeTable implements BlockSource {
       this.journalFlushScheduled = true;
       setImmediate(() => {
         this.journalFlushScheduled = false;
+        const heard = this.journalWaiters.length > 0;
         try {
           this.flushJournal();
-        } catch {
-          // The waiters were rejected with the error: their senders are answered with it.
+        } catch (e) {
+          // Waiters were rejected with the error (their senders are answered with it); else only the node hears it.
+          if (!heard) this.onUnheardJournalError(e);
         }
       });
     }
