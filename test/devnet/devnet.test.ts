@@ -18,7 +18,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Address, createPublicClient, type Hex, http, parseEther } from "viem";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 import { aggregateVerifierAbi, eip3009TokenAbi, teeProverRegistryAbi } from "../../contracts/index.js";
 import { devAccounts } from "../../src/chain/index.js";
 import { DEVNET_ROLES, devnetAccount } from "../../src/devnet/accounts.js";
@@ -135,7 +135,15 @@ afterAll(async () => {
 
 describe("npm start (the devnet)", () => {
   it("serves the chain, the minted token and the merchant API, and restarts on the same state", async () => {
+    // When each phase ended (printed with the test's output): where this long scenario spends its time in CI.
+    const began = Date.now();
+    const phases: string[] = [];
+    const phase = (name: string): void => {
+      phases.push(`${name} ${((Date.now() - began) / 1000).toFixed(1)} s`);
+    };
+    onTestFinished(() => console.log(`devnet.test phases: ${phases.join(", ")}`));
     const first = await startDevnet();
+    phase("first start");
     const client = createPublicClient({ transport: http(first.ready.nodeUrl, { timeout: 60_000 }) });
     const balance = await client.readContract({
       address: first.ready.token,
@@ -177,6 +185,7 @@ describe("npm start (the devnet)", () => {
     );
     first.child.process.kill("SIGINT");
     expect(await first.child.exited).toEqual({ code: 0, signal: null });
+    phase("first stop");
     await expect(fetch(first.ready.nodeUrl)).rejects.toThrow(); // the node stopped with it
 
     const second = await startDevnet();
@@ -186,6 +195,7 @@ describe("npm start (the devnet)", () => {
     expect(second.ready.teeVerifier).toBe(first.ready.teeVerifier);
     expect(second.ready.enclaveSigner).not.toBe(first.ready.enclaveSigner);
     expect(await validSigner(second.ready, second.ready.enclaveSigner)).toBe(true);
+    phase("second start");
     // The README's one-command proof, run alongside the deposit below: everything from <data-dir>/devnet.json.
     const proved = runToCompletion(
       "src/devnet/prove.ts",
@@ -223,6 +233,7 @@ describe("npm start (the devnet)", () => {
       ],
       180_000,
     );
+    phase("deposit on L2");
     const deposit = JSON.parse(output) as { l2Status: string; l2Block: number; l2TxHash: string };
     expect(deposit.l2Status).toBe("success");
     const receipt = await again.getTransactionReceipt({ hash: deposit.l2TxHash as `0x${string}` });
@@ -236,7 +247,9 @@ describe("npm start (the devnet)", () => {
       safe = (await again.getBlock({ blockTag: "safe" })).number;
     }
     expect(safe).toBeGreaterThanOrEqual(receipt.blockNumber);
+    phase("deposit safe");
     const lines = (await proved).out.trim().split("\n");
+    phase("npm run prove");
     expect(lines.some((line) => line.startsWith("curl -s") && line.includes('"method":"prover_prove"'))).toBe(
       true,
     );
@@ -264,6 +277,7 @@ describe("npm start (the devnet)", () => {
     // The third start also runs the proposer and the challenger, and two worker hosts on one proof job queue.
     // The queue is the data directory's SQLite file, whatever the environment names.
     const third = await startDevnet(["--proposer", "--provers", "2"], { DATABASE_URL: "" });
+    phase("third start");
     expect(third.ready.proposerRunning).toBe(true);
     expect(pids.filter(runsHere)).toEqual([]);
     expect(third.ready.token).toBe(first.ready.token);
@@ -287,6 +301,10 @@ describe("npm start (the devnet)", () => {
     expect(from("host 1", "proof worker started")).toHaveLength(1);
     // The proposals land in order on the AggregateVerifier, each on the one before, each proven.
     const landed = (await waitFor("proposer", "proposal landed", PROPOSALS, 480_000)).slice(0, PROPOSALS);
+    phase(`${PROPOSALS} proposals landed`);
+    for (const line of landed)
+      if (typeof line.time === "number")
+        phases.push(`(proposal ${String(line.endingBlock)} at ${((line.time - began) / 1000).toFixed(1)} s)`);
     expect(landed.map((line) => [line.startingBlock, line.endingBlock])).toEqual(
       Array.from({ length: PROPOSALS }, (_, k) => [2 * k, 2 * k + 2]),
     );
