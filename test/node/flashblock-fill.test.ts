@@ -5,46 +5,33 @@
  * every transaction lands exactly once; and each sealed block is exactly what its flashblocks said (their
  * transactions concatenated, the last one's hash, consecutive indices from 0).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { type Hex, hexToBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { initKeccak, toHex, toHexRaw } from "../../src/chain/index.js";
+import { toHex, toHexRaw } from "../../src/chain/index.js";
 import { signEip1559 } from "../../src/load/signer.js";
-import { createLogger } from "../../src/log/index.js";
 import { admitTransaction } from "../../src/node/admission.js";
 import type { FlashblockMessage } from "../../src/node/flashblocks.js";
-import { ChainNode } from "../../src/node/index.js";
+import type { ChainNode } from "../../src/node/index.js";
+import { type InProcessNode, openInProcessNode } from "./in-process-node.js";
 import type { StoredBlock } from "../../src/node/store/block-store.js";
 
 const SENDERS = 48;
 const PER_SENDER = 60;
 const RECIPIENT = "0x000000000000000000000000000000000000dEaD";
 
-let dataDir: string;
+let opened: InProcessNode | undefined;
 let node: ChainNode;
 
 beforeAll(async () => {
-  await initKeccak();
-  dataDir = mkdtempSync(join(tmpdir(), "flashblock-fill-"));
-  node = await ChainNode.open({
-    dataDir,
-    chainId: 901n,
+  opened = await openInProcessNode("flashblock-fill", {
     blockTimeMs: 2000,
     flashblockIntervalMs: 200,
     devAccountCount: SENDERS,
-    preconfirmedReceipts: true,
-    callWorkers: 0,
-    callTimeoutMs: 5000,
-    logger: createLogger({ name: "flashblock-fill-test", level: "silent" }),
   });
+  node = opened.node;
 }, 120_000);
 
-afterAll(async () => {
-  await node?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => opened?.close());
 
 describe("filling flashblocks from a backlog", () => {
   it("spreads a full block over several flashblocks, lands every transaction once, and seals what it streamed", async () => {

@@ -3,41 +3,27 @@
  * pool (by hash, in its sender's pending nonce), not replaceable (the replacement is refused as "nonce too low"),
  * and gone from the pool once taken. A real node in a temporary directory, sequencer not started.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { type Hex, hexToBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { initKeccak } from "../../src/chain/index.js";
 import { signEip1559 } from "../../src/load/signer.js";
-import { createLogger } from "../../src/log/index.js";
 import { admitTransaction } from "../../src/node/admission.js";
 import { TransactionNotAdmittedError } from "../../src/node/errors.js";
-import { ChainNode } from "../../src/node/index.js";
+import type { ChainNode } from "../../src/node/index.js";
+import { type InProcessNode, openInProcessNode } from "./in-process-node.js";
 
-let dataDir: string;
+let opened: InProcessNode | undefined;
 let node: ChainNode;
 
 beforeAll(async () => {
-  await initKeccak();
-  dataDir = mkdtempSync(join(tmpdir(), "pool-reserve-"));
-  node = await ChainNode.open({
-    dataDir,
-    chainId: 901n,
+  opened = await openInProcessNode("pool-reserve", {
     blockTimeMs: 2000,
     flashblockIntervalMs: 200,
     devAccountCount: 1,
-    preconfirmedReceipts: true,
-    callWorkers: 0,
-    callTimeoutMs: 5000,
-    logger: createLogger({ name: "pool-reserve-test", level: "silent" }),
   });
+  node = opened.node;
 }, 60_000);
 
-afterAll(async () => {
-  await node?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => opened?.close());
 
 async function transfer(maxFeePerGas: bigint): Promise<Uint8Array> {
   const signed = await signEip1559(node.devAccounts[0]!.privateKey as Hex, {

@@ -5,43 +5,30 @@
  * balance differs there from the parent block's is reported. The sequencer reads these balances from the block
  * builder's state rather than through the snapshot's trie; this holds the two together.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { type Hex, hexToBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fromHex, initKeccak, toHexRaw } from "../../src/chain/index.js";
+import { fromHex, toHexRaw } from "../../src/chain/index.js";
 import { signEip1559 } from "../../src/load/signer.js";
-import { createLogger } from "../../src/log/index.js";
 import { admitTransaction } from "../../src/node/admission.js";
-import { ChainNode } from "../../src/node/index.js";
+import type { ChainNode } from "../../src/node/index.js";
+import { type InProcessNode, openInProcessNode } from "./in-process-node.js";
 
 const SENDERS = 6;
 const PER_SENDER = 12;
 
-let dataDir: string;
+let opened: InProcessNode | undefined;
 let node: ChainNode;
 
 beforeAll(async () => {
-  await initKeccak();
-  dataDir = mkdtempSync(join(tmpdir(), "seq-snapshot-balances-"));
-  node = await ChainNode.open({
-    dataDir,
-    chainId: 901n,
+  opened = await openInProcessNode("seq-snapshot-balances", {
     blockTimeMs: 1000,
     flashblockIntervalMs: 100,
     devAccountCount: SENDERS,
-    preconfirmedReceipts: true,
-    callWorkers: 0,
-    callTimeoutMs: 5000,
-    logger: createLogger({ name: "seq-snapshot-balances-test", level: "silent" }),
   });
+  node = opened.node;
 }, 120_000);
 
-afterAll(async () => {
-  await node?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => opened?.close());
 
 describe("flashblock balances", () => {
   it("reports each touched account's balance at the snapshot's state root", async () => {

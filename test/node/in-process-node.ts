@@ -1,0 +1,41 @@
+/**
+ * A real node opened in this process (ChainNode, its own temporary data directory, sequencer running, logs silent,
+ * no call workers), for tests that watch the block builder or the pool directly rather than over RPC.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { initKeccak } from "../../src/chain/index.js";
+import { createLogger } from "../../src/log/index.js";
+import { ChainNode } from "../../src/node/index.js";
+
+export interface InProcessNode {
+  node: ChainNode;
+  /** Closes the node and removes its data directory. */
+  close(): Promise<void>;
+}
+
+/** Opens a dev chain 901 node named `name` with the given block and flashblock times and dev accounts. */
+export async function openInProcessNode(
+  name: string,
+  options: { blockTimeMs: number; flashblockIntervalMs: number; devAccountCount: number },
+): Promise<InProcessNode> {
+  await initKeccak();
+  const dataDir = mkdtempSync(join(tmpdir(), `${name}-`));
+  const node = await ChainNode.open({
+    ...options,
+    dataDir,
+    chainId: 901n,
+    preconfirmedReceipts: true,
+    callWorkers: 0,
+    callTimeoutMs: 5000,
+    logger: createLogger({ name: `${name}-test`, level: "silent" }),
+  });
+  return {
+    node,
+    close: async () => {
+      await node.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
