@@ -302,9 +302,11 @@ describe("npm start (the devnet)", () => {
     // The proposals land in order on the AggregateVerifier, each on the one before, each proven.
     const landed = (await waitFor("proposer", "proposal landed", PROPOSALS, 480_000)).slice(0, PROPOSALS);
     phase(`${PROPOSALS} proposals landed`);
-    for (const line of landed)
-      if (typeof line.time === "number")
-        phases.push(`(proposal ${String(line.endingBlock)} at ${((line.time - began) / 1000).toFixed(1)} s)`);
+    for (const line of landed) {
+      const at = typeof line.time === "string" ? Date.parse(line.time) : NaN; // the logs' ISO time
+      if (!Number.isNaN(at))
+        phases.push(`(proposal ${String(line.endingBlock)} at ${((at - began) / 1000).toFixed(1)} s)`);
+    }
     expect(landed.map((line) => [line.startingBlock, line.endingBlock])).toEqual(
       Array.from({ length: PROPOSALS }, (_, k) => [2 * k, 2 * k + 2]),
     );
