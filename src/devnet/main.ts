@@ -33,6 +33,7 @@
  * children through the environment, never argv.
  */
 import { createWriteStream, mkdirSync, rmSync } from "node:fs";
+import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type Address, createPublicClient, getAddress, http, toHex } from "viem";
@@ -61,6 +62,7 @@ import {
 import { readRecord, updateRecord } from "./record.js";
 import { DEVNET_UPGRADE_AFTER_BLOCKS, ensureDevnetRollupConfig } from "./rollup-config.js";
 import { DEFAULT_WORKER_RESTART_POLICY, WorkerHostGroup } from "./worker-hosts.js";
+import { openProofJobQueue } from "../proof-jobs/index.js";
 
 const USAGE = `Usage: npm start -- [options]
 
@@ -303,6 +305,22 @@ function proofJobQueue(config: DevnetConfig): DevnetProofQueue | undefined {
     return { databaseUrl, description: "PostgreSQL (DATABASE_URL)" };
   const sqlitePath = join(config.dataDir, "proof-jobs.db");
   return { sqlitePath, description: sqlitePath };
+}
+
+/**
+ * Ends the leases a worker host that died held (its owner name is the host's `<hostname>:<pid>`, src/host/worker.ts):
+ * the devnet reaped the process, so its jobs are claimable at once instead of after the lease.
+ */
+async function expireLeasesOfDeadHost(queue: DevnetProofQueue, pid: number): Promise<number> {
+  const opened = await openProofJobQueue({
+    sqlitePath: queue.sqlitePath ?? "",
+    ...(queue.databaseUrl === undefined ? {} : { databaseUrl: queue.databaseUrl }),
+  });
+  try {
+    return await opened.expireLeasesOf(`${hostname()}:${pid}`);
+  } finally {
+    await opened.close();
+  }
 }
 
 interface ProverContext {
@@ -605,6 +623,7 @@ async function main(config: DevnetConfig): Promise<number> {
             report: (line) => process.stdout.write(`${line}\n`),
             restarted: recordParts,
             stopping: () => stopped !== undefined,
+            died: (pid) => expireLeasesOfDeadHost(queue, pid),
           });
     const provers = await Promise.all(
       Array.from({ length: config.provers ?? 1 }, (_, index) =>

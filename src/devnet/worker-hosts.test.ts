@@ -1,7 +1,8 @@
 /**
  * WorkerHostGroup's restart policy on real child processes (small idle Node children, not hosts): a host whose
  * restart dies within the healthy window counts a failed restart and is given up at the limit; one that ran the
- * healthy window first starts its count over and is restarted again; the last host given up ends the group.
+ * healthy window first starts its count over and is restarted again; the last host given up ends the group. Every
+ * death is handed to `died` with the dead process's id (the devnet ends its leases there) before the report.
  * test/devnet/worker-hosts.test.ts runs the same supervision with the devnet's real worker hosts.
  */
 import { afterAll, describe, expect, it } from "vitest";
@@ -27,6 +28,8 @@ async function idle(name: string): Promise<ServiceChild> {
 describe("WorkerHostGroup", () => {
   it("gives up a host whose restart dies within the healthy window, restarts one that ran it, and ends with the last", async () => {
     const reports: string[] = [];
+    const died: number[] = [];
+    const killed: number[] = [];
     let reported: (() => void) | undefined;
     let restarted: (() => void) | undefined;
     const nextReport = () => new Promise<void>((resolve) => (reported = resolve));
@@ -38,6 +41,10 @@ describe("WorkerHostGroup", () => {
       },
       restarted: () => restarted?.(),
       stopping: () => false,
+      died: (pid) => {
+        died.push(pid);
+        return Promise.resolve(1);
+      },
     });
     const nextRestart = () => new Promise<void>((resolve) => (restarted = resolve));
     const hosts: SupervisedHost[] = [];
@@ -55,6 +62,7 @@ describe("WorkerHostGroup", () => {
     const kill = async (host: SupervisedHost) => {
       const restart = nextRestart();
       const pid = host.pid!;
+      killed.push(pid);
       process.kill(pid, "SIGKILL");
       return { pid, restart };
     };
@@ -64,6 +72,7 @@ describe("WorkerHostGroup", () => {
     await shot.restart;
     expect(b.pid).not.toBe(shot.pid);
     const givenUp = nextReport();
+    killed.push(b.pid!);
     process.kill(b.pid!, "SIGKILL");
     await givenUp;
     expect(reports.at(-1)).toMatch(
@@ -78,12 +87,16 @@ describe("WorkerHostGroup", () => {
     shot = await kill(a);
     await shot.restart;
     expect(reports.at(-1)).toMatch(/^\[devnet\] worker a restarted \(pid \d+, restart 2\)$/);
-    expect(reports.at(-2)).toMatch(/^\[devnet\] worker a exited .* after [\d.]+ s; restarting it in 0\.0 s/);
+    expect(reports.at(-2)).toMatch(
+      /^\[devnet\] worker a exited .* after [\d.]+ s; restarting it in 0\.0 s \(its 1 job\(s\) returned to the queue at once\)$/,
+    );
 
     // Its new restart dies at once: given up; it was the last host, so the group's exit resolves with that death.
+    killed.push(a.pid!);
     process.kill(a.pid!, "SIGKILL");
     const exit = await Promise.race([a.exited, b.exited]);
     expect(exit).toEqual({ code: null, signal: "SIGKILL" });
     expect(reports.at(-1)).toMatch(/; no worker host is left: stopping the devnet$/);
+    expect(died).toEqual(killed);
   }, 120_000);
 });

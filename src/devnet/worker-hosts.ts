@@ -1,7 +1,8 @@
 /**
  * The devnet's worker hosts (`--provers N`) under supervision (docs/devnet.md "Several provers"). A worker host that
  * dies (a crash, `kill -9`) is started again after a back-off, in front of the same enclave (whose signer stays
- * registered) and on the same port; the job it held returns to the queue when its lease expires. A host whose
+ * registered) and on the same port; the job it held returns to the queue at once (the devnet saw its process die and
+ * ends the leases it held: `died`), else when its lease expires. A host whose
  * restarts keep dying soon after they start is given up; the devnet goes on with the others, and when the last one
  * is given up it stops with a failure rather than run a proposer that nothing proves for.
  */
@@ -48,6 +49,11 @@ export interface WorkerHostGroupOptions {
   readonly restarted: () => void;
   /** True once the devnet stops its parts: a host's exit is then no news. */
   readonly stopping: () => boolean;
+  /**
+   * Called with the process id of a host that died (reaped, so it holds nothing any more): ends the leases it held,
+   * returning how many. Without it (or when it fails) the jobs wait out their leases.
+   */
+  readonly died?: (pid: number) => Promise<number>;
 }
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
@@ -70,10 +76,23 @@ export class WorkerHostGroup {
     let pending: NodeJS.Timeout | undefined;
     let giveUp!: (exit: ChildExit) => void;
     const exited = new Promise<ChildExit>((resolve) => (giveUp = resolve));
+    /** What becomes of the dead host's job: returned at once, or when its lease expires. */
+    const released = async (pid: number | undefined): Promise<string> => {
+      if (this.options.died === undefined || pid === undefined)
+        return "its job returns to the queue when its lease expires";
+      try {
+        const ended = await this.options.died(pid);
+        return ended > 0 ? `its ${ended} job(s) returned to the queue at once` : "it held no job";
+      } catch (error) {
+        return `its job returns to the queue when its lease expires (ending its lease failed: ${String(error)})`;
+      }
+    };
     const watch = (child: ServiceChild): void => {
-      void child.exited.then((exit) => {
+      void child.exited.then(async (exit) => {
         if (stopped || stopping()) return;
         const ranMs = Date.now() - startedAtMs;
+        const jobs = await released(child.pid);
+        if (stopped || stopping()) return;
         failedRestarts = restarts > 0 && ranMs < policy.healthyAfterMs ? failedRestarts + 1 : 0;
         const what = `[devnet] ${first.name} exited (code ${exit.code}, signal ${exit.signal}) after ${seconds(ranMs)}`;
         if (failedRestarts >= policy.maxFailedRestarts) {
@@ -81,16 +100,14 @@ export class WorkerHostGroup {
           report(
             `${what}; given up${policy.maxFailedRestarts === 0 ? " (no restarts)" : ` after ${failedRestarts} restart(s) in a row died within ${seconds(policy.healthyAfterMs)}`}` +
               (this.left > 0
-                ? `; ${this.left} worker host(s) go on, its job returns to the queue when its lease expires`
+                ? `; ${this.left} worker host(s) go on, ${jobs}`
                 : "; no worker host is left: stopping the devnet"),
           );
           if (this.left === 0) giveUp(exit);
           return;
         }
         const delayMs = Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** failedRestarts);
-        report(
-          `${what}; restarting it in ${seconds(delayMs)} (its job returns to the queue when its lease expires)`,
-        );
+        report(`${what}; restarting it in ${seconds(delayMs)} (${jobs})`);
         pending = setTimeout(() => {
           pending = undefined;
           if (stopped || stopping()) return;

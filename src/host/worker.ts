@@ -49,6 +49,7 @@ const eventLabel = (event: ProofWorkerEvent): string =>
 
 /** Opens the queue and starts claiming. */
 export async function startHostWorker(config: HostWorkerConfig, deps: HostWorkerDeps): Promise<HostWorker> {
+  // The devnet ends a dead host's leases by this name (src/devnet/main.ts expireLeasesOfDeadHost).
   const owner = deps.owner ?? `${hostname()}:${process.pid}`;
   const logger = deps.logger.child({ component: "proof-worker", owner });
   const queue = await openProofJobQueue({

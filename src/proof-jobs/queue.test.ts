@@ -186,6 +186,25 @@ describe.each(BACKENDS)("%s proof job queue", (backend) => {
     expect(await queue.claim("other")).toBeNull();
   });
 
+  it("ends at once the leases of a worker known dead, and only that worker's", async () => {
+    const queue = await open({ leaseMs: 600_000, maxAttempts: 2, backoffMs: 600_000, maxBackoffMs: 600_000 });
+    for (const n of [0, 1]) await queue.enqueue(range(n), requestFor(range(n)));
+    const dead = (await queue.claim("host:41"))!;
+    const alive = (await queue.claim("host:42"))!;
+    expect(await queue.expireLeasesOf("host:41")).toBe(1);
+    expect(await queue.expireLeasesOf("host:41")).toBe(0);
+    // Claimable again at once (a first end, no backoff), attempts counted; the live worker's lease is untouched.
+    const again = (await queue.claim("host:43"))!;
+    expect(again.job.range.startBlock).toBe(dead.job.range.startBlock);
+    expect(again.job.attempts).toBe(2);
+    expect(again.job.error).toBe("the worker holding it (host:41) died");
+    expect(await queue.heartbeat(alive)).not.toBeNull();
+    expect(await queue.heartbeat(dead)).toBeNull();
+    // Its attempts spent, the next death fails the job.
+    expect(await queue.expireLeasesOf("host:43")).toBe(1);
+    expect((await queue.get(range(0)))!.state).toBe("failed");
+  });
+
   it("fails a job whose last allowed lease expired", async () => {
     const queue = await open({ leaseMs: 200, maxAttempts: 1 });
     await queue.enqueue(range(0), requestFor(range(0)));

@@ -105,6 +105,12 @@ export interface ProofJobQueue {
   /** Gives the job back at once without spending an attempt (a worker stopping); false when not current. */
   release(lease: ProofJobLease): Promise<boolean>;
   /**
+   * Ends the leases `owner` holds as if they had expired now (requeued, or failed when their attempts are spent):
+   * for a supervisor that saw that worker's process die, so its jobs need not wait out the lease. Only for an owner
+   * known dead: a live worker's lease ended this way is proved twice. Returns how many leases ended.
+   */
+  expireLeasesOf(owner: string): Promise<number>;
+  /**
    * Puts a finished (`failed` or `succeeded`) job back in the queue with its attempts reset and, when given, a new
    * request for the same range (a proof whose L1 head was reorged out must be redone against another head); its
    * result is dropped. Null when the range has no finished job (a queued or leased one is left alone).

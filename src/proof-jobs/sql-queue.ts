@@ -217,6 +217,25 @@ export class SqlProofJobQueue implements ProofJobQueue {
     return rows.length === 1;
   }
 
+  async expireLeasesOf(owner: string): Promise<number> {
+    const rows = await this.driver.query(
+      `UPDATE proof_jobs SET
+         state = CASE WHEN attempts >= $2 THEN 'failed' ELSE 'queued' END,
+         available_at_ms = ${this.now} + ${this.backoff("$3", "$4", true)},
+         error = 'the worker holding it (' || lease_owner || ') died',
+         finished_at_ms = CASE WHEN attempts >= $2 THEN ${this.now} ELSE NULL END,
+         updated_at_ms = ${this.now}, ${LEASE_CLEARED}
+       WHERE state = 'leased' AND lease_owner = $1 RETURNING id`,
+      [
+        owner.slice(0, MAX_OWNER_LENGTH),
+        this.options.maxAttempts,
+        this.options.backoffMs,
+        this.options.maxBackoffMs,
+      ],
+    );
+    return rows.length;
+  }
+
   async requeue(range: QueuedRange, request?: ProofRequest): Promise<ProofJob | null> {
     if (request !== undefined) checkRange(range, request);
     const row = await this.one(
