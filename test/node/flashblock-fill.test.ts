@@ -6,32 +6,29 @@
  * transactions concatenated, the last one's hash, consecutive indices from 0).
  */
 import { type Hex, hexToBytes } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { toHex, toHexRaw } from "../../src/chain/index.js";
 import { signEip1559 } from "../../src/load/signer.js";
 import { admitTransaction } from "../../src/node/admission.js";
 import type { FlashblockMessage } from "../../src/node/flashblocks.js";
 import type { ChainNode } from "../../src/node/index.js";
-import { type InProcessNode, openInProcessNode } from "./in-process-node.js";
+import { inProcessNodeForFile } from "./in-process-node.js";
 import type { StoredBlock } from "../../src/node/store/block-store.js";
 
 const SENDERS = 48;
 const PER_SENDER = 60;
 const RECIPIENT = "0x000000000000000000000000000000000000dEaD";
 
-let opened: InProcessNode | undefined;
 let node: ChainNode;
-
-beforeAll(async () => {
-  opened = await openInProcessNode("flashblock-fill", {
+inProcessNodeForFile(
+  "flashblock-fill",
+  {
     blockTimeMs: 2000,
     flashblockIntervalMs: 200,
     devAccountCount: SENDERS,
-  });
-  node = opened.node;
-}, 120_000);
-
-afterAll(() => opened?.close());
+  },
+  (opened) => (node = opened),
+);
 
 describe("filling flashblocks from a backlog", () => {
   it("spreads a full block over several flashblocks, lands every transaction once, and seals what it streamed", async () => {

@@ -5,18 +5,19 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { initKeccak } from "../../src/chain/index.js";
 import { createLogger } from "../../src/log/index.js";
 import { ChainNode } from "../../src/node/index.js";
 
-export interface InProcessNode {
+interface InProcessNode {
   node: ChainNode;
   /** Closes the node and removes its data directory. */
   close(): Promise<void>;
 }
 
 /** Opens a dev chain 901 node named `name` with the given block and flashblock times and dev accounts. */
-export async function openInProcessNode(
+async function openInProcessNode(
   name: string,
   options: { blockTimeMs: number; flashblockIntervalMs: number; devAccountCount: number },
 ): Promise<InProcessNode> {
@@ -38,4 +39,22 @@ export async function openInProcessNode(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Opens the file's node before its tests (handing it to `use`) and closes it after them: the beforeAll/afterAll pair
+ * of a test file that shares one in-process node.
+ */
+export function inProcessNodeForFile(
+  name: string,
+  options: { blockTimeMs: number; flashblockIntervalMs: number; devAccountCount: number },
+  use: (node: ChainNode) => void,
+  openTimeoutMs = 120_000,
+): void {
+  let opened: InProcessNode | undefined;
+  beforeAll(async () => {
+    opened = await openInProcessNode(name, options);
+    use(opened.node);
+  }, openTimeoutMs);
+  afterAll(() => opened?.close());
 }

@@ -4,26 +4,24 @@
  * and gone from the pool once taken. A real node in a temporary directory, sequencer not started.
  */
 import { type Hex, hexToBytes } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { signEip1559 } from "../../src/load/signer.js";
 import { admitTransaction } from "../../src/node/admission.js";
 import { TransactionNotAdmittedError } from "../../src/node/errors.js";
 import type { ChainNode } from "../../src/node/index.js";
-import { type InProcessNode, openInProcessNode } from "./in-process-node.js";
+import { inProcessNodeForFile } from "./in-process-node.js";
 
-let opened: InProcessNode | undefined;
 let node: ChainNode;
-
-beforeAll(async () => {
-  opened = await openInProcessNode("pool-reserve", {
+inProcessNodeForFile(
+  "pool-reserve",
+  {
     blockTimeMs: 2000,
     flashblockIntervalMs: 200,
     devAccountCount: 1,
-  });
-  node = opened.node;
-}, 60_000);
-
-afterAll(() => opened?.close());
+  },
+  (opened) => (node = opened),
+  60_000,
+);
 
 async function transfer(maxFeePerGas: bigint): Promise<Uint8Array> {
   const signed = await signEip1559(node.devAccounts[0]!.privateKey as Hex, {

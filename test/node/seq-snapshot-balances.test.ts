@@ -6,29 +6,26 @@
  * builder's state rather than through the snapshot's trie; this holds the two together.
  */
 import { type Hex, hexToBytes } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fromHex, toHexRaw } from "../../src/chain/index.js";
 import { signEip1559 } from "../../src/load/signer.js";
 import { admitTransaction } from "../../src/node/admission.js";
 import type { ChainNode } from "../../src/node/index.js";
-import { type InProcessNode, openInProcessNode } from "./in-process-node.js";
+import { inProcessNodeForFile } from "./in-process-node.js";
 
 const SENDERS = 6;
 const PER_SENDER = 12;
 
-let opened: InProcessNode | undefined;
 let node: ChainNode;
-
-beforeAll(async () => {
-  opened = await openInProcessNode("seq-snapshot-balances", {
+inProcessNodeForFile(
+  "seq-snapshot-balances",
+  {
     blockTimeMs: 1000,
     flashblockIntervalMs: 100,
     devAccountCount: SENDERS,
-  });
-  node = opened.node;
-}, 120_000);
-
-afterAll(() => opened?.close());
+  },
+  (opened) => (node = opened),
+);
 
 describe("flashblock balances", () => {
   it("reports each touched account's balance at the snapshot's state root", async () => {
