@@ -1,7 +1,8 @@
 /**
  * The transaction sender against anvil with manual mining: a calldata transaction priced out by the L1 base fee is
  * sent again with the same nonce and higher fees after the resubmission timeout, and exactly one of the versions is
- * included; an included transaction counts only once confirmed.
+ * included; an included transaction counts only once confirmed; a transaction a reorg took out of L1, whose nonce
+ * another transaction then took, ends in L1ReorgError (the reorg is the cause, not a failed post).
  */
 import { createWalletClient, http, parseGwei } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -11,6 +12,7 @@ import { type Anvil, startAnvil } from "../devnet/l1/anvil.js";
 import { createMemoryLogger } from "../log/index.js";
 import { MetricsRegistry } from "../metrics/index.js";
 import { BatcherMetrics } from "./metrics.js";
+import { L1ReorgError } from "./errors.js";
 import { viemKzg } from "./service.js";
 import { TxSender } from "./tx-sender.js";
 
@@ -122,5 +124,33 @@ describe("TxSender", () => {
     const head = await anvil.client.getBlockNumber();
     expect(head - receipt.blockNumber).toBeGreaterThanOrEqual(2n);
     expect(mined).toBeGreaterThanOrEqual(3);
+  }, 120_000);
+
+  it("reports a transaction reorged out of L1 whose nonce another transaction took as the reorg", async () => {
+    const { sender: s, metrics, lines } = sender(3);
+    const nonce = await anvil.client.getTransactionCount({ address: account.address });
+    const posted = s.post({ kind: "calldata", data: new Uint8Array([7, 7]) });
+    const failed = posted.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    const seen = async (msg: string): Promise<Record<string, unknown>> => {
+      for (;;) {
+        const line = lines.find((l) => l.msg === msg);
+        if (line !== undefined) return line;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    await seen("batcher transaction sent");
+    await mineAt(1n);
+    const inclusion = await seen("batcher transaction included; waiting for confirmations");
+    // Replace the block that held it with one where another transaction of the account takes the nonce.
+    await anvil.request("anvil_reorg", [1, [[{ from: account.address, to: INBOX, value: "0x1" }, 0]]]);
+    expect(await anvil.client.getTransactionCount({ address: account.address })).toBe(nonce + 1);
+    const error = await failed;
+    expect(error).toBeInstanceOf(L1ReorgError);
+    expect((error as L1ReorgError).details).toMatchObject({ hash: inclusion.hash, nonce });
+    expect(await counter(metrics, "reorged")).toBe(1);
+    expect(await counter(metrics, "included")).toBe(0);
   }, 120_000);
 });

@@ -22,7 +22,7 @@ import {
   TransactionReceiptNotFoundError,
 } from "viem";
 import type { Logger } from "../log/index.js";
-import { TransactionFailedError } from "./errors.js";
+import { L1ReorgError, TransactionFailedError } from "./errors.js";
 import type { BatcherMetrics } from "./metrics.js";
 
 /** The payload of one batcher transaction. */
@@ -194,7 +194,11 @@ export class TxSender {
     return unknown ? "unknown" : undefined;
   }
 
-  /** Sends `candidate` and returns its receipt once confirmed. TransactionFailedError when it cannot be posted. */
+  /**
+   * Sends `candidate` and returns its receipt once confirmed. TransactionFailedError when it cannot be posted;
+   * L1ReorgError when it was included, a reorg took it out, and another transaction then took its nonce (the reorg
+   * is the cause: it returned an earlier transaction to the pool, or a replacement was mined in its place).
+   */
   async post(candidate: TxCandidate): Promise<TransactionReceipt> {
     const { publicClient: l1, logger, metrics, signal } = this.o;
     const blob = candidate.kind === "blobs";
@@ -207,6 +211,8 @@ export class TxSender {
     await this.send(signed, nonce);
     logger.debug({ hash: hashes[0], nonce, kind: candidate.kind }, "batcher transaction sent");
     let seenIncluded = false;
+    /** The last inclusion seen: when L1 no longer has it, a reorg took it away, and a lost nonce is the reorg's doing. */
+    let lastInclusion: { hash: Hex; l1Block: bigint } | undefined;
     for (;;) {
       await sleep(this.o.pollIntervalMs, signal);
       const head = await l1.getBlockNumber();
@@ -214,7 +220,13 @@ export class TxSender {
       if (found === "unknown") continue; // ask again at the next poll
       const included = found;
       if (included !== undefined) {
+        if (!seenIncluded)
+          logger.debug(
+            { hash: included.transactionHash, nonce, l1Block: included.blockNumber },
+            "batcher transaction included; waiting for confirmations",
+          );
         seenIncluded = true;
+        lastInclusion = { hash: included.transactionHash, l1Block: included.blockNumber };
         if (head < included.blockNumber + BigInt(this.o.confirmations) - 1n) continue;
         const block = await l1.getBlock({ blockNumber: included.blockNumber }).catch(() => undefined);
         if (block?.hash !== included.blockHash) continue; // reorged away since: look again next block
@@ -234,6 +246,11 @@ export class TxSender {
         // The count was read after the receipts: one of our hashes may have been included in between. Only if L1
         // still has none of them did another transaction (one sent before a restart) take the nonce.
         if ((await this.findReceipt(hashes)) !== undefined) continue;
+        if (lastInclusion !== undefined)
+          throw new L1ReorgError(
+            `batcher transaction ${lastInclusion.hash} was reorged out of L1 and another transaction took its nonce`,
+            { ...lastInclusion, nonce },
+          );
         throw new TransactionFailedError("the batcher's nonce was used by another transaction", {
           nonce,
           hashes,
