@@ -2,7 +2,8 @@
  * WorkerHostGroup's restart policy on real child processes (small idle Node children, not hosts): a host whose
  * restart dies within the healthy window counts a failed restart and is given up at the limit; one that ran the
  * healthy window first starts its count over and is restarted again; the last host given up ends the group. Every
- * death is handed to `died` with the dead process's id (the devnet ends its leases there) before the report.
+ * death is handed to `died` with the dead process's id (the devnet ends its leases there) before the report; a `died`
+ * that never answers (an unreachable queue database) delays the restart by `diedTimeoutMs` only.
  * test/devnet/worker-hosts.test.ts runs the same supervision with the devnet's real worker hosts.
  */
 import { afterAll, describe, expect, it } from "vitest";
@@ -99,4 +100,30 @@ describe("WorkerHostGroup", () => {
     expect(reports.at(-1)).toMatch(/; no worker host is left: stopping the devnet$/);
     expect(died).toEqual(killed);
   }, 120_000);
+
+  it("restarts a host whose `died` never answers once `diedTimeoutMs` has passed, its job left to its lease", async () => {
+    const reports: string[] = [];
+    let restarted: (() => void) | undefined;
+    const group = new WorkerHostGroup({
+      policy: { maxFailedRestarts: 1, firstDelayMs: 10, maxDelayMs: 10, healthyAfterMs: HEALTHY_MS },
+      report: (line) => reports.push(line),
+      restarted: () => restarted?.(),
+      stopping: () => false,
+      died: () => new Promise<number>(() => undefined),
+      diedTimeoutMs: 200,
+    });
+    const name = "worker c";
+    const host = group.supervise(await idle(name), () => {
+      const child = startServiceChild(name, ENTRY, [], () => undefined);
+      children.push(child);
+      return child;
+    });
+    const restart = new Promise<void>((resolve) => (restarted = resolve));
+    process.kill(host.pid!, "SIGKILL");
+    await restart;
+    expect(reports.at(-2)).toMatch(
+      /^\[devnet\] worker c exited .*; restarting it in 0\.0 s \(its job returns to the queue when its lease expires \(ending its lease failed: no answer within 0\.2 s\)\)$/,
+    );
+    await host.stop(5_000);
+  }, 60_000);
 });

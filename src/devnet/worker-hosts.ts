@@ -51,10 +51,15 @@ export interface WorkerHostGroupOptions {
   readonly stopping: () => boolean;
   /**
    * Called with the process id of a host that died (reaped, so it holds nothing any more): ends the leases it held,
-   * returning how many. Without it (or when it fails) the jobs wait out their leases.
+   * returning how many. Without it (or when it fails, or gives no answer within `diedTimeoutMs`) the jobs wait out
+   * their leases; the restart never waits longer than that on it.
    */
   readonly died?: (pid: number) => Promise<number>;
+  /** How long a restart waits on `died` (default 10 s: an unreachable queue database must not stall supervision). */
+  readonly diedTimeoutMs?: number;
 }
+
+const DEFAULT_DIED_TIMEOUT_MS = 10_000;
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 
@@ -80,11 +85,18 @@ export class WorkerHostGroup {
     const released = async (pid: number | undefined): Promise<string> => {
       if (this.options.died === undefined || pid === undefined)
         return "its job returns to the queue when its lease expires";
+      const timeoutMs = this.options.diedTimeoutMs ?? DEFAULT_DIED_TIMEOUT_MS;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${seconds(timeoutMs)}`)), timeoutMs);
+      });
       try {
-        const ended = await this.options.died(pid);
+        const ended = await Promise.race([this.options.died(pid), timedOut]);
         return ended > 0 ? `its ${ended} job(s) returned to the queue at once` : "it held no job";
       } catch (error) {
-        return `its job returns to the queue when its lease expires (ending its lease failed: ${String(error)})`;
+        return `its job returns to the queue when its lease expires (ending its lease failed: ${error instanceof Error ? error.message : String(error)})`;
+      } finally {
+        clearTimeout(timer);
       }
     };
     const watch = (child: ServiceChild): void => {

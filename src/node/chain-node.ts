@@ -131,6 +131,13 @@ export type ChainNodeMode =
 export type ResolvedBlock =
   { kind: "sealed"; block: StoredBlock } | { kind: "pending"; pending: PendingSnapshot };
 
+/** The node's block store in its data directory; a pool-journal write no sender waited on is logged, not lost silently. */
+function openBlockStore(options: Pick<ChainNodeOptions, "dataDir" | "logger">): BlockStore {
+  return new BlockStore(join(options.dataDir, "chain.sqlite"), (err) =>
+    options.logger.error({ err }, "pool journal write failed: this turn's transactions are not journaled"),
+  );
+}
+
 export class ChainNode {
   readonly store: BlockStore;
   readonly config: RollupConfig;
@@ -226,9 +233,7 @@ export class ChainNode {
   static async open(options: ChainNodeOptions): Promise<ChainNode> {
     if (options.l1 !== undefined) return ChainNode.openL1(options, options.l1);
     mkdirSync(options.dataDir, { recursive: true });
-    const store = new BlockStore(join(options.dataDir, "chain.sqlite"), (err) =>
-      options.logger.error({ err }, "pool journal write failed: this turn's transactions are not journaled"),
-    );
+    const store = openBlockStore(options);
     try {
       const accounts = devAccounts(options.devAccountCount);
       let genesisTime: bigint;
@@ -319,9 +324,7 @@ export class ChainNode {
         { expected: toHex(g.l2.hash), built: toHex(genesis.hash), devAccounts: options.devAccountCount },
       );
     mkdirSync(options.dataDir, { recursive: true });
-    const store = new BlockStore(join(options.dataDir, "chain.sqlite"), (err) =>
-      options.logger.error({ err }, "pool journal write failed: this turn's transactions are not journaled"),
-    );
+    const store = openBlockStore(options);
     try {
       const storedHash = store.getMeta("genesisHash");
       if (storedHash === undefined) {
