@@ -54,6 +54,36 @@ describe("stateless execution of real OP Sepolia blocks", () => {
     expect(block.receipts[0]!.depositNonce).toBeDefined();
   });
 
+  it("hands over between every two transactions and awaits what it is given, with the same block", async () => {
+    const fixture = fixtures.get(files[0]!)!;
+    const order: string[] = [];
+    let turns = 0;
+    const block = await executeBlock({
+      config: fixture.config,
+      parent: fixture.parent,
+      attributes: fixture.attributes,
+      transactions: fixture.transactions,
+      source: fixtureStore(fixture),
+      // Every other call answers a promise of a full event-loop turn: a timer set then must fire before the next
+      // transaction, which only holds when the promise is awaited.
+      betweenTransactions: () => {
+        order.push(`tx ${turns}`);
+        if (turns++ % 2 === 1) return undefined;
+        return new Promise<void>((resolve) =>
+          setImmediate(() => {
+            order.push("turn");
+            resolve();
+          }),
+        );
+      },
+    });
+    expect(toHex(block.blockHash)).toBe(toHex(fixture.expectedBlockHash));
+    expect(turns).toBe(fixture.transactions.length);
+    const expected: string[] = [];
+    for (let i = 0; i < turns; i++) expected.push(`tx ${i}`, ...(i % 2 === 0 ? ["turn"] : []));
+    expect(order).toEqual(expected);
+  });
+
   it("a missing state root node is a MissingPreimageError naming its key", async () => {
     const fixture = fixtures.get(files[0]!)!;
     const store = fixtureStore(fixture);

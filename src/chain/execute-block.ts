@@ -24,6 +24,11 @@ export interface ExecuteBlockInput {
   /** EIP-2718 encoded, in block order (the first is the L1 attributes deposit). */
   transactions: readonly Uint8Array[];
   source: PreimageSource;
+  /**
+   * Called between transactions; a promise it answers is awaited first. The host's run hands the event loop back
+   * here, so the requests it fetches ahead progress while it executes (an execution awaits only microtasks).
+   */
+  betweenTransactions?: () => Promise<void> | undefined;
 }
 
 export async function executeBlock(input: ExecuteBlockInput): Promise<SealedBlock> {
@@ -34,6 +39,8 @@ export async function executeBlock(input: ExecuteBlockInput): Promise<SealedBloc
     source: input.source,
   });
   for (let i = 0; i < input.transactions.length; i++) {
+    const pause = input.betweenTransactions?.();
+    if (pause !== undefined) await pause;
     const result = await builder.addTransaction(input.transactions[i]!);
     if (!result.ok) throw new InvalidBlockError(i, result.error);
   }

@@ -8,13 +8,14 @@
  * (their verification needs context the store does not have: blob KZG proofs, precompile
  * re-execution); callers that need it verify them before insert.
  *
- * Standalone on purpose (only @noble/hashes, bytes32-map.ts and hex.ts): the enclave reuses it.
+ * Standalone on purpose (only @noble/hashes, keccak.ts, bytes32-map.ts and hex.ts): the enclave reuses it.
+ * keccak256 is keccak.ts's: WebAssembly once `initKeccak` resolved, the pure-JS one before (same results).
  */
-import { keccak_256 } from "@noble/hashes/sha3.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { Bytes32Map } from "./bytes32-map.js";
 import { ChainError, type ChainErrorOptions } from "./errors.js";
 import { fromHex } from "./hex.js";
+import { keccak256 } from "./keccak.js";
 
 const LOWER_HEX_HASH = /^[0-9a-f]{64}$/;
 
@@ -114,7 +115,7 @@ function checkKey(key: Uint8Array): PreimageKeyType {
 
 function verifyContent(key: Uint8Array, type: PreimageKeyType, value: Uint8Array): void {
   let digest: Uint8Array;
-  if (type === PreimageKeyType.Keccak256) digest = keccak_256(value);
+  if (type === PreimageKeyType.Keccak256) digest = keccak256(value);
   else if (type === PreimageKeyType.Sha256) digest = sha256(value);
   else return;
   for (let i = 1; i < 32; i++) {
@@ -148,7 +149,7 @@ export class PreimageStore implements PreimageSource, Keccak256Source {
 
   /** Inserts a value under its keccak256 key, computing the hash (no verification needed). */
   putKeccak256(value: Uint8Array): Uint8Array {
-    const hash = keccak_256(value);
+    const hash = keccak256(value);
     this.values.set(hash, value, PreimageKeyType.Keccak256);
     return hash;
   }

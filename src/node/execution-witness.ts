@@ -4,7 +4,6 @@
  * ancestor headers). What a stateless executor needs to run the block again from the witness alone.
  */
 import { RLP } from "@ethereumjs/rlp";
-import { keccak_256 } from "@noble/hashes/sha3.js";
 import {
   type BlockHeader,
   BlockBuilder,
@@ -15,6 +14,7 @@ import {
   type RollupConfig,
   type SealedBlock,
   encodeHeader,
+  keccak256,
   toHexRaw,
 } from "../chain/index.js";
 import { NodeError } from "./errors.js";
@@ -43,7 +43,7 @@ class RecordingSource implements PreimageSource {
 
   private remember(value: Uint8Array | undefined): Uint8Array | undefined {
     // The store is keyed by 31 bytes of the hash: the value's own hash names it.
-    if (value !== undefined) this.read.set(toHexRaw(keccak_256(value)), value);
+    if (value !== undefined) this.read.set(toHexRaw(keccak256(value)), value);
     return value;
   }
 
@@ -58,7 +58,13 @@ class RecordingSource implements PreimageSource {
   }
 
   tryGetByKeccak256Hex(hashHex: string): Uint8Array | undefined {
-    return this.remember(this.store.tryGetByKeccak256Hex(hashHex));
+    const value = this.store.tryGetByKeccak256Hex(hashHex);
+    // Read by its full hash: the hash it was asked by names it (a value already remembered is not hashed again).
+    if (value !== undefined) {
+      const id = hashHex.startsWith("0x") ? hashHex.slice(2) : hashHex;
+      if (!this.read.has(id)) this.remember(value);
+    }
+    return value;
   }
 }
 
@@ -106,6 +112,16 @@ function codeHashOf(accountRlp: Uint8Array): string | undefined {
 }
 
 /**
+ * Whether `value` opens as a block header: a list of 256 to 65 535 bytes (0xf9 and two length bytes) whose first
+ * items are two 32-byte strings (parent hash, ommers hash) and a 20-byte one (coinbase). Every header does; no trie
+ * node does (a branch's third item is empty, a 32-byte hash or an embedded list; leaves and extensions have two
+ * items), so only such values are looked up among the block hashes.
+ */
+function mayBeHeader(value: Uint8Array): boolean {
+  return value[0] === 0xf9 && value[3] === 0xa0 && value[36] === 0xa0 && value[69] === 0x94;
+}
+
+/**
  * Sorts the recorded reads: ancestor headers (read by BLOCKHASH) set the oldest header of the witness,
  * whose headers then run from it to the parent, as reth's do (just the parent when no BLOCKHASH reached
  * further back); code is what an account read names by its code hash; every other read is a trie node.
@@ -115,7 +131,7 @@ function sortReads(input: WitnessInput, read: Map<string, Uint8Array>, keys: Uin
   const codeHashes = new Set<string>();
   for (const key of keys) {
     if (key.length !== 20) continue;
-    const account = trie.get(input.parent.stateRoot, keccak_256(key));
+    const account = trie.get(input.parent.stateRoot, keccak256(key));
     const codeHash = account === undefined ? undefined : codeHashOf(account);
     if (codeHash !== undefined) codeHashes.add(codeHash);
   }
@@ -124,7 +140,9 @@ function sortReads(input: WitnessInput, read: Map<string, Uint8Array>, keys: Uin
   const state: Uint8Array[] = [];
   const codes: Uint8Array[] = [];
   for (const [hash, value] of read) {
-    const number = input.store.blockNumberByHash(Uint8Array.from(Buffer.from(hash, "hex")));
+    const number = mayBeHeader(value)
+      ? input.store.blockNumberByHash(Uint8Array.from(Buffer.from(hash, "hex")))
+      : undefined;
     if (number !== undefined) {
       if (number - 1n < oldest) oldest = number - 1n;
     } else if (codeHashes.has(hash)) codes.push(value);

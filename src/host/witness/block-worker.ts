@@ -10,6 +10,7 @@ import {
   InvalidBlockError,
   MissingPreimageError,
   executeBlock,
+  initKeccak,
   outputRootPreimageV0,
 } from "../../chain/index.js";
 import { MissingWitnessError, readWithFetch } from "../../proof/program/index.js";
@@ -43,6 +44,7 @@ async function executeOne(
         attributes: block.attributes,
         transactions: block.transactions,
         source: oracle,
+        betweenTransactions: () => oracle.yieldPoint(),
       }),
     );
     if (sealed.outputRoot === undefined || sealed.messagePasserStorageRoot === undefined)
@@ -64,6 +66,8 @@ async function executeOne(
 }
 
 async function run(job: HostBlockJob): Promise<void> {
+  // The WebAssembly keccak before the first value is stored: every fetched value is hashed once on arrival.
+  await initKeccak();
   const oracle = oracleOf(job);
   try {
     oracle.preload(job.headers);

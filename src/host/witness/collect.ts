@@ -2,7 +2,7 @@
  * Witness collection (docs/proof.md "Witness collection"): the proof program run natively over the fetching
  * oracle. Its result is what the enclave would compute; the recorded preimages are the Prove frame.
  */
-import type { L1ChainConfig, RollupConfig } from "../../chain/index.js";
+import { type L1ChainConfig, type RollupConfig, initKeccak } from "../../chain/index.js";
 import { EndpointUnavailableError, JsonRpcClient, RequestStats } from "../../chain-rpc/index.js";
 import type { Preimage } from "../../../generated/protocol/index.js";
 import type { ProofRequest } from "../../../generated/rpc/index.js";
@@ -76,6 +76,8 @@ export async function collectWitness(options: CollectWitnessOptions): Promise<Wi
   const requestStats = options.requestStats ?? new RequestStats();
   const parallel =
     options.parallel !== undefined && options.parallel.workers > 1 ? options.parallel : undefined;
+  // The WebAssembly keccak before the first value is stored: every fetched value is hashed once on arrival.
+  await initKeccak();
   const oracle = new FetchingOracle({
     ...options,
     requestStats,

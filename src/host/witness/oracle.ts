@@ -128,12 +128,22 @@ function orderedTrieNodes(leaves: readonly Uint8Array[]): { root: Uint8Array; no
   return { root, nodes };
 }
 
+/** Synchronous work between two turns of the event loop while a block executes (`yieldPoint`). */
+const YIELD_AFTER_MS = 20;
+
 export class FetchingOracle implements ProgramOracle {
   private readonly store = new PreimageStore();
   /** Served values by key hex (insertion order = first read). */
   private readonly served = new Map<string, Preimage>();
-  /** Full keccak256 hashes by their last 31 bytes: a typed key lacks the first byte, debug_dbGet needs it. */
+  /**
+   * Full keccak256 hashes by their last 31 bytes: a typed key lacks the first byte, debug_dbGet needs it. The trie's
+   * misses enter it as they happen; the hashes the stored values refer to (trie nodes' children) are indexed only
+   * once a miss needs them (`fullHashOf`), and from then on with every value stored: a collection whose block
+   * witnesses answer every read never decodes its values for it.
+   */
   private readonly fullHashes = new Map<string, Uint8Array>();
+  private referencesIndexed = false;
+  private lastYield = performance.now();
   private readonly l1: RpcL1Provider;
   private readonly l2: JsonRpcClient;
   private readonly beacon: BeaconBlobProvider;
@@ -225,6 +235,21 @@ export class FetchingOracle implements ProgramOracle {
     return this.record(key, value);
   }
 
+  /**
+   * Between transactions: once `YIELD_AFTER_MS` of synchronous work passed, a turn of the event loop, so the block
+   * witnesses fetched ahead keep arriving and the next ones are asked for while the program executes (without it
+   * the endpoint idles until the program misses a value).
+   */
+  yieldPoint(): Promise<void> | undefined {
+    if (this.prefetch === undefined || performance.now() - this.lastYield < YIELD_AFTER_MS) return undefined;
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.lastYield = performance.now();
+        resolve();
+      }),
+    );
+  }
+
   /** Throws the first WitnessTooLargeError of this collection, if there was one (a reader may have swallowed it). */
   checkWithinBounds(): void {
     this.budget.checkNotRefused();
@@ -254,14 +279,29 @@ export class FetchingOracle implements ProgramOracle {
 
   private put(key: Uint8Array, value: Uint8Array): void {
     this.cache(key, value);
-    if (key[0] === PreimageKeyType.Keccak256) fullHashesIn(value, this.fullHashes);
+    if (this.referencesIndexed && key[0] === PreimageKeyType.Keccak256) fullHashesIn(value, this.fullHashes);
   }
 
+  /** Stores a value under its keccak256, hashed once here (the store does not hash it again). */
   private putKeccak(value: Uint8Array): Uint8Array {
     const hash = keccak256(value);
-    this.put(keccak256Key(hash), value);
-    this.fullHashes.set(toHexRaw(hash.subarray(1)), hash);
+    if (this.store.tryGetByKeccak256(hash) === undefined) {
+      this.budget.addCached(value.length);
+      this.stats.cachedBytes += value.length;
+    }
+    this.store.putKeccak256Trusted(hash, value);
+    if (this.referencesIndexed) fullHashesIn(value, this.fullHashes);
     return hash;
+  }
+
+  /** The full hash of a missing keccak256 key, from the trie's misses or the values that refer to it. */
+  private fullHashOf(key: Uint8Array): Uint8Array | undefined {
+    const id = toHexRaw(key.subarray(1));
+    const known = this.fullHashes.get(id);
+    if (known !== undefined || this.referencesIndexed) return known;
+    this.referencesIndexed = true;
+    for (const value of this.keccakValues()) fullHashesIn(value, this.fullHashes);
+    return this.fullHashes.get(id);
   }
 
   /** Runs one fetch (retried on transient network failures), timing it. */
@@ -364,7 +404,7 @@ export class FetchingOracle implements ProgramOracle {
       }
       if (this.prefetch !== undefined && (await this.prefetch.waitFor(has))) return true;
       const source = await this.l2State();
-      const full = this.fullHashes.get(toHexRaw(key.subarray(1)));
+      const full = this.fullHashOf(key);
       const value = full === undefined ? undefined : await source.valueByHash(full);
       const endpoint = this.options.l2RpcUrl;
       if (value !== undefined) {

@@ -27,6 +27,23 @@ export async function withRetries<T>(fn: () => Promise<T>, signal?: AbortSignal)
 }
 
 /** At most `limit` tasks run at once; the rest start in the order they were given. */
+/**
+ * Dispatches requests in the order their turns were taken, whatever order their preparations finish in: a turn waits
+ * until the turn before it dispatched (or gave up). The host reads block witnesses block by block, and a node
+ * executes the calls it is sent in arrival order, so the block needed first must be asked first.
+ */
+export class DispatchOrder {
+  private last: Promise<void> = Promise.resolve();
+
+  /** A turn: `ready` resolves once the previous turn is done; call `done` once this one dispatched or failed. */
+  take(): { readonly ready: Promise<void>; readonly done: () => void } {
+    const ready = this.last;
+    let done!: () => void;
+    this.last = new Promise<void>((resolve) => (done = resolve));
+    return { ready, done };
+  }
+}
+
 export class BoundedRunner {
   private running = 0;
   private readonly waiting: (() => void)[] = [];

@@ -30,6 +30,7 @@ import { debug_executePayload } from "../../../generated/rpc/index.js";
 import { HostError } from "../errors.js";
 import { codeByHash, payloadAttributesOf, valueByBareHash } from "./l2-reads.js";
 import { ProofsExecutor } from "./proofs.js";
+import { DispatchOrder } from "./requests.js";
 
 /** The strategies, in the order `auto` tries them. */
 export const WITNESS_STRATEGIES = ["execute-payload", "execution-witness", "proofs", "db-get"] as const;
@@ -92,23 +93,32 @@ function executionWitnessSource({ client }: StrategyContext): L2StateSource {
 
 function executePayloadSource({ client, rollupConfig }: StrategyContext): L2StateSource {
   const blocks = new RpcL2Provider(client.url, client.limits);
+  // The blocks are fetched ahead several at once; their executions are asked for in block order (see DispatchOrder).
+  const order = new DispatchOrder();
   return {
     name: "execute-payload",
     prefetches: true,
     async blockWitness(number) {
-      const block = await blocks.blockByNumber(number);
-      if (block === undefined) return [];
-      const params = debug_executePayload.encodeParams({
-        parentHash: block.header.parentHash,
-        attributes: {
-          ...payloadAttributesOf(rollupConfig, block.header),
-          withdrawals: [],
-          transactions: [...block.transactions],
-          noTxPool: true,
-        },
-      });
-      const answer = await client.call("debug_executePayload", params);
-      return witnessValues(parseExecutionWitness(answer, "debug_executePayload"));
+      const turn = order.take();
+      try {
+        const block = await blocks.blockByNumber(number);
+        if (block === undefined) return [];
+        const params = debug_executePayload.encodeParams({
+          parentHash: block.header.parentHash,
+          attributes: {
+            ...payloadAttributesOf(rollupConfig, block.header),
+            withdrawals: [],
+            transactions: [...block.transactions],
+            noTxPool: true,
+          },
+        });
+        await turn.ready;
+        const answer = client.call("debug_executePayload", params);
+        turn.done();
+        return witnessValues(parseExecutionWitness(await answer, "debug_executePayload"));
+      } finally {
+        turn.done();
+      }
     },
     valueByHash: (hash) => codeByHash(client, hash),
   };

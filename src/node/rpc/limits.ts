@@ -36,7 +36,11 @@ export interface NodeRpcLimits {
   readonly proofMaxKeys: number;
   /** Storage keys all eth_getProof calls of one batch may ask for together. */
   readonly proofMaxKeysPerBatch: number;
-  /** debug_executionWitness and debug_executePayload calls executing at once (Base's node: 3); more wait. */
+  /**
+   * debug_executionWitness and debug_executePayload calls executing at once; more wait in arrival order. Base's node
+   * runs 3 on separate threads; this node executes on its one thread, where calls running together only interleave
+   * and each answers later, so its default is 1.
+   */
   readonly witnessMaxConcurrent: number;
 }
 
@@ -145,8 +149,8 @@ export const LIMIT_SPECS: readonly LimitSpec[] = [
     field: "witnessMaxConcurrent",
     flag: "--rpc-witness-max-concurrent",
     env: "NODE_RPC_WITNESS_MAX_CONCURRENT",
-    default: 3,
-    help: "debug_executionWitness / debug_executePayload calls executing at once (Base's node's 3); more wait their turn",
+    default: 1,
+    help: "debug_executionWitness / debug_executePayload calls executing at once (they share the node's one thread); more wait their turn in arrival order",
   },
 ];
 

@@ -1,8 +1,10 @@
 /**
  * debug_executionWitness (reth's) and debug_executePayload (Base's node and op-reth's): a block executed
  * again on its parent's state, or built from payload attributes, with every preimage it read answered in
- * reth's ExecutionWitness form. At most `witnessMaxConcurrent` executions run at once (Base's node holds
- * a semaphore of 3); the rest wait their turn. The server core bounds the response's size.
+ * reth's ExecutionWitness form. At most `witnessMaxConcurrent` executions run at once, the rest wait their turn
+ * in arrival order. Base's node holds a semaphore of 3 over separate threads; here executions share the node's
+ * thread, so running several only interleaves them and delays the first answer a prover waits on (default 1).
+ * The server core bounds the response's size.
  */
 import {
   BlockNotFoundError,

@@ -157,6 +157,9 @@ function executeDerived(
         attributes: block.attributes,
         transactions,
         source,
+        ...(input.oracle.yieldPoint === undefined
+          ? {}
+          : { betweenTransactions: () => input.oracle.yieldPoint?.() }),
       }),
     ),
   );

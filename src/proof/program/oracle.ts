@@ -61,6 +61,11 @@ export interface ProgramOracle extends PreimageSource {
    * the full hash), or undefined. A fetching oracle learns the full hash here, which a typed key lacks.
    */
   tryGetByKeccak256Hex?(hashHex: string): Uint8Array | undefined;
+  /**
+   * Optional, called between a block's transactions: a fetching oracle answers a promise when the event loop should
+   * run (the answers of requests fetched ahead arrive, the next ones are sent) and undefined otherwise.
+   */
+  yieldPoint?(): Promise<void> | undefined;
 }
 
 /** The enclave's oracle: the request's verified preimages and nothing else. */
