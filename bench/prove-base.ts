@@ -51,6 +51,8 @@ export interface BaseLoadOptions {
   readonly gasLimit: bigint;
   readonly gasPerSecond: number;
   readonly senders: number;
+  /** The hosts' --witness-workers (undefined: each host's default, its --workers). */
+  readonly witnessWorkers?: number;
 }
 
 /** One enclave process with its --workers, the proxy in front of it, and a host with the same --workers. */
@@ -94,7 +96,11 @@ const SAFE_TIMEOUT_MS = 3_600_000;
 /** A 600-block range at the target outlasts any short bound on a loaded machine. */
 const PROVE_TIMEOUT_SECONDS = 7200;
 
-async function startProver(chain: LoadChain, workers: number): Promise<Prover> {
+async function startProver(
+  chain: LoadChain,
+  workers: number,
+  witnessWorkers: number | undefined,
+): Promise<Prover> {
   // The heap the enclave sizes its request budget by (half of it): big blocks make big frames.
   const enclave = await startEnclave(["--rollup-config", chain.rollupPath, "--workers", String(workers)], {
     nodeFlags: ["--max-old-space-size=8192"],
@@ -104,6 +110,7 @@ async function startProver(chain: LoadChain, workers: number): Promise<Prover> {
   const host = await startHost([
     ...witnessHostArgs(chain, proxy.path, "127.0.0.1:0"),
     ...["--workers", String(workers), "--proof-request-timeout", String(PROVE_TIMEOUT_SECONDS)],
+    ...(witnessWorkers === undefined ? [] : ["--witness-workers", String(witnessWorkers)]),
   ]);
   const pool = workers > 1 ? new BlockPool({ workers }) : undefined;
   await pool?.start();
@@ -273,7 +280,7 @@ function printFigures(figures: readonly RunFigures[]): void {
 export async function benchProveBaseLoad(options: BaseLoadOptions): Promise<void> {
   const started = Date.now();
   console.log(
-    `bench:prove --load base: ranges ${options.ranges.join(", ")}, workers ${options.workers.join(", ")}, gas limit ${options.gasLimit}, load ${(options.gasPerSecond / 1e6).toFixed(0)} Mgas/s`,
+    `bench:prove --load base: ranges ${options.ranges.join(", ")}, workers ${options.workers.join(", ")}${options.witnessWorkers === undefined ? "" : ` (the hosts' own run on ${options.witnessWorkers})`}, gas limit ${options.gasLimit}, load ${(options.gasPerSecond / 1e6).toFixed(0)} Mgas/s`,
   );
   console.log(machineLine());
   const chain = await startLoadChain({
@@ -310,7 +317,8 @@ export async function benchProveBaseLoad(options: BaseLoadOptions): Promise<void
     console.log(
       `safe at ${last} after ${((Date.now() - started) / 1000).toFixed(0)} s; load average ${loadAverage()}`,
     );
-    for (const workers of options.workers) provers.push(await startProver(chain, workers));
+    for (const workers of options.workers)
+      provers.push(await startProver(chain, workers, options.witnessWorkers));
     const figures: RunFigures[] = [];
     for (const [i, blocks] of options.ranges.entries()) {
       const request = await rangeRequestOn(

@@ -23,7 +23,7 @@
  * strategies' comparison.
  *
  * `--load base` proves a chain built at Base's target gas instead (bench/prove-base.ts: `--ranges` default
- * 10,100,600, `--workers 1,2`, `--gas-limit`, `--gas-per-second`, `--senders`).
+ * 10,100,600, `--workers 1,2`, `--witness-workers N` for every host, `--gas-limit`, `--gas-per-second`, `--senders`).
  */
 import { parseArgs } from "node:util";
 import {
@@ -244,6 +244,7 @@ async function main(): Promise<void> {
       "gas-limit": { type: "string", default: "400000000" },
       "gas-per-second": { type: "string", default: "40000000" },
       senders: { type: "string", default: "128" },
+      "witness-workers": { type: "string" },
     },
   });
   const list = (text: string) =>
@@ -259,6 +260,9 @@ async function main(): Promise<void> {
       gasLimit: BigInt(values["gas-limit"]),
       gasPerSecond: Number(values["gas-per-second"]),
       senders: Number(values.senders),
+      ...(values["witness-workers"] === undefined
+        ? {}
+        : { witnessWorkers: Number(values["witness-workers"]) }),
     });
     return;
   }

@@ -74,6 +74,12 @@ export interface HostConfig {
    * host's own run executes the range's blocks on that many worker threads.
    */
   readonly workers: number;
+  /**
+   * Worker threads of the host's own run of the program (--witness-workers, default: --workers). 1 runs it on the
+   * main thread (with the chain witness still recorded when --workers is above 1): where the L2 node shares the
+   * machine and executes each block witness on one thread, threads here only compete with it.
+   */
+  readonly witnessWorkers: number;
   /** SECONDS_PER_SLOT for a beacon node that does not serve /eth/v1/config/spec (--beacon-seconds-per-slot). */
   readonly beaconSecondsPerSlot: number | undefined;
   readonly listen: ListenEndpoint;
@@ -191,6 +197,12 @@ export const HOST_FLAGS: readonly FlagSpec[] = [
     env: "PROVER_WORKERS",
     value: "N",
     help: "block workers the witnesses are prepared for (default 1: on the devnet's small blocks the parallel path measured slower than sequential, docs/enclave.md). Above 1 each witness also carries the range's headers, the claimed output's preimage and the state values blocks read from earlier blocks of the range, so an enclave started with --workers above 1 executes the range in parallel; 1 sends the smaller sequential witness. Above 1 the host's own run of the program also executes the range's blocks on that many worker threads (each with its own L1/L2 clients, on the parent headers the L2 node reports; the workers' witness is kept only when every computed block hash is the header the next block was executed on, else the range is executed sequentially)",
+  },
+  {
+    flag: "witness-workers",
+    env: "PROVER_WITNESS_WORKERS",
+    value: "N",
+    help: "worker threads of the host's own run of the program (default: --workers). 1 runs it on the main thread and still sends the chain witness --workers asks for: the choice where the L2 node shares the machine and produces block witnesses one at a time, so threads here only compete with it (docs/host.md \"Witness collection at Base's target gas\")",
   },
   {
     flag: "beacon-seconds-per-slot",
@@ -488,8 +500,11 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
     );
   const witnessConcurrencyText = flags.text("witness-concurrency");
   const workersText = flags.text("workers");
+  const witnessWorkersText = flags.text("witness-workers");
   const slotText = flags.text("beacon-seconds-per-slot");
 
+  const workers =
+    workersText === undefined ? DEFAULT_BLOCK_WORKERS : integerFlag(workersText, "workers", 1, fail);
   const rollupConfig = rollupPath === undefined ? undefined : readRollupConfig(rollupPath, l2ChainId);
   const beaconSecondsPerSlot =
     slotText === undefined ? undefined : integerFlag(slotText, "beacon-seconds-per-slot", 1, fail);
@@ -523,8 +538,11 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
         witnessConcurrencyText === undefined
           ? DEFAULT_WITNESS_CONCURRENCY
           : integerFlag(witnessConcurrencyText, "witness-concurrency", 1, fail),
-      workers:
-        workersText === undefined ? DEFAULT_BLOCK_WORKERS : integerFlag(workersText, "workers", 1, fail),
+      workers,
+      witnessWorkers:
+        witnessWorkersText === undefined
+          ? workers
+          : integerFlag(witnessWorkersText, "witness-workers", 1, fail),
       beaconSecondsPerSlot,
       listen: parseListen(flags.text("listen") ?? DEFAULT_LISTEN),
       enclaves,

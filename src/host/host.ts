@@ -99,7 +99,7 @@ export function createProverHost(config: HostConfig, deps: ProverHostDeps): Prov
           witnessStrategy: config.witnessStrategy,
           witnessConcurrency: config.witnessConcurrency,
           chainWitness: config.workers > 1,
-          workers: config.workers,
+          workers: config.witnessWorkers,
           maxL1Distance: config.maxL1Distance,
           ...(config.beaconSecondsPerSlot === undefined
             ? {}

@@ -1,5 +1,5 @@
 /**
- * The witness flags of the host: --witness-strategy, --witness-concurrency, --beacon-seconds-per-slot,
+ * The witness flags of the host: --witness-strategy, --witness-concurrency, --witness-workers, --beacon-seconds-per-slot,
  * --max-l1-distance and their twins.
  */
 import { describe, expect, it } from "vitest";
@@ -97,6 +97,20 @@ describe("witness flags", () => {
     expect(run(["--witness-strategy", "db-get"], env).witnessStrategy).toBe("db-get");
   });
 
+  it("run the host's program on --workers threads unless --witness-workers (or its twin) says otherwise", () => {
+    expect(run([]).witnessWorkers).toBe(1);
+    expect(run(["--workers", "2"])).toMatchObject({ workers: 2, witnessWorkers: 2 });
+    expect(run(["--workers", "2", "--witness-workers", "1"])).toMatchObject({
+      workers: 2,
+      witnessWorkers: 1,
+    });
+    expect(run(["--workers", "2"], { PROVER_WITNESS_WORKERS: "1" })).toMatchObject({ witnessWorkers: 1 });
+    expect(run(["--witness-workers", "3"], { PROVER_WITNESS_WORKERS: "1" })).toMatchObject({
+      workers: 1,
+      witnessWorkers: 3,
+    });
+  });
+
   it("refuse an unknown strategy and a bound or slot length below 1, naming the flag", () => {
     const refusal = (argv: string[]) => {
       try {
@@ -113,6 +127,7 @@ describe("witness flags", () => {
     );
     expect(unknown.details.flag).toBe("witness-strategy");
     expect(refusal(["--witness-concurrency", "0"]).details.flag).toBe("witness-concurrency");
+    expect(refusal(["--witness-workers", "0"]).details.flag).toBe("witness-workers");
     expect(refusal(["--beacon-seconds-per-slot", "0"]).details.flag).toBe("beacon-seconds-per-slot");
     expect(refusal(["--max-l1-distance", "0"]).details.flag).toBe("max-l1-distance");
   });
