@@ -35,11 +35,53 @@ export class WitnessExecutionError extends NodeError {
   }
 }
 
+/**
+ * Trie nodes the witness executions read by hash, kept between them: consecutive blocks walk mostly the same nodes,
+ * and a value read here costs a map lookup instead of a SQLite query. Values are content-addressed, so an entry
+ * is never stale. Two generations bounded by bytes: when the young one fills it becomes the old one (the old one is
+ * dropped), and a hit in the old one moves into the young one.
+ */
+export class WitnessNodeCache {
+  private young = new Map<string, Uint8Array>();
+  private old = new Map<string, Uint8Array>();
+  private youngBytes = 0;
+
+  /** `maxBytes`: values and keys of both generations together at most about this many bytes. */
+  constructor(private readonly maxBytes: number) {}
+
+  get(hashHex: string): Uint8Array | undefined {
+    const value = this.young.get(hashHex);
+    if (value !== undefined) return value;
+    const older = this.old.get(hashHex);
+    if (older !== undefined) this.add(hashHex, older);
+    return older;
+  }
+
+  add(hashHex: string, value: Uint8Array): void {
+    this.young.set(hashHex, value);
+    // The key's characters and the map entry, roughly.
+    this.youngBytes += value.length + hashHex.length * 2 + 64;
+    if (this.youngBytes > this.maxBytes / 2) {
+      this.old = this.young;
+      this.young = new Map();
+      this.youngBytes = 0;
+    }
+  }
+
+  /** Entries held (both generations). */
+  get size(): number {
+    return this.young.size + this.old.size;
+  }
+}
+
 /** A preimage source over the store that remembers every value it answered, by unprefixed hex hash. */
 class RecordingSource implements PreimageSource {
   readonly read = new Map<string, Uint8Array>();
 
-  constructor(private readonly store: BlockStore) {}
+  constructor(
+    private readonly store: BlockStore,
+    private readonly nodes: WitnessNodeCache | undefined,
+  ) {}
 
   private remember(value: Uint8Array | undefined): Uint8Array | undefined {
     // The store is keyed by 31 bytes of the hash: the value's own hash names it.
@@ -58,7 +100,11 @@ class RecordingSource implements PreimageSource {
   }
 
   tryGetByKeccak256Hex(hashHex: string): Uint8Array | undefined {
-    const value = this.store.tryGetByKeccak256Hex(hashHex);
+    let value = this.nodes?.get(hashHex);
+    if (value === undefined) {
+      value = this.store.tryGetByKeccak256Hex(hashHex);
+      if (value !== undefined) this.nodes?.add(hashHex, value);
+    }
     // Read by its full hash: the hash it was asked by names it (a value already remembered is not hashed again).
     if (value !== undefined) {
       const id = hashHex.startsWith("0x") ? hashHex.slice(2) : hashHex;
@@ -75,6 +121,8 @@ export interface WitnessInput {
   parent: BlockHeader;
   attributes: PayloadAttributes;
   transactions: readonly Uint8Array[];
+  /** Trie nodes kept from earlier witness executions (read through, filled as they are read). */
+  nodeCache?: WitnessNodeCache;
 }
 
 /**
@@ -84,7 +132,7 @@ export interface WitnessInput {
 export async function executeWithWitness(
   input: WitnessInput,
 ): Promise<{ block: SealedBlock; witness: BlockWitness }> {
-  const source = new RecordingSource(input.store);
+  const source = new RecordingSource(input.store, input.nodeCache);
   const builder = await BlockBuilder.start({
     config: input.config,
     parent: input.parent,

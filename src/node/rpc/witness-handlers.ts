@@ -15,7 +15,12 @@ import {
 import type * as T from "../../../generated/rpc/index.js";
 import { type BlockHeader, type PayloadAttributes, toHex } from "../../chain/index.js";
 import type { ChainNode } from "../chain-node.js";
-import { type BlockWitness, WitnessExecutionError, executeWithWitness } from "../execution-witness.js";
+import {
+  type BlockWitness,
+  WitnessExecutionError,
+  WitnessNodeCache,
+  executeWithWitness,
+} from "../execution-witness.js";
 import { attributesOf } from "../replica/leader-data.js";
 import { ConcurrencyLimit } from "./concurrency-limit.js";
 import type { NodeRpcLimits } from "./limits.js";
@@ -68,8 +73,12 @@ function executionFailed(e: unknown): unknown {
   return e;
 }
 
+/** Bytes of trie nodes the witness executions keep between them (WitnessNodeCache). */
+export const WITNESS_NODE_CACHE_BYTES = 64 * 2 ** 20;
+
 export function createWitnessService(node: ChainNode, limits: NodeRpcLimits): WitnessService {
   const slots = new ConcurrencyLimit(limits.witnessMaxConcurrent);
+  const nodeCache = new WitnessNodeCache(WITNESS_NODE_CACHE_BYTES);
   return {
     executionWitness: (selector) =>
       slots.run(async () => {
@@ -88,6 +97,7 @@ export function createWitnessService(node: ChainNode, limits: NodeRpcLimits): Wi
           parent: parent.header,
           attributes: attributesOf(node.config, h.number, h),
           transactions: content.transactions,
+          nodeCache,
         }).catch((e: unknown) => {
           throw executionFailed(e);
         });
@@ -110,6 +120,7 @@ export function createWitnessService(node: ChainNode, limits: NodeRpcLimits): Wi
           parent: resolved.block.header,
           attributes,
           transactions,
+          nodeCache,
         }).catch((e: unknown) => {
           throw executionFailed(e);
         });
