@@ -270,11 +270,14 @@ export class FetchingOracle implements ProgramOracle {
 
   /** Stores a checked value; a value new to the cache is charged to the budget first. */
   private cache(key: Uint8Array, value: Uint8Array): void {
-    if (this.store.tryGet(key) === undefined) {
-      this.budget.addCached(value.length);
-      this.stats.cachedBytes += value.length;
-    }
+    if (this.store.tryGet(key) === undefined) this.chargeCached(value);
     this.store.put(key, value);
+  }
+
+  /** Charges a value new to the cache to the budget (WitnessTooLargeError past it) and the figures. */
+  private chargeCached(value: Uint8Array): void {
+    this.budget.addCached(value.length);
+    this.stats.cachedBytes += value.length;
   }
 
   private put(key: Uint8Array, value: Uint8Array): void {
@@ -285,10 +288,7 @@ export class FetchingOracle implements ProgramOracle {
   /** Stores a value under its keccak256, hashed once here (the store does not hash it again). */
   private putKeccak(value: Uint8Array): Uint8Array {
     const hash = keccak256(value);
-    if (this.store.tryGetByKeccak256(hash) === undefined) {
-      this.budget.addCached(value.length);
-      this.stats.cachedBytes += value.length;
-    }
+    if (this.store.tryGetByKeccak256(hash) === undefined) this.chargeCached(value);
     this.store.putKeccak256Trusted(hash, value);
     if (this.referencesIndexed) fullHashesIn(value, this.fullHashes);
     return hash;
