@@ -13,7 +13,14 @@ import {
 } from "../chain/index.js";
 import { decodeL1InfoDeposit } from "./attributes/l1-info.js";
 import { loadKzg } from "./blob/kzg.js";
-import { type DeriveInput, type DeriveResult, type DerivedBlock, derive } from "./driver.js";
+import {
+  type DeriveInput,
+  type DeriveResult,
+  type DerivedBlock,
+  Derivation,
+  type ExecutedBlock,
+  derive,
+} from "./driver.js";
 import { CriticalDeriveError, DataMissingError, type DroppedInputError } from "./errors.js";
 import {
   L1_CHAIN,
@@ -54,18 +61,27 @@ async function run(
   const blocks: DerivedBlock[] = [];
   const gen = derive({ ...input, l1ChainConfig: L1_CHAIN, onDropped: (e) => drops.push(e) });
   try {
-    let step = await gen.next();
-    while (!step.done) {
-      blocks.push(step.value);
-      step = await gen.next({
-        hash: executedHash(step.value.number),
-        depositOnly: depositOnly.has(step.value.number),
-      });
-    }
-    return { blocks, result: step.value, drops };
+    return { blocks, result: await drive(gen, blocks, depositOnly), drops };
   } catch (error) {
     return { blocks, error, drops };
   }
+}
+
+/** Runs a derivation generator to its end, "executing" each block (`executedHash`), collecting them in `blocks`. */
+async function drive(
+  gen: AsyncGenerator<DerivedBlock, DeriveResult, ExecutedBlock | undefined>,
+  blocks: DerivedBlock[],
+  depositOnly: ReadonlySet<bigint>,
+): Promise<DeriveResult> {
+  let step = await gen.next();
+  while (!step.done) {
+    blocks.push(step.value);
+    step = await gen.next({
+      hash: executedHash(step.value.number),
+      depositOnly: depositOnly.has(step.value.number),
+    });
+  }
+  return step.value;
 }
 
 /** The batch for L2 block n on parent n-1 (the agreed head is block 20). */
@@ -133,6 +149,17 @@ async function happyChain() {
   return { rollup, l1, head, txs, singular, spanBlocks, blob };
 }
 
+/** Window 4: epoch 3 expires once L1 block 7 is read; the batch for 21 comes in L1 block `lateBatchIn`; L1 up to 12. */
+async function missedWindowChain(lateBatchIn: 7 | 8) {
+  const { rollup, l1, head } = baseChain(4n);
+  const txs = await l2Transactions(3, 1);
+  const payload = channelPayloads(1, [singularBatch(batchFor(l1, head.hash, 21n, 3n, txs))]);
+  l1.fillTo(BigInt(lateBatchIn - 1));
+  l1.addBlock({ transactions: [await l1.calldataTx(payload[0]!)] });
+  l1.fillTo(12n);
+  return { rollup, l1, head, txs };
+}
+
 function inputOf(
   c: {
     rollup: ReturnType<typeof syntheticRollupConfig>;
@@ -151,6 +178,41 @@ function inputOf(
     l1Head: c.l1.head,
     target,
   };
+}
+
+/**
+ * Derives as the node's safe head tracker does: one Derivation opened at L1 head `firstHead`, run towards each
+ * target of `targets` (the sealed head growing) at every L1 head from `firstHead` to the chain's last, the L1
+ * head moved on with followL1 between heads.
+ */
+async function runFollowing(
+  c: Parameters<typeof inputOf>[0],
+  firstHead: number,
+  targets: readonly bigint[],
+  depositOnly: ReadonlySet<bigint> = new Set(),
+): Promise<Run & { runs: number }> {
+  const drops: DroppedInputError[] = [];
+  const blocks: DerivedBlock[] = [];
+  const { target: _, ...input } = inputOf(c, 0n);
+  const derivation = await Derivation.open({
+    ...input,
+    l1Head: c.l1.hashes[firstHead]!,
+    l1ChainConfig: L1_CHAIN,
+    onDropped: (e) => drops.push(e),
+  });
+  let result: DeriveResult | undefined;
+  let runs = 0;
+  for (let head = firstHead; head < c.l1.hashes.length; head++) {
+    if (head > firstHead) expect(await derivation.followL1(c.l1.hashes[head]!)).toBe(true);
+    for (const target of targets) {
+      if (target <= derivation.safeHead.number) continue;
+      runs++;
+      result = await drive(derivation.run(target), blocks, depositOnly);
+      expect(derivation.resumable).toBe(true);
+      if (!result.reachedTarget) break;
+    }
+  }
+  return { blocks, result, drops, runs };
 }
 
 function info(block: DerivedBlock) {
@@ -389,13 +451,8 @@ describe("derive()", () => {
   describe("a missed sequencing window", () => {
     // Window 4: epoch 3 expires once L1 block 7 is read.
     async function missed(lateBatchIn: 7 | 8) {
-      const { rollup, l1, head } = baseChain(4n);
-      const txs = await l2Transactions(3, 1);
-      const payload = channelPayloads(1, [singularBatch(batchFor(l1, head.hash, 21n, 3n, txs))]);
-      l1.fillTo(BigInt(lateBatchIn - 1));
-      l1.addBlock({ transactions: [await l1.calldataTx(payload[0]!)] });
-      l1.fillTo(12n);
-      return { r: await run(inputOf({ rollup, l1, head }, 31n)), txs, l1 };
+      const c = await missedWindowChain(lateBatchIn);
+      return { r: await run(inputOf(c, 31n)), txs: c.txs, l1: c.l1 };
     }
 
     it("derives empty batches (deposits only) once the window has run out", async () => {
@@ -485,6 +542,101 @@ describe("derive()", () => {
       const gen = derive({ ...inputOf(c, 30n), l1ChainConfig: L1_CHAIN });
       await gen.next();
       await expect(gen.next()).rejects.toBeInstanceOf(CriticalDeriveError);
+    });
+  });
+
+  describe("a derivation that follows the L1 head (Derivation)", () => {
+    /** What a derivation following every L1 head yields must be what one derive() over the last head yields. */
+    async function expectSameAsOneRun(
+      c: Parameters<typeof inputOf>[0],
+      firstHead: number,
+      targets: readonly bigint[],
+      depositOnly: ReadonlySet<bigint> = new Set(),
+    ) {
+      const once = await run(inputOf(c, targets[targets.length - 1]!), depositOnly);
+      expect(once.error).toBeUndefined();
+      const following = await runFollowing(c, firstHead, targets, depositOnly);
+      expect(following.error).toBeUndefined();
+      expect(following.blocks.length).toBeGreaterThan(0);
+      expect(following.blocks).toEqual(once.blocks);
+      expect(following.result).toEqual(once.result);
+      expect(following.drops.map((d) => d.details.reason)).toEqual(once.drops.map((d) => d.details.reason));
+      return following;
+    }
+
+    it("yields the same blocks as one run over the last L1 head: calldata and blob channels, deposits, config updates", async () => {
+      const c = await happyChain();
+      const following = await expectSameAsOneRun(c, 3, [30n]);
+      // One run per L1 head until the target was reached at L1 block 6 (blocks 3-6).
+      expect(following.runs).toBe(4);
+      // The target growing between runs at one L1 head (the node's sealed head moving on) changes nothing either.
+      await expectSameAsOneRun(await happyChain(), 3, [22n, 23n, 27n, 30n]);
+    });
+
+    it("yields the same blocks across a missed sequencing window (empty batches, an epoch advanced at eof)", async () => {
+      for (const lateBatchIn of [7, 8] as const) {
+        const c = await missedWindowChain(lateBatchIn);
+        for (const firstHead of [3, 5, 6, 7, 8, 9, 10, 12]) {
+          await expectSameAsOneRun(c, firstHead, [31n]);
+          await expectSameAsOneRun(c, firstHead, [22n, 24n, 25n, 29n, 31n]);
+        }
+      }
+    });
+
+    it("yields the same blocks after a deposit-only block drops the rest of its channel", async () => {
+      await expectSameAsOneRun(await happyChain(), 4, [30n], new Set([22n]));
+    });
+
+    it("cannot go on after an unfinished run or onto an L1 head that does not descend from its own", async () => {
+      const c = await happyChain();
+      const { target: _, ...input } = inputOf(c, 0n);
+      const open = () => Derivation.open({ ...input, l1Head: c.l1.hashes[5]!, l1ChainConfig: L1_CHAIN });
+      // A reorged L1 block 6 (other contents on the same parent) is not a descendant of block 5's successor 6.
+      const derivation = await open();
+      expect(await derivation.followL1(c.l1.hashes[6]!)).toBe(true);
+      const fork6 = c.l1.provider.add({
+        header: { ...c.l1.headers[6]!, mixHash: new Uint8Array(32).fill(0x66) },
+        transactions: [],
+        receipts: [],
+      });
+      const fork7 = c.l1.provider.add({
+        header: { ...c.l1.headers[7]!, parentHash: fork6 },
+        transactions: [],
+        receipts: [],
+      });
+      expect(await derivation.followL1(fork7)).toBe(false);
+      expect(derivation.l1Head.hash).toEqual(c.l1.hashes[6]);
+      expect(await derivation.followL1(c.l1.hashes[7]!)).toBe(true);
+
+      // A run left at a yielded block (its execution never reported) leaves the derivation unusable.
+      const gen = derivation.run(30n);
+      const first = await gen.next();
+      expect(first.done).toBe(false);
+      expect(derivation.resumable).toBe(false);
+      expect(() => derivation.run(30n).next()).rejects.toBeInstanceOf(CriticalDeriveError);
+      await expect(derivation.followL1(c.l1.hashes[7]!)).rejects.toBeInstanceOf(CriticalDeriveError);
+      await gen.return(undefined as never);
+      expect(derivation.resumable).toBe(false);
+      await expect(derivation.run(30n).next()).rejects.toThrow(/did not finish/);
+
+      // So does a run that failed (a withheld blob).
+      const failing = await open();
+      expect(await failing.followL1(c.l1.hashes[7]!)).toBe(true);
+      c.l1.blobs.withhold(c.blob.hashes[0]!);
+      const r = failing.run(30n);
+      let step = await r.next();
+      while (!step.done)
+        step = await r
+          .next({ hash: executedHash(step.value.number), depositOnly: false })
+          .catch((e: unknown) => {
+            expect(e).toBeInstanceOf(DataMissingError);
+            return { done: true, value: undefined } as never;
+          });
+      expect(failing.resumable).toBe(false);
+      // A target before the safe head is refused.
+      const fresh = await open();
+      await expect(fresh.run(19n).next()).rejects.toBeInstanceOf(CriticalDeriveError);
+      expect(fresh.resumable).toBe(true);
     });
   });
 });

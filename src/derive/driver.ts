@@ -116,140 +116,254 @@ export interface DeriveResult {
 export async function* derive(
   input: DeriveInput,
 ): AsyncGenerator<DerivedBlock, DeriveResult, ExecutedBlock | undefined> {
-  const config = derivationConfig(input.rollupConfig, input.l1ChainConfig);
-  const { l1, l2 } = input;
   if (input.target < input.agreedL2Head) {
     throw new CriticalDeriveError("driver", "the target is before the agreed L2 head", {
       target: input.target,
       agreedL2Head: input.agreedL2Head,
     });
   }
+  const derivation = await Derivation.open(input);
+  return yield* derivation.run(input.target);
+}
 
-  // The agreed head: its L1 origin, sequence number and system config, read from the block itself.
-  const head = await l2Block(l2, config, input.agreedL2Head);
-  if (input.agreedL2HeadHash !== undefined && !bytesEqual(head.ref.hash, input.agreedL2HeadHash)) {
-    throw new CriticalDeriveError("driver", "the L2 provider's agreed head is not the agreed block", {
-      number: input.agreedL2Head,
-      expected: toHex(input.agreedL2HeadHash),
-      actual: toHex(head.ref.hash),
-    });
+/** What opens a derivation: derive()'s input without the target, which each run names. */
+export type DerivationInput = Omit<DeriveInput, "target">;
+
+/**
+ * A derivation that can go on: the pipeline derive() runs, kept between runs so that a caller following a growing
+ * L1 chain (the node's safe head) continues where the last run stopped instead of reading the channel-timeout
+ * window of L1 again and decoding its channels and span batches again, as op-node's pipeline steps on between L1
+ * heads. `run(target)` is derive()'s generator from the current safe head; when it ends at the L1 head,
+ * `followL1(newHead)` moves the L1 head on (false on an L1 reorg: open a new derivation). A run that did not finish
+ * (a block handed out whose execution was never reported, an error, `return()` on its generator) leaves the
+ * derivation unusable (`resumable` false): its stages may hold a batch half consumed.
+ */
+export class Derivation {
+  private safe: L2BlockRef;
+  private l2Config: SystemConfig;
+  /** The batch stage said the current L1 block is used up: advance L1 before asking it again. */
+  private atEof = false;
+  private running = false;
+  private broken = false;
+
+  private constructor(
+    private readonly config: DerivationConfig,
+    private readonly input: DerivationInput,
+    private readonly traversal: L1Traversal<SystemConfig>,
+    private readonly source: BatchSource,
+    private readonly stage: BatchStage,
+    private readonly chain: SafeChain,
+    head: AgreedBlock,
+  ) {
+    this.safe = head.ref;
+    this.l2Config = head.systemConfig;
   }
 
-  const originNumber = head.ref.l1Origin.number;
-  const start =
-    originNumber - config.channelTimeout > config.genesisL1.number
-      ? originNumber - config.channelTimeout
-      : config.genesisL1.number;
-  const traversal = await L1Traversal.open<SystemConfig>(
-    l1,
-    input.l1Head,
-    start,
-    head.systemConfig,
-    (c, receipts, block) => applyConfigUpdates(c, receipts, config.rollup, block.ref.timestamp),
-  );
-  const startBlock = traversal.origin;
-  if (!isForkActive(config.rollup, OpFork.Holocene, startBlock.ref.timestamp)) {
-    throw new CriticalDeriveError(
-      "driver",
-      "derivation would start before Holocene, which is not supported",
-      {
-        start: start,
-        startTime: startBlock.ref.timestamp,
-        holoceneTime: config.rollup.forkTimes[OpFork.Holocene],
-      },
-    );
-  }
-  const origin = traversal.block(originNumber);
-  if (origin === undefined || !bytesEqual(origin.ref.hash, head.ref.l1Origin.hash)) {
-    throw new CriticalDeriveError(
-      "driver",
-      "the agreed L2 head's L1 origin is not an ancestor of the L1 head",
-      {
-        l1Origin: originNumber,
-        l1OriginHash: toHex(head.ref.l1Origin.hash),
-      },
-    );
-  }
+  /** Opens the pipeline on the agreed L2 head, reading L1 from its origin − channel timeout up to `l1Head`. */
+  static async open(input: DerivationInput): Promise<Derivation> {
+    const config = derivationConfig(input.rollupConfig, input.l1ChainConfig);
+    const { l1, l2 } = input;
 
-  const chain = new SafeChain(l2, config, head.ref, head.transactions);
-  const source = new BatchSource(config, input.onDropped);
-  const stage = new BatchStage(config, source, chain, input.onDropped);
-  stage.reset(origin.ref);
-  const retrieve = (block: L1BlockData) =>
-    batcherData(config, block, traversal.systemConfig, l1, input.blobs, input.onDropped);
-  source.setBlock(startBlock.ref, await retrieve(startBlock));
-
-  let safe = head.ref;
-  let l2Config = head.systemConfig;
-  while (safe.number < input.target) {
-    const next = await stage.next(safe, traversal.origin.ref);
-    if (next.kind === "not-enough-data") continue;
-    if (next.kind === "eof") {
-      if (!(await traversal.advance()))
-        return { safeHead: safe, reachedTarget: false, l1Origin: traversal.origin.ref };
-      const block = traversal.origin;
-      source.setBlock(block.ref, await retrieve(block));
-      chain.prune(block.ref.number);
-      continue;
-    }
-
-    const batch = next.batch;
-    const epoch = traversal.block(batch.epochNumber);
-    if (epoch === undefined || !bytesEqual(epoch.ref.hash, batch.epochHash)) {
-      throw new CriticalDeriveError("driver", "an accepted batch names an L1 origin outside the L1 chain", {
-        epochNumber: batch.epochNumber,
+    // The agreed head: its L1 origin, sequence number and system config, read from the block itself.
+    const head = await l2Block(l2, config, input.agreedL2Head);
+    if (input.agreedL2HeadHash !== undefined && !bytesEqual(head.ref.hash, input.agreedL2HeadHash)) {
+      throw new CriticalDeriveError("driver", "the L2 provider's agreed head is not the agreed block", {
+        number: input.agreedL2Head,
+        expected: toHex(input.agreedL2HeadHash),
+        actual: toHex(head.ref.hash),
       });
     }
-    // A new epoch brings its L1 block's user deposits and system config updates (op-node's attributes builder).
-    let deposits: Uint8Array[] | undefined;
-    if (epoch.ref.number !== safe.l1Origin.number) {
-      const receipts = await receiptsOf(l1, epoch.ref);
-      l2Config = applyConfigUpdates(l2Config, receipts, config.rollup, epoch.ref.timestamp);
-      deposits = userDeposits(config, receipts, epoch.ref.hash);
-    }
-    const attributes = buildBlockAttributes(config, {
-      parent: safe,
-      epoch,
-      systemConfig: l2Config,
-      userDeposits: deposits,
-      batch,
-    });
-    const derived: DerivedBlock = {
-      number: attributes.number,
-      parent: safe,
-      attributes,
-      transactions: attributes.transactions,
-      depositOnlyTransactions: attributes.transactions.slice(0, attributes.depositCount),
-      l1Origin: epoch.ref,
-      sequenceNumber: attributes.sequenceNumber,
-      batch,
-      derivedFrom: traversal.origin.ref,
-    };
-    const executed = yield derived;
-    if (executed === undefined || !(executed.hash instanceof Uint8Array) || executed.hash.length !== 32) {
+
+    const originNumber = head.ref.l1Origin.number;
+    const start =
+      originNumber - config.channelTimeout > config.genesisL1.number
+        ? originNumber - config.channelTimeout
+        : config.genesisL1.number;
+    const traversal = await L1Traversal.open<SystemConfig>(
+      l1,
+      input.l1Head,
+      start,
+      head.systemConfig,
+      (c, receipts, block) => applyConfigUpdates(c, receipts, config.rollup, block.ref.timestamp),
+    );
+    const startBlock = traversal.origin;
+    if (!isForkActive(config.rollup, OpFork.Holocene, startBlock.ref.timestamp)) {
       throw new CriticalDeriveError(
         "driver",
-        "next() must be given the executed block ({ hash, depositOnly })",
+        "derivation would start before Holocene, which is not supported",
         {
-          number: derived.number,
+          start: start,
+          startTime: startBlock.ref.timestamp,
+          holoceneTime: config.rollup.forkTimes[OpFork.Holocene],
         },
       );
     }
-    safe = {
-      number: derived.number,
-      hash: executed.hash,
-      parentHash: safe.hash,
-      timestamp: batch.timestamp,
-      l1Origin: { number: epoch.ref.number, hash: epoch.ref.hash },
-      sequenceNumber: attributes.sequenceNumber,
-    };
-    chain.add({
-      ref: safe,
-      transactions: executed.depositOnly ? derived.depositOnlyTransactions : derived.transactions,
-    });
-    if (executed.depositOnly) stage.flush();
+    const origin = traversal.block(originNumber);
+    if (origin === undefined || !bytesEqual(origin.ref.hash, head.ref.l1Origin.hash)) {
+      throw new CriticalDeriveError(
+        "driver",
+        "the agreed L2 head's L1 origin is not an ancestor of the L1 head",
+        {
+          l1Origin: originNumber,
+          l1OriginHash: toHex(head.ref.l1Origin.hash),
+        },
+      );
+    }
+
+    const chain = new SafeChain(l2, config, head.ref, head.transactions);
+    const source = new BatchSource(config, input.onDropped);
+    const stage = new BatchStage(config, source, chain, input.onDropped);
+    stage.reset(origin.ref);
+    const derivation = new Derivation(config, input, traversal, source, stage, chain, head);
+    source.setBlock(startBlock.ref, await derivation.retrieve(startBlock));
+    return derivation;
   }
-  return { safeHead: safe, reachedTarget: true, l1Origin: traversal.origin.ref };
+
+  /** The last derived block (the agreed head before the first). */
+  get safeHead(): L2BlockRef {
+    return this.safe;
+  }
+
+  /** The L1 block being read, and the L1 head the derivation is anchored in. */
+  get l1Origin(): L1BlockRef {
+    return this.traversal.origin.ref;
+  }
+
+  get l1Head(): L1BlockRef {
+    return this.traversal.head.ref;
+  }
+
+  /** Whether `run` and `followL1` may be called: no run in progress, none abandoned or failed. */
+  get resumable(): boolean {
+    return !this.running && !this.broken;
+  }
+
+  /**
+   * Moves the L1 head to `l1Head`, which must descend from the current one (every header on the way checked
+   * against its hash). False when it does not: nothing changed, and the caller opens a new derivation.
+   */
+  async followL1(l1Head: Uint8Array): Promise<boolean> {
+    this.assertResumable();
+    const epoch = this.safe.l1Origin.number;
+    const reading = this.traversal.origin.ref.number;
+    return this.traversal.extend(l1Head, epoch < reading ? epoch : reading);
+  }
+
+  /** derive()'s generator from the current safe head up to `target` (see the module comment for the handshake). */
+  async *run(target: bigint): AsyncGenerator<DerivedBlock, DeriveResult, ExecutedBlock | undefined> {
+    this.assertResumable();
+    if (target < this.safe.number) {
+      throw new CriticalDeriveError("driver", "the target is before the safe head", {
+        target,
+        safeHead: this.safe.number,
+      });
+    }
+    this.running = true;
+    let finished = false;
+    try {
+      const result = yield* this.steps(target);
+      finished = true;
+      return result;
+    } finally {
+      this.running = false;
+      if (!finished) this.broken = true;
+    }
+  }
+
+  private async *steps(
+    target: bigint,
+  ): AsyncGenerator<DerivedBlock, DeriveResult, ExecutedBlock | undefined> {
+    const { config, input, traversal, source, stage, chain } = this;
+    while (this.safe.number < target) {
+      if (this.atEof) {
+        if (!(await traversal.advance()))
+          return { safeHead: this.safe, reachedTarget: false, l1Origin: traversal.origin.ref };
+        this.atEof = false;
+        const block = traversal.origin;
+        source.setBlock(block.ref, await this.retrieve(block));
+        chain.prune(block.ref.number);
+        continue;
+      }
+      const safe = this.safe;
+      const next = await stage.next(safe, traversal.origin.ref);
+      if (next.kind === "not-enough-data") continue;
+      if (next.kind === "eof") {
+        this.atEof = true;
+        continue;
+      }
+
+      const batch = next.batch;
+      const epoch = traversal.block(batch.epochNumber);
+      if (epoch === undefined || !bytesEqual(epoch.ref.hash, batch.epochHash)) {
+        throw new CriticalDeriveError("driver", "an accepted batch names an L1 origin outside the L1 chain", {
+          epochNumber: batch.epochNumber,
+        });
+      }
+      // A new epoch brings its L1 block's user deposits and system config updates (op-node's attributes builder).
+      let deposits: Uint8Array[] | undefined;
+      if (epoch.ref.number !== safe.l1Origin.number) {
+        const receipts = await receiptsOf(input.l1, epoch.ref);
+        this.l2Config = applyConfigUpdates(this.l2Config, receipts, config.rollup, epoch.ref.timestamp);
+        deposits = userDeposits(config, receipts, epoch.ref.hash);
+      }
+      const attributes = buildBlockAttributes(config, {
+        parent: safe,
+        epoch,
+        systemConfig: this.l2Config,
+        userDeposits: deposits,
+        batch,
+      });
+      const derived: DerivedBlock = {
+        number: attributes.number,
+        parent: safe,
+        attributes,
+        transactions: attributes.transactions,
+        depositOnlyTransactions: attributes.transactions.slice(0, attributes.depositCount),
+        l1Origin: epoch.ref,
+        sequenceNumber: attributes.sequenceNumber,
+        batch,
+        derivedFrom: traversal.origin.ref,
+      };
+      const executed = yield derived;
+      if (executed === undefined || !(executed.hash instanceof Uint8Array) || executed.hash.length !== 32) {
+        throw new CriticalDeriveError(
+          "driver",
+          "next() must be given the executed block ({ hash, depositOnly })",
+          {
+            number: derived.number,
+          },
+        );
+      }
+      this.safe = {
+        number: derived.number,
+        hash: executed.hash,
+        parentHash: safe.hash,
+        timestamp: batch.timestamp,
+        l1Origin: { number: epoch.ref.number, hash: epoch.ref.hash },
+        sequenceNumber: attributes.sequenceNumber,
+      };
+      chain.add({
+        ref: this.safe,
+        transactions: executed.depositOnly ? derived.depositOnlyTransactions : derived.transactions,
+      });
+      if (executed.depositOnly) stage.flush();
+    }
+    return { safeHead: this.safe, reachedTarget: true, l1Origin: traversal.origin.ref };
+  }
+
+  private retrieve(block: L1BlockData): Promise<readonly Uint8Array[]> {
+    const { config, input, traversal } = this;
+    return batcherData(config, block, traversal.systemConfig, input.l1, input.blobs, input.onDropped);
+  }
+
+  private assertResumable(): void {
+    if (this.running) throw new CriticalDeriveError("driver", "a run of this derivation is in progress", {});
+    if (this.broken) {
+      throw new CriticalDeriveError("driver", "a run of this derivation did not finish: open a new one", {
+        safeHead: this.safe.number,
+      });
+    }
+  }
 }
 
 /** An L2 block of the agreed chain with what derivation reads from it. */

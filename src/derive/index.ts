@@ -206,8 +206,10 @@ export { BatchStage, type BatchStageResult } from "./pipeline/batch-stage.js";
 export {
   type DeriveInput,
   type DeriveResult,
+  type DerivationInput,
   type DerivedBlock,
   type ExecutedBlock,
+  Derivation,
   derive,
 } from "./driver.js";
 export { type ExecutedDerivedBlock, executeDerivedBlock } from "./execute-derived.js";

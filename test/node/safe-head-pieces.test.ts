@@ -39,6 +39,7 @@ import {
   BlobMismatchError,
   type L1BlockRef,
   type L1OriginInfo,
+  type L1Provider,
   buildPayloadAttributes,
   decodeL1InfoDeposit,
   l1OriginFromHeader,
@@ -232,13 +233,36 @@ async function post(
   return l1Block;
 }
 
-function tracker(store: BlockStore, sealed: bigint): SafeHeadTracker {
+/** Counts the L1 blocks whose transactions derivation asks for (each block it reads asks once). */
+class CountingL1 implements L1Provider {
+  transactionReads = 0;
+  constructor(private readonly l1: L1Provider) {}
+  headerByHash(hash: Uint8Array) {
+    return this.l1.headerByHash(hash);
+  }
+  headerByNumber(number: bigint) {
+    return this.l1.headerByNumber(number);
+  }
+  transactionsByHash(hash: Uint8Array) {
+    this.transactionReads++;
+    return this.l1.transactionsByHash(hash);
+  }
+  receiptsByHash(hash: Uint8Array) {
+    return this.l1.receiptsByHash(hash);
+  }
+}
+
+function tracker(
+  store: BlockStore,
+  sealed: bigint,
+  counting?: (l1: L1Provider) => L1Provider,
+): SafeHeadTracker {
   const sources = rpcL1Sources({ l1RpcUrl: l1.anvil.rpcUrl, l1BeaconUrl: l1.anvil.beaconUrl });
   const t = new SafeHeadTracker({
     rollupConfig: config,
     l1ChainConfig: devL1ChainConfig(BigInt(l1.anvil.chainId)),
     store,
-    l1: sources.l1,
+    l1: counting === undefined ? sources.l1 : counting(sources.l1),
     l1Heads: sources.heads,
     blobs: sources.blobs,
     sealedHead: () => sealed,
@@ -419,7 +443,8 @@ describe("an L1 reorg under the safe head", () => {
         a = await seal(storeA, a, genesisOrigin, [await transfer(5, n - 1, BigInt(n))]);
       const lostAt = await post(BLOCKS + 1, last, "calldata", true);
       await l1.anvil.mine();
-      const t = tracker(storeA, BigInt(last));
+      let reads: CountingL1 | undefined;
+      const t = tracker(storeA, BigInt(last), (l1) => (reads = new CountingL1(l1)));
       t.start();
       await until("the safe head to reach the new blocks", () =>
         t.safe.number === BigInt(last) ? true : undefined,
@@ -431,9 +456,27 @@ describe("an L1 reorg under the safe head", () => {
       await l1.anvil.request("anvil_reorg", [Number(depth), []]);
       await until("the safe head to drop back", () => (t.safe.number === BigInt(BLOCKS) ? true : undefined));
       const at = t.status.l1Head!.number;
+      // The round after the reorg opens a derivation from the safe head again (it reads the L1 window back to the
+      // safe head's origin − channel timeout); the rounds after it continue that one, reading only new L1 blocks.
+      await until("a round on the reorged L1", () =>
+        t.status.lastRound !== undefined && t.status.lastRound.l1Head.number >= at ? true : undefined,
+      );
+      expect(t.status.lastRound).toMatchObject({
+        from: BigInt(BLOCKS),
+        continued: false,
+        reachedTarget: false,
+      });
+      const readsBefore = reads!.transactionReads;
       await l1.anvil.mine();
       await l1.anvil.mine();
       await until("two more L1 blocks", () => (t.status.l1Head!.number >= at + 2n ? true : undefined));
+      await until("a round on them", () => (t.status.lastRound!.l1Head.number >= at + 2n ? true : undefined));
+      expect(t.status.lastRound).toMatchObject({
+        from: BigInt(BLOCKS),
+        continued: true,
+        reachedTarget: false,
+      });
+      expect(reads!.transactionReads - readsBefore).toBe(2);
       expect(t.safe.number).toBe(BigInt(BLOCKS));
       expect(t.status.halted).toBeUndefined();
 

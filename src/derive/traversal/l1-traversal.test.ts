@@ -18,6 +18,19 @@ function chain(blocks = 6) {
   return l1;
 }
 
+/** The chain's provider, except that block `n`'s header comes back changed (it no longer hashes to its hash). */
+function lyingAbout(l1: SyntheticL1, n: number): L1Provider {
+  return {
+    headerByHash: async (hash) =>
+      Buffer.from(hash).equals(Buffer.from(l1.hashes[n]!))
+        ? { ...l1.headers[n]!, gasUsed: 1n }
+        : l1.provider.headerByHash(hash),
+    headerByNumber: (number) => l1.provider.headerByNumber(number),
+    transactionsByHash: (h) => l1.provider.transactionsByHash(h),
+    receiptsByHash: (h) => l1.provider.receiptsByHash(h),
+  };
+}
+
 describe("L1 traversal", () => {
   it("walks from the start to the head, applying each new block's receipts (not the start block's)", async () => {
     const l1 = chain();
@@ -35,15 +48,7 @@ describe("L1 traversal", () => {
 
   it("refuses a header that does not hash to the hash it was asked by", async () => {
     const l1 = chain();
-    const lying: L1Provider = {
-      headerByHash: async (hash) =>
-        Buffer.from(hash).equals(Buffer.from(l1.hashes[3]!))
-          ? { ...l1.headers[3]!, gasUsed: 1n }
-          : l1.provider.headerByHash(hash),
-      headerByNumber: (n) => l1.provider.headerByNumber(n),
-      transactionsByHash: (h) => l1.provider.transactionsByHash(h),
-      receiptsByHash: (h) => l1.provider.receiptsByHash(h),
-    };
+    const lying = lyingAbout(l1, 3);
     await expect(L1Traversal.open(lying, l1.head, 1n, [], record)).rejects.toBeInstanceOf(
       CriticalDeriveError,
     );
@@ -88,5 +93,57 @@ describe("L1 traversal", () => {
     const e = await t.advance().catch((x: unknown) => x);
     expect(e).toBeInstanceOf(CriticalDeriveError);
     expect((e as CriticalDeriveError).stage).toBe("traversal");
+  });
+
+  describe("extend", () => {
+    it("moves the head to a descendant and goes on reading, forgetting blocks below keepFrom", async () => {
+      const l1 = chain(8);
+      const t = await L1Traversal.open(l1.provider, l1.hashes[4]!, 1n, [] as string[], record);
+      while (await t.advance());
+      expect(t.origin.ref.number).toBe(4n);
+      expect(await t.extend(l1.hashes[4]!, 0n)).toBe(true); // the same head: nothing to do
+      expect(await t.extend(l1.hashes[7]!, 3n)).toBe(true);
+      expect(t.head.ref.hash).toEqual(l1.hashes[7]);
+      expect(t.block(2n)).toBeUndefined();
+      expect(t.block(3n)?.ref.hash).toEqual(l1.hashes[3]);
+      expect(t.origin.ref.number).toBe(4n);
+      const seen: bigint[] = [];
+      while (await t.advance()) seen.push(t.origin.ref.number);
+      expect(seen).toEqual([5n, 6n, 7n]);
+      expect(t.systemConfig).toEqual(["2:2", "3:3", "4:4", "5:5", "6:6", "7:7"]);
+      // Never forgets the block being read, whatever keepFrom says.
+      expect(await t.extend(l1.head, 100n)).toBe(true);
+      expect(t.origin.ref.number).toBe(7n);
+      expect(t.block(7n)?.ref.hash).toEqual(l1.hashes[7]);
+    });
+
+    it("refuses an older head and one that does not descend from the head (an L1 reorg), changing nothing", async () => {
+      const l1 = chain(6);
+      const t = await L1Traversal.open(l1.provider, l1.hashes[4]!, 1n, [] as string[], record);
+      expect(await t.extend(l1.hashes[3]!, 0n)).toBe(false);
+      // A block 5 on another block 4 (same number, other contents).
+      const fork4 = l1.provider.add({
+        header: { ...l1.headers[4]!, mixHash: new Uint8Array(32).fill(0x77) },
+        transactions: [],
+        receipts: [],
+      });
+      const fork5 = l1.provider.add({
+        header: { ...l1.headers[5]!, parentHash: fork4 },
+        transactions: [],
+        receipts: [],
+      });
+      expect(await t.extend(fork5, 0n)).toBe(false);
+      expect(t.head.ref.hash).toEqual(l1.hashes[4]);
+      expect(t.block(1n)?.ref.hash).toEqual(l1.hashes[1]);
+      expect(await t.extend(l1.hashes[5]!, 0n)).toBe(true);
+    });
+
+    it("checks every new header against its hash", async () => {
+      const l1 = chain(7);
+      const lying = lyingAbout(l1, 5);
+      const t = await L1Traversal.open(lying, l1.hashes[4]!, 1n, [] as string[], record);
+      await expect(t.extend(l1.hashes[6]!, 0n)).rejects.toBeInstanceOf(CriticalDeriveError);
+      expect(t.head.ref.hash).toEqual(l1.hashes[4]);
+    });
   });
 });

@@ -58,7 +58,7 @@ export class L1Traversal<C> {
 
   private constructor(
     private readonly l1: L1Provider,
-    private readonly blocks: readonly L1BlockData[],
+    private blocks: L1BlockData[],
     private config: C,
     private readonly update: ConfigUpdater<C>,
   ) {}
@@ -102,6 +102,47 @@ export class L1Traversal<C> {
       header = parent;
     }
     return new L1Traversal(l1, blocks, config, update);
+  }
+
+  /**
+   * Moves the L1 head to `l1Head` when it descends from the current head, walking back from it by parent hash (each
+   * header checked against its hash) to the current head; the blocks below `keepFrom` that are also below the block
+   * being read are forgotten. False, and nothing changed, when `l1Head` is not a descendant (an L1 reorg, or an older
+   * head): the caller derives again from a fresh traversal.
+   */
+  async extend(l1Head: Uint8Array, keepFrom: bigint): Promise<boolean> {
+    const current = this.head;
+    if (bytesEqual(current.ref.hash, l1Head)) return true;
+    const head = await verifiedHeader(this.l1, l1Head);
+    if (head.number <= current.ref.number) return false;
+    if (head.number - current.ref.number >= MAX_TRAVERSAL_BLOCKS) {
+      throw new CriticalDeriveError("traversal", "the L1 range is too long", {
+        l1Head: head.number,
+        start: current.ref.number,
+      });
+    }
+    const added = new Array<L1BlockData>(Number(head.number - current.ref.number));
+    let header = head;
+    let hash = l1Head;
+    for (let i = added.length - 1; ; i--) {
+      added[i] = { ref: l1BlockRef(header, hash), header };
+      hash = header.parentHash;
+      if (i === 0) break;
+      const parent = await verifiedHeader(this.l1, hash);
+      if (parent.number !== header.number - 1n) {
+        throw new CriticalDeriveError("traversal", "L1 parent header has the wrong number", {
+          number: parent.number,
+          child: header.number,
+        });
+      }
+      header = parent;
+    }
+    if (!bytesEqual(hash, current.ref.hash)) return false;
+    const first = this.blocks[0]!.ref.number;
+    const drop = Math.min(this.index, keepFrom > first ? Number(keepFrom - first) : 0);
+    this.blocks = this.blocks.slice(drop).concat(added);
+    this.index -= drop;
+    return true;
   }
 
   /** The block being read. */

@@ -1,8 +1,11 @@
 /**
  * The node's derived safe and finalized heads (docs/node/l1.md "Safe and finalized heads").
  *
- * Whenever the L1 head changes, the tracker runs src/derive's `derive()` from its current safe head up to the
- * node's sealed head, anchored in that L1 head. Each yielded block's attributes are executed against the parent's
+ * Whenever the L1 head changes, the tracker runs src/derive's derivation from its current safe head up to the
+ * node's sealed head, anchored in that L1 head. The derivation is kept between rounds and follows the L1 head (as
+ * op-node's pipeline does): a round continues where the last one stopped, reading only the new L1 blocks, instead of
+ * reading the channel-timeout window of L1 again and decoding its channels and span batches again. It is opened
+ * afresh from the safe head after an L1 reorg, a reorged safe head, an error or an unfinished round. Each yielded block's attributes are executed against the parent's
  * state in the node's store (src/chain's executeBlock; nothing is written to the store) and the resulting hash is
  * compared with the block the node sealed at that height: equal, the safe head advances; different, a loud error
  * names the first differing field and the safe head stops there for good (until a restart). An invalid payload is
@@ -21,8 +24,8 @@ import {
   type L1BlockRef,
   type L1Provider,
   type L2BlockRef,
+  Derivation,
   decodeL1InfoDeposit,
-  derive,
   executeDerivedBlock,
 } from "../../derive/index.js";
 import { SuiteError, type ErrorDetails } from "../../errors/index.js";
@@ -66,6 +69,8 @@ export interface DerivationRound {
   /** Wall time of the round, derivation and execution included. */
   readonly ms: number;
   readonly reachedTarget: boolean;
+  /** True when the round continued the previous round's derivation; false when it opened one from the safe head. */
+  readonly continued: boolean;
 }
 
 /** The last error the tracker met (data missing, an L1 endpoint down, a mismatch). */
@@ -169,6 +174,8 @@ export class SafeHeadTracker {
   private readonly listeners = new Set<SafeHeadListener>();
   private readonly l2: StoreL2Provider;
   private readonly polling: PollLoop;
+  /** The last round's derivation, continued by the next round when it can be. */
+  private derivation: Derivation | undefined;
 
   /**
    * Reads the starting point from the store: the finalized head it persisted, else the rollup config's L2
@@ -276,6 +283,7 @@ export class SafeHeadTracker {
       if (this.halted === undefined) this.lastError = undefined;
     } catch (error) {
       this.needRound = true;
+      this.derivation = undefined;
       this.lastError = describe(error);
       this.opts.logger.warn(
         { err: error, safe: Number(this.safeRef.number) },
@@ -293,19 +301,8 @@ export class SafeHeadTracker {
     const from = this.safeRef;
     const target = this.opts.sealedHead();
     const { logger } = this.opts;
-    const run = derive({
-      rollupConfig: this.opts.rollupConfig,
-      ...(this.opts.l1ChainConfig === undefined ? {} : { l1ChainConfig: this.opts.l1ChainConfig }),
-      l1: this.opts.l1,
-      l2: this.l2,
-      blobs: this.opts.blobs,
-      agreedL2Head: from.number,
-      agreedL2HeadHash: from.hash,
-      l1Head: l1Head.hash,
-      target,
-      onDropped: (e) =>
-        logger.debug({ reason: e.details.reason, stage: e.stage }, `derivation dropped: ${e.message}`),
-    });
+    const { derivation, continued } = await this.derivationFrom(from, l1Head);
+    const run = derivation.run(target);
     let blocks = 0;
     let reachedTarget = false;
     const finish = () => {
@@ -318,6 +315,7 @@ export class SafeHeadTracker {
         blocks,
         ms,
         reachedTarget,
+        continued,
       };
       const fields = {
         l1Head: Number(l1Head.number),
@@ -326,6 +324,7 @@ export class SafeHeadTracker {
         target: Number(target),
         blocks,
         ms: Math.round(ms),
+        continued,
       };
       if (blocks > 0) logger.info(fields, "safe head advanced");
       else logger.debug(fields, "derivation round: no new safe block");
@@ -355,6 +354,43 @@ export class SafeHeadTracker {
     } finally {
       finish();
     }
+  }
+
+  /**
+   * The derivation a round runs: the previous round's when it finished, ended on the safe head `from` and its L1
+   * head moves on to `l1Head`; otherwise a new one opened on `from` (the only one kept from then on).
+   */
+  private async derivationFrom(
+    from: L2BlockRef,
+    l1Head: L1BlockRef,
+  ): Promise<{ derivation: Derivation; continued: boolean }> {
+    const kept = this.derivation;
+    this.derivation = undefined;
+    if (
+      kept !== undefined &&
+      kept.resumable &&
+      kept.safeHead.number === from.number &&
+      bytesEqual(kept.safeHead.hash, from.hash) &&
+      (await kept.followL1(l1Head.hash))
+    ) {
+      this.derivation = kept;
+      return { derivation: kept, continued: true };
+    }
+    const { logger } = this.opts;
+    const opened = await Derivation.open({
+      rollupConfig: this.opts.rollupConfig,
+      ...(this.opts.l1ChainConfig === undefined ? {} : { l1ChainConfig: this.opts.l1ChainConfig }),
+      l1: this.opts.l1,
+      l2: this.l2,
+      blobs: this.opts.blobs,
+      agreedL2Head: from.number,
+      agreedL2HeadHash: from.hash,
+      l1Head: l1Head.hash,
+      onDropped: (e) =>
+        logger.debug({ reason: e.details.reason, stage: e.stage }, `derivation dropped: ${e.message}`),
+    });
+    this.derivation = opened;
+    return { derivation: opened, continued: false };
   }
 
   /** Executes a derived block over the store and compares it with the sealed block of the same height. */
@@ -432,6 +468,7 @@ export class SafeHeadTracker {
 
   private halt(error: DerivedBlockMismatchError, derivedFrom: L1BlockRef): void {
     this.halted = error;
+    this.derivation = undefined;
     this.haltedFrom = derivedFrom;
     this.lastError = describe(error);
     this.opts.logger.error(
