@@ -100,6 +100,7 @@ export {
   outputRootV0,
 } from "./output-root.js";
 export { orderedTrieRoot } from "./ordered-trie.js";
+export { Bytes32Map } from "./bytes32-map.js";
 export {
   InvalidPreimageKeyError,
   MissingPreimageError,
