@@ -55,6 +55,8 @@ export interface BlockBuilderOptions {
   parent: BlockHeader;
   attributes: PayloadAttributes;
   source: PreimageSource;
+  /** PreimageTrieDBOptions.keepEveryWrite: for a store-backed execution (the node's), not the proof program's. */
+  keepEveryWrite?: boolean;
 }
 
 export type AddTransactionResult =
@@ -191,7 +193,7 @@ export class BlockBuilder {
 
     await installEngineFastPaths();
     const common = fastEipLookup(commonFor(config.l2ChainId, fork));
-    const db = new PreimageTrieDB(opts.source);
+    const db = new PreimageTrieDB(opts.source, { keepEveryWrite: opts.keepEveryWrite === true });
     const state = BlockStateManager.create(db, parent.stateRoot, common);
     // One checkpoint for the whole block: writes stay in the caches until a root is computed.
     await state.checkpoint();

@@ -29,6 +29,8 @@ export interface ExecuteBlockInput {
    * here, so the requests it fetches ahead progress while it executes (an execution awaits only microtasks).
    */
   betweenTransactions?: () => Promise<void> | undefined;
+  /** BlockBuilderOptions.keepEveryWrite: for a store-backed execution (the node's), not the proof program's. */
+  keepEveryWrite?: boolean;
 }
 
 export async function executeBlock(input: ExecuteBlockInput): Promise<SealedBlock> {
@@ -37,6 +39,7 @@ export async function executeBlock(input: ExecuteBlockInput): Promise<SealedBloc
     parent: input.parent,
     attributes: input.attributes,
     source: input.source,
+    keepEveryWrite: input.keepEveryWrite === true,
   });
   for (let i = 0; i < input.transactions.length; i++) {
     const pause = input.betweenTransactions?.();

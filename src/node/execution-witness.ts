@@ -138,6 +138,8 @@ export async function executeWithWitness(
     parent: input.parent,
     attributes: input.attributes,
     source,
+    // The written nodes are dropped, and a lookup through `source` would record a node as read (PreimageTrieDBOptions).
+    keepEveryWrite: true,
   });
   for (let i = 0; i < input.transactions.length; i++) {
     const result = await builder.addTransaction(input.transactions[i]!);

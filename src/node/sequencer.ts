@@ -219,6 +219,8 @@ export class Sequencer extends HeadHolder {
       parent: parent.header,
       attributes: plan.attributes,
       source: store,
+      // The store inserts the written nodes OR IGNOREs them: no lookup for each (PreimageTrieDBOptions).
+      keepEveryWrite: true,
     });
     const ctx: BlockContext = {
       ...beginBlock(store, builder, parent, this.headView, timestamp),

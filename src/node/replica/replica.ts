@@ -379,6 +379,8 @@ export class Replica extends HeadHolder {
         parent: parent.header,
         attributes,
         source: this.opts.store,
+        // The store inserts the written nodes OR IGNOREs them: no lookup for each (PreimageTrieDBOptions).
+        keepEveryWrite: true,
       });
       this.block = {
         ...beginBlock(this.opts.store, builder, parent, this.headView, base.timestamp),

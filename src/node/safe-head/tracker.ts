@@ -419,6 +419,8 @@ export class SafeHeadTracker {
           attributes: block.attributes,
           transactions,
           source: store,
+          // The written nodes are dropped: no lookup in the store for each (PreimageTrieDBOptions).
+          keepEveryWrite: true,
         }),
       (error) =>
         this.opts.logger.warn(
