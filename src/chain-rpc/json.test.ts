@@ -3,12 +3,13 @@
  * legacy transaction (v = 27/28), an OP deposit whose node left `mint` and `isSystemTx` out (op-geth omits them when
  * zero/false), unsupported types and out-of-range fields, and receipts without a status.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type Hex, keccak256, numberToHex, parseTransaction, serializeTransaction } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { decodeDepositTransaction, toHex } from "../chain/index.js";
 import { MalformedResponseError, encodeTransactionJson, receiptFromJson } from "./index.js";
-import { checkedTransaction } from "./json.js";
+import { checkedTransaction, hexData } from "./json.js";
 
 const account = privateKeyToAccount(generatePrivateKey());
 
@@ -141,5 +142,44 @@ describe("receiptFromJson", () => {
       expect(error).toBeInstanceOf(MalformedResponseError);
       expect((error as MalformedResponseError).kind).toBe("malformed");
     }
+  });
+});
+
+describe("hexData", () => {
+  /** The definition it implements in one pass. */
+  const HEX_DATA = /^0x(?:[0-9a-fA-F]{2})*$/;
+  const decodeOrError = (s: unknown) => {
+    try {
+      return toHex(hexData(s, "f"));
+    } catch (e) {
+      expect(e).toBeInstanceOf(MalformedResponseError);
+      return "refused";
+    }
+  };
+
+  it("accepts exactly the strings /^0x(?:[0-9a-fA-F]{2})*$/ accepts, with their bytes (property)", () => {
+    const char = fc.constantFrom(..."0123456789abcdefABCDEFxXg \u00e9\u0000".split(""));
+    const text = fc.oneof(
+      fc.array(char, { maxLength: 40 }).map((c) => `0x${c.join("")}`),
+      fc.array(char, { maxLength: 40 }).map((c) => c.join("")),
+      fc.uint8Array({ maxLength: 64 }).map((b) => toHex(b)),
+      fc.string({ maxLength: 20 }),
+    );
+    fc.assert(
+      fc.property(text, (s) => {
+        const expected = HEX_DATA.test(s) ? `0x${s.slice(2).toLowerCase()}` : "refused";
+        expect(decodeOrError(s)).toBe(expected);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("refuses what is not a string, checks the length asked for, and never answers a view of a shared pool", () => {
+    for (const v of [undefined, null, 12, ["0x00"], { hex: "0x00" }])
+      expect(decodeOrError(v)).toBe("refused");
+    expect(() => hexData("0x0011", "f", 3)).toThrow(/must be 3 bytes/);
+    const bytes = hexData("0x0011", "f", 2);
+    expect([bytes.byteOffset, bytes.buffer.byteLength]).toEqual([0, 2]);
+    expect(hexData("0x", "f")).toEqual(new Uint8Array(0));
   });
 });
