@@ -10,8 +10,17 @@ export class InvalidHexError extends ChainError {
   }
 }
 
-/** Lowercase hex without `0x`. */
+/** Below this many bytes the table loop is faster than a call into node's native encoder (measured). */
+const NATIVE_HEX_FROM = 16;
+
+/**
+ * Lowercase hex without `0x`. From 16 bytes on, node's native encoder: the table loop builds a string per byte, 2.4×
+ * slower on a 32-byte hash and 4.4× on a 532-byte trie node (a node's witness answers are thousands of those).
+ */
 export function toHexRaw(bytes: Uint8Array): string {
+  if (bytes.length >= NATIVE_HEX_FROM) {
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("hex");
+  }
   let out = "";
   for (let i = 0; i < bytes.length; i++) out += BYTE_TO_HEX[bytes[i]!];
   return out;
