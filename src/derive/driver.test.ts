@@ -212,6 +212,7 @@ async function runFollowing(
       if (!result.reachedTarget) break;
     }
   }
+  expect(derivation.derivedBlocks).toBe(blocks.length);
   return { blocks, result, drops, runs };
 }
 

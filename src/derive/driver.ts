@@ -145,6 +145,7 @@ export class Derivation {
   private atEof = false;
   private running = false;
   private broken = false;
+  private derived = 0;
 
   private constructor(
     private readonly config: DerivationConfig,
@@ -231,6 +232,14 @@ export class Derivation {
 
   get l1Head(): L1BlockRef {
     return this.traversal.head.ref;
+  }
+
+  /**
+   * Blocks derived since it was opened. Its safe chain keeps every derived block's ref (what validation may ask of
+   * any derived block), so a caller that runs it for good opens a new one now and then (the node's tracker does).
+   */
+  get derivedBlocks(): number {
+    return this.derived;
   }
 
   /** Whether `run` and `followL1` may be called: no run in progress, none abandoned or failed. */
@@ -342,6 +351,7 @@ export class Derivation {
         l1Origin: { number: epoch.ref.number, hash: epoch.ref.hash },
         sequenceNumber: attributes.sequenceNumber,
       };
+      this.derived++;
       chain.add({
         ref: this.safe,
         transactions: executed.depositOnly ? derived.depositOnlyTransactions : derived.transactions,

@@ -37,6 +37,13 @@ import { DerivedBlockMismatchError, SafeHeadInconsistencyError } from "./errors.
 import type { L1HeadSource, L1Heads } from "./l1.js";
 import { StoreL2Provider } from "./store-l2.js";
 
+/**
+ * Blocks one derivation derives before the tracker opens a new one from the safe head: its safe chain keeps a ref per
+ * derived block (about 200 bytes), so a derivation kept for good would grow without bound; this caps it near 2 MB at
+ * the cost of reading the channel-timeout window once more every 10 000 blocks.
+ */
+export const MAX_BLOCKS_PER_DERIVATION = 10_000;
+
 /** The store meta key holding the last finalized head, `{"number":"…","hash":"0x…"}`. */
 export const FINALIZED_META_KEY = "derivedFinalizedHead";
 
@@ -369,6 +376,7 @@ export class SafeHeadTracker {
     if (
       kept !== undefined &&
       kept.resumable &&
+      kept.derivedBlocks < MAX_BLOCKS_PER_DERIVATION &&
       kept.safeHead.number === from.number &&
       bytesEqual(kept.safeHead.hash, from.hash) &&
       (await kept.followL1(l1Head.hash))
