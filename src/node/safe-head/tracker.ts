@@ -5,7 +5,8 @@
  * node's sealed head, anchored in that L1 head. The derivation is kept between rounds and follows the L1 head (as
  * op-node's pipeline does): a round continues where the last one stopped, reading only the new L1 blocks, instead of
  * reading the channel-timeout window of L1 again and decoding its channels and span batches again. It is opened
- * afresh from the safe head after an L1 reorg, a reorged safe head, an error or an unfinished round. Each yielded block's attributes are executed against the parent's
+ * afresh from the safe head after an L1 reorg, a reorged safe head, an error, an unfinished round, and every
+ * MAX_BLOCKS_PER_DERIVATION blocks. Each yielded block's attributes are executed against the parent's
  * state in the node's store (src/chain's executeBlock; nothing is written to the store) and the resulting hash is
  * compared with the block the node sealed at that height: equal, the safe head advances; different, a loud error
  * names the first differing field and the safe head stops there for good (until a restart). An invalid payload is
