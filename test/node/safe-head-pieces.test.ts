@@ -453,13 +453,15 @@ describe("an L1 reorg under the safe head", () => {
 
       // The reorg replaces the L1 blocks from the batch's on, without it.
       const depth = (await l1.anvil.client.getBlockNumber()) - lostAt + 1n;
+      // No round runs while the safe head is the sealed head: the next round recorded is the first after the reorg.
+      const roundBefore = t.status.lastRound;
       await l1.anvil.request("anvil_reorg", [Number(depth), []]);
       await until("the safe head to drop back", () => (t.safe.number === BigInt(BLOCKS) ? true : undefined));
       const at = t.status.l1Head!.number;
       // The round after the reorg opens a derivation from the safe head again (it reads the L1 window back to the
       // safe head's origin − channel timeout); the rounds after it continue that one, reading only new L1 blocks.
       await until("a round on the reorged L1", () =>
-        t.status.lastRound !== undefined && t.status.lastRound.l1Head.number >= at ? true : undefined,
+        t.status.lastRound !== roundBefore && t.status.lastRound!.l1Head.number >= at ? true : undefined,
       );
       expect(t.status.lastRound).toMatchObject({
         from: BigInt(BLOCKS),
