@@ -53,11 +53,15 @@ export interface BaseLoadOptions {
   readonly senders: number;
   /** The hosts' --witness-workers (undefined: each host's default, its --workers). */
   readonly witnessWorkers?: number;
+  /** The hosts' --witness-run, each with every worker count (undefined: the host's default, program). */
+  readonly witnessRuns?: readonly string[];
 }
 
 /** One enclave process with its --workers, the proxy in front of it, and a host with the same --workers. */
 interface Prover {
   readonly workers: number;
+  /** The host's --witness-run (undefined: its default). */
+  readonly witnessRun: string | undefined;
   readonly enclave: RunningEnclave;
   readonly proxy: TamperProxy;
   readonly host: RunningHost;
@@ -68,6 +72,7 @@ interface Prover {
 interface RunFigures extends StageFigures {
   readonly blocks: number;
   readonly workers: number;
+  readonly witnessRun: string | undefined;
   readonly gas: number;
   readonly transactions: number;
   readonly totalMs: number;
@@ -100,6 +105,7 @@ async function startProver(
   chain: LoadChain,
   workers: number,
   witnessWorkers: number | undefined,
+  witnessRun: string | undefined,
 ): Promise<Prover> {
   // The heap the enclave sizes its request budget by (half of it): big blocks make big frames.
   const enclave = await startEnclave(["--rollup-config", chain.rollupPath, "--workers", String(workers)], {
@@ -111,10 +117,11 @@ async function startProver(
     ...witnessHostArgs(chain, proxy.path, "127.0.0.1:0"),
     ...["--workers", String(workers), "--proof-request-timeout", String(PROVE_TIMEOUT_SECONDS)],
     ...(witnessWorkers === undefined ? [] : ["--witness-workers", String(witnessWorkers)]),
+    ...(witnessRun === undefined ? [] : ["--witness-run", witnessRun]),
   ]);
   const pool = workers > 1 ? new BlockPool({ workers }) : undefined;
   await pool?.start();
-  return { workers, enclave, proxy, host, pool };
+  return { workers, witnessRun, enclave, proxy, host, pool };
 }
 
 async function stopProver(prover: Prover): Promise<void> {
@@ -176,6 +183,7 @@ async function proveOnce(
   return {
     blocks: request.claimed - request.agreed,
     workers: prover.workers,
+    witnessRun: prover.witnessRun,
     ...load,
     totalMs,
     witnessMs: Number(witness.totalMs ?? NaN),
@@ -192,8 +200,8 @@ async function proveOnce(
           : `sequential${executed.fallback === undefined ? "" : ` (fell back: ${String(executed.fallback)})`}`,
     enclavePeakRssMiB,
     hostMode:
-      witness.execution === "parallel"
-        ? "parallel"
+      witness.execution === "parallel" || witness.execution === "forwarded"
+        ? String(witness.execution)
         : `sequential${witness.fallback === undefined ? "" : ` (fell back: ${JSON.stringify(witness.fallback)})`}`,
     hostPeakRssMiB: mib(witness.peakRssBytes),
     hostWorkerHeapMiB: mib(witness.peakWorkerHeapBytes),
@@ -265,22 +273,25 @@ function printFigures(figures: readonly RunFigures[]): void {
   console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const f of figures)
     console.log(
-      `| ${f.blocks} (${intervalFor(f.blocks)}) | ${f.workers} | ${(f.gas / 1e6).toFixed(0)} M (${(f.gas / f.blocks / 1e6).toFixed(1)} M) | ${f.transactions} | ${seconds(f.totalMs)} | ${mgasPerSecond(f.gas, f.totalMs)} | ${stage(f, f.witnessMs)} | ${seconds(f.transferMs)} (${(f.frameBytes / 2 ** 20).toFixed(0)} MiB, ${f.preimages} preimages) | ${stage(f, f.enclaveMs)} | ${stage(f, f.verifyMs)} | ${stage(f, f.derivationMs)} | ${stage(f, f.executionMs)} [${f.mode}] | ${seconds(f.signingMs)} | ${f.enclaveMode} | ${mibText(f.enclavePeakRssMiB)} | ${f.hostMode} | ${mibText(f.hostPeakRssMiB)} (${mibText(f.hostWorkerHeapMiB)}) |`,
+      `| ${f.blocks} (${intervalFor(f.blocks)}) | ${f.workers}${f.witnessRun === undefined ? "" : ` (${f.witnessRun})`} | ${(f.gas / 1e6).toFixed(0)} M (${(f.gas / f.blocks / 1e6).toFixed(1)} M) | ${f.transactions} | ${seconds(f.totalMs)} | ${mgasPerSecond(f.gas, f.totalMs)} | ${stage(f, f.witnessMs)} | ${seconds(f.transferMs)} (${(f.frameBytes / 2 ** 20).toFixed(0)} MiB, ${f.preimages} preimages) | ${stage(f, f.enclaveMs)} | ${stage(f, f.verifyMs)} | ${stage(f, f.derivationMs)} | ${stage(f, f.executionMs)} [${f.mode}] | ${seconds(f.signingMs)} | ${f.enclaveMode} | ${mibText(f.enclavePeakRssMiB)} | ${f.hostMode} | ${mibText(f.hostPeakRssMiB)} (${mibText(f.hostWorkerHeapMiB)}) |`,
     );
-  for (const blocks of new Set(figures.map((f) => f.blocks))) {
-    const runs = figures.filter((f) => f.blocks === blocks).sort((a, b) => a.workers - b.workers);
-    if (runs.length < 2) continue;
-    const [few, many] = [runs[0]!, runs.at(-1)!];
-    console.log(
-      `${blocks} blocks, ${few.workers} → ${many.workers} workers: end to end ${(few.totalMs / many.totalMs).toFixed(2)}×, the enclave's round trip ${(few.enclaveMs / many.enclaveMs).toFixed(2)}×, the host's witness ${(few.witnessMs / many.witnessMs).toFixed(2)}×, execution replayed ${(few.executionMs / many.executionMs).toFixed(2)}×`,
-    );
-  }
+  for (const blocks of new Set(figures.map((f) => f.blocks)))
+    for (const witnessRun of new Set(figures.map((f) => f.witnessRun))) {
+      const runs = figures
+        .filter((f) => f.blocks === blocks && f.witnessRun === witnessRun)
+        .sort((a, b) => a.workers - b.workers);
+      if (runs.length < 2) continue;
+      const [few, many] = [runs[0]!, runs.at(-1)!];
+      console.log(
+        `${blocks} blocks${witnessRun === undefined ? "" : ` (--witness-run ${witnessRun})`}, ${few.workers} → ${many.workers} workers: end to end ${(few.totalMs / many.totalMs).toFixed(2)}×, the enclave's round trip ${(few.enclaveMs / many.enclaveMs).toFixed(2)}×, the host's witness ${(few.witnessMs / many.witnessMs).toFixed(2)}×, execution replayed ${(few.executionMs / many.executionMs).toFixed(2)}×`,
+      );
+    }
 }
 
 export async function benchProveBaseLoad(options: BaseLoadOptions): Promise<void> {
   const started = Date.now();
   console.log(
-    `bench:prove --load base: ranges ${options.ranges.join(", ")}, workers ${options.workers.join(", ")}${options.witnessWorkers === undefined ? "" : ` (the hosts' own run on ${options.witnessWorkers})`}, gas limit ${options.gasLimit}, load ${(options.gasPerSecond / 1e6).toFixed(0)} Mgas/s`,
+    `bench:prove --load base: ranges ${options.ranges.join(", ")}, workers ${options.workers.join(", ")}${options.witnessWorkers === undefined ? "" : ` (the hosts' own run on ${options.witnessWorkers})`}${options.witnessRuns === undefined ? "" : `, --witness-run ${options.witnessRuns.join(", ")}`}, gas limit ${options.gasLimit}, load ${(options.gasPerSecond / 1e6).toFixed(0)} Mgas/s`,
   );
   console.log(machineLine());
   const chain = await startLoadChain({
@@ -317,8 +328,9 @@ export async function benchProveBaseLoad(options: BaseLoadOptions): Promise<void
     console.log(
       `safe at ${last} after ${((Date.now() - started) / 1000).toFixed(0)} s; load average ${loadAverage()}`,
     );
-    for (const workers of options.workers)
-      provers.push(await startProver(chain, workers, options.witnessWorkers));
+    for (const witnessRun of options.witnessRuns ?? [undefined])
+      for (const workers of options.workers)
+        provers.push(await startProver(chain, workers, options.witnessWorkers, witnessRun));
     const figures: RunFigures[] = [];
     for (const [i, blocks] of options.ranges.entries()) {
       const request = await rangeRequestOn(
@@ -333,7 +345,7 @@ export async function benchProveBaseLoad(options: BaseLoadOptions): Promise<void
         const run = await proveOnce(chain, prover, request, gas);
         figures.push(run);
         console.log(
-          `  ${blocks} blocks, ${prover.workers} worker(s): ${seconds(run.totalMs)}, ${mgasPerSecond(run.gas, run.totalMs)} Mgas/s proven, witness ${seconds(run.witnessMs)} (host ${run.hostMode}, peak RSS ${mibText(run.hostPeakRssMiB)}); load average ${loadAverage()}`,
+          `  ${blocks} blocks, ${prover.workers} worker(s)${prover.witnessRun === undefined ? "" : `, --witness-run ${prover.witnessRun}`}: ${seconds(run.totalMs)}, ${mgasPerSecond(run.gas, run.totalMs)} Mgas/s proven, witness ${seconds(run.witnessMs)} (host ${run.hostMode}, peak RSS ${mibText(run.hostPeakRssMiB)}); load average ${loadAverage()}`,
         );
       }
     }

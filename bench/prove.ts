@@ -23,7 +23,8 @@
  * strategies' comparison.
  *
  * `--load base` proves a chain built at Base's target gas instead (bench/prove-base.ts: `--ranges` default
- * 10,100,600, `--workers 1,2`, `--witness-workers N` for every host, `--gas-limit`, `--gas-per-second`, `--senders`).
+ * 10,100,600, `--workers 1,2`, `--witness-workers N` for every host, `--witness-run program,forward`: each
+ * with every worker count, `--gas-limit`, `--gas-per-second`, `--senders`).
  */
 import { parseArgs } from "node:util";
 import {
@@ -245,13 +246,11 @@ async function main(): Promise<void> {
       "gas-per-second": { type: "string", default: "40000000" },
       senders: { type: "string", default: "128" },
       "witness-workers": { type: "string" },
+      "witness-run": { type: "string" },
     },
   });
-  const list = (text: string) =>
-    text
-      .split(",")
-      .filter((size) => size !== "")
-      .map(Number);
+  const names = (text: string) => text.split(",").filter((name) => name !== "");
+  const list = (text: string) => names(text).map(Number);
   if (values.load !== undefined) {
     if (values.load !== "base") throw new Error(`--load: only "base" is known, got ${values.load}`);
     await benchProveBaseLoad({
@@ -263,6 +262,7 @@ async function main(): Promise<void> {
       ...(values["witness-workers"] === undefined
         ? {}
         : { witnessWorkers: Number(values["witness-workers"]) }),
+      ...(values["witness-run"] === undefined ? {} : { witnessRuns: names(values["witness-run"]) }),
     });
     return;
   }

@@ -43,6 +43,8 @@ import {
   DEFAULT_MAX_L1_DISTANCE,
   defaultMaxL1Distance,
   WITNESS_STRATEGY_CHOICES,
+  WITNESS_RUNS,
+  type WitnessRun,
   type WitnessStrategyChoice,
 } from "./witness/index.js";
 import { DEFAULT_PROOF_TIMEOUT_MS } from "./proof-service.js";
@@ -66,6 +68,11 @@ export interface HostConfig {
   readonly rollupConfig: RollupConfig | undefined;
   /** Where the L2 state comes from (--witness-strategy, default `auto`: probe the L2 endpoint at start). */
   readonly witnessStrategy: WitnessStrategyChoice;
+  /**
+   * How the host runs each range (--witness-run, default `program`): executes it itself, or derives only and
+   * forwards the L2 node's block witnesses whole (docs/host.md "Forwarded witnesses").
+   */
+  readonly witnessRun: WitnessRun;
   /** Block witnesses fetched at once from the L2 endpoint (--witness-concurrency, default 3). */
   readonly witnessConcurrency: number;
   /**
@@ -185,6 +192,12 @@ export const HOST_FLAGS: readonly FlagSpec[] = [
     env: "PROVER_WITNESS_STRATEGY",
     value: "NAME",
     help: `where the L2 state comes from: ${WITNESS_STRATEGY_CHOICES.join(", ")} (default auto: the first the L2 endpoint serves, probed at start)`,
+  },
+  {
+    flag: "witness-run",
+    env: "PROVER_WITNESS_RUN",
+    value: "NAME",
+    help: `how the host runs each range: ${WITNESS_RUNS.join(", ")} (default program: executes every block here and sends what it read; forward: derives here and forwards the L2 node's block witnesses whole, the enclave executing on them, the program's run once more if the enclave misses a value; docs/host.md "Forwarded witnesses")`,
   },
   {
     flag: "witness-concurrency",
@@ -498,6 +511,11 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
       `--witness-strategy: "${strategyText}" is not one of ${WITNESS_STRATEGY_CHOICES.join(", ")}`,
       { flag: "witness-strategy" },
     );
+  const witnessRunText = flags.text("witness-run") ?? "program";
+  if (!(WITNESS_RUNS as readonly string[]).includes(witnessRunText))
+    throw new HostConfigError(`--witness-run: "${witnessRunText}" is not one of ${WITNESS_RUNS.join(", ")}`, {
+      flag: "witness-run",
+    });
   const witnessConcurrencyText = flags.text("witness-concurrency");
   const workersText = flags.text("workers");
   const witnessWorkersText = flags.text("witness-workers");
@@ -534,6 +552,7 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
       l2ChainId,
       rollupConfig,
       witnessStrategy: strategyText as WitnessStrategyChoice,
+      witnessRun: witnessRunText as WitnessRun,
       witnessConcurrency:
         witnessConcurrencyText === undefined
           ? DEFAULT_WITNESS_CONCURRENCY

@@ -97,6 +97,7 @@ export function createProverHost(config: HostConfig, deps: ProverHostDeps): Prov
           l2RpcUrl: config.l2RpcUrl,
           rollupConfig: config.rollupConfig,
           witnessStrategy: config.witnessStrategy,
+          run: config.witnessRun,
           witnessConcurrency: config.witnessConcurrency,
           chainWitness: config.workers > 1,
           workers: config.witnessWorkers,

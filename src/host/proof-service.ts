@@ -9,6 +9,7 @@ import type { ProofRequest, ProofResult } from "../../generated/rpc/index.js";
 import type { Logger } from "../log/index.js";
 import { MAX_BOOT_BLOCK_NUMBER } from "../proof/preimages/index.js";
 import { bootPreimages, scheduleBlockOf } from "./boot-preimages.js";
+import { EnclaveRefusedError } from "./enclave-client.js";
 import { InvalidProofRequestError, ProofCancelledError, ProofTimeoutError } from "./errors.js";
 import type { HostMetrics, ProofOutcome } from "./metrics.js";
 import { proofFailure } from "./proof-failures.js";
@@ -76,6 +77,11 @@ export function validateProofRequest(request: ProofRequest): void {
 interface Progress {
   stage: "validate" | "witness" | "enclave";
   enclave?: string;
+}
+
+/** The enclave refused for a preimage its witness lacked (the program's MissingWitnessError, by its message). */
+function missedAWitnessValue(error: unknown): error is EnclaveRefusedError {
+  return error instanceof EnclaveRefusedError && error.enclaveMessage.startsWith("MissingWitnessError:");
 }
 
 export class ProofService {
@@ -172,21 +178,34 @@ export class ProofService {
     await this.checkRangeBound(request, signal);
     progress.stage = "witness";
     // Then the witness: a request the program refuses never reaches an enclave.
-    const preimages =
-      this.options.witness === undefined
-        ? bootPreimages(request, this.options.l2ChainId)
-        : await this.options.witness(request, this.options.l2ChainId, signal);
+    const { witness } = this.options;
+    const sourced =
+      witness === undefined
+        ? { preimages: bootPreimages(request, this.options.l2ChainId), forwarded: false }
+        : await witness(request, this.options.l2ChainId, signal);
     progress.stage = "enclave";
     progress.enclave = route.enclave.name;
+    const block = request.claimed_l2_block_number.toString();
     this.options.logger.info(
-      {
-        enclave: route.enclave.name,
-        block: request.claimed_l2_block_number.toString(),
-        signer: bytesToHex(route.signer),
-      },
+      { enclave: route.enclave.name, block, signer: bytesToHex(route.signer) },
       "proving",
     );
-    const result = await route.enclave.prove(preimages, signal);
+    let result: ProofResult;
+    try {
+      result = await route.enclave.prove(sourced.preimages, signal);
+    } catch (error) {
+      // Forwarded block witnesses are the L2 node's: one that lacked a value the enclave's execution read is
+      // replaced once by the program's own run here, which fetches what it misses (or names what the node lacks).
+      if (witness === undefined || !sourced.forwarded || !missedAWitnessValue(error)) throw error;
+      this.options.logger.warn(
+        { enclave: route.enclave.name, block, reason: error.enclaveMessage },
+        "the enclave missed a value of the forwarded block witnesses; collecting the witness with the program",
+      );
+      progress.stage = "witness";
+      const collected = await witness(request, this.options.l2ChainId, signal, "program");
+      progress.stage = "enclave";
+      result = await route.enclave.prove(collected.preimages, signal);
+    }
     try {
       return verifyProofResult(request, result, {
         l2ChainId: this.options.l2ChainId,

@@ -7,7 +7,13 @@
  *     enclave's runProof to the same signed proposals;
  * (b) through an L2 endpoint that forges the range's headers by number from the middle on (another mixHash, the
  *     later headers re-chained onto it): the chain of hashes breaks at the forged block, the collection falls back
- *     to sequential execution and gives the same witness result and signed proposals as (a).
+ *     to sequential execution and gives the same witness result and signed proposals as (a);
+ * (c) forwarded (`run: "forward"`, docs/host.md "Forwarded witnesses"): derivation only, the node's block witnesses
+ *     (debug_executePayload) sent whole with the chain witness: the node's roots, and the enclave signs for it,
+ *     sequentially and on two workers, what it signs for (a);
+ * (d) a node whose block witness lacks values (the first block's state nodes dropped): the enclave refuses the
+ *     forwarded witness (MissingWitnessError), and the ProofService, told so, collects again with the program and
+ *     gets the proof signed.
  */
 import { createWalletClient, defineChain, type Hex, hexToBytes, http, parseEther, parseGwei } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -24,9 +30,16 @@ import {
   type BlockHeader,
 } from "../../src/chain/index.js";
 import { startTamperProxy, type TamperProxy } from "../../src/chain-rpc/proxy.test-support.js";
-import { collectWitness, type WitnessCollection } from "../../src/host/index.js";
+import {
+  collectWitness,
+  rpcWitnessSource,
+  stateSource,
+  type WitnessCollection,
+  type WitnessMetrics,
+} from "../../src/host/index.js";
 import type { BootInfo } from "../../src/proof/preimages/index.js";
-import { programExecutor } from "../../src/proof/program/index.js";
+import { BlockPool, type ExecutionReport, programExecutor } from "../../src/proof/program/index.js";
+import { startInProcessProver } from "./in-process-prover.js";
 import { countingSigner } from "../../src/proof/program/parallel/chain-witness.test-support.js";
 import { runProof } from "../../enclave/prove.js";
 import { type BatcherProcess, type L1Chain, startChainBatcher, startL1Chain } from "../node/l1-chain.js";
@@ -53,7 +66,8 @@ const output = (n: bigint) =>
     [quantity(n)],
   );
 
-function collect(l2RpcUrl: string, workers: number): Promise<WitnessCollection> {
+/** The host's collection on `workers` threads (over db-get), or `forward`ed over the node's debug_executePayload. */
+function collect(l2RpcUrl: string, workers: number | "forward"): Promise<WitnessCollection> {
   return collectWitness({
     boot,
     agreedL2HeadHash: agreedHash,
@@ -61,17 +75,32 @@ function collect(l2RpcUrl: string, workers: number): Promise<WitnessCollection> 
     l1BeaconUrl: chain.l1.anvil.beaconUrl,
     l2RpcUrl,
     rollupConfig: chain.rollup,
-    ...(workers > 1 ? { parallel: { workers, strategy: "db-get" as const } } : {}),
+    ...(workers === "forward"
+      ? {
+          l2State: async (client) => stateSource("execute-payload", { client, rollupConfig: chain.rollup }),
+          chainWitness: true,
+          run: "forward" as const,
+        }
+      : workers > 1
+        ? { parallel: { workers, strategy: "db-get" as const } }
+        : {}),
   });
 }
 
-/** The enclave's proof over `preimages` (sequential execution), signed by `signer`. */
-function prove(preimages: readonly Preimage[], signer: ReturnType<typeof countingSigner>) {
+/** The enclave's proof over `preimages` (sequential execution, or on `pool`), signed by `signer`. */
+function prove(
+  preimages: readonly Preimage[],
+  signer: ReturnType<typeof countingSigner>,
+  pool?: { readonly pool: BlockPool; readonly reports: ExecutionReport[] },
+) {
   return runProof(
     {
       signer,
       teeImageHash: new Uint8Array(32),
-      executor: programExecutor(() => ({ rollupConfig: chain.rollup })),
+      executor: programExecutor(
+        () => ({ rollupConfig: chain.rollup }),
+        pool === undefined ? {} : { pool: pool.pool, onExecuted: (report) => pool.reports.push(report) },
+      ),
     },
     preimages,
   );
@@ -246,5 +275,89 @@ describe("the host's witness collection on worker threads", () => {
     expect(fellBack.result.outputRoots.map(toHex)).toEqual(nodeRoots);
     // The sequential witness's proof from (a): signatures are deterministic, so proving it again gives the same.
     expect(await prove(fellBack.preimages, signer)).toEqual(fromSequential);
+  }, 900_000);
+
+  it("(c) forwarded: the node's block witnesses sent whole; the enclave signs what it signs for (a), sequentially and on two workers", async () => {
+    const forwarded = await collect(chain.node.url, "forward");
+    expect(forwarded.metrics.execution).toMatchObject({ mode: "forwarded", workers: 1 });
+    expect(forwarded.metrics.execution.fallback).toBeUndefined();
+    const blocks = Number(boot.claimedL2BlockNumber - forwarded.result.startBlock);
+    expect(forwarded.metrics.fetches["l2-block-witness"]).toBe(blocks);
+    expect(forwarded.metrics.requestsByMethod["debug_executePayload"]).toBe(blocks);
+    expect(forwarded.result.outputRoots.map(toHex)).toEqual(nodeRoots);
+    expect(forwarded.result.blocks.map((b) => toHex(b.hash))).toEqual(
+      sequential.result.blocks.map((b) => toHex(b.hash)),
+    );
+    expect(await prove(forwarded.preimages, signer)).toEqual(fromSequential);
+    const pool = new BlockPool({ workers: 2 });
+    try {
+      const reports: ExecutionReport[] = [];
+      expect(await prove(forwarded.preimages, signer, { pool, reports })).toEqual(fromSequential);
+      expect(reports).toHaveLength(1);
+      expect(reports[0]).toMatchObject({ mode: "parallel", workers: 2 });
+      expect(reports[0]!.fallback).toBeUndefined();
+    } finally {
+      await pool.close();
+    }
+  }, 900_000);
+
+  it("(d) a block witness that lacks values: the enclave refuses the forwarded witness, the proof service collects again with the program", async () => {
+    const l2 = await startTamperProxy(chain.node.url);
+    let dropped = 0;
+    l2.rpc = async (request, forward) => {
+      const answer = await forward(request);
+      if (request.method !== "debug_executePayload" || request.params[0] !== toHex(agreedHash)) return answer;
+      if (typeof answer === "string" || !("result" in answer)) return answer;
+      const witness = answer.result as { state: unknown[] };
+      dropped += witness.state.length;
+      return { ...answer, result: { ...witness, state: [] } };
+    };
+    try {
+      const forwarded = await collect(l2.url, "forward");
+      expect(dropped).toBeGreaterThan(0);
+      expect(forwarded.metrics.execution.mode).toBe("forwarded");
+      const before = signer.calls;
+      await expect(prove(forwarded.preimages, signer)).rejects.toMatchObject({ name: "MissingWitnessError" });
+      expect(signer.calls).toBe(before);
+
+      const collected: WitnessMetrics[] = [];
+      const prover = await startInProcessProver({
+        signer,
+        rollupConfig: chain.rollup,
+        witness: rpcWitnessSource({
+          l1RpcUrl: chain.l1.anvil.rpcUrl,
+          l1BeaconUrl: chain.l1.anvil.beaconUrl,
+          l2RpcUrl: l2.url,
+          rollupConfig: chain.rollup,
+          witnessStrategy: "execute-payload",
+          run: "forward",
+          onCollected: (metrics) => collected.push(metrics),
+        }),
+      });
+      try {
+        const result = await prover.service.prove(
+          {
+            l1_head: boot.l1Head,
+            l1_head_number: boot.l1HeadNumber,
+            agreed_l2_head_hash: agreedHash,
+            agreed_l2_output_root: boot.agreedOutputRoot,
+            claimed_l2_output_root: boot.claimedOutputRoot,
+            claimed_l2_block_number: boot.claimedL2BlockNumber,
+            proposer: boot.proposer,
+            intermediate_block_interval: boot.intermediateBlockInterval,
+          },
+          new AbortController().signal,
+        );
+        expect(collected.map((metrics) => metrics.execution.mode)).toEqual(["forwarded", "sequential"]);
+        expect(result.Tee.proposals.map((p) => toHex(p.output_root))).toEqual(
+          fromSequential.Tee.proposals.map((p) => toHex(p.output_root)),
+        );
+        expect(toHex(result.Tee.aggregate_proposal.output_root)).toBe(nodeRoots.at(-1));
+      } finally {
+        await prover.close();
+      }
+    } finally {
+      await l2.close();
+    }
   }, 900_000);
 });

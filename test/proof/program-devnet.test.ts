@@ -27,24 +27,14 @@ import type { Preimage } from "../../generated/protocol/index.js";
 import { devAccounts, PreimageKeyType, toHex } from "../../src/chain/index.js";
 import {
   collectWitness,
-  EnclaveClient,
-  EnclaveRouter,
-  HealthLatch,
-  ProofService,
   rpcWitnessSource,
   type WitnessCollection,
   WitnessFetchError,
   type WitnessMetrics,
 } from "../../src/host/index.js";
-import { createLogger } from "../../src/log/index.js";
 import { DataMismatchError } from "../../src/chain-rpc/index.js";
 import { startTamperProxy } from "../../src/chain-rpc/proxy.test-support.js";
-import { EnclaveServer } from "../../enclave/server.js";
-import { handleRequest } from "../../enclave/handler.js";
-import { LocalSecurityModule } from "../../enclave/local-security-module.js";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { startInProcessProver } from "../host/in-process-prover.js";
 import {
   OutputRootMismatchError,
   recoverJournalSigner,
@@ -435,48 +425,21 @@ describe("the proof program on the devnet", () => {
   });
 
   it("(f) ProofService with the witness source and an enclave running the program returns signed proposals", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "proof-enclave-"));
-    const socket = join(dir, "enclave.sock");
     const signer = countingSigner();
-    const securityModule = await LocalSecurityModule.open();
-    const server = new EnclaveServer({
-      listen: { kind: "unix", path: socket },
-      handle: (request) =>
-        handleRequest(
-          {
-            identity: { publicKey: signer.publicKey },
-            securityModule,
-            program: {
-              signer,
-              teeImageHash: new Uint8Array(32),
-              executor: programExecutor(() => ({ rollupConfig: chain.rollup })),
-            },
-          },
-          request,
-        ),
+    const collectedMetrics: WitnessMetrics[] = [];
+    const prover = await startInProcessProver({
+      signer,
+      rollupConfig: chain.rollup,
+      witness: rpcWitnessSource({
+        l1RpcUrl: chain.l1.anvil.rpcUrl,
+        l1BeaconUrl: chain.l1.anvil.beaconUrl,
+        l2RpcUrl: chain.node.url,
+        rollupConfig: chain.rollup,
+        onCollected: (m) => collectedMetrics.push(m),
+      }),
     });
-    await server.start();
+    const { service } = prover;
     try {
-      const logger = createLogger({ name: "proof-test", level: "warn" });
-      const collectedMetrics: WitnessMetrics[] = [];
-      const service = new ProofService({
-        router: new EnclaveRouter(
-          [new EnclaveClient({ kind: "unix", path: socket })],
-          undefined,
-          new HealthLatch(false),
-          logger,
-        ),
-        l2ChainId: chain.rollup.l2ChainId,
-        proofTimeoutMs: 600_000,
-        logger,
-        witness: rpcWitnessSource({
-          l1RpcUrl: chain.l1.anvil.rpcUrl,
-          l1BeaconUrl: chain.l1.anvil.beaconUrl,
-          l2RpcUrl: chain.node.url,
-          rollupConfig: chain.rollup,
-          onCollected: (m) => collectedMetrics.push(m),
-        }),
-      });
       const request = {
         l1_head: boot.l1Head,
         l1_head_number: boot.l1HeadNumber,
@@ -500,8 +463,7 @@ describe("the proof program on the devnet", () => {
       ).rejects.toBeInstanceOf(OutputRootMismatchError);
       expect(signer.calls).toBe(Number(range) + 1);
     } finally {
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
+      await prover.close();
     }
   });
 

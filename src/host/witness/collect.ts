@@ -11,21 +11,37 @@ import { keccak256PreimageKey } from "../../proof/preimages/index.js";
 import {
   type ExecutionReport,
   mergeWitness,
+  type RangeRunner,
   type ProgramResult,
   type ProgramTimings,
   runProgram,
 } from "../../proof/program/index.js";
 import type { FetchFigures } from "./block-protocol.js";
 import { WitnessBudget } from "./limits.js";
+import { ForwardedWitnessRun } from "./forward-run.js";
 import { FetchingOracle, type FetchingOracleOptions } from "./oracle.js";
 import { ParallelWitnessRun } from "./parallel-run.js";
 import {
   type ChosenStrategy,
   chooseWitnessStrategy,
+  dbGetSource,
   stateSource,
   type WitnessStrategyChoice,
   type WitnessStrategyName,
 } from "./strategies.js";
+
+/**
+ * How the host runs a range (--witness-run): `program` executes every block here and sends what the program read;
+ * `forward` only derives here and forwards each block's witness whole, as the L2 node answered it (forward-run.ts,
+ * docs/host.md "Forwarded witnesses").
+ */
+export type WitnessRun = "program" | "forward";
+export const WITNESS_RUNS: readonly WitnessRun[] = ["program", "forward"];
+
+/** How the host's run executed the range: the program's report, or `forwarded` (nothing executed here). */
+export interface HostExecutionReport extends Omit<ExecutionReport, "mode"> {
+  readonly mode: ExecutionReport["mode"] | "forwarded";
+}
 
 export interface CollectWitnessOptions extends FetchingOracleOptions {
   readonly rollupConfig: RollupConfig;
@@ -45,6 +61,8 @@ export interface CollectWitnessOptions extends FetchingOracleOptions {
     /** Old-generation heap limit of each worker, MiB. */
     readonly maxHeapMb?: number;
   };
+  /** `forward`: derive here, forward the node's block witnesses (WitnessRun); default `program`. */
+  readonly run?: WitnessRun;
 }
 
 /** A collection's figures; the fetch figures sum the main run's and its block workers' (FetchFigures). */
@@ -56,8 +74,11 @@ export interface WitnessMetrics extends FetchFigures {
   readonly endpointBusyMs: number;
   /** The program's stages (derivation and execution include the fetches they waited on). */
   readonly program: ProgramTimings;
-  /** How the range was executed: on the workers (the chain of hashes complete), or sequentially and why. */
-  readonly execution: ExecutionReport;
+  /**
+   * How the range was executed: on the workers (the chain of hashes complete), forwarded (not executed here), or
+   * sequentially and why.
+   */
+  readonly execution: HostExecutionReport;
   readonly totalMs: number;
 }
 
@@ -74,17 +95,22 @@ export interface WitnessCollection {
 export async function collectWitness(options: CollectWitnessOptions): Promise<WitnessCollection> {
   const t0 = performance.now();
   const requestStats = options.requestStats ?? new RequestStats();
+  const forward = options.run === "forward";
   const parallel =
-    options.parallel !== undefined && options.parallel.workers > 1 ? options.parallel : undefined;
+    !forward && options.parallel !== undefined && options.parallel.workers > 1 ? options.parallel : undefined;
   // The WebAssembly keccak before the first value is stored: every fetched value is hashed once on arrival.
   await initKeccak();
   const oracle = new FetchingOracle({
     ...options,
     requestStats,
-    // On the workers each fetches its own blocks' witnesses; this oracle only after a fallback.
-    ...(parallel === undefined ? {} : { deferPrefetch: true }),
+    // The workers, or the forwarded run, fetch the blocks' witnesses; this oracle only after a fallback.
+    ...(parallel === undefined && !forward ? {} : { deferPrefetch: true }),
   });
-  const run = parallel === undefined ? undefined : parallelRun(options, parallel, requestStats);
+  const run: (RangeRunner & WitnessParts) | undefined = forward
+    ? forwardRun(options, oracle, requestStats)
+    : parallel === undefined
+      ? undefined
+      : parallelRun(options, parallel, requestStats);
   let result: ProgramResult;
   try {
     result = await runProgram({
@@ -107,7 +133,9 @@ export async function collectWitness(options: CollectWitnessOptions): Promise<Wi
   const preimages = onWorkers
     ? workersWitness(oracle.witness(), run, options)
     : mergeWitness(oracle.witness(), result.chainWitness ?? []);
-  const workers = onWorkers ? run.figures() : undefined;
+  const workers = onWorkers && run instanceof ParallelWitnessRun ? run.figures() : undefined;
+  const execution: HostExecutionReport =
+    onWorkers && forward ? { ...result.execution, mode: "forwarded" } : result.execution;
   const stats = oracle.stats;
   return {
     result,
@@ -125,7 +153,7 @@ export async function collectWitness(options: CollectWitnessOptions): Promise<Wi
       requestBytes: stats.requests.requestBytes + (workers?.requestBytes ?? 0),
       endpointBusyMs: stats.requests.busyMs,
       program: result.timings,
-      execution: result.execution,
+      execution,
       totalMs: performance.now() - t0,
     },
   };
@@ -160,14 +188,47 @@ function parallelRun(
   });
 }
 
+/** The forwarded run over the strategy's block witnesses; its fetches count in the main oracle's figures. */
+function forwardRun(
+  options: CollectWitnessOptions,
+  oracle: FetchingOracle,
+  requestStats: RequestStats,
+): ForwardedWitnessRun {
+  const l2 = new JsonRpcClient(options.l2RpcUrl, {
+    stats: requestStats,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  });
+  return new ForwardedWitnessRun({
+    l2,
+    source: () => options.l2State?.(l2) ?? Promise.resolve(dbGetSource(l2)),
+    claimedL2BlockNumber: options.boot.claimedL2BlockNumber,
+    ...(options.witnessConcurrency === undefined ? {} : { concurrency: options.witnessConcurrency }),
+    ...(options.witnessLimits === undefined ? {} : { witnessLimits: options.witnessLimits }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    onFetched: (_values, bytes, ms) => {
+      const { stats } = oracle;
+      stats.fetches["l2-block-witness"] = (stats.fetches["l2-block-witness"] ?? 0) + 1;
+      stats.prefetchMs += ms;
+      stats.prefetchBytes += bytes;
+    },
+  });
+}
+
+/** What a run that executed (or forwarded) the range away from the main oracle adds to its witness. */
+interface WitnessParts {
+  witness(): Preimage[];
+  chainWitnessValues(): Uint8Array[];
+}
+
 /**
- * The witness of a range the workers executed (its chain of hashes complete): what the main run read (prologue,
- * derivation), every value the workers' blocks read, and with `chainWitness` the range's headers and the claimed
- * output's preimage; bounded as one Prove frame (WitnessTooLargeError).
+ * The witness of a range the workers executed (its chain of hashes complete) or the forwarded run accepted: what
+ * the main run read (prologue, derivation), every value the workers' blocks read or the node's block witnesses
+ * held, and with `chainWitness` the range's headers and the claimed output's preimage; bounded as one Prove frame
+ * (WitnessTooLargeError).
  */
 function workersWitness(
   main: readonly Preimage[],
-  run: ParallelWitnessRun,
+  run: WitnessParts,
   options: CollectWitnessOptions,
 ): Preimage[] {
   let preimages = mergeWitness(main, run.witness());
@@ -191,12 +252,23 @@ function addCounts(
   return out;
 }
 
-/** Where the host's ProofService gets a request's Prove preimages (the boot keys alone without one). */
+/** A request's Prove preimages, and whether they are the node's block witnesses forwarded (WitnessRun). */
+export interface SourcedWitness {
+  readonly preimages: Preimage[];
+  /** The range was forwarded, not executed here: an enclave that misses a value may be sent the program's run. */
+  readonly forwarded: boolean;
+}
+
+/**
+ * Where the host's ProofService gets a request's Prove preimages (the boot keys alone without one); `run` overrides
+ * the source's own WitnessRun (the proof service asks for `program` after an enclave missed a forwarded value).
+ */
 export type WitnessSource = (
   request: ProofRequest,
   l2ChainId: bigint,
   signal: AbortSignal,
-) => Promise<Preimage[]>;
+  run?: WitnessRun,
+) => Promise<SourcedWitness>;
 
 export interface RpcWitnessSourceOptions {
   readonly l1RpcUrl: string;
@@ -216,6 +288,8 @@ export interface RpcWitnessSourceOptions {
   readonly chainWitness?: boolean;
   /** Worker threads the host's own run executes a range's blocks on (default 1: sequentially). */
   readonly workers?: number;
+  /** Execute the range here (`program`, the default) or forward the node's block witnesses (WitnessRun). */
+  readonly run?: WitnessRun;
   /** Told of every successful collection (metrics, logs). */
   readonly onCollected?: (metrics: WitnessMetrics) => void;
 }
@@ -242,11 +316,13 @@ export class RpcWitness {
   }
 
   /**
-   * A request's Prove preimages: the program run natively; a request the program refuses (a wrong claim, an
-   * agreed root that is not the agreed head's output) fails here, before any enclave is contacted.
+   * A request's Prove preimages: the program run natively, or with `forward` its derivation and the node's block
+   * witnesses; a request the program refuses (a wrong claim, an agreed root that is not the agreed head's output)
+   * fails here, before any enclave is contacted.
    */
-  readonly source: WitnessSource = async (request, l2ChainId, signal) => {
+  readonly source: WitnessSource = async (request, l2ChainId, signal, runOverride) => {
     const { options } = this;
+    const run = runOverride ?? options.run ?? "program";
     const workers = options.workers ?? 1;
     const strategy = workers > 1 ? (await this.strategy()).source.name : undefined;
     const collection = await collectWitness({
@@ -265,10 +341,11 @@ export class RpcWitness {
       ...(options.l1ChainConfig === undefined ? {} : { l1ChainConfig: options.l1ChainConfig }),
       ...(options.chainWitness === undefined ? {} : { chainWitness: options.chainWitness }),
       ...(strategy === undefined ? {} : { parallel: { workers, strategy } }),
+      run,
       signal,
     });
     options.onCollected?.(collection.metrics);
-    return collection.preimages;
+    return { preimages: collection.preimages, forwarded: collection.metrics.execution.mode === "forwarded" };
   };
 }
 

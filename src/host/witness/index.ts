@@ -1,10 +1,14 @@
 /** Witness collection: the proof program over an oracle that fetches, checks and records (docs/proof.md). */
 export {
   type CollectWitnessOptions,
+  type HostExecutionReport,
   RpcWitness,
   rpcWitnessSource,
   type RpcWitnessSourceOptions,
+  type SourcedWitness,
   type WitnessSource,
+  WITNESS_RUNS,
+  type WitnessRun,
   collectWitness,
   type WitnessCollection,
   type WitnessMetrics,

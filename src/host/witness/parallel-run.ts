@@ -8,19 +8,17 @@
  * then (`witness()`), otherwise the program executes the range sequentially over the main oracle.
  */
 import { Worker } from "node:worker_threads";
-import { type BlockHeader, decodeHeader, fromHex, keccak256, toHex } from "../../chain/index.js";
 import type { JsonRpcClient } from "../../chain-rpc/index.js";
 import { workerEntryUrl } from "../../bundles/index.js";
 import type { Preimage } from "../../../generated/protocol/index.js";
 import {
   type BlockOutcome,
   type HeaderChain,
-  MAX_PARALLEL_BLOCKS,
   type RangeBlock,
   type RangeRunner,
 } from "../../proof/program/index.js";
 import type { HostBlockJob, HostBlockReply, FetchFigures, WorkerOracleOptions } from "./block-protocol.js";
-import { BoundedRunner, withRetries } from "./requests.js";
+import { nodeHeaderChain } from "./node-headers.js";
 
 /** The host block worker: its bundle, or from source the .mjs that loads block-worker.ts under tsx. */
 const ENTRY = workerEntryUrl(
@@ -30,9 +28,6 @@ const ENTRY = workerEntryUrl(
 
 /** Default V8 old-generation limit of one host block worker (MiB): its blocks' fetched state and their execution. */
 export const DEFAULT_HOST_WORKER_HEAP_MB = 2048;
-
-/** Headers asked of the L2 node at once. */
-const HEADER_CONCURRENCY = 8;
 
 export interface ParallelRunOptions {
   /** Worker threads (at least 2; each gets one run of consecutive blocks). */
@@ -74,21 +69,6 @@ export class ParallelWitnessRun implements RangeRunner {
     this.workers = options.workers;
   }
 
-  private async rawHeader(block: bigint | Uint8Array): Promise<Uint8Array> {
-    const raw = await withRetries(
-      () =>
-        this.options.l2.call("debug_getRawHeader", [
-          typeof block === "bigint" ? `0x${block.toString(16)}` : toHex(block),
-        ]),
-      this.options.signal,
-    );
-    if (typeof raw !== "string" || !/^0x([0-9a-fA-F]{2})+$/.test(raw))
-      throw new Error(
-        `the L2 node has no header for ${typeof block === "bigint" ? `block ${block}` : toHex(block)}`,
-      );
-    return fromHex(raw);
-  }
-
   /**
    * The range's headers as the L2 node has them, each checked to be its number's; nothing else is trusted:
    * the program accepts them only when each block's computed hash is the next one's parent.
@@ -97,21 +77,16 @@ export class ParallelWitnessRun implements RangeRunner {
     readonly number: bigint;
     readonly hash: Uint8Array;
   }): Promise<HeaderChain | string> {
-    const count = this.options.oracle.boot.claimedL2BlockNumber - agreed.number;
-    if (count < 2n) return "a range of one block (nothing to execute concurrently)";
-    if (count > BigInt(MAX_PARALLEL_BLOCKS)) return `a range of ${count} blocks`;
-    const runner = new BoundedRunner(HEADER_CONCURRENCY);
-    const numbers = Array.from({ length: Number(count) }, (_, i) => agreed.number + 1n + BigInt(i));
-    const values = await Promise.all(numbers.map((n) => runner.run(() => this.rawHeader(n))));
-    const headers: BlockHeader[] = [];
-    for (const [i, value] of values.entries()) {
-      const header = decodeHeader(value);
-      if (header.number !== numbers[i])
-        return `the L2 node answered block ${header.number} for block ${numbers[i]}`;
-      headers.push(header);
-    }
-    this.headerValues = [await this.rawHeader(agreed.hash), ...values];
-    return { headers, hashes: values.map((value) => keccak256(value)) };
+    const headers = await nodeHeaderChain(
+      this.options.l2,
+      agreed,
+      this.options.oracle.boot.claimedL2BlockNumber,
+      2n,
+      this.options.signal,
+    );
+    if (typeof headers === "string") return headers;
+    this.headerValues = [...headers.values];
+    return headers.chain;
   }
 
   async executeAll(

@@ -1,6 +1,6 @@
 /**
- * The witness flags of the host: --witness-strategy, --witness-concurrency, --witness-workers, --beacon-seconds-per-slot,
- * --max-l1-distance and their twins.
+ * The witness flags of the host: --witness-strategy, --witness-run, --witness-concurrency, --witness-workers,
+ * --beacon-seconds-per-slot, --max-l1-distance and their twins.
  */
 import { describe, expect, it } from "vitest";
 import { FIXTURE_ROLLUP_PATH, recordedWitness } from "../../../conformance/fixture.js";
@@ -111,6 +111,13 @@ describe("witness flags", () => {
     });
   });
 
+  it("run the program on each range unless --witness-run (or its twin) says forward", () => {
+    expect(run([]).witnessRun).toBe("program");
+    expect(run(["--witness-run", "forward"]).witnessRun).toBe("forward");
+    expect(run([], { PROVER_WITNESS_RUN: "forward" }).witnessRun).toBe("forward");
+    expect(run(["--witness-run", "program"], { PROVER_WITNESS_RUN: "forward" }).witnessRun).toBe("program");
+  });
+
   it("refuse an unknown strategy and a bound or slot length below 1, naming the flag", () => {
     const refusal = (argv: string[]) => {
       try {
@@ -126,6 +133,9 @@ describe("witness flags", () => {
       '--witness-strategy: "dbget" is not one of auto, execute-payload, execution-witness, proofs, db-get',
     );
     expect(unknown.details.flag).toBe("witness-strategy");
+    const run_ = refusal(["--witness-run", "trust"]);
+    expect(run_.message).toBe('--witness-run: "trust" is not one of program, forward');
+    expect(run_.details.flag).toBe("witness-run");
     expect(refusal(["--witness-concurrency", "0"]).details.flag).toBe("witness-concurrency");
     expect(refusal(["--witness-workers", "0"]).details.flag).toBe("witness-workers");
     expect(refusal(["--beacon-seconds-per-slot", "0"]).details.flag).toBe("beacon-seconds-per-slot");
