@@ -18,7 +18,7 @@ import {
   toHexRaw,
 } from "../chain/index.js";
 import { NodeError } from "./errors.js";
-import type { BlockStore } from "./store/block-store.js";
+import type { HashSource } from "./state/sources.js";
 
 /** reth's ExecutionWitness: lists of bytes (headers RLP-encoded, oldest first). */
 export interface BlockWitness {
@@ -34,6 +34,9 @@ export class WitnessExecutionError extends NodeError {
     super(message, "witness-execution", options);
   }
 }
+
+/** Bytes of trie nodes the witness executions of one thread keep between them (WitnessNodeCache). */
+export const WITNESS_NODE_CACHE_BYTES = 64 * 2 ** 20;
 
 /**
  * Trie nodes the witness executions read by hash, kept between them: consecutive blocks walk mostly the same nodes,
@@ -79,7 +82,7 @@ class RecordingSource implements PreimageSource {
   readonly read = new Map<string, Uint8Array>();
 
   constructor(
-    private readonly store: BlockStore,
+    private readonly store: WitnessStore,
     private readonly nodes: WitnessNodeCache | undefined,
   ) {}
 
@@ -114,10 +117,16 @@ class RecordingSource implements PreimageSource {
   }
 }
 
+/** What a witness execution reads: trie nodes and code by hash, sealed blocks (for ancestor headers). */
+export interface WitnessStore extends HashSource {
+  blockNumberByHash(hash: Uint8Array): bigint | undefined;
+  blockByNumber(number: bigint): { readonly header: BlockHeader } | undefined;
+}
+
 /** What to build: the parent, the attributes and the transactions of the block. */
 export interface WitnessInput {
   config: RollupConfig;
-  store: BlockStore;
+  store: WitnessStore;
   parent: BlockHeader;
   attributes: PayloadAttributes;
   transactions: readonly Uint8Array[];

@@ -2,7 +2,8 @@
  * debug_executionWitness, debug_executePayload and debug_dbGet(0x63‖codeHash) against a real node process
  * (the default surface, `full`): a block that reads storage, code and an older block's hash is executed
  * again by src/chain from nothing but the witness's preimages and gives the block's hash; without one of
- * its trie nodes it cannot be executed.
+ * its trie nodes it cannot be executed. Twice: with the executions on the call pool's witness workers (the default)
+ * and on the event loop (`--call-workers 0`).
  */
 import { RLP } from "@ethereumjs/rlp";
 import { type Hex, bytesToHex, hexToBytes, keccak256 } from "viem";
@@ -46,11 +47,14 @@ interface Block {
 let node: NodeProcess;
 let block: Block;
 let contract: Hex;
-beforeAll(async () => {
-  node = await startNodeProcess({ blockTimeMs: 300, flashblockIntervalMs: 50, callWorkers: 0 });
+/** The contract's deployment: nonce 0 of its sender, so it cannot be included again on a later parent. */
+let deployment: Hex;
+
+async function startNode(callWorkers: number): Promise<void> {
+  node = await startNodeProcess({ blockTimeMs: 300, flashblockIntervalMs: 50, callWorkers });
   const { walletClient, publicClient } = clients(node, 1);
-  const deploy = await walletClient.sendTransaction({ data: INIT });
-  const deployed = await publicClient.waitForTransactionReceipt({ hash: deploy });
+  deployment = await walletClient.sendTransaction({ data: INIT });
+  const deployed = await publicClient.waitForTransactionReceipt({ hash: deployment });
   contract = deployed.contractAddress!;
   // Blocks enough for BLOCKHASH(number - 3) to name a block older than the parent.
   await waitFor(async () => {
@@ -66,10 +70,7 @@ beforeAll(async () => {
       undefined,
     "the seal",
   );
-}, 90_000);
-afterAll(async () => {
-  await node?.stop();
-});
+}
 
 /** The payload attributes that built `b`, read from its header fields as the Engine API carries them. */
 function attributesOf(b: Block): PayloadAttributes {
@@ -88,8 +89,12 @@ function attributesOf(b: Block): PayloadAttributes {
   };
 }
 
+function rawTransaction(hash: Hex): Promise<Hex> {
+  return call<Hex>(node.url, "debug_getRawTransaction", [hash]);
+}
+
 async function rawTransactions(b: Block): Promise<Hex[]> {
-  return Promise.all(b.transactions.map((h) => call<Hex>(node.url, "debug_getRawTransaction", [h])));
+  return Promise.all(b.transactions.map(rawTransaction));
 }
 
 /** Executes `b` with src/chain from the witness's preimages alone; answers the block hash it gets. */
@@ -110,74 +115,94 @@ async function executeFromWitness(b: Block, witness: Witness, drop?: Hex): Promi
   return bytesToHex(sealed.blockHash);
 }
 
-describe("debug_executionWitness", () => {
-  it("holds every trie node, code and header a stateless execution of the block needs", async () => {
-    const witness = await call<Witness>(node.url, "debug_executionWitness", [block.number]);
-    expect(await executeFromWitness(block, witness)).toBe(block.hash);
+describe.each([1, 0])("with --call-workers %i", (callWorkers) => {
+  beforeAll(() => startNode(callWorkers), 90_000);
+  afterAll(async () => {
+    await node?.stop();
+  });
 
-    // reth's order: oldest header first, the parent last; BLOCKHASH(number - 3) reaches 3 blocks back.
-    const numbers = witness.headers.map((h) => decodeHeader(hexToBytes(h)).number);
-    const n = BigInt(block.number);
-    expect(numbers).toEqual([n - 3n, n - 2n, n - 1n]);
-    for (let i = 1; i < witness.headers.length; i++)
-      expect(bytesToHex(decodeHeader(hexToBytes(witness.headers[i]!)).parentHash)).toBe(
-        keccak256(witness.headers[i - 1]!),
+  describe("debug_executionWitness", () => {
+    it("holds every trie node, code and header a stateless execution of the block needs", async () => {
+      const witness = await call<Witness>(node.url, "debug_executionWitness", [block.number]);
+      expect(await executeFromWitness(block, witness)).toBe(block.hash);
+
+      // reth's order: oldest header first, the parent last; BLOCKHASH(number - 3) reaches 3 blocks back.
+      const numbers = witness.headers.map((h) => decodeHeader(hexToBytes(h)).number);
+      const n = BigInt(block.number);
+      expect(numbers).toEqual([n - 3n, n - 2n, n - 1n]);
+      for (let i = 1; i < witness.headers.length; i++)
+        expect(bytesToHex(decodeHeader(hexToBytes(witness.headers[i]!)).parentHash)).toBe(
+          keccak256(witness.headers[i - 1]!),
+        );
+      expect(witness.codes).toContain(RUNTIME);
+      expect(witness.keys).toContain(contract.toLowerCase());
+      expect(witness.keys).toContain(bytesToHex(new Uint8Array(32)));
+      // Every state entry is a trie node (an RLP list).
+      for (const node of witness.state) expect(Array.isArray(RLP.decode(hexToBytes(node)))).toBe(true);
+
+      // Without the state root's node the block cannot be executed.
+      const parent = decodeHeader(hexToBytes(witness.headers[witness.headers.length - 1]!));
+      const root = witness.state.find((v) => keccak256(v) === bytesToHex(parent.stateRoot));
+      expect(root).toBeDefined();
+      await expect(executeFromWitness(block, witness, root)).rejects.toBeInstanceOf(MissingPreimageError);
+    });
+
+    it("refuses a block that does not exist and genesis (which has no parent)", async () => {
+      for (const selector of ["0x7fffffff", "0x0"]) {
+        const r = await rpc(node.url, "debug_executionWitness", [selector]);
+        expect(r.body?.error?.code, selector).toBe(-32001);
+      }
+    });
+  });
+
+  describe("debug_executePayload", () => {
+    it("builds the block from its parent and attributes, and its witness executes it again", async () => {
+      const a = attributesOf(block);
+      const attributes = {
+        timestamp: hexNumber(a.timestamp),
+        prevRandao: bytesToHex(a.prevRandao),
+        suggestedFeeRecipient: bytesToHex(a.suggestedFeeRecipient),
+        gasLimit: hexNumber(a.gasLimit),
+        withdrawals: [],
+        noTxPool: true,
+        transactions: await rawTransactions(block),
+        ...(a.parentBeaconBlockRoot === undefined
+          ? {}
+          : { parentBeaconBlockRoot: bytesToHex(a.parentBeaconBlockRoot) }),
+        ...(a.eip1559Params === undefined ? {} : { eip1559Params: bytesToHex(a.eip1559Params) }),
+        ...(a.minBaseFee === undefined ? {} : { minBaseFee: hexNumber(a.minBaseFee) }),
+      };
+      const witness = await call<Witness>(node.url, "debug_executePayload", [block.parentHash, attributes]);
+      expect(await executeFromWitness(block, witness)).toBe(block.hash);
+      expect(witness.codes).toContain(RUNTIME);
+
+      const unknown = await rpc(node.url, "debug_executePayload", [`0x${"ab".repeat(32)}`, attributes]);
+      expect(unknown.body?.error?.code).toBe(-32001);
+      const early = { ...attributes, timestamp: "0x1" };
+      const failed = await rpc(node.url, "debug_executePayload", [block.parentHash, early]);
+      expect(failed.body?.error?.code).toBe(-32000);
+      // The deployment again (its sender's nonce is past it at this parent): the reason names the transaction.
+      const replayed = { ...attributes, transactions: [await rawTransaction(deployment)] };
+      const refused = await rpc(node.url, "debug_executePayload", [block.parentHash, replayed]);
+      expect(refused.body?.error).toMatchObject({ code: -32000 });
+      expect(refused.body?.error?.message).toMatch(/^execution failed: transaction 0 cannot be included: /);
+
+      // Executions at once (on as many witness workers, or interleaved on the event loop) answer what one does.
+      const together = await Promise.all(
+        Array.from({ length: 3 }, () =>
+          call<Witness>(node.url, "debug_executePayload", [block.parentHash, attributes]),
+        ),
       );
-    expect(witness.codes).toContain(RUNTIME);
-    expect(witness.keys).toContain(contract.toLowerCase());
-    expect(witness.keys).toContain(bytesToHex(new Uint8Array(32)));
-    // Every state entry is a trie node (an RLP list).
-    for (const node of witness.state) expect(Array.isArray(RLP.decode(hexToBytes(node)))).toBe(true);
-
-    // Without the state root's node the block cannot be executed.
-    const parent = decodeHeader(hexToBytes(witness.headers[witness.headers.length - 1]!));
-    const root = witness.state.find((v) => keccak256(v) === bytesToHex(parent.stateRoot));
-    expect(root).toBeDefined();
-    await expect(executeFromWitness(block, witness, root)).rejects.toBeInstanceOf(MissingPreimageError);
+      for (const answer of together) expect(answer).toEqual(witness);
+    });
   });
 
-  it("refuses a block that does not exist and genesis (which has no parent)", async () => {
-    for (const selector of ["0x7fffffff", "0x0"]) {
-      const r = await rpc(node.url, "debug_executionWitness", [selector]);
-      expect(r.body?.error?.code, selector).toBe(-32001);
-    }
-  });
-});
-
-describe("debug_executePayload", () => {
-  it("builds the block from its parent and attributes, and its witness executes it again", async () => {
-    const a = attributesOf(block);
-    const attributes = {
-      timestamp: hexNumber(a.timestamp),
-      prevRandao: bytesToHex(a.prevRandao),
-      suggestedFeeRecipient: bytesToHex(a.suggestedFeeRecipient),
-      gasLimit: hexNumber(a.gasLimit),
-      withdrawals: [],
-      noTxPool: true,
-      transactions: await rawTransactions(block),
-      ...(a.parentBeaconBlockRoot === undefined
-        ? {}
-        : { parentBeaconBlockRoot: bytesToHex(a.parentBeaconBlockRoot) }),
-      ...(a.eip1559Params === undefined ? {} : { eip1559Params: bytesToHex(a.eip1559Params) }),
-      ...(a.minBaseFee === undefined ? {} : { minBaseFee: hexNumber(a.minBaseFee) }),
-    };
-    const witness = await call<Witness>(node.url, "debug_executePayload", [block.parentHash, attributes]);
-    expect(await executeFromWitness(block, witness)).toBe(block.hash);
-    expect(witness.codes).toContain(RUNTIME);
-
-    const unknown = await rpc(node.url, "debug_executePayload", [`0x${"ab".repeat(32)}`, attributes]);
-    expect(unknown.body?.error?.code).toBe(-32001);
-    const early = { ...attributes, timestamp: "0x1" };
-    const failed = await rpc(node.url, "debug_executePayload", [block.parentHash, early]);
-    expect(failed.body?.error?.code).toBe(-32000);
-  });
-});
-
-describe("debug_dbGet", () => {
-  it("answers the code for 0x63 ‖ code hash", async () => {
-    const codeHash = keccak256(RUNTIME);
-    expect(await call(node.url, "debug_dbGet", [`0x63${codeHash.slice(2)}`])).toBe(RUNTIME);
-    const missing = await rpc(node.url, "debug_dbGet", [`0x63${"ef".repeat(32)}`]);
-    expect(missing.body?.error).toMatchObject({ code: -32000, message: "not found" });
+  describe("debug_dbGet", () => {
+    it("answers the code for 0x63 ‖ code hash", async () => {
+      const codeHash = keccak256(RUNTIME);
+      expect(await call(node.url, "debug_dbGet", [`0x63${codeHash.slice(2)}`])).toBe(RUNTIME);
+      const missing = await rpc(node.url, "debug_dbGet", [`0x63${"ef".repeat(32)}`]);
+      expect(missing.body?.error).toMatchObject({ code: -32000, message: "not found" });
+    });
   });
 });

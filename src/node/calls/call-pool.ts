@@ -22,6 +22,7 @@ import {
   IntrinsicGasError,
 } from "../state/call.js";
 import { NodeError, type NodeErrorOptions } from "../errors.js";
+import type { BlockWitness } from "../execution-witness.js";
 import { NodeLimitExceededError } from "../rpc/limits.js";
 import type { BlockRead } from "./block-reads.js";
 import type { BlockReadContext, CallContext, CallExecutor, PendingOverlay, ReadContext } from "./executor.js";
@@ -31,6 +32,7 @@ import type {
   CallWorkerData,
   EstimateResult,
   OverlayDelta,
+  WitnessJob,
   WorkerReply,
 } from "./protocol.js";
 
@@ -51,6 +53,11 @@ export interface CallPoolOptions {
   readonly timeoutMs: number;
   /** Most jobs waiting for a worker (default 256). */
   readonly maxQueued?: number;
+  /**
+   * Most worker threads for witness executions (default DEFAULT_WITNESS_WORKERS); the witness service's own bound
+   * (--rpc-witness-max-concurrent) says how many run at once.
+   */
+  readonly witnessWorkers?: number;
   readonly logger: Logger;
 }
 
@@ -59,7 +66,8 @@ type JobInput =
   | { kind: "estimate"; env: CallEnvironment; msg: CallMessage; cap: bigint }
   | { kind: "access-list"; env: CallEnvironment; msg: CallMessage }
   | { kind: "proof"; stateRoot: Uint8Array; address: Uint8Array; storageKeys: Uint8Array }
-  | { kind: "block-read"; read: BlockRead };
+  | { kind: "block-read"; read: BlockRead }
+  | Omit<WitnessJob, "id" | "overlay">;
 
 interface Job {
   readonly id: number;
@@ -75,9 +83,13 @@ interface Job {
  * wait behind EVM executions (up to the deadline) or proofs (up to 1024 keys); `heavy` jobs use up to
  * `workers` workers.
  */
-type Role = "reads" | "heavy";
+type Role = "reads" | "heavy" | "witness";
 
-const roleOf = (input: JobInput): Role => (input.kind === "block-read" ? "reads" : "heavy");
+const roleOf = (input: JobInput): Role =>
+  input.kind === "block-read" ? "reads" : input.kind === "witness" ? "witness" : "heavy";
+
+/** Witness workers a pool starts at most by default: Base's node runs 3 witness executions at once. */
+export const DEFAULT_WITNESS_WORKERS = 3;
 
 interface Slot {
   readonly role: Role;
@@ -128,7 +140,7 @@ function entriesFrom(overlay: PendingOverlay, from: number): [string, Uint8Array
 export class CallPool implements CallExecutor {
   private readonly slots: Slot[] = [];
   /** Jobs waiting for a worker of their role (see `Role`). */
-  private readonly queues: Record<Role, Job[]> = { reads: [], heavy: [] };
+  private readonly queues: Record<Role, Job[]> = { reads: [], heavy: [], witness: [] };
   private nextId = 1;
   private closed = false;
   private readonly maxQueued: number;
@@ -176,6 +188,20 @@ export class CallPool implements CallExecutor {
     return this.submit(input, context.overlay, signal) as Promise<string>;
   }
 
+  /**
+   * Builds a block on a sealed parent with every read recorded, on a witness worker (its own SQLite reader and
+   * trie-node cache), so witness executions neither hold the event loop nor wait behind calls.
+   */
+  witness(
+    input: Omit<WitnessJob, "kind" | "id" | "overlay">,
+    signal?: AbortSignal,
+  ): Promise<{ blockHash: Uint8Array; witness: BlockWitness }> {
+    return this.submit({ kind: "witness", ...input }, undefined, signal) as Promise<{
+      blockHash: Uint8Array;
+      witness: BlockWitness;
+    }>;
+  }
+
   /** Runs on a worker, which reads the blocks itself: `_context` is for the in-thread executor. */
   blockReadJson(read: BlockRead, _context: BlockReadContext, signal?: AbortSignal): Promise<string> {
     return this.submit({ kind: "block-read", read }, undefined, signal) as Promise<string>;
@@ -202,7 +228,11 @@ export class CallPool implements CallExecutor {
 
   async close(): Promise<void> {
     this.closed = true;
-    const waiting = [...this.queues.reads.splice(0), ...this.queues.heavy.splice(0)];
+    const waiting = [
+      ...this.queues.reads.splice(0),
+      ...this.queues.heavy.splice(0),
+      ...this.queues.witness.splice(0),
+    ];
     for (const job of waiting) job.reject(new ExecutionFailedError("the node is shutting down"));
     await Promise.all(
       this.slots.splice(0).map((slot) => {
@@ -251,8 +281,14 @@ export class CallPool implements CallExecutor {
     const idle = mine.filter((s) => s.job === undefined && !s.retired);
     const warm = idle.find((s) => blockId !== undefined && s.overlay?.blockId === blockId);
     if (warm !== undefined || idle.length > 0) return warm ?? idle[0];
-    if (mine.length < (role === "reads" ? 1 : this.options.workers)) return this.spawn(role);
+    if (mine.length < this.workersFor(role)) return this.spawn(role);
     return undefined;
+  }
+
+  private workersFor(role: Role): number {
+    if (role === "reads") return 1;
+    if (role === "witness") return this.options.witnessWorkers ?? DEFAULT_WITNESS_WORKERS;
+    return this.options.workers;
   }
 
   private spawn(role: Role): Slot {
@@ -321,6 +357,9 @@ export class CallPool implements CallExecutor {
       case "json-result":
         job.resolve(reply.json);
         break;
+      case "witness-result":
+        job.resolve({ blockHash: reply.blockHash, witness: reply.witness });
+        break;
       case "limit-exceeded":
         job.reject(new NodeLimitExceededError(reply.limit, reply.max, reply.requested, reply.what));
         break;
@@ -360,7 +399,7 @@ export class CallPool implements CallExecutor {
   }
 
   private get queued(): number {
-    return this.queues.reads.length + this.queues.heavy.length;
+    return this.queues.reads.length + this.queues.heavy.length + this.queues.witness.length;
   }
 
   private next(slot: Slot): void {

@@ -11,6 +11,7 @@ import { inspect } from "node:util";
 import { parentPort, workerData } from "node:worker_threads";
 import { commonFor, OpFork } from "../../chain/index.js";
 import { NodeLimitExceededError } from "../rpc/limits.js";
+import { executeWithWitness, WITNESS_NODE_CACHE_BYTES, WitnessNodeCache } from "../execution-witness.js";
 import { ReadonlyBlockStore } from "../store/block-store.js";
 import {
   CallRunner,
@@ -44,6 +45,8 @@ const port = parentPort;
 if (port === null) throw new Error("call-worker.ts runs as a worker thread only");
 const { dbPath, chainId } = workerData as CallWorkerData;
 const store = new ReadonlyBlockStore(dbPath);
+/** Trie nodes this worker's witness executions keep between them (created at the first witness job). */
+let witnessNodes: WitnessNodeCache | undefined;
 const common = commonFor(chainId, OpFork.Isthmus);
 
 /** The nodes of the block being built that this worker has received, by unprefixed hex keccak256. */
@@ -65,6 +68,20 @@ function sourceFor(delta: OverlayDelta | undefined): HashSource {
 const reply = (message: WorkerReply): void => port.postMessage(message);
 
 async function runJob(job: CallJob): Promise<void> {
+  if (job.kind === "witness") {
+    // No deadline: the block's own gas limit bounds it, as on the event loop (the caller bounds how many run).
+    witnessNodes ??= new WitnessNodeCache(WITNESS_NODE_CACHE_BYTES);
+    const { block, witness } = await executeWithWitness({
+      config: job.config,
+      store,
+      parent: job.parent,
+      attributes: job.attributes,
+      transactions: job.transactions,
+      nodeCache: witnessNodes,
+    });
+    reply({ kind: "witness-result", id: job.id, blockHash: block.blockHash, witness });
+    return;
+  }
   if (job.kind === "block-read") {
     // No deadline: the work is bounded by the limits the main thread checked (ranges, block counts).
     reply({ kind: "json-result", id: job.id, json: blockReadJson(job.read, store, common) });

@@ -2,6 +2,8 @@
  * Messages between the node's main thread and its call workers (EVM executions and heavy reads) (structured clone: bigints and
  * Uint8Arrays travel as they are). One job at a time per worker; every job carries its own id.
  */
+import type { BlockHeader, PayloadAttributes, RollupConfig } from "../../chain/index.js";
+import type { BlockWitness } from "../execution-witness.js";
 import type { AccessListEntry, CallEnvironment, CallMessage, CallOutcome } from "../state/call.js";
 import type { NodeRpcLimits } from "../rpc/limits.js";
 import type { BlockRead } from "./block-reads.js";
@@ -45,7 +47,19 @@ export type CallJob =
     }
   | ProofJob
   /** A block read (block-reads.ts) over sealed blocks, answered as JSON text. */
-  | { kind: "block-read"; id: number; overlay: undefined; read: BlockRead };
+  | { kind: "block-read"; id: number; overlay: undefined; read: BlockRead }
+  | WitnessJob;
+
+/** A block built on a sealed parent with every read recorded (execution-witness.ts `executeWithWitness`). */
+export interface WitnessJob {
+  kind: "witness";
+  id: number;
+  overlay: undefined;
+  config: RollupConfig;
+  parent: BlockHeader;
+  attributes: PayloadAttributes;
+  transactions: readonly Uint8Array[];
+}
 
 /**
  * eth_getProof at one state root (a sealed block's, or a snapshot's with its overlay): the worker
@@ -79,6 +93,8 @@ export type WorkerReply =
   | { kind: "access-list-result"; id: number; result: AccessListResult }
   /** A read job's JSON-RPC `result`, already serialized (the main thread writes it into the response as is). */
   | { kind: "json-result"; id: number; json: string }
+  /** A witness job's block hash and witness. */
+  | { kind: "witness-result"; id: number; blockHash: Uint8Array; witness: BlockWitness }
   | { kind: "intrinsic-gas"; id: number; gas: bigint; intrinsic: bigint }
   /** A read counted more than a limit allows (the main thread rebuilds the NodeLimitExceededError). */
   | {

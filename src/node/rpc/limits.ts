@@ -4,6 +4,7 @@
  * names the flag setting it. The server-core limits (bodies, batches, response bytes, subscriptions per
  * connection) are set from the same flags by src/node/server.ts.
  */
+import { availableParallelism } from "node:os";
 import { type ErrorDetails } from "../../errors/index.js";
 import type { BatchBudget, RpcLimits } from "../../rpc/index.js";
 import { NodeError } from "../errors.js";
@@ -52,6 +53,12 @@ export interface LimitSpec {
   readonly default: number;
   readonly help: string;
 }
+
+/**
+ * Witness executions at once by default: Base's node runs 3 (on separate threads), here on the call pool's witness
+ * workers, never more than the machine has cores.
+ */
+export const DEFAULT_WITNESS_MAX_CONCURRENT = Math.max(1, Math.min(3, availableParallelism()));
 
 export const LIMIT_SPECS: readonly LimitSpec[] = [
   {
@@ -149,8 +156,8 @@ export const LIMIT_SPECS: readonly LimitSpec[] = [
     field: "witnessMaxConcurrent",
     flag: "--rpc-witness-max-concurrent",
     env: "NODE_RPC_WITNESS_MAX_CONCURRENT",
-    default: 1,
-    help: "debug_executionWitness / debug_executePayload calls executing at once (they share the node's one thread); more wait their turn in arrival order",
+    default: DEFAULT_WITNESS_MAX_CONCURRENT,
+    help: "debug_executionWitness / debug_executePayload calls executing at once, each on a witness worker thread (default: Base's 3, at most the machine's cores); more wait their turn in arrival order. With --call-workers 0 they share the node's one thread, where 1 is the choice",
   },
 ];
 

@@ -2,8 +2,9 @@
  * debug_executionWitness (reth's) and debug_executePayload (Base's node and op-reth's): a block executed
  * again on its parent's state, or built from payload attributes, with every preimage it read answered in
  * reth's ExecutionWitness form. At most `witnessMaxConcurrent` executions run at once, the rest wait their turn
- * in arrival order. Base's node holds a semaphore of 3 over separate threads; here executions share the node's
- * thread, so running several only interleaves them and delays the first answer a prover waits on (default 1).
+ * in arrival order. Base's node holds a semaphore of 3 over separate threads; here each runs on a witness worker
+ * of the call pool (its own thread and SQLite reader), or with `--call-workers 0` on the node's one thread, where
+ * running several only interleaves them and delays the first answer a prover waits on (default 1).
  * The server core bounds the response's size.
  */
 import {
@@ -14,10 +15,13 @@ import {
 } from "../../../generated/rpc/index.js";
 import type * as T from "../../../generated/rpc/index.js";
 import { type BlockHeader, type PayloadAttributes, toHex } from "../../chain/index.js";
+import { CallFailedError, CallPool } from "../calls/call-pool.js";
 import type { ChainNode } from "../chain-node.js";
 import {
   type BlockWitness,
+  WITNESS_NODE_CACHE_BYTES,
   WitnessExecutionError,
+  type WitnessInput,
   WitnessNodeCache,
   executeWithWitness,
 } from "../execution-witness.js";
@@ -66,19 +70,43 @@ function payloadAttributes(a: T.OpPayloadAttributes): {
   return { attributes, transactions: a.transactions ?? [] };
 }
 
-/** A block that cannot be built answers -32000 with the reason. */
+/** A block that cannot be built (here, or on a witness worker) answers -32000 with the reason. */
 function executionFailed(e: unknown): unknown {
-  if (e instanceof WitnessExecutionError || e instanceof RangeError)
+  if (
+    e instanceof WitnessExecutionError ||
+    e instanceof RangeError ||
+    (e instanceof CallFailedError && WORKER_EXECUTION_FAILURES.has(String(e.details?.name)))
+  )
     return new ExecutionFailedError(`execution failed: ${e.message}`, { cause: e });
   return e;
 }
 
-/** Bytes of trie nodes the witness executions keep between them (WitnessNodeCache). */
-export const WITNESS_NODE_CACHE_BYTES = 64 * 2 ** 20;
+/** The names of the errors above, as a witness worker reports them. */
+const WORKER_EXECUTION_FAILURES = new Set(["WitnessExecutionError", "RangeError"]);
+
+/** One witness execution: the built block's hash and its witness. */
+type RunWitness = (
+  input: Omit<WitnessInput, "store" | "nodeCache">,
+) => Promise<{ blockHash: Uint8Array; witness: BlockWitness }>;
+
+/**
+ * Where witness executions run: on the call pool's witness workers (each with its own SQLite reader and trie-node
+ * cache), so they run side by side on several cores and never hold the event loop the sequencer seals on; with
+ * `--call-workers 0` on the event loop, one trie-node cache kept between them.
+ */
+function witnessRunner(node: ChainNode): RunWitness {
+  const calls = node.calls;
+  if (calls instanceof CallPool) return (input) => calls.witness(input);
+  const nodeCache = new WitnessNodeCache(WITNESS_NODE_CACHE_BYTES);
+  return async (input) => {
+    const { block, witness } = await executeWithWitness({ ...input, store: node.store, nodeCache });
+    return { blockHash: block.blockHash, witness };
+  };
+}
 
 export function createWitnessService(node: ChainNode, limits: NodeRpcLimits): WitnessService {
   const slots = new ConcurrencyLimit(limits.witnessMaxConcurrent);
-  const nodeCache = new WitnessNodeCache(WITNESS_NODE_CACHE_BYTES);
+  const run = witnessRunner(node);
   return {
     executionWitness: (selector) =>
       slots.run(async () => {
@@ -91,20 +119,18 @@ export function createWitnessService(node: ChainNode, limits: NodeRpcLimits): Wi
         if (content === undefined || parent === undefined)
           throw new BlockNotFoundError(`block not found: ${describeSelector(selector)}`);
         const h = content.header;
-        const { block, witness } = await executeWithWitness({
+        const { blockHash, witness } = await run({
           config: node.config,
-          store: node.store,
           parent: parent.header,
           attributes: attributesOf(node.config, h.number, h),
           transactions: content.transactions,
-          nodeCache,
         }).catch((e: unknown) => {
           throw executionFailed(e);
         });
         // The block executed again must be the block asked for; anything else is the node's own fault.
-        if (toHex(block.blockHash) !== toHex(content.hash))
+        if (toHex(blockHash) !== toHex(content.hash))
           throw new Error(
-            `re-executing block ${h.number} gave ${toHex(block.blockHash)}, not ${toHex(content.hash)}`,
+            `re-executing block ${h.number} gave ${toHex(blockHash)}, not ${toHex(content.hash)}`,
           );
         return { witness, parent: parent.header };
       }),
@@ -114,13 +140,11 @@ export function createWitnessService(node: ChainNode, limits: NodeRpcLimits): Wi
         if (resolved === undefined || resolved.kind !== "sealed")
           throw new BlockNotFoundError(`block not found: ${toHex(parentHash)}`);
         const { attributes, transactions } = payloadAttributes(a);
-        const { witness } = await executeWithWitness({
+        const { witness } = await run({
           config: node.config,
-          store: node.store,
           parent: resolved.block.header,
           attributes,
           transactions,
-          nodeCache,
         }).catch((e: unknown) => {
           throw executionFailed(e);
         });

@@ -365,11 +365,19 @@ export class BlockStore extends NodeTable implements BlockSource {
  */
 export class ReadonlyBlockStore extends NodeTable implements BlockSource {
   private readonly getBlockStmt: Database.Statement<[number], BlockRow>;
+  private readonly getNumberByHashStmt: Database.Statement<[Uint8Array], { number: number }>;
   private readonly cache = new SealedBlockCache();
 
   constructor(path: string) {
     super(new Database(path, { readonly: true, fileMustExist: true }));
     this.getBlockStmt = this.db.prepare("SELECT hash, header, body FROM blocks WHERE number = ?");
+    this.getNumberByHashStmt = this.db.prepare("SELECT number FROM blocks WHERE hash = ?");
+  }
+
+  /** The number of the sealed block `hash` names (a witness execution's ancestor headers). */
+  blockNumberByHash(hash: Uint8Array): bigint | undefined {
+    const row = this.getNumberByHashStmt.get(hash);
+    return row === undefined ? undefined : BigInt(row.number);
   }
 
   blockByNumber(number: bigint): StoredBlock | undefined {
