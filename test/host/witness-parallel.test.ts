@@ -11,6 +11,7 @@
  * (c) forwarded (`run: "forward"`, docs/host.md "Forwarded witnesses"): derivation only, the node's block witnesses
  *     (debug_executePayload) sent whole with the chain witness: the node's roots, and the enclave signs for it,
  *     sequentially and on two workers, what it signs for (a);
+ * (c') forwarded over db-get (no block witnesses to forward): the program's own run, as without forwarding;
  * (d) a node whose block witness lacks values (the first block's state nodes dropped): the enclave refuses the
  *     forwarded witness (MissingWitnessError), and the ProofService, told so, collects again with the program and
  *     gets the proof signed.
@@ -299,6 +300,24 @@ describe("the host's witness collection on worker threads", () => {
     } finally {
       await pool.close();
     }
+  }, 900_000);
+
+  it("(c') forwarding over a strategy without block witnesses (db-get) falls back to the program's run", async () => {
+    const fellBack = await collectWitness({
+      boot,
+      agreedL2HeadHash: agreedHash,
+      l1RpcUrl: chain.l1.anvil.rpcUrl,
+      l1BeaconUrl: chain.l1.anvil.beaconUrl,
+      l2RpcUrl: chain.node.url,
+      rollupConfig: chain.rollup,
+      run: "forward",
+    });
+    expect(fellBack.metrics.execution).toMatchObject({
+      mode: "sequential",
+      fallback: { reason: "the db-get strategy has no block witnesses to forward", verifiedBlocks: 0 },
+    });
+    expect(fellBack.result.outputRoots.map(toHex)).toEqual(nodeRoots);
+    expect(await prove(fellBack.preimages, signer)).toEqual(fromSequential);
   }, 900_000);
 
   it("(d) a block witness that lacks values: the enclave refuses the forwarded witness, the proof service collects again with the program", async () => {

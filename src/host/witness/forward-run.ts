@@ -10,10 +10,15 @@
  * before Isthmus (whose headers do not commit to the message passer's storage root) or a strategy without block
  * witnesses (db-get) is a fallback: the program then executes the range here, as without this run.
  */
-import { Bytes32Map, headerMessagePasserRoot, keccak256, outputRootPreimageV0 } from "../../chain/index.js";
+import {
+  Bytes32Map,
+  headerMessagePasserRoot,
+  keccak256,
+  keccak256Key,
+  outputRootPreimageV0,
+} from "../../chain/index.js";
 import type { JsonRpcClient } from "../../chain-rpc/index.js";
 import type { Preimage } from "../../../generated/protocol/index.js";
-import { keccak256Key } from "../../chain/index.js";
 import type { BlockOutcome, HeaderChain, RangeBlock, RangeRunner } from "../../proof/program/index.js";
 import { WitnessBudget, type WitnessLimits } from "./limits.js";
 import { nodeHeaderChain } from "./node-headers.js";
