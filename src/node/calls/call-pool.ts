@@ -5,7 +5,8 @@
  * demand up to a limit, each running one job at a time. The main thread resolves the block and its
  * environment; a worker reads the state from the node's SQLite file, plus the nodes the block being
  * built has written so far (sent as deltas: each worker keeps the overlay of one block). A read job
- * answers the JSON text of its result, serialized in the worker.
+ * answers the JSON text of its result, serialized in the worker. Witness executions (debug_executionWitness,
+ * debug_executePayload) run on workers of their own, over sealed state only.
  *
  * Every EVM execution has a deadline (geth's RPC EVM timeout): a job that overruns it is ended by
  * terminating its worker, and the caller gets -32000 `execution aborted (timeout = …)`. Jobs beyond the
@@ -81,7 +82,7 @@ interface Job {
 /**
  * Block reads (a few blocks decoded and serialized: milliseconds) have a worker of their own, so they never
  * wait behind EVM executions (up to the deadline) or proofs (up to 1024 keys); `heavy` jobs use up to
- * `workers` workers.
+ * `workers` workers; witness executions (whole blocks, no deadline) have up to `witnessWorkers` of their own.
  */
 type Role = "reads" | "heavy" | "witness";
 
