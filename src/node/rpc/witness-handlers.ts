@@ -4,7 +4,7 @@
  * reth's ExecutionWitness form. At most `witnessMaxConcurrent` executions run at once, the rest wait their turn
  * in arrival order. Base's node holds a semaphore of 3 over separate threads; here each runs on a witness worker
  * of the call pool (its own thread and SQLite reader), or with `--call-workers 0` on the node's one thread, where
- * running several only interleaves them and delays the first answer a prover waits on (default 1).
+ * running several only interleaves them and delays the first answer a prover waits on (set 1 there).
  * The server core bounds the response's size.
  */
 import {
