@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ProofRequest } from "../../generated/rpc/index.js";
 import type { RollupConfig } from "../../src/chain/index.js";
 import {
   EnclaveClient,
@@ -14,11 +15,26 @@ import {
   type WitnessSource,
 } from "../../src/host/index.js";
 import { createLogger } from "../../src/log/index.js";
+import type { BootInfo } from "../../src/proof/preimages/index.js";
 import { programExecutor } from "../../src/proof/program/index.js";
 import type { countingSigner } from "../../src/proof/program/parallel/chain-witness.test-support.js";
 import { EnclaveServer } from "../../enclave/server.js";
 import { handleRequest } from "../../enclave/handler.js";
 import { LocalSecurityModule } from "../../enclave/local-security-module.js";
+
+/** The prover_prove request whose boot info is `boot`, over the agreed head `agreedHash`. */
+export function proofRequestOf(boot: BootInfo, agreedHash: Uint8Array): ProofRequest {
+  return {
+    l1_head: boot.l1Head,
+    l1_head_number: boot.l1HeadNumber,
+    agreed_l2_head_hash: agreedHash,
+    agreed_l2_output_root: boot.agreedOutputRoot,
+    claimed_l2_output_root: boot.claimedOutputRoot,
+    claimed_l2_block_number: boot.claimedL2BlockNumber,
+    proposer: boot.proposer,
+    intermediate_block_interval: boot.intermediateBlockInterval,
+  };
+}
 
 export interface InProcessProver {
   readonly service: ProofService;

@@ -40,7 +40,7 @@ import {
 } from "../../src/host/index.js";
 import type { BootInfo } from "../../src/proof/preimages/index.js";
 import { BlockPool, type ExecutionReport, programExecutor } from "../../src/proof/program/index.js";
-import { startInProcessProver } from "./in-process-prover.js";
+import { proofRequestOf, startInProcessProver } from "./in-process-prover.js";
 import { countingSigner } from "../../src/proof/program/parallel/chain-witness.test-support.js";
 import { runProof } from "../../enclave/prove.js";
 import { type BatcherProcess, type L1Chain, startChainBatcher, startL1Chain } from "../node/l1-chain.js";
@@ -355,16 +355,7 @@ describe("the host's witness collection on worker threads", () => {
       });
       try {
         const result = await prover.service.prove(
-          {
-            l1_head: boot.l1Head,
-            l1_head_number: boot.l1HeadNumber,
-            agreed_l2_head_hash: agreedHash,
-            agreed_l2_output_root: boot.agreedOutputRoot,
-            claimed_l2_output_root: boot.claimedOutputRoot,
-            claimed_l2_block_number: boot.claimedL2BlockNumber,
-            proposer: boot.proposer,
-            intermediate_block_interval: boot.intermediateBlockInterval,
-          },
+          proofRequestOf(boot, agreedHash),
           new AbortController().signal,
         );
         expect(collected.map((metrics) => metrics.execution.mode)).toEqual(["forwarded", "sequential"]);

@@ -34,7 +34,7 @@ import {
 } from "../../src/host/index.js";
 import { DataMismatchError } from "../../src/chain-rpc/index.js";
 import { startTamperProxy } from "../../src/chain-rpc/proxy.test-support.js";
-import { startInProcessProver } from "../host/in-process-prover.js";
+import { proofRequestOf, startInProcessProver } from "../host/in-process-prover.js";
 import {
   OutputRootMismatchError,
   recoverJournalSigner,
@@ -440,16 +440,7 @@ describe("the proof program on the devnet", () => {
     });
     const { service } = prover;
     try {
-      const request = {
-        l1_head: boot.l1Head,
-        l1_head_number: boot.l1HeadNumber,
-        agreed_l2_head_hash: agreedHash,
-        agreed_l2_output_root: boot.agreedOutputRoot,
-        claimed_l2_output_root: boot.claimedOutputRoot,
-        claimed_l2_block_number: boot.claimedL2BlockNumber,
-        proposer: boot.proposer,
-        intermediate_block_interval: boot.intermediateBlockInterval,
-      };
+      const request = proofRequestOf(boot, agreedHash);
       const result = await service.prove(request, new AbortController().signal);
       expect(result.Tee.proposals.map((p) => toHex(p.output_root))).toEqual(nodeRoots.map(toHex));
       expect(toHex(result.Tee.aggregate_proposal.output_root)).toBe(toHex(boot.claimedOutputRoot));
