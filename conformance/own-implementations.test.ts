@@ -31,6 +31,7 @@ const SYNTHETIC_SKIPS: Readonly<Record<string, RegExp>> = {
   "enclave.withheld-preimage.blob": /the synthetic witness holds no blob field element/,
   "enclave.tampered-blob-element": /the synthetic witness holds no blob field element/,
   "enclave.schedule-block": /the unmodified synthetic witness was not proved/,
+  "enclave.aggregate": /the unmodified synthetic witness was not proved/,
 };
 
 /** Every check that sends a Prove the enclave must refuse. */

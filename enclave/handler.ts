@@ -10,7 +10,12 @@ import {
   type Response,
 } from "../generated/protocol/index.js";
 import type { ProofResult } from "../generated/rpc/index.js";
-import { signerAddressOf, UnsupportedChainError } from "../src/proof/onchain/index.js";
+import {
+  aggregateProposals,
+  configHashFor,
+  signerAddressOf,
+  UnsupportedChainError,
+} from "../src/proof/onchain/index.js";
 import {
   isProvePayload,
   PREIMAGE_ENTRY_OVERHEAD_BYTES,
@@ -70,6 +75,25 @@ export function enclaveHandlers(deps: RequestHandlerDeps, signal?: AbortSignal):
     },
     async teeImageHash() {
       return { kind: "TeeImageHash", image_hash: deps.program.teeImageHash.slice() };
+    },
+    async aggregate(request) {
+      // The chain's config hash and schedule id come from the image, as for a Prove: a request naming another
+      // chain id than its proposals were signed for recovers to another journal and is refused.
+      const { program } = deps;
+      const scheduleId = program.scheduleId?.(request.chain_id, request.schedule_l2_block_number);
+      const proposal = aggregateProposals(
+        {
+          proposer: request.proposer,
+          intermediateBlockInterval: request.intermediate_block_interval,
+          configHash: (program.configHash ?? configHashFor)(request.chain_id),
+          teeImageHash: program.teeImageHash,
+          ...(scheduleId === undefined ? {} : { scheduleId }),
+          proposals: request.proposals,
+        },
+        program.signer,
+        signerAddressOf(deps.identity.publicKey),
+      );
+      return { kind: "Aggregate", proposal };
     },
   };
 }

@@ -544,6 +544,79 @@ export const enclaveChecks: readonly Check<EnclaveContext>[] = [
     },
   },
   {
+    id: "enclave.aggregate",
+    covers:
+      "Aggregate request (our extension, docs/enclave.md 'Aggregating sub-ranges'): the control's per-block proposals aggregate to the control's aggregate, signed by the enclave; a forged root among them is refused",
+    async run(context) {
+      const control = await controlResponse(context);
+      if (control.kind !== "Prove")
+        throw new CheckSkipped(
+          `the unmodified ${context.witnessSource} witness was not proved (${describe(control)})`,
+        );
+      const { proposals, aggregate_proposal: expected } = control.result.Tee;
+      const chainId = readU64(bootValue(context.witness, BootKey.L2ChainId));
+      const interval = readU64(bootValue(context.witness, BootKey.IntermediateBlockInterval));
+      const proposer = bootValue(context.witness, BootKey.Proposer);
+      const scheduleBlock = readU64(bootValue(context.witness, BootKey.ScheduleL2BlockNumber));
+      if (chainId === undefined || interval === undefined || proposer?.length !== 20)
+        throw new CheckSkipped("the control witness lacks its chain id, interval or proposer boot value");
+      const aggregate = (list: typeof proposals) =>
+        exchange(
+          context,
+          {
+            kind: "Aggregate",
+            chain_id: chainId,
+            proposer,
+            intermediate_block_interval: interval,
+            schedule_l2_block_number:
+              scheduleBlock === undefined || scheduleBlock === 0n ? expected.l2_block_number : scheduleBlock,
+            proposals: list,
+          },
+          context.responseTimeoutMs,
+        );
+      const answer = await aggregate(proposals);
+      if (answer.kind === "Error")
+        throw new CheckSkipped(
+          `refused ("${answer.message}"): Aggregate is this implementation's extension; neither the spec's nor Base's enclave has it`,
+        );
+      if (answer.kind !== "Aggregate") throw new CheckFailed(`Aggregate answered with ${describe(answer)}`);
+      const teeImageHash = await knownTeeImageHash(context);
+      const got = answer.proposal;
+      const problems = journalProblems(
+        { Tee: { aggregate_proposal: got, proposals } },
+        {
+          witness: context.witness,
+          signerAddress: signerAddressOf(await knownPublicKey(context)),
+          teeImageHash,
+          ...(context.scheduleIdAt === undefined ? {} : { scheduleIdAt: context.scheduleIdAt }),
+        },
+      );
+      for (const field of ["output_root", "prev_output_root", "l1_origin_hash", "config_hash"] as const)
+        if (!equalBytes(got[field], expected[field]))
+          problems.push(
+            `the aggregate's ${field} ${hex(got[field])} is not the control's ${hex(expected[field])}`,
+          );
+      if (
+        got.l2_block_number !== expected.l2_block_number ||
+        got.l1_origin_number !== expected.l1_origin_number
+      )
+        problems.push("the aggregate's block numbers are not the control's");
+      if (proposals.length >= 2) {
+        const forgedRoot = keccak_256(new TextEncoder().encode("conformance: a root no block ends at"));
+        const forged = proposals.map((p, i) =>
+          i === 0 ? { ...p, output_root: forgedRoot } : i === 1 ? { ...p, prev_output_root: forgedRoot } : p,
+        );
+        const refused = await aggregate(forged);
+        if (refused.kind === "Aggregate")
+          problems.push(
+            `an aggregate was signed over proposals whose first root was forged (${hex(forgedRoot)})`,
+          );
+      }
+      expectThat(problems.length === 0, problems.join("; "));
+      return `the control's ${proposals.length} proposals aggregate to its aggregate, signed by the enclave${proposals.length >= 2 ? "; a forged root among them was refused" : ""}`;
+    },
+  },
+  {
     id: "enclave.schedule-block",
     covers:
       "boot key 11 (schedule_l2_block_number): taken, and the schedule id of schedule-id journals is pinned at that block",

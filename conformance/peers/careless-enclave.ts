@@ -85,6 +85,8 @@ export async function startCarelessEnclave(): Promise<CarelessEnclave> {
       }
       case "TeeImageHash":
         return { kind: "TeeImageHash", image_hash: madeUpImageHash };
+      case "Aggregate":
+        return { kind: "Error", message: "this peer does not aggregate" };
     }
   }
 

@@ -5,11 +5,11 @@ import type { B256, Address, Bytes, PreimageKeyType, PreimageKey, Preimage, Prop
 import { DEFAULT_PROTOCOL_FORM, PREIMAGE_KEY_TYPE_DISCRIMINANTS, preimageKeyTypeFromDiscriminant } from "./types.js";
 /** Request: each form's wire index of the variants in declaration order (the default form's is the order itself). */
 const REQUEST_WIRE_INDEX: Readonly<Record<string, readonly number[]>> = {
-  base: [0, 1, 3, 2],
+  base: [0, 1, 3, 2, 4],
 };
 /** Response: each form's wire index of the variants in declaration order (the default form's is the order itself). */
 const RESPONSE_WIRE_INDEX: Readonly<Record<string, readonly number[]>> = {
-  base: [0, 1, 3, 4, 2],
+  base: [0, 1, 3, 4, 2, 5],
 };
 
 /** Appends a B256 to a bincode writer. */
@@ -326,6 +326,16 @@ export function writeRequest(w: BincodeWriter, value: Request): void {
     case "TeeImageHash":
       w.variant(REQUEST_WIRE_INDEX[w.form]?.[3] ?? 3);
       return;
+    case "Aggregate":
+      w.variant(REQUEST_WIRE_INDEX[w.form]?.[4] ?? 4);
+      w.varint(value.chain_id, 64);
+      writeAddress(w, value.proposer);
+      w.varint(value.intermediate_block_interval, 64);
+      w.varint(value.schedule_l2_block_number, 64);
+      w.vec(value.proposals, (item0) => {
+        writeProposal(w, item0);
+      }, 65536, "Request::Aggregate.proposals");
+      return;
     default:
       throw new BincodeEncodeError(`Request: unknown variant ${String((value as { kind: unknown }).kind)}`);
   }
@@ -352,6 +362,14 @@ export function readRequest(r: BincodeReader): Request {
     }
     case 3: {
       return { kind: "TeeImageHash" };
+    }
+    case 4: {
+      const chain_id = r.varint(64);
+      const proposer = readAddress(r);
+      const intermediate_block_interval = r.varint(64);
+      const schedule_l2_block_number = r.varint(64);
+      const proposals = r.vec(135, "Request::Aggregate.proposals", () => readProposal(r), 65536);
+      return { kind: "Aggregate", chain_id, proposer, intermediate_block_interval, schedule_l2_block_number, proposals };
     }
     default:
       return r.failAt(start, `Request: unknown variant index ${wire}`);
@@ -396,6 +414,10 @@ export function writeResponse(w: BincodeWriter, value: Response): void {
       w.variant(RESPONSE_WIRE_INDEX[w.form]?.[4] ?? 4);
       writeB256(w, value.image_hash);
       return;
+    case "Aggregate":
+      w.variant(RESPONSE_WIRE_INDEX[w.form]?.[5] ?? 5);
+      writeProposal(w, value.proposal);
+      return;
     default:
       throw new BincodeEncodeError(`Response: unknown variant ${String((value as { kind: unknown }).kind)}`);
   }
@@ -427,6 +449,10 @@ export function readResponse(r: BincodeReader): Response {
     case 4: {
       const image_hash = readB256(r);
       return { kind: "TeeImageHash", image_hash };
+    }
+    case 5: {
+      const proposal = readProposal(r);
+      return { kind: "Aggregate", proposal };
     }
     default:
       return r.failAt(start, `Response: unknown variant index ${wire}`);

@@ -82,8 +82,18 @@ export interface RequestTeeImageHash {
   readonly kind: "TeeImageHash";
 }
 
+/** Request::Aggregate (variant index 4). */
+export interface RequestAggregate {
+  readonly kind: "Aggregate";
+  readonly chain_id: bigint;
+  readonly proposer: Address;
+  readonly intermediate_block_interval: bigint;
+  readonly schedule_l2_block_number: bigint;
+  readonly proposals: readonly Proposal[];
+}
+
 /** Host -> enclave, variant indices as in docs/decisions.md 'Host–enclave bincode' (spec form: the three requests of docs/protocol.md 'Host-to-enclave vsock protocol', then TeeImageHash as 3; base form, indexIn: TeeImageHash 2 and SignerAttestation 3). Tuple variants carry one unnamed field; the 'name' given to it here only names the TypeScript property. Caps (maxItems) are checked when decoding, right after the length and before anything is allocated, and when encoding. Decision: at most 4194304 (2^22) preimages per Prove: a 1 GiB frame of realistic witness values (hundreds of bytes each) holds fewer, while a frame of minimal 33-byte entries would otherwise expand into ~32 million objects. user_data and nonce: at most 512 bytes each, the security module's limit (the host also enforces it before contacting an enclave). */
-export type Request = RequestProve | RequestSignerPublicKey | RequestSignerAttestation | RequestTeeImageHash;
+export type Request = RequestProve | RequestSignerPublicKey | RequestSignerAttestation | RequestTeeImageHash | RequestAggregate;
 
 /** Response::Prove (variant index 0). */
 export interface ResponseProve {
@@ -115,8 +125,14 @@ export interface ResponseTeeImageHash {
   readonly image_hash: B256;
 }
 
+/** Response::Aggregate (variant index 5). */
+export interface ResponseAggregate {
+  readonly kind: "Aggregate";
+  readonly proposal: Proposal;
+}
+
 /** Enclave -> host, mirroring the request; Error carries a human-readable message and TeeImageHash keccak256(PCR0), the image hash the enclave signs into every journal. Variant indices: declaration order in the spec form; in the base form (indexIn) TeeImageHash is 2, SignerAttestation 3 and Error 4. */
-export type Response = ResponseProve | ResponseSignerPublicKey | ResponseSignerAttestation | ResponseError | ResponseTeeImageHash;
+export type Response = ResponseProve | ResponseSignerPublicKey | ResponseSignerAttestation | ResponseError | ResponseTeeImageHash | ResponseAggregate;
 /**
  * The protocol's message forms:
  * - spec: The default: the messages of docs/protocol.md 'Host-to-enclave vsock protocol', with TeeImageHash appended as the last request and response variant (a spec peer never sends it, so the spec's three requests and their answers are unchanged byte for byte). Chosen independently of the frame's length prefix (--message-form spec, the default).

@@ -41,7 +41,7 @@ import { revertToSnapshotEachTest } from "./l1-snapshots.js";
 import {
   buildProofResult,
   configHashFor,
-  type ProposalContext,
+  type ClaimContext,
   sampledBlockNumbers,
   supportedChainIds,
 } from "../../src/proof/onchain/index.js";
@@ -115,7 +115,7 @@ function proveRange(options: {
     proposer: bytes(options.by.address),
     intermediateBlockInterval: interval,
   };
-  const ctx: ProposalContext = {
+  const ctx: ClaimContext = {
     boot,
     configHash,
     teeImageHash: bytes(options.teeImageHash ?? LOCAL_IMAGE),

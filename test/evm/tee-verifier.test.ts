@@ -26,7 +26,7 @@ import {
   type ExecutedRange,
   journalDigest,
   perBlockJournals,
-  type ProposalContext,
+  type ClaimContext,
   signerAddressOf,
   supportedChainIds,
 } from "../../src/proof/onchain/index.js";
@@ -67,7 +67,7 @@ function proveRange(by: EnclaveSigner, imageHash: Hex, proposer: Address = PROPO
     proposer: bytes(proposer),
     intermediateBlockInterval: 5n,
   };
-  const ctx: ProposalContext = { boot, configHash: configHashFor(chainId), teeImageHash: bytes(imageHash) };
+  const ctx: ClaimContext = { boot, configHash: configHashFor(chainId), teeImageHash: bytes(imageHash) };
   const result: ProofResult = buildProofResult(ctx, range, by);
   return { ctx, range, result };
 }

@@ -33,6 +33,10 @@ const handlers: RequestHandlers = {
     calls.push("image");
     return { kind: "TeeImageHash", image_hash: new Uint8Array(32).fill(0x1a) };
   },
+  async aggregate(request) {
+    calls.push(`aggregate ${request.proposals.length}`);
+    throw new RangeError("nothing to aggregate");
+  },
 };
 const toError = (failure: unknown): ResponseError => ({
   kind: "Error",
@@ -60,12 +64,24 @@ describe("dispatchRequest", () => {
       kind: "TeeImageHash",
       image_hash: new Uint8Array(32).fill(0x1a),
     });
+    const aggregate = {
+      kind: "Aggregate",
+      chain_id: 10n,
+      proposer: new Uint8Array(20),
+      intermediate_block_interval: 1n,
+      schedule_l2_block_number: 5n,
+      proposals: [],
+    } as const;
+    expect(await dispatchRequest(handlers, aggregate, toError)).toEqual({
+      kind: "Error",
+      message: "failed: nothing to aggregate",
+    });
     const unknown = { kind: "Shutdown" } as unknown as Parameters<typeof dispatchRequest>[1];
     expect(await dispatchRequest(handlers, unknown, toError)).toEqual({
       kind: "Error",
       message: "failed: unknown Request variant Shutdown",
     });
-    expect(calls).toEqual(["key", "attest 3", "prove 0", "image"]);
+    expect(calls).toEqual(["key", "attest 3", "prove 0", "image", "aggregate 0"]);
   });
 });
 

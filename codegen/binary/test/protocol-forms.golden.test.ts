@@ -86,6 +86,25 @@ describe("Request in both forms", () => {
       bytes("03", "01", "01", "01", "00"),
     );
   });
+
+  it("Aggregate (our extension) is request 4 and response 5 in both", () => {
+    for (const form of ["spec", "base"] as const) {
+      checkRequest(
+        form,
+        {
+          kind: "Aggregate",
+          chain_id: 8453n,
+          proposer: new Uint8Array(20).fill(0x70),
+          intermediate_block_interval: 30n,
+          schedule_l2_block_number: 600n,
+          proposals: [proposal],
+        },
+        // chain id 8453 and block 600 are varints 0xfb then 2 bytes little-endian; the proposer is 0x14 then 20 bytes
+        bytes("04", "fb 0521", "14", repeat("70", 20), "1e", "fb 5802", "01", PROPOSAL_WIRE),
+      );
+      checkResponse(form, { kind: "Aggregate", proposal }, bytes("05", PROPOSAL_WIRE));
+    }
+  });
 });
 
 describe("Response in both forms", () => {

@@ -36,10 +36,10 @@ describe("decoder rejections", () => {
   });
 
   it("unknown variant indices", () => {
-    rejects(decodeRequest, bytes("04"), /Request: unknown variant index 4/);
-    rejects(decodeResponse, bytes("05"), /Response: unknown variant index 5/);
-    rejects((payload) => decodeRequest(payload, "base"), bytes("04"), /Request: unknown variant index 4/);
-    rejects((payload) => decodeResponse(payload, "base"), bytes("05"), /Response: unknown variant index 5/);
+    rejects(decodeRequest, bytes("05"), /Request: unknown variant index 5/);
+    rejects(decodeResponse, bytes("06"), /Response: unknown variant index 6/);
+    rejects((payload) => decodeRequest(payload, "base"), bytes("05"), /Request: unknown variant index 5/);
+    rejects((payload) => decodeResponse(payload, "base"), bytes("06"), /Response: unknown variant index 6/);
     rejects(decodeResponse, bytes("00", "01"), /ProofResult: unknown variant index 1/);
     rejects(
       decodeRequest,

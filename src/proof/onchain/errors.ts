@@ -10,7 +10,8 @@ export type OnchainErrorKind =
   | "sampling"
   | "output-root-mismatch"
   | "proposal-encoding"
-  | "fork-horizon";
+  | "fork-horizon"
+  | "aggregation";
 
 /** What a concrete error passes besides its message: structured fields and the underlying error. */
 export type OnchainErrorOptions = Omit<SuiteErrorOptions<OnchainErrorKind>, "kind">;

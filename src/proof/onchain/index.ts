@@ -4,8 +4,10 @@
  *
  * Public surface:
  * - journals: `perBlockJournals`, `aggregateJournal`, `journalDigest`, `recoverJournalSigner`, `checkClaim`,
- *   `buildProofResult` (signs the journals of an executed range), `ExecutedRange`, `ProposalContext`,
- *   `JournalSigner`;
+ *   `buildProofResult` (signs the journals of an executed range), `signProposal`, `ExecutedRange`,
+ *   `ProposalContext`, `ClaimContext`, `ProposalBoot`, `JournalSigner`;
+ * - aggregation of a range proved in several frames: `aggregateProposals` (the enclave's Aggregate request),
+ *   `AggregationRequest`, `AggregationRefusedError`, `AggregationCheck`;
  * - journal versions: `JournalVersion` ("spec", or "schedule-id" with the upgrade schedule id appended),
  *   `packSignedJournal`; the schedule id: `scheduleLink`, `scheduleIdOf`, `activatedScheduleId`,
  *   `claimScheduleId`, `ladderTimestamps`, `l2BlockTimestamp`, `UPGRADE_LADDER`;
@@ -18,7 +20,7 @@
  * - AggregateVerifier arguments: `proposeArguments`, `nullifyArguments`, `nullifyRequest`, `nullifyInterval`,
  *   `intermediateBlocks`, `firstWrongIntermediateRoot`, `contractSignature`, the proof-type and length constants;
  * - errors: `OnchainError` (root), `OutputRootMismatchError`, `SamplingError`, `UnsupportedChainError`,
- *   `ConfigEncodingError`, `ProposalEncodingError`, `ForkHorizonError`.
+ *   `ConfigEncodingError`, `ProposalEncodingError`, `ForkHorizonError`, `AggregationRefusedError`.
  *
  * Concepts owned: the journal, the proposal signature, the config hash and its table (config-table.ts, written by
  * build-config-table.ts), the AggregateVerifier's calldata.
@@ -40,6 +42,7 @@ export {
   aggregateJournal,
   buildProofResult,
   checkClaim,
+  type ClaimContext,
   type ExecutedRange,
   journalDigest,
   type JournalSigner,
@@ -48,9 +51,17 @@ export {
   packSignedJournal,
   OutputRootMismatchError,
   perBlockJournals,
+  type ProposalBoot,
   type ProposalContext,
   recoverJournalSigner,
+  signProposal,
 } from "./journals.js";
+export {
+  type AggregationCheck,
+  AggregationRefusedError,
+  type AggregationRequest,
+  aggregateProposals,
+} from "./proposal-aggregation.js";
 export {
   PUBLIC_KEY_LENGTH,
   recoverSignerAddress,

@@ -10,7 +10,7 @@ import {
   type JournalSigner,
   OutputRootMismatchError,
   perBlockJournals,
-  type ProposalContext,
+  type ClaimContext,
 } from "./journals.js";
 import { SamplingError } from "./sampling.js";
 import { EnclaveSigner } from "../../../enclave/index.js";
@@ -24,7 +24,7 @@ const fill = (byte: number) => new Uint8Array(32).fill(byte);
 const PROPOSER = "f39fd6e51aad88f6f4ce6ab8827279cfffb92266";
 const BASE_CONFIG = "1607709d90d40904f790574404e2ad614eac858f6162faa0ec34c6bf5e5f3c57";
 
-function context(overrides: Partial<BootInfo> = {}): ProposalContext {
+function context(overrides: Partial<BootInfo> = {}): ClaimContext {
   const boot: BootInfo = {
     l1Head: fill(0xe1),
     l1HeadNumber: 70_000n,

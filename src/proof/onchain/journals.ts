@@ -22,8 +22,14 @@ export interface ExecutedRange {
   readonly outputRoots: readonly Uint8Array[];
 }
 
+/** What of the boot information a proposal's journals carry (a range proved in frames has no single claim). */
+export type ProposalBoot = Pick<
+  BootInfo,
+  "proposer" | "l1Head" | "l1HeadNumber" | "agreedOutputRoot" | "intermediateBlockInterval"
+>;
+
 export interface ProposalContext {
-  readonly boot: BootInfo;
+  readonly boot: ProposalBoot;
   readonly configHash: Uint8Array;
   readonly teeImageHash: Uint8Array;
   /**
@@ -31,6 +37,11 @@ export interface ProposalContext {
    * after teeImageHash (228 + 32·N bytes). Absent for the spec's version (196 + 32·N bytes).
    */
   readonly scheduleId?: Uint8Array;
+}
+
+/** The context of one Prove: its whole boot information, whose claim is checked before anything is signed. */
+export interface ClaimContext extends ProposalContext {
+  readonly boot: BootInfo;
 }
 
 /**
@@ -140,7 +151,8 @@ export function aggregateJournal(ctx: ProposalContext, range: ExecutedRange): Jo
   };
 }
 
-function sign(ctx: ProposalContext, signer: JournalSigner, journal: Journal): Proposal {
+/** Signs `journal` and names it as a proposal (its L1 origin and config hash the context's). */
+export function signProposal(ctx: ProposalContext, signer: JournalSigner, journal: Journal): Proposal {
   return {
     output_root: journal.outputRoot,
     signature: signer.signJournal(packSignedJournal(journal, ctx.scheduleId)),
@@ -157,14 +169,14 @@ function sign(ctx: ProposalContext, signer: JournalSigner, journal: Journal): Pr
  * is its per-block proposal.
  */
 export function buildProofResult(
-  ctx: ProposalContext,
+  ctx: ClaimContext,
   range: ExecutedRange,
   signer: JournalSigner,
 ): ProofResult {
   checkClaim(ctx.boot, range);
   const aggregate = aggregateJournal(ctx, range); // validates the interval before anything is signed
-  const proposals = perBlockJournals(ctx, range).map((journal) => sign(ctx, signer, journal));
+  const proposals = perBlockJournals(ctx, range).map((journal) => signProposal(ctx, signer, journal));
   const aggregate_proposal =
-    proposals.length === 1 ? (proposals[0] as Proposal) : sign(ctx, signer, aggregate);
+    proposals.length === 1 ? (proposals[0] as Proposal) : signProposal(ctx, signer, aggregate);
   return { Tee: { aggregate_proposal, proposals } };
 }

@@ -49,6 +49,15 @@ describe("message forms", () => {
       expect(requestMessageForm(encodeRequest(attestation, form))).toBe(form);
       expect(requestMessageForm(encodeRequest({ kind: "SignerPublicKey" }, form))).toBeUndefined();
       expect(requestMessageForm(encodeRequest({ kind: "Prove", preimages: [] }, form))).toBeUndefined();
+      const aggregate = {
+        kind: "Aggregate",
+        chain_id: 901n,
+        proposer: new Uint8Array(20),
+        intermediate_block_interval: 1n,
+        schedule_l2_block_number: 3n,
+        proposals: [],
+      } as const;
+      expect(requestMessageForm(encodeRequest(aggregate, form))).toBeUndefined();
     }
   });
 
@@ -72,6 +81,10 @@ describe("message forms", () => {
         const stamp = decoded.kind === "Prove" ? decoded.result.Tee.tee_signer : undefined;
         expect(stamp).toEqual(answered === "base" ? new Uint8Array(20).fill(6) : undefined);
         expect(decodeAnswer(encodeResponse(error, answered), "SignerPublicKey", asked)).toEqual(error);
+        // Our Aggregate (request 4, response 5 in both forms): its answer and an Error read in either.
+        const aggregated: Response = { kind: "Aggregate", proposal: proof.result.Tee.aggregate_proposal };
+        expect(decodeAnswer(encodeResponse(aggregated, answered), "Aggregate", asked)).toEqual(aggregated);
+        expect(decodeAnswer(encodeResponse(error, answered), "Aggregate", asked)).toEqual(error);
         expect(decodeAnswer(encodeResponse(error, answered), undefined, asked)).toEqual(error);
       }
     }

@@ -3,8 +3,8 @@
  * as deployed today, chosen independently of the frame's length prefix.
  *
  * The two forms number the variants differently where Base inserted TeeImageHash (request and response 2, moving
- * SignerAttestation to 3 and Error to 4) and Base's Tee result ends with `tee_signer`. Prove and SignerPublicKey
- * requests are the same bytes in both forms, so an enclave can tell a request's form only from a SignerAttestation
+ * SignerAttestation to 3 and Error to 4) and Base's Tee result ends with `tee_signer`. Prove, SignerPublicKey and
+ * Aggregate (our extension, request 4 and response 5 in both) requests are the same bytes in both forms, so an enclave can tell a request's form only from a SignerAttestation
  * or a TeeImageHash request: a one-byte payload 2 is Base's TeeImageHash, 3 the spec's; a longer payload opening
  * with 2 is the spec's SignerAttestation, with 3 Base's (it carries two Option tags, so at least three bytes).
  * For requests both forms share, the enclave answers in the form paired with the frame (`pairedMessageForm`: Base's
@@ -61,7 +61,7 @@ export function answerMessageForm(payload: Uint8Array | undefined, prefix: Frame
 
 /** Requests whose bytes are the same in both forms, so their answer may come in either. */
 function sharedByBothForms(kind: Request["kind"] | undefined): boolean {
-  return kind === undefined || kind === "Prove" || kind === "SignerPublicKey";
+  return kind === undefined || kind === "Prove" || kind === "SignerPublicKey" || kind === "Aggregate";
 }
 
 /**
