@@ -112,6 +112,12 @@ export interface HostConfig {
    */
   readonly maxBlocksPerProof: bigint;
   /**
+   * The most L2 blocks one Prove frame covers (--max-blocks-per-frame, default DEFAULT_MAX_BLOCKS_PER_FRAME with
+   * the spec's messages, none with Base's): a longer range is proved in frames the enclave aggregates (docs/host.md
+   * "Ranges in frames"). Undefined (0 on the command line): one frame whatever the range.
+   */
+  readonly maxBlocksPerFrame: bigint | undefined;
+  /**
    * L1 headers witness collection may walk back from a request's L1 head (--max-l1-distance; by default derived
    * from the rollup config, defaultMaxL1Distance, or DEFAULT_MAX_L1_DISTANCE without one); a longer walk stops
    * with L1DistanceError (-32602).
@@ -145,6 +151,13 @@ export interface HostWorkerConfig {
  * docs/enclave.md "Memory") holds such a range's witness at about 1.4 blobs per L1 slot.
  */
 export const DEFAULT_MAX_BLOCKS_PER_PROOF = 1800n;
+
+/**
+ * Default for --max-blocks-per-frame: 100 blocks at Base's target gas (80 M a block) are ~550 K preimages and
+ * ~600 MiB of enclave memory (README "Proving Base's load"), a quarter of the enclave's preimage cap (2^21), so
+ * heavier blocks still fit; a 600-block proposal is six frames.
+ */
+export const DEFAULT_MAX_BLOCKS_PER_FRAME = 100n;
 
 /** A start-up refusal: a missing, malformed or inconsistent flag (`flag` names it when there is one). */
 export class HostConfigError extends HostError<"config"> {
@@ -277,6 +290,12 @@ export const HOST_FLAGS: readonly FlagSpec[] = [
     env: "PROVER_MAX_BLOCKS_PER_PROOF",
     value: "N",
     help: `L2 blocks one prover_prove may cover; a longer range is refused with -32602 before any witness is collected (default ${DEFAULT_MAX_BLOCKS_PER_PROOF})`,
+  },
+  {
+    flag: "max-blocks-per-frame",
+    env: "PROVER_MAX_BLOCKS_PER_FRAME",
+    value: "N",
+    help: `L2 blocks one Prove frame covers: a longer range is proved in consecutive frames on the same enclave, the next one's witness collected while it proves the one before, and joined by the enclave's Aggregate request; 0: one frame whatever the range, for enclaves without Aggregate (default ${DEFAULT_MAX_BLOCKS_PER_FRAME}, 0 with --message-form base)`,
   },
   {
     flag: "max-l1-distance",
@@ -498,6 +517,18 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
     maxBlocksText === undefined
       ? DEFAULT_MAX_BLOCKS_PER_PROOF
       : BigInt(integerFlag(maxBlocksText, "max-blocks-per-proof", 1, fail));
+  const messageForm = messageFormFlag(flags.text("message-form"));
+  const frameText = flags.text("max-blocks-per-frame");
+  const frameBlocks =
+    frameText === undefined ? undefined : integerFlag(frameText, "max-blocks-per-frame", 0, fail);
+  const maxBlocksPerFrame =
+    frameBlocks === undefined
+      ? messageForm === "base"
+        ? undefined // Base's enclave has no Aggregate request
+        : DEFAULT_MAX_BLOCKS_PER_FRAME
+      : frameBlocks === 0
+        ? undefined
+        : BigInt(frameBlocks);
   const url = (flag: string): string => urlFlag(flags.need(flag), flag, fail, URL_SCHEMES);
   const l1RpcUrl = url("l1-rpc-url");
   const l1BeaconUrl = flags.text("l1-beacon-url") === undefined ? l1RpcUrl : url("l1-beacon-url");
@@ -566,11 +597,12 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
       listen: parseListen(flags.text("listen") ?? DEFAULT_LISTEN),
       enclaves,
       frameLengthPrefix: frameLengthPrefixFlag(flags.text("frame-length-prefix")),
-      messageForm: messageFormFlag(flags.text("message-form")),
+      messageForm,
       journalVersion,
       proofTimeoutMs,
       maxConcurrentProofs,
       maxBlocksPerProof,
+      maxBlocksPerFrame,
       maxL1Distance,
       registryAddress,
       logLevel: logLevelFlag(flags.text("log-level"), "log-level", fail),

@@ -2,8 +2,8 @@
  * Typed operations on one configured enclave: each opens its own connection (one request per
  * connection), checks that the response is the one asked for, and records the exchange in the metrics.
  */
-import type { Preimage, Request, Response } from "../../generated/protocol/index.js";
-import type { ProofResult } from "../../generated/rpc/index.js";
+import type { Preimage, Request, RequestAggregate, Response } from "../../generated/protocol/index.js";
+import type { ProofResult, Proposal } from "../../generated/rpc/index.js";
 import { PUBLIC_KEY_LENGTH } from "../proof/onchain/index.js";
 import {
   type EnclaveAddress,
@@ -104,6 +104,16 @@ export class EnclaveClient {
     const response = await this.exchange({ kind: "Prove", preimages }, signal, Number.POSITIVE_INFINITY);
     if (response.kind !== "Prove") throw this.unexpected("Prove", response);
     return response.result;
+  }
+
+  /**
+   * The aggregate proposal over per-block proposals this enclave signed in several Prove frames (our Aggregate
+   * request: the enclave checks every signature and the chain of roots before it signs).
+   */
+  async aggregate(request: Omit<RequestAggregate, "kind">, signal?: AbortSignal): Promise<Proposal> {
+    const response = await this.exchange({ kind: "Aggregate", ...request }, signal);
+    if (response.kind !== "Aggregate") throw this.unexpected("Aggregate", response);
+    return response.proposal;
   }
 
   private unexpected(asked: string, response: Response): UnexpectedEnclaveResponseError {

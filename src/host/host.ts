@@ -134,7 +134,12 @@ export function createProverHost(config: HostConfig, deps: ProverHostDeps): Prov
     // With a witness source the L2 endpoint is in use: the range is bounded before anything is collected.
     ...(witness === undefined
       ? {}
-      : { witness: witness.source, agreedHeadNumber: agreedHeadNumberLookup(config.l2RpcUrl) }),
+      : {
+          witness: witness.source,
+          agreedHeadNumber: agreedHeadNumberLookup(config.l2RpcUrl),
+          l2OutputAt: witness.outputAt,
+          ...(config.maxBlocksPerFrame === undefined ? {} : { maxBlocksPerFrame: config.maxBlocksPerFrame }),
+        }),
     maxBlocksPerProof: config.maxBlocksPerProof,
     ...scheduleIdOption(config),
     proofTimeoutMs: config.proofTimeoutMs,

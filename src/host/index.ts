@@ -4,7 +4,7 @@
  * the devnet and tools that run a host in-process or talk to enclaves with the host's transport.
  *
  * Public surface: configuration (`parseHostCommandLine`, `HOST_FLAGS`), `createProverHost`, the enclave client and
- * call, the proof service (request validation, result checks, timeouts), the router and signer registry, the
+ * call, the proof service (request validation, result checks, timeouts, ranges proved in frames), the router and signer registry, the
  * handlers, health and metrics, witness collection (strategies, the fetching oracle, limits), the queue worker,
  * and the errors (`HostError` root).
  *
@@ -38,12 +38,15 @@ export {
   InvalidProofRequestError,
   InvalidProofResultError,
   ProofCancelledError,
+  type L2OutputLookup,
   ProofService,
   type ProofServiceOptions,
   ProofTimeoutError,
   checkProofResult,
   validateProofRequest,
 } from "./proof-service.js";
+export { type FrameRange, frameRanges } from "./frames.js";
+export { agreedHeadNumberLookup } from "./agreed-head.js";
 export { EnclaveRouter, NoValidSignerError, type Route } from "./router.js";
 export {
   createProverHandlers,
@@ -94,5 +97,7 @@ export {
   type WitnessLimits,
   type WitnessCollection,
   type WitnessMetrics,
+  type L2Output,
+  l2OutputAt,
 } from "./witness/index.js";
 export { type HostWorker, type HostWorkerDeps, startHostWorker } from "./worker.js";

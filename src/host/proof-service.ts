@@ -1,6 +1,7 @@
 /**
  * prover_prove (docs/protocol.md "Proof pipeline"): validate the request, route it to an enclave, send the
- * preimages in one Prove frame, and bound the whole call by the proof request timeout. Failures are the
+ * preimages in one Prove frame (or, for a range longer than `maxBlocksPerFrame`, in several that the enclave then
+ * aggregates), and bound the whole call by the proof request timeout. Failures are the
  * host's own errors (an invalid request, NoValidSigner, a timeout, a cancellation, an enclave refusal,
  * a transport failure); the prover_prove handler turns them into JSON-RPC errors (handlers.ts).
  */
@@ -14,8 +15,12 @@ import { InvalidProofRequestError, ProofCancelledError, ProofTimeoutError } from
 import type { HostMetrics, ProofOutcome } from "./metrics.js";
 import { proofFailure } from "./proof-failures.js";
 import { InvalidProofResultError, verifyProofResult } from "./result-check.js";
-import type { EnclaveRouter } from "./router.js";
-import type { WitnessSource } from "./witness/collect.js";
+import { type FrameRange, frameRanges } from "./frames.js";
+import type { EnclaveRouter, Route } from "./router.js";
+import type { L2Output, SourcedWitness, WitnessRun, WitnessSource } from "./witness/index.js";
+
+/** The L2 node's block hash and output root at a block (the boundaries of a range proved in frames). */
+export type L2OutputLookup = (block: bigint, signal: AbortSignal) => Promise<L2Output>;
 
 export { checkProofResult, InvalidProofResultError } from "./result-check.js";
 export { InvalidProofRequestError, ProofCancelledError, ProofTimeoutError } from "./errors.js";
@@ -43,6 +48,13 @@ export interface ProofServiceOptions {
    * before routing and witness collection.
    */
   readonly agreedHeadNumber?: (hash: Uint8Array, signal: AbortSignal) => Promise<bigint>;
+  /**
+   * The most blocks one Prove frame covers: with `agreedHeadNumber` and `l2OutputAt`, a longer range is proved in
+   * frames the enclave then aggregates (docs/host.md "Ranges in frames"). Absent: one frame whatever the range.
+   */
+  readonly maxBlocksPerFrame?: bigint;
+  /** The L2 node's hash and output root at a block: where the frames of a long range start and end. */
+  readonly l2OutputAt?: L2OutputLookup;
 }
 
 /** The request's block numbers, each bounded as the enclave bounds its boot values (MAX_BOOT_BLOCK_NUMBER). */
@@ -138,10 +150,14 @@ export class ProofService {
     }
   }
 
-  /** Refuses a range longer than the bound before anything is collected (needs the agreed head's number). */
-  private async checkRangeBound(request: ProofRequest, signal: AbortSignal): Promise<void> {
+  /**
+   * The agreed head's number when the host can look it up (an L2 endpoint), after refusing a range longer than the
+   * bound before anything is collected; undefined without a lookup or when it failed (the range is then bounded on
+   * the result only, and proved in one frame).
+   */
+  private async agreedNumber(request: ProofRequest, signal: AbortSignal): Promise<bigint | undefined> {
     const { maxBlocksPerProof: maxBlocks, agreedHeadNumber } = this.options;
-    if (maxBlocks === undefined || agreedHeadNumber === undefined) return;
+    if (agreedHeadNumber === undefined) return undefined;
     let agreed: bigint;
     try {
       agreed = await agreedHeadNumber(request.agreed_l2_head_hash, signal);
@@ -153,7 +169,7 @@ export class ProofService {
         { block: request.claimed_l2_block_number.toString(), reason },
         "agreed L2 head lookup failed; the range is bounded on the result only",
       );
-      return;
+      return undefined;
     }
     const blocks = request.claimed_l2_block_number - agreed;
     if (blocks < 1n)
@@ -161,11 +177,139 @@ export class ProofService {
         `invalid request: the claimed block ${request.claimed_l2_block_number} is not after the agreed L2 head ${agreed}`,
         { field: "claimed_l2_block_number" },
       );
-    if (blocks > maxBlocks)
+    if (maxBlocks !== undefined && blocks > maxBlocks)
       throw new InvalidProofRequestError(
         `invalid request: the range covers ${blocks} L2 blocks (${agreed} to ${request.claimed_l2_block_number}), more than the ${maxBlocks} one proof may cover (--max-blocks-per-proof)`,
         { field: "claimed_l2_block_number" },
       );
+    return agreed;
+  }
+
+  /** The request's Prove preimages: the witness source's, or the boot keys alone. */
+  private collect(request: ProofRequest, signal: AbortSignal, run?: WitnessRun): Promise<SourcedWitness> {
+    const { witness } = this.options;
+    return witness === undefined
+      ? Promise.resolve({ preimages: bootPreimages(request, this.options.l2ChainId), forwarded: false })
+      : witness(request, this.options.l2ChainId, signal, run);
+  }
+
+  /** One Prove frame over collected preimages, collected once more with the program if a forwarded value was missed. */
+  private async proveCollected(
+    request: ProofRequest,
+    sourced: SourcedWitness,
+    route: Route,
+    signal: AbortSignal,
+    progress: Progress,
+  ): Promise<ProofResult> {
+    const block = request.claimed_l2_block_number.toString();
+    try {
+      return await route.enclave.prove(sourced.preimages, signal);
+    } catch (error) {
+      // Forwarded block witnesses are the L2 node's: one that lacked a value the enclave's execution read is
+      // replaced once by the program's own run here, which fetches what it misses (or names what the node lacks).
+      if (!sourced.forwarded || !missedAWitnessValue(error)) throw error;
+      this.options.logger.warn(
+        { enclave: route.enclave.name, block, reason: error.enclaveMessage },
+        "the enclave missed a value of the forwarded block witnesses; collecting the witness with the program",
+      );
+      progress.stage = "witness";
+      const collected = await this.collect(request, signal, "program");
+      progress.stage = "enclave";
+      return route.enclave.prove(collected.preimages, signal);
+    }
+  }
+
+  /**
+   * A range longer than a frame (docs/host.md "Ranges in frames"): consecutive sub-ranges on the request's L1 head,
+   * each bounded by the L2 node's block hash and output root, the next one's witness collected while the enclave
+   * proves the one before; then the enclave's Aggregate over all their per-block proposals. Every frame and the
+   * aggregate go to the routed enclave: it aggregates only proposals it signed itself.
+   */
+  private async proveInFrames(
+    request: ProofRequest,
+    frames: readonly FrameRange[],
+    outputAt: L2OutputLookup,
+    route: Route,
+    signal: AbortSignal,
+    progress: Progress,
+  ): Promise<ProofResult> {
+    const scheduleBlock = scheduleBlockOf(request);
+    this.options.logger.info(
+      {
+        enclave: route.enclave.name,
+        block: request.claimed_l2_block_number.toString(),
+        blocks: (frames.at(-1)!.claimed - frames[0]!.agreed).toString(),
+        frames: frames.length,
+      },
+      "proving the range in frames",
+    );
+    // Aborted when the proof ends or a frame fails, so the collection running beside a failed frame stops too.
+    const frameAbort = new AbortController();
+    const onAbort = (): void => frameAbort.abort(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) frameAbort.abort(signal.reason);
+    const results: ProofResult[] = [];
+    let inFlight: Promise<ProofResult> | undefined;
+    let start: L2Output = { hash: request.agreed_l2_head_hash, outputRoot: request.agreed_l2_output_root };
+    try {
+      for (const [index, frame] of frames.entries()) {
+        progress.stage = "witness";
+        const end: L2Output | undefined =
+          index === frames.length - 1 ? undefined : await outputAt(frame.claimed, frameAbort.signal);
+        const part: ProofRequest = {
+          ...request,
+          agreed_l2_head_hash: start.hash,
+          agreed_l2_output_root: start.outputRoot,
+          claimed_l2_output_root: end?.outputRoot ?? request.claimed_l2_output_root,
+          claimed_l2_block_number: frame.claimed,
+          schedule_l2_block_number: scheduleBlock,
+        };
+        const sourced = await this.collect(part, frameAbort.signal);
+        if (inFlight !== undefined) {
+          progress.stage = "enclave";
+          results.push(await inFlight);
+        }
+        progress.stage = "enclave";
+        progress.enclave = route.enclave.name;
+        inFlight = this.proveCollected(part, sourced, route, frameAbort.signal, progress);
+        inFlight.catch(() => frameAbort.abort(new Error("a frame of the range failed")));
+        if (end !== undefined) start = end;
+      }
+      progress.stage = "enclave";
+      results.push(await inFlight!);
+    } catch (error) {
+      frameAbort.abort(error);
+      // A collection stopped because the frame proving beside it failed: the frame's failure is the cause.
+      if (inFlight !== undefined && !signal.aborted) {
+        const frameFailure = await inFlight.then(
+          () => undefined,
+          (failure: unknown) => failure,
+        );
+        if (frameFailure !== undefined) {
+          progress.stage = "enclave";
+          throw frameFailure;
+        }
+      }
+      throw error;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+    progress.stage = "enclave";
+    const proposals = results.flatMap((result) => result.Tee.proposals);
+    const aggregate_proposal = await route.enclave.aggregate(
+      {
+        chain_id: this.options.l2ChainId,
+        proposer: request.proposer,
+        intermediate_block_interval: request.intermediate_block_interval,
+        schedule_l2_block_number: scheduleBlock,
+        proposals,
+      },
+      signal,
+    );
+    const signer = results.at(-1)?.Tee.tee_signer;
+    return {
+      Tee: { aggregate_proposal, proposals, ...(signer === undefined ? {} : { tee_signer: signer }) },
+    };
   }
 
   private async routeAndProve(
@@ -175,36 +319,30 @@ export class ProofService {
   ): Promise<ProofResult> {
     // Routing first: with no registry-valid signer nothing is looked up or collected.
     const route = await this.options.router.select(signal);
-    await this.checkRangeBound(request, signal);
-    progress.stage = "witness";
-    // Then the witness: a request the program refuses never reaches an enclave.
-    const { witness } = this.options;
-    const sourced =
-      witness === undefined
-        ? { preimages: bootPreimages(request, this.options.l2ChainId), forwarded: false }
-        : await witness(request, this.options.l2ChainId, signal);
-    progress.stage = "enclave";
-    progress.enclave = route.enclave.name;
-    const block = request.claimed_l2_block_number.toString();
-    this.options.logger.info(
-      { enclave: route.enclave.name, block, signer: bytesToHex(route.signer) },
-      "proving",
-    );
+    const agreed = await this.agreedNumber(request, signal);
+    const { maxBlocksPerFrame, l2OutputAt } = this.options;
+    const frames =
+      agreed === undefined || maxBlocksPerFrame === undefined || l2OutputAt === undefined
+        ? undefined
+        : frameRanges(agreed, request.claimed_l2_block_number, maxBlocksPerFrame);
     let result: ProofResult;
-    try {
-      result = await route.enclave.prove(sourced.preimages, signal);
-    } catch (error) {
-      // Forwarded block witnesses are the L2 node's: one that lacked a value the enclave's execution read is
-      // replaced once by the program's own run here, which fetches what it misses (or names what the node lacks).
-      if (witness === undefined || !sourced.forwarded || !missedAWitnessValue(error)) throw error;
-      this.options.logger.warn(
-        { enclave: route.enclave.name, block, reason: error.enclaveMessage },
-        "the enclave missed a value of the forwarded block witnesses; collecting the witness with the program",
-      );
+    if (frames !== undefined && frames.length > 1) {
+      result = await this.proveInFrames(request, frames, l2OutputAt!, route, signal, progress);
+    } else {
       progress.stage = "witness";
-      const collected = await witness(request, this.options.l2ChainId, signal, "program");
+      // Then the witness: a request the program refuses never reaches an enclave.
+      const sourced = await this.collect(request, signal);
       progress.stage = "enclave";
-      result = await route.enclave.prove(collected.preimages, signal);
+      progress.enclave = route.enclave.name;
+      this.options.logger.info(
+        {
+          enclave: route.enclave.name,
+          block: request.claimed_l2_block_number.toString(),
+          signer: bytesToHex(route.signer),
+        },
+        "proving",
+      );
+      result = await this.proveCollected(request, sourced, route, signal, progress);
     }
     try {
       return verifyProofResult(request, result, {

@@ -8,12 +8,15 @@ import { join } from "node:path";
 import type { ProofRequest } from "../../generated/rpc/index.js";
 import type { RollupConfig } from "../../src/chain/index.js";
 import {
+  agreedHeadNumberLookup,
   EnclaveClient,
   EnclaveRouter,
   HealthLatch,
+  l2OutputAt,
   ProofService,
   type WitnessSource,
 } from "../../src/host/index.js";
+import { JsonRpcClient } from "../../src/chain-rpc/index.js";
 import { createLogger } from "../../src/log/index.js";
 import type { BootInfo } from "../../src/proof/preimages/index.js";
 import { programExecutor } from "../../src/proof/program/index.js";
@@ -36,8 +39,20 @@ export function proofRequestOf(boot: BootInfo, agreedHash: Uint8Array): ProofReq
   };
 }
 
+/** The proof service's options that prove a long range in frames, over the L2 node at `l2RpcUrl`. */
+function framesOver(frames: { readonly maxBlocksPerFrame: bigint; readonly l2RpcUrl: string }) {
+  const l2 = new JsonRpcClient(frames.l2RpcUrl);
+  return {
+    maxBlocksPerFrame: frames.maxBlocksPerFrame,
+    agreedHeadNumber: agreedHeadNumberLookup(frames.l2RpcUrl),
+    l2OutputAt: (block: bigint, signal: AbortSignal) => l2OutputAt(l2, block, signal),
+  };
+}
+
 export interface InProcessProver {
   readonly service: ProofService;
+  /** The host's client of the enclave the service routes to. */
+  readonly enclave: EnclaveClient;
   close(): Promise<void>;
 }
 
@@ -45,6 +60,8 @@ export async function startInProcessProver(options: {
   readonly signer: ReturnType<typeof countingSigner>;
   readonly rollupConfig: RollupConfig;
   readonly witness: WitnessSource;
+  /** Long ranges in frames of this many blocks (with `l2RpcUrl`, whose node names their boundaries). */
+  readonly frames?: { readonly maxBlocksPerFrame: bigint; readonly l2RpcUrl: string };
 }): Promise<InProcessProver> {
   const dir = mkdtempSync(join(tmpdir(), "proof-enclave-"));
   const socket = join(dir, "enclave.sock");
@@ -73,20 +90,18 @@ export async function startInProcessProver(options: {
     throw error;
   }
   const logger = createLogger({ name: "proof-test", level: "warn" });
+  const enclave = new EnclaveClient({ kind: "unix", path: socket });
   const service = new ProofService({
-    router: new EnclaveRouter(
-      [new EnclaveClient({ kind: "unix", path: socket })],
-      undefined,
-      new HealthLatch(false),
-      logger,
-    ),
+    router: new EnclaveRouter([enclave], undefined, new HealthLatch(false), logger),
     l2ChainId: rollupConfig.l2ChainId,
     proofTimeoutMs: 600_000,
     logger,
     witness: options.witness,
+    ...(options.frames === undefined ? {} : framesOver(options.frames)),
   });
   return {
     service,
+    enclave,
     async close() {
       await server.close();
       rmSync(dir, { recursive: true, force: true });

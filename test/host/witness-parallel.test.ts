@@ -14,7 +14,11 @@
  * (c') forwarded over db-get (no block witnesses to forward): the program's own run, as without forwarding;
  * (d) a node whose block witness lacks values (the first block's state nodes dropped): the enclave refuses the
  *     forwarded witness (MissingWitnessError), and the ProofService, told so, collects again with the program and
- *     gets the proof signed.
+ *     gets the proof signed;
+ * (e) the ProofService proving the range in frames of three blocks (docs/host.md "Ranges in frames"): the frames'
+ *     per-block proposals and the enclave's Aggregate are what one Prove over the whole range signs; the enclave
+ *     refuses to aggregate proposals with a forged root or a gap; a node that names a wrong root at a frame's
+ *     boundary gets the proof refused with nothing signed.
  */
 import { createWalletClient, defineChain, type Hex, hexToBytes, http, parseEther, parseGwei } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -34,6 +38,7 @@ import { startTamperProxy, type TamperProxy } from "../../src/chain-rpc/proxy.te
 import {
   collectWitness,
   rpcWitnessSource,
+  type RpcWitnessSourceOptions,
   stateSource,
   type WitnessCollection,
   type WitnessMetrics,
@@ -105,6 +110,28 @@ function prove(
     },
     preimages,
   );
+}
+
+/** An in-process prover whose witness comes from the chain's L1 and `l2RpcUrl`; long ranges in frames if asked. */
+function proverOver(
+  l2RpcUrl: string,
+  signer: ReturnType<typeof countingSigner>,
+  options: { readonly witness?: Partial<RpcWitnessSourceOptions>; readonly maxBlocksPerFrame?: bigint } = {},
+) {
+  return startInProcessProver({
+    signer,
+    rollupConfig: chain.rollup,
+    witness: rpcWitnessSource({
+      l1RpcUrl: chain.l1.anvil.rpcUrl,
+      l1BeaconUrl: chain.l1.anvil.beaconUrl,
+      l2RpcUrl,
+      rollupConfig: chain.rollup,
+      ...options.witness,
+    }),
+    ...(options.maxBlocksPerFrame === undefined
+      ? {}
+      : { frames: { maxBlocksPerFrame: options.maxBlocksPerFrame, l2RpcUrl } }),
+  });
 }
 
 beforeAll(async () => {
@@ -340,18 +367,12 @@ describe("the host's witness collection on worker threads", () => {
       expect(signer.calls).toBe(before);
 
       const collected: WitnessMetrics[] = [];
-      const prover = await startInProcessProver({
-        signer,
-        rollupConfig: chain.rollup,
-        witness: rpcWitnessSource({
-          l1RpcUrl: chain.l1.anvil.rpcUrl,
-          l1BeaconUrl: chain.l1.anvil.beaconUrl,
-          l2RpcUrl: l2.url,
-          rollupConfig: chain.rollup,
+      const prover = await proverOver(l2.url, signer, {
+        witness: {
           witnessStrategy: "execute-payload",
           run: "forward",
           onCollected: (metrics) => collected.push(metrics),
-        }),
+        },
       });
       try {
         const result = await prover.service.prove(
@@ -367,6 +388,86 @@ describe("the host's witness collection on worker threads", () => {
         await prover.close();
       }
     } finally {
+      await l2.close();
+    }
+  }, 900_000);
+
+  it("(e) in frames of three blocks: the frames' proposals and the enclave's aggregate are those of one Prove", async () => {
+    const collected: WitnessMetrics[] = [];
+    const prover = await proverOver(chain.node.url, signer, {
+      witness: { onCollected: (metrics) => collected.push(metrics) },
+      maxBlocksPerFrame: 3n,
+    });
+    try {
+      const result = await prover.service.prove(
+        proofRequestOf(boot, agreedHash),
+        new AbortController().signal,
+      );
+      expect(collected).toHaveLength(Math.ceil(nodeRoots.length / 3));
+      expect(nodeRoots.length).toBeGreaterThan(3);
+      expect(result.Tee.proposals).toEqual(fromSequential.Tee.proposals);
+      expect(result.Tee.aggregate_proposal).toEqual(fromSequential.Tee.aggregate_proposal);
+
+      // The enclave aggregates only proposals it signed that chain into one range.
+      const before = signer.calls;
+      const aggregate = (proposals: typeof result.Tee.proposals) =>
+        prover.enclave.aggregate({
+          chain_id: chain.rollup.l2ChainId,
+          proposer: boot.proposer,
+          intermediate_block_interval: boot.intermediateBlockInterval,
+          schedule_l2_block_number: boot.claimedL2BlockNumber,
+          proposals,
+        });
+      expect(await aggregate(result.Tee.proposals)).toEqual(fromSequential.Tee.aggregate_proposal);
+      const forged = result.Tee.proposals.map((p, i) =>
+        i === 2
+          ? { ...p, output_root: new Uint8Array(32).fill(0xee) }
+          : i === 3
+            ? { ...p, prev_output_root: new Uint8Array(32).fill(0xee) }
+            : p,
+      );
+      await expect(aggregate(forged)).rejects.toMatchObject({
+        name: "EnclaveRefusedError",
+        enclaveMessage: expect.stringMatching(
+          /^AggregationRefusedError: proposal 2 .* not signed by this enclave/,
+        ),
+      });
+      await expect(
+        aggregate([result.Tee.proposals[0]!, ...result.Tee.proposals.slice(2)]),
+      ).rejects.toMatchObject({
+        enclaveMessage: expect.stringMatching(/^AggregationRefusedError: proposal 1 is for block/),
+      });
+      expect(signer.calls).toBe(before + 1);
+    } finally {
+      await prover.close();
+    }
+  }, 900_000);
+
+  it("(e') a node naming a wrong root at a frame's boundary: the proof is refused, nothing is signed", async () => {
+    const l2 = await startTamperProxy(chain.node.url);
+    const boundary = quantity(boot.claimedL2BlockNumber - BigInt(nodeRoots.length) + 3n);
+    let forgedAnswers = 0;
+    l2.rpc = async (request, forward) => {
+      const answer = await forward(request);
+      if (request.method !== "debug_getRawHeader" || request.params[0] !== boundary) return answer;
+      if (typeof answer === "string" || !("result" in answer)) return answer;
+      forgedAnswers += 1;
+      const header = decodeHeader(fromHex(answer.result as string));
+      return {
+        ...answer,
+        result: toHex(encodeHeader({ ...header, stateRoot: new Uint8Array(32).fill(0x5e) })),
+      };
+    };
+    const prover = await proverOver(l2.url, signer, { maxBlocksPerFrame: 3n });
+    try {
+      const before = signer.calls;
+      await expect(
+        prover.service.prove(proofRequestOf(boot, agreedHash), new AbortController().signal),
+      ).rejects.toThrow(/claim|output root/i);
+      expect(forgedAnswers).toBeGreaterThan(0);
+      expect(signer.calls).toBe(before);
+    } finally {
+      await prover.close();
       await l2.close();
     }
   }, 900_000);

@@ -17,6 +17,7 @@ import {
   runProgram,
 } from "../../proof/program/index.js";
 import type { FetchFigures } from "./block-protocol.js";
+import { type L2Output, l2OutputAt } from "./l2-output.js";
 import { WitnessBudget } from "./limits.js";
 import { ForwardedWitnessRun } from "./forward-run.js";
 import { FetchingOracle, type FetchingOracleOptions } from "./oracle.js";
@@ -300,8 +301,15 @@ export interface RpcWitnessSourceOptions {
  */
 export class RpcWitness {
   private chosen: Promise<ChosenStrategy> | undefined;
+  private readonly l2: JsonRpcClient;
 
-  constructor(private readonly options: RpcWitnessSourceOptions) {}
+  constructor(private readonly options: RpcWitnessSourceOptions) {
+    this.l2 = new JsonRpcClient(options.l2RpcUrl);
+  }
+
+  /** The L2 node's block hash and output root at a block (where the frames of a long range start and end). */
+  readonly outputAt = (block: bigint, signal: AbortSignal): Promise<L2Output> =>
+    l2OutputAt(this.l2, block, signal);
 
   /** The strategy (probed once; a network failure is not kept, the next call probes again). */
   strategy(): Promise<ChosenStrategy> {

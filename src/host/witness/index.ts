@@ -32,6 +32,7 @@ export {
   type WitnessLimits,
 } from "./limits.js";
 export { type FetchingOracleOptions, type FetchStats, FetchingOracle } from "./oracle.js";
+export { type L2Output, l2OutputAt } from "./l2-output.js";
 export {
   type ChosenStrategy,
   chooseWitnessStrategy,
