@@ -67,7 +67,22 @@ describe("host command line", () => {
     expect(config.processMetrics).toBe(false);
     expect(config.maxConcurrentProofs).toBe(availableParallelism());
     expect(config.maxBlocksPerProof).toBe(1800n);
+    expect(config.maxBlocksPerFrame).toBe(100n);
     expect(config.journalVersion).toBe("spec");
+  });
+
+  it("--max-blocks-per-frame (PROVER_MAX_BLOCKS_PER_FRAME): 100 by default, none with Base's messages or 0", () => {
+    const base = [...BASE, "--vsock-cid", "/a"];
+    expect(run([...base, "--max-blocks-per-frame", "25"]).maxBlocksPerFrame).toBe(25n);
+    expect(run(base, { PROVER_MAX_BLOCKS_PER_FRAME: "40" }).maxBlocksPerFrame).toBe(40n);
+    expect(run([...base, "--max-blocks-per-frame", "0"]).maxBlocksPerFrame).toBeUndefined();
+    // Base's enclave has no Aggregate request: one frame per proof unless asked.
+    expect(run([...base, "--message-form", "base"]).maxBlocksPerFrame).toBeUndefined();
+    expect(run([...base, "--message-form", "base", "--max-blocks-per-frame", "50"]).maxBlocksPerFrame).toBe(
+      50n,
+    );
+    expect(() => run([...base, "--max-blocks-per-frame", "-1"])).toThrow(/--max-blocks-per-frame/);
+    expect(() => run([...base, "--max-blocks-per-frame", "ten"])).toThrow(/--max-blocks-per-frame/);
   });
 
   it("--journal-version (PROVER_JOURNAL_VERSION) names the enclaves' journal; schedule-id needs the chain's upgrade times", () => {
