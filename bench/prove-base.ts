@@ -18,8 +18,15 @@
  * executed (its "range executed" log: parallel, or sequential and why); the enclave process's peak RSS. Then the
  * speed-up from the fewest to the most workers per range, and the machine and load average.
  *
- * Usage: npm run bench:prove -- --load base [--ranges 10,100 --workers 1,2 --gas-per-second 40000000]
+ * A range longer than the hosts' --max-blocks-per-frame (default 100) is proved in frames the enclave aggregates
+ * (docs/host.md "Ranges in frames"): its row sums the frames' preimages, bytes, transfers and enclave round trips
+ * (with the Aggregate), and the host's witness over the frames (each collected while the enclave proves the one
+ * before, so the sum exceeds its share of the wall time); its stages are not replayed.
+ *
+ * Usage: npm run bench:prove -- --load base [--ranges 10,100 --workers 1,2 --gas-per-second 40000000
+ * --max-blocks-per-frame 100]
  */
+import type { Preimage } from "../generated/protocol/index.js";
 import { BlockPool } from "../src/proof/program/index.js";
 import { type RunningHost, startHost } from "../test/host/spawn-host.js";
 import { startTamperProxy, type TamperProxy } from "../test/host/tamper-proxy.js";
@@ -55,6 +62,8 @@ export interface BaseLoadOptions {
   readonly witnessWorkers?: number;
   /** The hosts' --witness-run, each with every worker count (undefined: the host's default, program). */
   readonly witnessRuns?: readonly string[];
+  /** The hosts' --max-blocks-per-frame (undefined: the host's default, 100). */
+  readonly maxBlocksPerFrame?: number;
 }
 
 /** One enclave process with its --workers, the proxy in front of it, and a host with the same --workers. */
@@ -69,7 +78,13 @@ interface Prover {
   readonly pool: BlockPool | undefined;
 }
 
-interface RunFigures extends StageFigures {
+interface RunFigures extends Omit<StageFigures, "mode"> {
+  /** How the replay executed the range; "-" when not replayed (a range proved in several frames). */
+  readonly mode: StageFigures["mode"] | "-";
+  /** Prove frames the host sent (a range longer than --max-blocks-per-frame is proved in several). */
+  readonly frames: number;
+  /** The enclave's Aggregate round trip (ranges in frames). */
+  readonly aggregateMs: number | undefined;
   readonly blocks: number;
   readonly workers: number;
   readonly witnessRun: string | undefined;
@@ -80,7 +95,7 @@ interface RunFigures extends StageFigures {
   readonly preimages: number;
   readonly frameBytes: number;
   readonly transferMs: number;
-  /** From the frame forwarded to the enclave's whole response: the enclave process's verify to sign. */
+  /** From the frame forwarded to the enclave's whole response: the enclave process's verify to sign (summed over frames, with the Aggregate). */
   readonly enclaveMs: number;
   /** The enclave's own report: parallel, or sequential and why. */
   readonly enclaveMode: string;
@@ -106,6 +121,7 @@ async function startProver(
   workers: number,
   witnessWorkers: number | undefined,
   witnessRun: string | undefined,
+  maxBlocksPerFrame: number | undefined,
 ): Promise<Prover> {
   // The heap the enclave sizes its request budget by (half of it): big blocks make big frames.
   const enclave = await startEnclave(["--rollup-config", chain.rollupPath, "--workers", String(workers)], {
@@ -118,7 +134,10 @@ async function startProver(
     ...["--workers", String(workers), "--proof-request-timeout", String(PROVE_TIMEOUT_SECONDS)],
     ...(witnessWorkers === undefined ? [] : ["--witness-workers", String(witnessWorkers)]),
     ...(witnessRun === undefined ? [] : ["--witness-run", witnessRun]),
+    ...(maxBlocksPerFrame === undefined ? [] : ["--max-blocks-per-frame", String(maxBlocksPerFrame)]),
   ]);
+  // Frames are summarised as they pass (proveOnce): a 600-block range's frames are not all held here.
+  proxy.keepExchanges = false;
   const pool = workers > 1 ? new BlockPool({ workers }) : undefined;
   await pool?.start();
   return { workers, witnessRun, enclave, proxy, host, pool };
@@ -159,7 +178,16 @@ async function proveOnce(
   const peakReset = resetPeakRss(pid);
   const logsBefore = prover.host.logs.length;
   const enclaveLogsBefore = prover.enclave.logs.length;
-  prover.proxy.exchanges.splice(0);
+  const frames: { preimages: number; frameBytes: number; hostFrameMs: number; enclaveMs: number }[] = [];
+  let firstFrame: readonly Preimage[] | undefined;
+  let aggregateMs: number | undefined;
+  prover.proxy.onExchange = (exchange) => {
+    if (exchange.request.kind === "Aggregate") aggregateMs = exchange.enclaveMs;
+    if (exchange.request.kind !== "Prove") return;
+    frames.push({ ...exchange, preimages: exchange.request.preimages.length });
+    // Only a range proved in one frame is replayed: the first frame is kept until a second one shows there are more.
+    firstFrame = frames.length === 1 ? exchange.request.preimages : undefined;
+  };
   const t0 = performance.now();
   const proof = await rpc<ProveResultJson>(
     prover.host.url,
@@ -168,42 +196,54 @@ async function proveOnce(
     PROVE_TIMEOUT_SECONDS * 1000,
   );
   const totalMs = performance.now() - t0;
+  prover.proxy.onExchange = undefined;
   const enclavePeakRssMiB = peakRssMiB(pid);
   if (proof.Tee.proposals.at(-1)?.output_root !== request.roots.at(-1))
     throw new Error(`the proof's last root is not the node's at ${request.claimed}`);
-  const witness = prover.host.logs.slice(logsBefore).find((line) => line.msg === "witness collected") ?? {};
-  const executed = prover.enclave.logs.slice(enclaveLogsBefore).find((line) => line.msg === "range executed");
-  const exchange = prover.proxy.exchanges.find((e) => e.request.kind === "Prove");
-  if (exchange === undefined || exchange.request.kind !== "Prove") throw new Error("no Prove frame seen");
-  const preimages = exchange.request.preimages;
-  prover.proxy.exchanges.splice(0);
-  const stages = await replayStages(preimages, chain.rollup, prover.pool);
+  if (frames.length === 0) throw new Error("no Prove frame seen");
+  const witnesses = prover.host.logs.slice(logsBefore).filter((line) => line.msg === "witness collected");
+  const witness = witnesses[0] ?? {};
+  const executed = prover.enclave.logs
+    .slice(enclaveLogsBefore)
+    .filter((line) => line.msg === "range executed");
+  const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
+  const stages =
+    firstFrame === undefined
+      ? { verifyMs: NaN, derivationMs: NaN, executionMs: NaN, signingMs: NaN, mode: "-" as const }
+      : await replayStages(firstFrame, chain.rollup, prover.pool);
   if (!peakReset)
     console.log("(the enclave's peak RSS could not be reset: figures are peaks since its start)");
+  const modes = [
+    ...new Set(
+      executed.map((line) =>
+        line.mode === "parallel"
+          ? "parallel"
+          : `sequential${line.fallback === undefined ? "" : ` (fell back: ${String(line.fallback)})`}`,
+      ),
+    ),
+  ];
   return {
     blocks: request.claimed - request.agreed,
     workers: prover.workers,
     witnessRun: prover.witnessRun,
     ...load,
     totalMs,
-    witnessMs: Number(witness.totalMs ?? NaN),
-    preimages: preimages.length,
-    frameBytes: exchange.frameBytes,
-    transferMs: exchange.hostFrameMs,
-    enclaveMs: exchange.enclaveMs,
+    // Summed over the frames (a frame's collection overlaps the enclave's work on the one before).
+    witnessMs: sum(witnesses.map((line) => Number(line.totalMs ?? NaN))),
+    preimages: sum(frames.map((f) => f.preimages)),
+    frameBytes: sum(frames.map((f) => f.frameBytes)),
+    transferMs: sum(frames.map((f) => f.hostFrameMs)),
+    enclaveMs: sum(frames.map((f) => f.enclaveMs)) + (aggregateMs ?? 0),
+    frames: frames.length,
+    aggregateMs,
     ...stages,
-    enclaveMode:
-      executed === undefined
-        ? "?"
-        : executed.mode === "parallel"
-          ? "parallel"
-          : `sequential${executed.fallback === undefined ? "" : ` (fell back: ${String(executed.fallback)})`}`,
+    enclaveMode: modes.length === 0 ? "?" : modes.join(", "),
     enclavePeakRssMiB,
     hostMode:
       witness.execution === "parallel" || witness.execution === "forwarded"
         ? String(witness.execution)
         : `sequential${witness.fallback === undefined ? "" : ` (fell back: ${JSON.stringify(witness.fallback)})`}`,
-    hostPeakRssMiB: mib(witness.peakRssBytes),
+    hostPeakRssMiB: mib(Math.max(...witnesses.map((line) => Number(line.peakRssBytes ?? NaN)))),
     hostWorkerHeapMiB: mib(witness.peakWorkerHeapBytes),
   };
 }
@@ -273,7 +313,7 @@ function printFigures(figures: readonly RunFigures[]): void {
   console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const f of figures)
     console.log(
-      `| ${f.blocks} (${intervalFor(f.blocks)}) | ${f.workers}${f.witnessRun === undefined ? "" : ` (${f.witnessRun})`} | ${(f.gas / 1e6).toFixed(0)} M (${(f.gas / f.blocks / 1e6).toFixed(1)} M) | ${f.transactions} | ${seconds(f.totalMs)} | ${mgasPerSecond(f.gas, f.totalMs)} | ${stage(f, f.witnessMs)} | ${seconds(f.transferMs)} (${(f.frameBytes / 2 ** 20).toFixed(0)} MiB, ${f.preimages} preimages) | ${stage(f, f.enclaveMs)} | ${stage(f, f.verifyMs)} | ${stage(f, f.derivationMs)} | ${stage(f, f.executionMs)} [${f.mode}] | ${seconds(f.signingMs)} | ${f.enclaveMode} | ${mibText(f.enclavePeakRssMiB)} | ${f.hostMode} | ${mibText(f.hostPeakRssMiB)} (${mibText(f.hostWorkerHeapMiB)}) |`,
+      `| ${f.blocks} (${intervalFor(f.blocks)}) | ${f.workers}${f.witnessRun === undefined ? "" : ` (${f.witnessRun})`} | ${(f.gas / 1e6).toFixed(0)} M (${(f.gas / f.blocks / 1e6).toFixed(1)} M) | ${f.transactions} | ${seconds(f.totalMs)} | ${mgasPerSecond(f.gas, f.totalMs)} | ${stage(f, f.witnessMs)} | ${seconds(f.transferMs)} (${(f.frameBytes / 2 ** 20).toFixed(0)} MiB, ${f.preimages} preimages${f.frames > 1 ? `, ${f.frames} frames` : ""}) | ${stage(f, f.enclaveMs)}${f.aggregateMs === undefined ? "" : `, Aggregate ${seconds(f.aggregateMs)}`} | ${stage(f, f.verifyMs)} | ${stage(f, f.derivationMs)} | ${stage(f, f.executionMs)} [${f.mode}] | ${seconds(f.signingMs)} | ${f.enclaveMode} | ${mibText(f.enclavePeakRssMiB)} | ${f.hostMode} | ${mibText(f.hostPeakRssMiB)} (${mibText(f.hostWorkerHeapMiB)}) |`,
     );
   for (const blocks of new Set(figures.map((f) => f.blocks)))
     for (const witnessRun of new Set(figures.map((f) => f.witnessRun))) {
@@ -330,7 +370,9 @@ export async function benchProveBaseLoad(options: BaseLoadOptions): Promise<void
     );
     for (const witnessRun of options.witnessRuns ?? [undefined])
       for (const workers of options.workers)
-        provers.push(await startProver(chain, workers, options.witnessWorkers, witnessRun));
+        provers.push(
+          await startProver(chain, workers, options.witnessWorkers, witnessRun, options.maxBlocksPerFrame),
+        );
     const figures: RunFigures[] = [];
     for (const [i, blocks] of options.ranges.entries()) {
       const request = await rangeRequestOn(

@@ -24,7 +24,8 @@
  *
  * `--load base` proves a chain built at Base's target gas instead (bench/prove-base.ts: `--ranges` default
  * 10,100,600, `--workers 1,2`, `--witness-workers N` for every host, `--witness-run program,forward`: each
- * with every worker count, `--gas-limit`, `--gas-per-second`, `--senders`).
+ * with every worker count, `--max-blocks-per-frame N` for every host, `--gas-limit`, `--gas-per-second`,
+ * `--senders`).
  */
 import { parseArgs } from "node:util";
 import {
@@ -247,6 +248,7 @@ async function main(): Promise<void> {
       senders: { type: "string", default: "128" },
       "witness-workers": { type: "string" },
       "witness-run": { type: "string" },
+      "max-blocks-per-frame": { type: "string" },
     },
   });
   const names = (text: string) => text.split(",").filter((name) => name !== "");
@@ -263,6 +265,9 @@ async function main(): Promise<void> {
         ? {}
         : { witnessWorkers: Number(values["witness-workers"]) }),
       ...(values["witness-run"] === undefined ? {} : { witnessRuns: names(values["witness-run"]) }),
+      ...(values["max-blocks-per-frame"] === undefined
+        ? {}
+        : { maxBlocksPerFrame: Number(values["max-blocks-per-frame"]) }),
     });
     return;
   }

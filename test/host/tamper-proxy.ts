@@ -44,6 +44,13 @@ export interface TamperProxy {
   readonly exchanges: ProxiedExchange[];
   /** The edit applied to the next Prove requests (undefined: forward unchanged). */
   edit: PreimageEdit | undefined;
+  /**
+   * Told of every completed exchange; with `keepExchanges` false it is the only record (the decoded requests are
+   * then dropped once forwarded, so a long run of big frames is not held in memory).
+   */
+  onExchange: ((exchange: ProxiedExchange) => void) | undefined;
+  /** Keep every exchange in `exchanges` (default true). */
+  keepExchanges: boolean;
   close(): Promise<void>;
 }
 
@@ -55,6 +62,8 @@ export async function startTamperProxy(enclavePath: string): Promise<TamperProxy
     path,
     exchanges: [],
     edit: undefined,
+    onExchange: undefined,
+    keepExchanges: true,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -78,15 +87,17 @@ export async function startTamperProxy(enclavePath: string): Promise<TamperProxy
     enclave.on("data", (chunk: Buffer) => {
       host.write(chunk);
       const payload = responses.push(chunk);
-      if (payload !== undefined)
-        proxy.exchanges.push({
-          request,
-          forwarded,
-          response: decodeResponsePayload(payload),
-          frameBytes: received.bytes,
-          hostFrameMs: received.ms,
-          enclaveMs: performance.now() - sentAt,
-        });
+      if (payload === undefined) return;
+      const exchange: ProxiedExchange = {
+        request,
+        forwarded,
+        response: decodeResponsePayload(payload),
+        frameBytes: received.bytes,
+        hostFrameMs: received.ms,
+        enclaveMs: performance.now() - sentAt,
+      };
+      if (proxy.keepExchanges) proxy.exchanges.push(exchange);
+      proxy.onExchange?.(exchange);
     });
     enclave.on("end", () => host.end());
     enclave.on("error", () => host.destroy());
