@@ -4,6 +4,7 @@
  * signer registered), for the end-to-end prove tests and bench:prove. `startHostFor` starts another host process
  * over the same chain whose enclave address is any Unix socket, e.g. a tamper proxy in front of the enclave.
  */
+import { Agent, fetch as undiciFetch } from "undici";
 import { type Hex, hexToBytes } from "viem";
 import type { BootInfo } from "../../src/proof/preimages/index.js";
 import {
@@ -62,20 +63,34 @@ export class RpcCallError extends Error {
   }
 }
 
-/** A JSON-RPC call by plain fetch (a proof can outlast a client's default timeout). */
+/**
+ * A JSON-RPC call by undici's fetch, bounded by `timeoutMs` alone: a proof can outlast a client's default timeout,
+ * and fetch's own wait for response headers (300 s) ended a 600-block proof's call before the host answered.
+ */
 export async function rpc<T>(
   url: string,
   method: string,
   params: unknown[],
   timeoutMs = 900_000,
 ): Promise<T> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  const body = (await response.json()) as { result?: T; error?: { code: number; message: string } };
+  const dispatcher = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  let response;
+  try {
+    response = await undiciFetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+      signal: AbortSignal.timeout(timeoutMs),
+      dispatcher,
+    });
+  } catch (error) {
+    await dispatcher.close();
+    throw error;
+  }
+  const body = (await response.json().finally(() => dispatcher.close())) as {
+    result?: T;
+    error?: { code: number; message: string };
+  };
   if (body.error !== undefined) throw new RpcCallError(method, body.error.code, body.error.message);
   return body.result as T;
 }
