@@ -154,7 +154,7 @@ export const DEFAULT_MAX_BLOCKS_PER_PROOF = 1800n;
 
 /**
  * Default for --max-blocks-per-frame: 100 blocks at Base's target gas (80 M a block) are ~550 K preimages and
- * ~600 MiB of enclave memory (README "Proving Base's load"), a quarter of the enclave's preimage cap (2^21), so
+ * ~600 MiB of enclave memory (README "At Base's target gas"), a quarter of the enclave's preimage cap (2^21), so
  * heavier blocks still fit; a 600-block proposal is six frames.
  */
 export const DEFAULT_MAX_BLOCKS_PER_FRAME = 100n;
