@@ -243,7 +243,11 @@ async function proveOnce(
       witness.execution === "parallel" || witness.execution === "forwarded"
         ? String(witness.execution)
         : `sequential${witness.fallback === undefined ? "" : ` (fell back: ${JSON.stringify(witness.fallback)})`}`,
-    hostPeakRssMiB: mib(Math.max(...witnesses.map((line) => Number(line.peakRssBytes ?? NaN)))),
+    hostPeakRssMiB: mib(
+      witnesses.length === 0
+        ? undefined
+        : Math.max(...witnesses.map((line) => Number(line.peakRssBytes ?? NaN))),
+    ),
     hostWorkerHeapMiB: mib(witness.peakWorkerHeapBytes),
   };
 }
