@@ -45,6 +45,7 @@ export const UNIT_TESTS_UNDER_TEST: readonly string[] = [
   "test/evm/tee-verifier.test.ts",
   "test/host/boot-preimages.test.ts",
   "test/host/config.test.ts",
+  "test/host/l2-output-boundary.test.ts",
   "test/host/proof-errors.test.ts",
   "test/host/proof-result.test.ts",
   "test/host/witness-fixtures.test.ts",
