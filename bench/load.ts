@@ -8,7 +8,8 @@
  * ws://<host>:<port>/ws/flashblocks). Then runs `npm run load` as a process at --gas-per-second for --duration
  * seconds while a worker thread stamps every flashblocks message; prints the machine and load average, the
  * generator's report (gas sent and included per second, inclusion latency, errors), the gas the chain sequenced
- * per second and per block, the interval between consecutive flashblocks of a block (p50 / p99 / max), and the CPU
+ * per second and per block, the interval between consecutive flashblocks of a block (p50 / p99 / max, and p99 / max by
+ * the flashblock it ends at: where in the block the late ones fall), and the CPU
  * seconds the node (one started here, read from /proc) and the generator used over the sending and draining.
  *
  * Flags: --rpc <url>, --flashblocks <ws url>, --gas-limit <n> (default 400 000 000, Base's), --gas-per-second <n>
@@ -160,11 +161,17 @@ async function main(): Promise<void> {
     const byPayload = new Map<string, Frame[]>();
     for (const f of frames) byPayload.set(f.payload, [...(byPayload.get(f.payload) ?? []), f]);
     const intervals: number[] = [];
+    /** The intervals by the index of the flashblock they end at (where in the block the tail is). */
+    const intervalsByIndex = new Map<number, number[]>();
     const blockGas: number[] = [];
     for (const list of byPayload.values()) {
       list.sort((a, b) => a.index - b.index);
       for (let i = 1; i < list.length; i++)
-        if (list[i]!.index === list[i - 1]!.index + 1) intervals.push(list[i]!.at - list[i - 1]!.at);
+        if (list[i]!.index === list[i - 1]!.index + 1) {
+          const interval = list[i]!.at - list[i - 1]!.at;
+          intervals.push(interval);
+          intervalsByIndex.set(list[i]!.index, [...(intervalsByIndex.get(list[i]!.index) ?? []), interval]);
+        }
       blockGas.push(list[list.length - 1]!.gasUsed);
     }
     const busy = blockGas.filter((g) => g > 1_000_000);
@@ -186,6 +193,13 @@ async function main(): Promise<void> {
     console.log(
       `flashblocks: ${frames.length} messages of ${byPayload.size} blocks (${busy.length} with load); interval ` +
         `p50 ${ms(percentile(intervals, 50))}, p99 ${ms(percentile(intervals, 99))}, max ${ms(percentile(intervals, 100))}`,
+    );
+    console.log(
+      `  interval p99 / max by the flashblock it ends at: ` +
+        [...intervalsByIndex.entries()]
+          .sort(([a], [b]) => a - b)
+          .map(([index, list]) => `${index}: ${ms(percentile(list, 99))} / ${ms(percentile(list, 100))}`)
+          .join(", "),
     );
     const sequencedGas = report.chain.averageBlockGasUsed * report.chain.blocks;
     if (nodeCpuAtStart !== undefined && nodeCpuAtEnd !== undefined) {
