@@ -170,7 +170,9 @@ async function main(): Promise<void> {
         if (list[i]!.index === list[i - 1]!.index + 1) {
           const interval = list[i]!.at - list[i - 1]!.at;
           intervals.push(interval);
-          intervalsByIndex.set(list[i]!.index, [...(intervalsByIndex.get(list[i]!.index) ?? []), interval]);
+          const atIndex = intervalsByIndex.get(list[i]!.index);
+          if (atIndex === undefined) intervalsByIndex.set(list[i]!.index, [interval]);
+          else atIndex.push(interval);
         }
       blockGas.push(list[list.length - 1]!.gasUsed);
     }

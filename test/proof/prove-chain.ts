@@ -64,33 +64,26 @@ export class RpcCallError extends Error {
 }
 
 /**
- * A JSON-RPC call by undici's fetch, bounded by `timeoutMs` alone: a proof can outlast a client's default timeout,
- * and fetch's own wait for response headers (300 s) ended a 600-block proof's call before the host answered.
+ * One connection pool for every call, without undici's own waits for response headers and body (300 s each): a
+ * 600-block proof's call outlasted them before the host answered. Each call is bounded by its `timeoutMs` instead.
  */
+const unboundedWaits = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
+
+/** A JSON-RPC call by undici's fetch, bounded by `timeoutMs` alone (a proof can outlast a client's default timeout). */
 export async function rpc<T>(
   url: string,
   method: string,
   params: unknown[],
   timeoutMs = 900_000,
 ): Promise<T> {
-  const dispatcher = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-  let response;
-  try {
-    response = await undiciFetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-      signal: AbortSignal.timeout(timeoutMs),
-      dispatcher,
-    });
-  } catch (error) {
-    await dispatcher.close();
-    throw error;
-  }
-  const body = (await response.json().finally(() => dispatcher.close())) as {
-    result?: T;
-    error?: { code: number; message: string };
-  };
+  const response = await undiciFetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    signal: AbortSignal.timeout(timeoutMs),
+    dispatcher: unboundedWaits,
+  });
+  const body = (await response.json()) as { result?: T; error?: { code: number; message: string } };
   if (body.error !== undefined) throw new RpcCallError(method, body.error.code, body.error.message);
   return body.result as T;
 }
