@@ -9,7 +9,7 @@ import { type Hex, keccak256, numberToHex, parseTransaction, serializeTransactio
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { decodeDepositTransaction, toHex } from "../chain/index.js";
 import { MalformedResponseError, encodeTransactionJson, receiptFromJson } from "./index.js";
-import { checkedTransaction, hexData } from "./json.js";
+import { checkedTransaction, hexData, hexDataList } from "./json.js";
 
 const account = privateKeyToAccount(generatePrivateKey());
 
@@ -181,5 +181,47 @@ describe("hexData", () => {
     const bytes = hexData("0x0011", "f", 2);
     expect([bytes.byteOffset, bytes.buffer.byteLength]).toEqual([0, 2]);
     expect(hexData("0x", "f")).toEqual(new Uint8Array(0));
+  });
+});
+
+describe("hexDataList", () => {
+  const char = fc.constantFrom(..."0123456789abcdefABCDEFxg \u00e9".split(""));
+  const item = fc.oneof(
+    fc.uint8Array({ maxLength: 64 }).map((b) => toHex(b)),
+    fc.array(char, { maxLength: 12 }).map((c) => `0x${c.join("")}`),
+    fc.constantFrom(undefined, 7, "00"),
+  );
+
+  it("decodes each item as hexData does, into views of one buffer, or names an item it refuses (property)", () => {
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 30 }), (items) => {
+        const refused = items.findIndex((v) => {
+          try {
+            hexData(v, "f");
+            return false;
+          } catch {
+            return true;
+          }
+        });
+        if (refused >= 0) {
+          let thrown: unknown;
+          try {
+            hexDataList(items, "list");
+          } catch (error) {
+            thrown = error;
+          }
+          // It names an item hexData refuses (not necessarily the first: shapes are checked before contents).
+          expect(thrown).toBeInstanceOf(MalformedResponseError);
+          const named = /^list\[(\d+)\] is not 0x-prefixed hex data$/.exec((thrown as Error).message);
+          expect(named).not.toBeNull();
+          expect(() => hexData(items[Number(named![1])], "f")).toThrow(MalformedResponseError);
+          return;
+        }
+        const views = hexDataList(items, "list");
+        expect(views.map((v) => toHex(v))).toEqual(items.map((v) => toHex(hexData(v, "f"))));
+        expect(new Set(views.map((v) => v.buffer)).size).toBeLessThanOrEqual(1);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -48,6 +48,40 @@ export function hexData(value: unknown, field: string, length?: number): Uint8Ar
   return bytes;
 }
 
+/**
+ * A list of `0x`-prefixed hex data decoded into one buffer: each item is a view of it, so a list of thousands of small
+ * values (an execution witness's trie nodes) costs one allocation instead of one buffer each, whose per-buffer
+ * bookkeeping outweighs a small value's own bytes. A malformed item is a MalformedResponseError naming it (`field[i]`;
+ * every item's shape is checked before any is decoded).
+ * A view kept keeps the whole list's buffer alive: callers that keep a few of many values copy those out.
+ */
+export function hexDataList(items: readonly unknown[], field: string): Uint8Array[] {
+  let total = 0;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (typeof item !== "string" || !item.startsWith("0x") || (item.length & 1) !== 0)
+      throw new MalformedResponseError(`${field}[${i}] is not 0x-prefixed hex data`, {
+        details: { field: `${field}[${i}]` },
+      });
+    total += (item.length - 2) >> 1;
+  }
+  const bytes = new Uint8Array(total);
+  const writer = Buffer.from(bytes.buffer, 0, total);
+  const views = new Array<Uint8Array>(items.length);
+  let offset = 0;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as string;
+    const length = (item.length - 2) >> 1;
+    if (length > 0 && writer.write(item.substring(2), offset, length, "hex") !== length)
+      throw new MalformedResponseError(`${field}[${i}] is not 0x-prefixed hex data`, {
+        details: { field: `${field}[${i}]` },
+      });
+    views[i] = bytes.subarray(offset, offset + length);
+    offset += length;
+  }
+  return views;
+}
+
 /** A `0x` hex quantity of at most 256 bits. */
 export function hexQuantity(value: unknown, field: string): bigint {
   if (typeof value !== "string" || !HEX_QUANTITY.test(value)) {

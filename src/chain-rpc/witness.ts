@@ -18,7 +18,7 @@ import { bytesEqual, encodeHeader } from "../chain/index.js";
 import { checkedHeader } from "./blocks.js";
 import { DataMismatchError, MalformedResponseError } from "./errors.js";
 import { isRecord } from "./http.js";
-import { hexData } from "./json.js";
+import { hexData, hexDataList } from "./json.js";
 
 /** Which form the answer had. */
 export type WitnessForm = "reth" | "geth" | "map";
@@ -49,8 +49,9 @@ function items(value: unknown, field: string): unknown[] {
   throw new MalformedResponseError(`${field} is not a list`, { details: { field } });
 }
 
+/** A list's values, views of one buffer (hexDataList). */
 function hexList(value: unknown, field: string): Uint8Array[] {
-  return items(value, field).map((item, i) => hexData(item, `${field}[${i}]`));
+  return hexDataList(items(value, field), field);
 }
 
 /** A map from keccak256(value) to value; each key is checked against its value. */

@@ -80,6 +80,18 @@ export class Bytes32Map<V> {
     this.values.push(value);
   }
 
+  /**
+   * Every entry in insertion order, keys as views of the map's key pool (no buffer per key: a million keys of their
+   * own cost more memory outside the heap than their bytes). A key's bytes never change once set, also after the
+   * pool grows; the views keep the pool they were taken from alive. Not to be written to.
+   */
+  *entryViews(): IterableIterator<[Uint8Array, V]> {
+    const keys = this.keys;
+    for (let i = 0; i < this.values.length; i++) {
+      yield [keys.subarray(i * KEY_BYTES, (i + 1) * KEY_BYTES), this.values[i]!];
+    }
+  }
+
   /** Every entry in insertion order, keys as fresh 32-byte arrays. */
   *entries(): IterableIterator<[Uint8Array, V]> {
     for (let i = 0; i < this.values.length; i++) {

@@ -101,6 +101,7 @@ export {
 } from "./output-root.js";
 export { orderedTrieRoot } from "./ordered-trie.js";
 export { Bytes32Map } from "./bytes32-map.js";
+export { ByteArena } from "./byte-arena.js";
 export {
   InvalidPreimageKeyError,
   MissingPreimageError,

@@ -11,10 +11,11 @@
  * witnesses (db-get) is a fallback: the program then executes the range here, as without this run.
  */
 import {
+  ByteArena,
   Bytes32Map,
+  PreimageKeyType,
   headerMessagePasserRoot,
   keccak256,
-  keccak256Key,
   outputRootPreimageV0,
 } from "../../chain/index.js";
 import type { JsonRpcClient } from "../../chain-rpc/index.js";
@@ -47,8 +48,12 @@ export class ForwardedWitnessRun implements RangeRunner {
   readonly peakWorkerHeapBytes = 0;
   private headerValues: readonly Uint8Array[] = [];
   private headers: HeaderChain | undefined;
-  /** Every block witness's values by preimage key, in arrival order (each value once). */
+  /**
+   * Every block witness's values by preimage key, in arrival order (each value once), copied into shared chunks: a
+   * block witness's values are views of its answer's buffer, which is dropped once the new ones are copied out.
+   */
   private readonly values = new Bytes32Map<Uint8Array>();
+  private readonly arena = new ByteArena();
   private readonly budget: WitnessBudget;
   private source: L2StateSource | undefined;
 
@@ -114,8 +119,9 @@ export class ForwardedWitnessRun implements RangeRunner {
           let bytes = 0;
           for (const value of values) {
             bytes += value.length;
-            const key = keccak256Key(keccak256(value));
-            if (this.values.has(key)) continue;
+            // Looked up by the hash with the key type in place of its first byte (no key built per value).
+            const hash = keccak256(value);
+            if (this.values.has(hash, PreimageKeyType.Keccak256)) continue;
             try {
               this.budget.addPreimage(value.length);
             } catch (error) {
@@ -123,7 +129,7 @@ export class ForwardedWitnessRun implements RangeRunner {
               const reason = error instanceof Error ? error.message : String(error);
               return settle(index, { kind: "failed", reason: `the forwarded block witnesses: ${reason}` });
             }
-            this.values.set(key, value);
+            this.values.set(hash, this.arena.copy(value), PreimageKeyType.Keccak256);
           }
           this.options.onFetched?.(values.length, bytes, performance.now() - t);
           const header = chain.headers[index]!;
@@ -143,7 +149,7 @@ export class ForwardedWitnessRun implements RangeRunner {
 
   /** Every value of the forwarded block witnesses, keyed by its keccak256 (meaningful once the range was accepted). */
   witness(): Preimage[] {
-    return [...this.values.entries()].map(([key, value]): Preimage => [key, value]);
+    return [...this.values.entryViews()].map(([key, value]): Preimage => [key, value]);
   }
 
   /**

@@ -273,7 +273,7 @@ export class FetchingOracle implements ProgramOracle {
     const bootKeys = new Bytes32Map<true>();
     for (const [key] of boot) bootKeys.set(key, true);
     const read: Preimage[] = [];
-    for (const [key, value] of this.served.entries()) if (!bootKeys.has(key)) read.push([key, value]);
+    for (const [key, value] of this.served.entryViews()) if (!bootKeys.has(key)) read.push([key, value]);
     return [...boot, ...read];
   }
 
