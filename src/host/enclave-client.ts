@@ -13,7 +13,7 @@ import {
 } from "../proof/transport/index.js";
 import { HostError } from "./errors.js";
 import type { EnclaveCallOutcome, HostMetrics } from "./metrics.js";
-import { callEnclave } from "./transport/enclave-call.js";
+import { callEnclave, EncodedEnclaveRequest, encodeEnclaveRequest } from "./transport/enclave-call.js";
 import { EnclaveCallAbortedError } from "./transport/errors.js";
 
 /** The enclave answered with an `Error` response; `enclaveMessage` is its text. */
@@ -99,9 +99,23 @@ export class EnclaveClient {
   /**
    * Runs the proof program on `preimages`. The enclave computes before it answers, so only the frame
    * itself is bounded by the read timeout; the wait for it is bounded by `signal` (the proof timeout).
+   * The frame is encoded before this returns its promise and nothing here keeps `preimages` after that, so a
+   * caller that drops them too frees them while the enclave works (the frame goes once written).
    */
-  async prove(preimages: readonly Preimage[], signal?: AbortSignal): Promise<ProofResult> {
-    const response = await this.exchange({ kind: "Prove", preimages }, signal, Number.POSITIVE_INFINITY);
+  prove(preimages: readonly Preimage[], signal?: AbortSignal): Promise<ProofResult> {
+    let encoded: EncodedEnclaveRequest;
+    try {
+      encoded = encodeEnclaveRequest({ kind: "Prove", preimages }, this.options);
+    } catch (error) {
+      // As when the transport failed to encode it (the request never left).
+      this.options.metrics?.recordEnclaveCall(this.name, "Prove", "transport_error");
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    return this.proveEncoded(encoded, signal);
+  }
+
+  private async proveEncoded(encoded: EncodedEnclaveRequest, signal?: AbortSignal): Promise<ProofResult> {
+    const response = await this.exchange(encoded, signal, Number.POSITIVE_INFINITY);
     if (response.kind !== "Prove") throw this.unexpected("Prove", response);
     return response.result;
   }
@@ -124,7 +138,7 @@ export class EnclaveClient {
   }
 
   private async exchange(
-    request: Request,
+    request: Request | EncodedEnclaveRequest,
     signal: AbortSignal | undefined,
     responseStartTimeoutMs?: number,
   ): Promise<Response> {

@@ -193,21 +193,43 @@ export class ProofService {
       : witness(request, this.options.l2ChainId, signal, run);
   }
 
-  /** One Prove frame over collected preimages, collected once more with the program if a forwarded value was missed. */
-  private async proveCollected(
+  /**
+   * One Prove frame over collected preimages, collected once more with the program if a forwarded value was missed.
+   * The frame is encoded before this returns its promise, and nothing waiting on the enclave keeps `sourced`: the
+   * preimages are freed while the enclave proves (with frames, while the next frame's are collected).
+   */
+  private proveCollected(
     request: ProofRequest,
     sourced: SourcedWitness,
     route: Route,
     signal: AbortSignal,
     progress: Progress,
   ): Promise<ProofResult> {
+    return this.settleProve(
+      request,
+      route.enclave.prove(sourced.preimages, signal),
+      sourced.forwarded,
+      route,
+      signal,
+      progress,
+    );
+  }
+
+  private async settleProve(
+    request: ProofRequest,
+    proving: Promise<ProofResult>,
+    forwarded: boolean,
+    route: Route,
+    signal: AbortSignal,
+    progress: Progress,
+  ): Promise<ProofResult> {
     const block = request.claimed_l2_block_number.toString();
     try {
-      return await route.enclave.prove(sourced.preimages, signal);
+      return await proving;
     } catch (error) {
       // Forwarded block witnesses are the L2 node's: one that lacked a value the enclave's execution read is
       // replaced once by the program's own run here, which fetches what it misses (or names what the node lacks).
-      if (!sourced.forwarded || !missedAWitnessValue(error)) throw error;
+      if (!forwarded || !missedAWitnessValue(error)) throw error;
       this.options.logger.warn(
         { enclave: route.enclave.name, block, reason: error.enclaveMessage },
         "the enclave missed a value of the forwarded block witnesses; collecting the witness with the program",
@@ -264,7 +286,8 @@ export class ProofService {
           claimed_l2_block_number: frame.claimed,
           schedule_l2_block_number: scheduleBlock,
         };
-        const sourced = await this.collect(part, frameAbort.signal);
+        // Dropped once handed to the enclave client (proveCollected), so a frame's preimages live only until sent.
+        let sourced: SourcedWitness | undefined = await this.collect(part, frameAbort.signal);
         if (inFlight !== undefined) {
           progress.stage = "enclave";
           results.push(await inFlight);
@@ -272,6 +295,7 @@ export class ProofService {
         progress.stage = "enclave";
         progress.enclave = route.enclave.name;
         inFlight = this.proveCollected(part, sourced, route, frameAbort.signal, progress);
+        sourced = undefined;
         inFlight.catch(() => frameAbort.abort(new Error("a frame of the range failed")));
         if (end !== undefined) start = end;
       }
@@ -331,7 +355,7 @@ export class ProofService {
     } else {
       progress.stage = "witness";
       // Then the witness: a request the program refuses never reaches an enclave.
-      const sourced = await this.collect(request, signal);
+      let sourced: SourcedWitness | undefined = await this.collect(request, signal);
       progress.stage = "enclave";
       progress.enclave = route.enclave.name;
       this.options.logger.info(
@@ -342,7 +366,11 @@ export class ProofService {
         },
         "proving",
       );
-      result = await this.proveCollected(request, sourced, route, signal, progress);
+      const proving = this.proveCollected(request, sourced, route, signal, progress);
+      // Read by nothing: it lets the collector free the preimages while the enclave proves (proveCollected).
+      // eslint-disable-next-line no-useless-assignment
+      sourced = undefined;
+      result = await proving;
     }
     try {
       return verifyProofResult(request, result, {

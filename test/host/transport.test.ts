@@ -4,6 +4,8 @@
  * allocated from an announced length, writes are chunked at 28 KiB.
  */
 import { createServer, type Socket } from "node:net";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -180,6 +182,55 @@ describe("host transport client against hostile peers", () => {
         expect(chunk.length).toBeLessThanOrEqual(MAX_WRITE_CHUNK_BYTES);
       expect(await pending).toBeInstanceOf(EnclaveTransportError);
     } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("host transport client's memory", () => {
+  it("keeps neither a Prove's preimages nor its frame once written, while the enclave works", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const settle = () => {
+      gc();
+      gc();
+      return process.memoryUsage().arrayBuffers;
+    };
+    const dir = await mkdtemp(join(tmpdir(), "host-transport-"));
+    const path = join(dir, "busy-enclave.sock");
+    const size = 64 * 2 ** 20;
+    let received = 0;
+    let allReceived: () => void = () => {};
+    const done = new Promise<void>((resolve) => (allReceived = resolve));
+    const sockets: Socket[] = [];
+    // Reads the whole request and never answers: an enclave still proving.
+    const server = createServer((socket) => {
+      sockets.push(socket);
+      socket.on("error", () => {});
+      socket.on("data", (chunk: Buffer) => {
+        received += chunk.length;
+        if (received >= size) allReceived();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    const controller = new AbortController();
+    try {
+      const before = settle();
+      let preimages: Preimage[] | undefined = [
+        [Uint8Array.of(3, ...new Uint8Array(31)), new Uint8Array(size)],
+      ];
+      const pending = new EnclaveClient(unix(path))
+        .prove(preimages, controller.signal)
+        .catch((e: unknown) => e);
+      preimages = undefined;
+      await done;
+      // The value (64 MiB) and the frame carrying it (64 MiB) are both gone while the call waits for its answer.
+      expect(settle() - before).toBeLessThan(16 * 2 ** 20);
+      controller.abort();
+      expect(await pending).toBeInstanceOf(EnclaveCallAbortedError);
+    } finally {
+      for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await rm(dir, { recursive: true, force: true });
     }

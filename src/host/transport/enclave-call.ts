@@ -62,18 +62,58 @@ async function open(address: EnclaveAddress): Promise<{ socket: Socket; connecte
   }
 }
 
-/** Sends `request` to the enclave at `address` and resolves with its one response. */
+/**
+ * A request encoded as the frame that carries it, made before anything waits: the caller can let go of the request
+ * (a Prove's preimages, hundreds of megabytes in a long range) while the enclave works, and the frame itself is held
+ * only until it is written (`take`).
+ */
+export class EncodedEnclaveRequest {
+  private frame: Uint8Array | undefined;
+
+  constructor(
+    readonly kind: Request["kind"],
+    frame: Uint8Array,
+  ) {
+    this.frame = frame;
+  }
+
+  /** The frame, to the one exchange that sends it to `enclave`; this object keeps no reference to it. */
+  take(enclave: string): Uint8Array {
+    const frame = this.frame;
+    if (frame === undefined)
+      throw new EnclaveTransportError(enclave, `the ${this.kind} request frame was already sent`);
+    this.frame = undefined;
+    return frame;
+  }
+}
+
+/** Encodes `request` as a frame in the call options' prefix and message forms. */
+export function encodeEnclaveRequest(
+  request: Request,
+  options: Pick<EnclaveCallOptions, "frameLengthPrefix" | "messageForm"> = {},
+): EncodedEnclaveRequest {
+  return new EncodedEnclaveRequest(
+    request.kind,
+    encodeRequestFrameWith(
+      request,
+      options.frameLengthPrefix ?? DEFAULT_FRAME_LENGTH_PREFIX,
+      options.messageForm ?? DEFAULT_MESSAGE_FORM,
+    ),
+  );
+}
+
+/**
+ * Sends `request` (or its frame, encoded with the same options) to the enclave at `address`; resolves with its one
+ * response.
+ */
 export async function callEnclave(
   address: EnclaveAddress,
-  request: Request,
+  request: Request | EncodedEnclaveRequest,
   options: EnclaveCallOptions = {},
 ): Promise<Response> {
   const name = formatEnclaveAddress(address);
-  const frame = encodeRequestFrameWith(
-    request,
-    options.frameLengthPrefix ?? DEFAULT_FRAME_LENGTH_PREFIX,
-    options.messageForm ?? DEFAULT_MESSAGE_FORM,
-  );
+  const encoded = request instanceof EncodedEnclaveRequest ? request : encodeEnclaveRequest(request, options);
+  const kind = encoded.kind;
   const aborted = (): boolean => options.signal?.aborted === true;
   if (aborted()) throw new EnclaveCallAbortedError(name);
   let opened: { socket: Socket; connected: boolean };
@@ -87,17 +127,19 @@ export async function callEnclave(
     opened.socket.destroy();
     throw new EnclaveCallAbortedError(name);
   }
-  return exchange(name, opened.socket, opened.connected, { frame, kind: request.kind }, options);
+  return exchange(name, opened.socket, opened.connected, kind, encoded.take(name), options);
 }
 
-/** Writes the request frame on `socket` and reads the one response frame. */
+/** Writes the request frame on `socket` (holding it only until written) and reads the one response frame. */
 function exchange(
   name: string,
   socket: Socket,
   connected: boolean,
-  request: { readonly frame: Uint8Array; readonly kind: Request["kind"] },
+  kind: Request["kind"],
+  requestFrame: Uint8Array,
   options: EnclaveCallOptions,
 ): Promise<Response> {
+  let frame: Uint8Array | undefined = requestFrame;
   const maxPayload = Math.min(
     options.maxResponsePayloadBytes ?? MAX_RESPONSE_PAYLOAD_BYTES,
     MAX_RESPONSE_PAYLOAD_BYTES,
@@ -132,9 +174,10 @@ function exchange(
       if (Number.isFinite(startTimeoutMs)) {
         readTimer = setTimeout(() => fail(`no response within ${startTimeoutMs} ms`), startTimeoutMs);
       }
-      writeFrame(socket, request.frame).catch((error: unknown) =>
-        fail(`write failed: ${(error as Error).message}`, error),
-      );
+      if (frame === undefined) return; // written once
+      const written = writeFrame(socket, frame);
+      frame = undefined;
+      written.catch((error: unknown) => fail(`write failed: ${(error as Error).message}`, error));
     };
     socket.on("data", (chunk: Buffer) => {
       if (!responseStarted) {
@@ -155,7 +198,7 @@ function exchange(
       if (payload === undefined) return;
       try {
         const form = options.messageForm ?? DEFAULT_MESSAGE_FORM;
-        settle({ response: decodeAnswer(payload, request.kind, form) });
+        settle({ response: decodeAnswer(payload, kind, form) });
       } catch (error) {
         const reason = error instanceof BincodeDecodeError ? error.message : String(error);
         fail(`undecodable response: ${reason}`, error);
