@@ -41,10 +41,29 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * follow (variant indices and fields that only some forms carry); the empty string is the spec's default form.
  */
 export class BincodeWriter {
-  private buffer = new Uint8Array(64);
-  private length = 0;
+  private buffer: Uint8Array;
+  private length: number;
+  /** Where the written values start: after `headroom` bytes left for the caller. */
+  private readonly start: number;
 
-  constructor(readonly form: string = "") {}
+  /**
+   * `capacity`: bytes to allocate for the values up front (default 64; the buffer doubles whenever it is short, so
+   * a caller that knows the size of a large message avoids the copies). `headroom`: bytes before the values that
+   * the caller fills (a frame's length prefix, see `withHeadroom`).
+   */
+  constructor(
+    readonly form: string = "",
+    options: { readonly capacity?: number; readonly headroom?: number } = {},
+  ) {
+    this.start = options.headroom ?? 0;
+    this.length = this.start;
+    this.buffer = new Uint8Array(this.start + Math.max(options.capacity ?? 64, 1));
+  }
+
+  /** Bytes of values written so far (the headroom not counted). */
+  get written(): number {
+    return this.length - this.start;
+  }
 
   private reserve(extra: number): void {
     const needed = this.length + extra;
@@ -150,7 +169,15 @@ export class BincodeWriter {
 
   /** The bytes written so far (a copy sized exactly). */
   finish(): Uint8Array {
-    return this.buffer.slice(0, this.length);
+    return this.buffer.slice(this.start, this.length);
+  }
+
+  /**
+   * The headroom and the bytes written after it, without a copy: a view of the writer's buffer (exactly its size
+   * when the capacity was), which the caller owns from here on and whose headroom it fills.
+   */
+  withHeadroom(): Uint8Array {
+    return this.buffer.subarray(0, this.length);
   }
 }
 

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   decodeRequestPayload,
@@ -5,6 +6,8 @@ import {
   encodeRequestFrame,
   FrameError,
   FrameTooLargeError,
+  MAX_REQUEST_PAYLOAD_BYTES,
+  type Preimage,
   type Request,
 } from "../../../generated/protocol/index.js";
 import {
@@ -31,6 +34,41 @@ function prefixOnly(width: 4 | 8, length: bigint): Uint8Array {
   else view.setBigUint64(0, length, false);
   return out;
 }
+
+describe("request frames encoded in place", () => {
+  const preimage: fc.Arbitrary<Preimage> = fc
+    .tuple(
+      fc.constantFrom(1, 2, 3, 4),
+      fc.uint8Array({ minLength: 31, maxLength: 31 }),
+      fc.oneof(fc.uint8Array({ maxLength: 300 }), fc.uint8Array({ minLength: 60_000, maxLength: 70_000 })),
+    )
+    .map(([type, rest, value]): Preimage => [Uint8Array.of(type, ...rest), value]);
+  const anyRequest: fc.Arbitrary<Request> = fc.oneof(
+    fc.array(preimage, { maxLength: 12 }).map((preimages): Request => ({ kind: "Prove", preimages })),
+    fc.constant<Request>({ kind: "SignerPublicKey" }),
+    fc.constant<Request>(request),
+  );
+
+  it("gives the bytes of the encoded payload framed, in both prefixes and both forms, allocated once (property)", () => {
+    fc.assert(
+      fc.property(
+        anyRequest,
+        fc.constantFrom(4 as const, 8 as const),
+        fc.constantFrom("spec" as const, "base" as const),
+        (r, prefix, form) => {
+          const frame = encodeRequestFrameWith(r, prefix, form);
+          expect(frame).toEqual(encodeFrame(encodeRequest(r, form), prefix, MAX_REQUEST_PAYLOAD_BYTES));
+          // A Prove's buffer was sized from its preimages up front: never grown past the bound.
+          if (r.kind === "Prove") {
+            const bound = prefix + 16 + r.preimages.reduce((n, [, v]) => n + 45 + v.length, 0);
+            expect(frame.buffer.byteLength).toBe(bound);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
 
 describe("frame length prefixes", () => {
   it("writes the 4-byte form exactly as the spec's generated encoder does", () => {
