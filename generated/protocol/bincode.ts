@@ -173,8 +173,8 @@ export class BincodeWriter {
   }
 
   /**
-   * The headroom and the bytes written after it, without a copy: a view of the writer's buffer (exactly its size
-   * when the capacity was), which the caller owns from here on and whose headroom it fills.
+   * The headroom and the bytes written after it, without a copy: a view of the writer's buffer (all of it when the
+   * capacity given was exact), which the caller owns from here on and whose headroom it fills.
    */
   withHeadroom(): Uint8Array {
     return this.buffer.subarray(0, this.length);
