@@ -38,8 +38,16 @@ it("keeps a process alive while a request to a resetting endpoint is pending, an
       (e) => console.log(e instanceof EndpointUnavailableError ? "unavailable: " + e.message : "other: " + e),
     );
   `;
-  const { stdout } = await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-    timeout: 120_000,
-  });
-  expect(stdout.trim()).toBe("unavailable: probe: no answer within 1500 ms");
-}, 180_000);
+  // fetch does not always retry: in some processes (about one in three here) every reset surfaces at once as a failed
+  // request, which says nothing about the deadline. Such a child is run again, up to eight times in all.
+  let outcome = "";
+  for (let child = 0; child < 8 && (outcome === "" || outcome.endsWith("request failed")); child++) {
+    const { stdout } = await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      timeout: 120_000,
+    });
+    outcome = stdout.trim();
+    // A child that printed nothing exited while its request was pending: the failure this test is about.
+    if (outcome === "") break;
+  }
+  expect(outcome).toBe("unavailable: probe: no answer within 1500 ms");
+}, 300_000);
