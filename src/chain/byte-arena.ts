@@ -1,9 +1,9 @@
 /**
  * Copies of many small byte strings kept for a while (a frame's witness values): each copy is a view of a large
- * shared chunk rather than a buffer of its own. A buffer of its own costs bookkeeping outside the JavaScript heap
- * (a backing store, its tracking, an allocator chunk) of several hundred bytes, more than a trie node's own ~200
- * bytes, and a million of them freed at once leave the allocator's memory fragmented. A chunk stays alive while
- * any of its copies does; the arena itself keeps only the chunk it is filling.
+ * shared chunk rather than a buffer of its own, whose objects and bookkeeping outside the JavaScript heap (a backing
+ * store and its tracking, an allocator chunk) cost about as much as a trie node's own ~200 bytes (docs/host.md "The
+ * host's memory over frames"). A chunk stays alive while any of its copies does; the arena itself keeps only the
+ * chunk it is filling.
  */
 export class ByteArena {
   private chunk: Uint8Array;
