@@ -23,7 +23,12 @@ import type { FlashblockMessage } from "./flashblocks.js";
 import type { CallEnvironment } from "./state/call.js";
 import { OverlaySource } from "./state/sources.js";
 import { StateView } from "./state/state-view.js";
-import { blockSize, type BlockStore, type StoredBlock } from "./store/block-store.js";
+import {
+  blockSize,
+  type BlockStore,
+  type StoredBlock,
+  type WitnessRecordToKeep,
+} from "./store/block-store.js";
 
 /** The latest snapshot of the block being built: the node's `pending`. */
 export interface PendingSnapshot {
@@ -155,8 +160,12 @@ export async function takeSnapshot(
   };
 }
 
-/** Commits a sealed block (and the trie nodes it created) to the store in one transaction. */
-export function commitSealed(store: BlockStore, sealed: SealedBlock): StoredBlock {
+/** Commits a sealed block (and the trie nodes it created, and its witness record if given) in one transaction. */
+export function commitSealed(
+  store: BlockStore,
+  sealed: SealedBlock,
+  witness?: WitnessRecordToKeep,
+): StoredBlock {
   return store.commitBlock(
     {
       header: sealed.header,
@@ -167,5 +176,6 @@ export function commitSealed(store: BlockStore, sealed: SealedBlock): StoredBloc
       details: sealed.receiptDetails,
     },
     sealed.newNodes,
+    witness,
   );
 }

@@ -50,6 +50,7 @@ import { CallPool } from "./calls/call-pool.js";
 import { type CallContext, type CallExecutor, InThreadCalls } from "./calls/executor.js";
 import { StateView } from "./state/state-view.js";
 import { BlockStore, StoreMismatchError, type StoredBlock } from "./store/block-store.js";
+import { DEFAULT_WITNESS_WINDOW } from "./witness-record.js";
 
 export interface ChainNodeOptions {
   dataDir: string;
@@ -73,6 +74,11 @@ export interface ChainNodeOptions {
    * re-executed and checked) instead of sequencing; transactions sent to it are forwarded there.
    */
   follow?: { leaderUrl: string };
+  /**
+   * How many of the latest blocks the sequencer keeps a witness record for (src/node/witness-record.ts), which
+   * debug_executionWitness answers from; 0: none (every witness is an execution). Default DEFAULT_WITNESS_WINDOW.
+   */
+  witnessWindow?: number;
 }
 
 /** The L1 mode's inputs. */
@@ -199,6 +205,7 @@ export class ChainNode {
         flashblockIntervalMs: options.flashblockIntervalMs,
         logger,
         origins,
+        witnessWindow: options.witnessWindow ?? DEFAULT_WITNESS_WINDOW,
         ...fatal,
       });
     if (l1 === undefined)

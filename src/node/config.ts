@@ -6,6 +6,7 @@ import { NodeError, type NodeErrorOptions } from "./errors.js";
 import { DEV_CHAIN_ID, DEV_DEFAULT_ACCOUNT_COUNT } from "../chain/index.js";
 import { LIMIT_SPECS, type NodeRpcLimits } from "./rpc/limits.js";
 import { RPC_SURFACES, type SurfaceOptions } from "./rpc/surfaces.js";
+import { DEFAULT_WITNESS_WINDOW } from "./witness-record.js";
 
 export interface NodeConfig {
   host: string;
@@ -18,6 +19,8 @@ export interface NodeConfig {
   preconfirmedReceipts: boolean;
   callWorkers: number;
   callTimeoutMs: number;
+  /** --witness-window: latest blocks whose witness record is kept (src/node/witness-record.ts). */
+  witnessWindow: number;
   logLevel: LogLevel;
   /** Bounds on the cost of one request (docs/node/limits.md, "Limits"). */
   rpcLimits: NodeRpcLimits;
@@ -147,6 +150,12 @@ export const FLAGS: FlagSpec[] = [
     help: "deadline of one EVM execution of eth_call / eth_estimateGas on a worker, milliseconds",
   },
   ...LIMIT_SPECS.map((l) => ({ flag: l.flag, env: l.env, default: String(l.default), help: l.help })),
+  {
+    flag: "--witness-window",
+    env: "NODE_WITNESS_WINDOW",
+    default: String(DEFAULT_WITNESS_WINDOW),
+    help: "latest blocks whose witness the sequencer records as it builds them, for debug_executionWitness (0: none; the block is executed again)",
+  },
   {
     flag: "--rpc-surface",
     env: "NODE_RPC_SURFACE",
@@ -303,6 +312,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): No
     preconfirmedReceipts: boolean("--preconfirmed-receipts", get("--preconfirmed-receipts")),
     callWorkers: integer("--call-workers", get("--call-workers"), 0, 64),
     callTimeoutMs: integer("--call-timeout-ms", get("--call-timeout-ms"), 10, 600_000),
+    witnessWindow: integer("--witness-window", get("--witness-window"), 0, 1_000_000_000),
     logLevel,
   };
 }

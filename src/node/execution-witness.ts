@@ -184,9 +184,15 @@ function mayBeHeader(value: Uint8Array): boolean {
  * Sorts the recorded reads: ancestor headers (read by BLOCKHASH) set the oldest header of the witness,
  * whose headers then run from it to the parent, as reth's do (just the parent when no BLOCKHASH reached
  * further back); code is what an account read names by its code hash; every other read is a trie node.
+ * `trieSource` is where the accounts' code hashes are looked up in the parent's state (default the store).
  */
-function sortReads(input: WitnessInput, read: Map<string, Uint8Array>, keys: Uint8Array[]): BlockWitness {
-  const trie = new FastTrie(new PreimageTrieDB(input.store));
+export function sortReads(
+  input: Pick<WitnessInput, "store" | "parent">,
+  read: Map<string, Uint8Array>,
+  keys: Uint8Array[],
+  trieSource: HashSource = input.store,
+): BlockWitness {
+  const trie = new FastTrie(new PreimageTrieDB(trieSource));
   const codeHashes = new Set<string>();
   for (const key of keys) {
     if (key.length !== 20) continue;

@@ -91,6 +91,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     ...(config.follow === undefined ? {} : { follow: { leaderUrl: config.follow } }),
     callWorkers: config.callWorkers,
     callTimeoutMs: config.callTimeoutMs,
+    witnessWindow: config.witnessWindow,
     logger,
     // Without a sequencer (or a replica's leader) the node would serve a frozen chain: exit and let the operator see it.
     onFatal: () => process.exit(1),

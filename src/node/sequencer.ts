@@ -36,6 +36,7 @@ import { DepositRejectedError } from "./l1/errors.js";
 import type { BlockPlan, L1BlockPlanner } from "./l1/planner.js";
 import { type PooledTransaction, TxPool } from "./pool.js";
 import type { BlockStore } from "./store/block-store.js";
+import { ReadRecorder } from "./witness-record.js";
 
 /** The sequencer's L1 origins: synthetic (standalone), or real ones planned from L1 (L1 mode). */
 export type SequencerOrigins =
@@ -51,6 +52,11 @@ export interface SequencerOptions {
   origins: SequencerOrigins;
   /** Called when block production fails (the process should exit: the node can no longer make blocks). */
   onFatal?: (err: unknown) => void;
+  /**
+   * How many of the latest blocks keep the witness record of what their building read (src/node/witness-record.ts);
+   * 0: none is recorded.
+   */
+  witnessWindow: number;
 }
 
 /** A transaction the sequencer could not include and dropped from the pool. */
@@ -214,11 +220,12 @@ export class Sequencer extends HeadHolder {
     const { config, store } = this.opts;
     const parent = this.head;
     const timestamp = plan.timestamp;
+    const recorder = this.opts.witnessWindow > 0 ? new ReadRecorder(store) : undefined;
     const builder = await BlockBuilder.start({
       config,
       parent: parent.header,
       attributes: plan.attributes,
-      source: store,
+      source: recorder ?? store,
       // The store inserts the written nodes OR IGNOREs them: no lookup for each (PreimageTrieDBOptions).
       keepEveryWrite: true,
     });
@@ -227,6 +234,7 @@ export class Sequencer extends HeadHolder {
       nonces: new Map(),
       included: 0,
       unpublished: [],
+      recorder,
     };
     for (let i = 0; i < plan.deposits.length; i++) {
       const deposit = await builder.addTransaction(plan.deposits[i]!);
@@ -368,7 +376,12 @@ export class Sequencer extends HeadHolder {
     ) {
       throw new Error("sealed block differs from the last published snapshot");
     }
-    const stored = commitSealed(this.opts.store, sealed);
+    const { recorder } = ctx;
+    const witness =
+      recorder === undefined
+        ? undefined
+        : { record: recorder.record(ctx.builder.keyPreimages), window: this.opts.witnessWindow };
+    const stored = commitSealed(this.opts.store, sealed, witness);
     this.opts.logger.debug(
       {
         number: Number(stored.header.number),
@@ -390,6 +403,8 @@ interface BlockContext extends BlockInProgress {
   included: number;
   /** Hashes (hex) of pool transactions executed since the last published snapshot (reserved in the pool). */
   unpublished: string[];
+  /** Notes what the builder reads from the store, for the block's witness record (absent: not recorded). */
+  recorder: ReadRecorder | undefined;
   /** Milliseconds to start the block (builder, deposits, snapshot 0) and, in L1 mode, to plan it. */
   startMs?: number;
   planMs?: number | undefined;

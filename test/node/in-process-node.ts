@@ -16,11 +16,16 @@ interface InProcessNode {
   close(): Promise<void>;
 }
 
+interface InProcessNodeOptions {
+  blockTimeMs: number;
+  flashblockIntervalMs: number;
+  devAccountCount: number;
+  /** ChainNodeOptions.witnessWindow (default: the node's). */
+  witnessWindow?: number;
+}
+
 /** Opens a dev chain 901 node named `name` with the given block and flashblock times and dev accounts. */
-async function openInProcessNode(
-  name: string,
-  options: { blockTimeMs: number; flashblockIntervalMs: number; devAccountCount: number },
-): Promise<InProcessNode> {
+async function openInProcessNode(name: string, options: InProcessNodeOptions): Promise<InProcessNode> {
   await initKeccak();
   const dataDir = mkdtempSync(join(tmpdir(), `${name}-`));
   const node = await ChainNode.open({
@@ -47,7 +52,7 @@ async function openInProcessNode(
  */
 export function inProcessNodeForFile(
   name: string,
-  options: { blockTimeMs: number; flashblockIntervalMs: number; devAccountCount: number },
+  options: InProcessNodeOptions,
   use: (node: ChainNode) => void,
   openTimeoutMs = 120_000,
 ): void {

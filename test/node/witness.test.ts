@@ -2,8 +2,10 @@
  * debug_executionWitness, debug_executePayload and debug_dbGet(0x63‖codeHash) against a real node process
  * (the default surface, `full`): a block that reads storage, code and an older block's hash is executed
  * again by src/chain from nothing but the witness's preimages and gives the block's hash; without one of
- * its trie nodes it cannot be executed. Twice: with the executions on the call pool's witness workers (the default)
- * and on the event loop (`--call-workers 0`).
+ * its trie nodes it cannot be executed. Three times: the witnesses answered from the sealed blocks' records
+ * (src/node/witness-record.ts, the default) on the call pool's witness workers (the default) and on the event loop
+ * (`--call-workers 0`), and with no records (`--witness-window 0`), every witness an execution on a witness worker.
+ * test/node/witness-record.test.ts holds the records against the executions block by block.
  */
 import { RLP } from "@ethereumjs/rlp";
 import { type Hex, bytesToHex, hexToBytes, keccak256 } from "viem";
@@ -50,8 +52,13 @@ let contract: Hex;
 /** The contract's deployment: nonce 0 of its sender, so it cannot be included again on a later parent. */
 let deployment: Hex;
 
-async function startNode(callWorkers: number): Promise<void> {
-  node = await startNodeProcess({ blockTimeMs: 300, flashblockIntervalMs: 50, callWorkers });
+async function startNode(callWorkers: number, witnessWindow: number | undefined): Promise<void> {
+  node = await startNodeProcess({
+    blockTimeMs: 300,
+    flashblockIntervalMs: 50,
+    callWorkers,
+    ...(witnessWindow === undefined ? {} : { extraArgs: ["--witness-window", String(witnessWindow)] }),
+  });
   const { walletClient, publicClient } = clients(node, 1);
   deployment = await walletClient.sendTransaction({ data: INIT });
   const deployed = await publicClient.waitForTransactionReceipt({ hash: deployment });
@@ -118,8 +125,12 @@ async function executeFromWitness(b: Block, witness: Witness, drop?: Hex): Promi
   return bytesToHex(sealed.blockHash);
 }
 
-describe.each([1, 0])("with --call-workers %i", (callWorkers) => {
-  beforeAll(() => startNode(callWorkers), 90_000);
+describe.each([
+  { callWorkers: 1, witnessWindow: undefined },
+  { callWorkers: 0, witnessWindow: undefined },
+  { callWorkers: 1, witnessWindow: 0 },
+])("with --call-workers $callWorkers, --witness-window $witnessWindow", ({ callWorkers, witnessWindow }) => {
+  beforeAll(() => startNode(callWorkers, witnessWindow), 90_000);
   afterAll(async () => {
     await node?.stop();
   });

@@ -190,16 +190,18 @@ export class CallPool implements CallExecutor {
   }
 
   /**
-   * Builds a block on a sealed parent with every read recorded, on a witness worker (its own SQLite reader and
-   * trie-node cache), so witness executions neither hold the event loop nor wait behind calls.
+   * Builds a block on a sealed parent with every read recorded, or answers a sealed block's witness from its record
+   * (`sealed`), on a witness worker (its own SQLite reader and trie-node cache), so witnesses neither hold the event
+   * loop nor wait behind calls.
    */
   witness(
     input: Omit<WitnessJob, "kind" | "id" | "overlay">,
     signal?: AbortSignal,
-  ): Promise<{ blockHash: Uint8Array; witness: BlockWitness }> {
+  ): Promise<{ blockHash: Uint8Array; witness: BlockWitness; recorded: boolean }> {
     return this.submit({ kind: "witness", ...input }, undefined, signal) as Promise<{
       blockHash: Uint8Array;
       witness: BlockWitness;
+      recorded: boolean;
     }>;
   }
 
@@ -359,7 +361,7 @@ export class CallPool implements CallExecutor {
         job.resolve(reply.json);
         break;
       case "witness-result":
-        job.resolve({ blockHash: reply.blockHash, witness: reply.witness });
+        job.resolve({ blockHash: reply.blockHash, witness: reply.witness, recorded: reply.recorded });
         break;
       case "limit-exceeded":
         job.reject(new NodeLimitExceededError(reply.limit, reply.max, reply.requested, reply.what));

@@ -11,7 +11,8 @@ import { inspect } from "node:util";
 import { parentPort, workerData } from "node:worker_threads";
 import { commonFor, OpFork } from "../../chain/index.js";
 import { NodeLimitExceededError } from "../rpc/limits.js";
-import { executeWithWitness, WITNESS_NODE_CACHE_BYTES, WitnessNodeCache } from "../execution-witness.js";
+import { WITNESS_NODE_CACHE_BYTES, WitnessNodeCache } from "../execution-witness.js";
+import { witnessFor } from "../witness-record.js";
 import { ReadonlyBlockStore } from "../store/block-store.js";
 import {
   CallRunner,
@@ -71,15 +72,16 @@ async function runJob(job: CallJob): Promise<void> {
   if (job.kind === "witness") {
     // No deadline: the block's own gas limit bounds it, as on the event loop (the caller bounds how many run).
     witnessNodes ??= new WitnessNodeCache(WITNESS_NODE_CACHE_BYTES);
-    const { block, witness } = await executeWithWitness({
+    const { blockHash, witness, recorded } = await witnessFor({
       config: job.config,
       store,
       parent: job.parent,
       attributes: job.attributes,
       transactions: job.transactions,
       nodeCache: witnessNodes,
+      ...(job.sealed === undefined ? {} : { sealed: job.sealed }),
     });
-    reply({ kind: "witness-result", id: job.id, blockHash: block.blockHash, witness });
+    reply({ kind: "witness-result", id: job.id, blockHash, witness, recorded });
     return;
   }
   if (job.kind === "block-read") {

@@ -50,7 +50,10 @@ export type CallJob =
   | { kind: "block-read"; id: number; overlay: undefined; read: BlockRead }
   | WitnessJob;
 
-/** A block built on a sealed parent with every read recorded (execution-witness.ts `executeWithWitness`). */
+/**
+ * A block built on a sealed parent with every read recorded (execution-witness.ts `executeWithWitness`), or a sealed
+ * block's witness from its record (witness-record.ts `witnessFor`).
+ */
 export interface WitnessJob {
   kind: "witness";
   id: number;
@@ -59,6 +62,8 @@ export interface WitnessJob {
   parent: BlockHeader;
   attributes: PayloadAttributes;
   transactions: readonly Uint8Array[];
+  /** The sealed block these rebuild, when the caller established one: its witness record answers if kept. */
+  sealed?: Uint8Array;
 }
 
 /**
@@ -94,7 +99,7 @@ export type WorkerReply =
   /** A read job's JSON-RPC `result`, already serialized (the main thread writes it into the response as is). */
   | { kind: "json-result"; id: number; json: string }
   /** A witness job's block hash and witness. */
-  | { kind: "witness-result"; id: number; blockHash: Uint8Array; witness: BlockWitness }
+  | { kind: "witness-result"; id: number; blockHash: Uint8Array; witness: BlockWitness; recorded: boolean }
   | { kind: "intrinsic-gas"; id: number; gas: bigint; intrinsic: bigint }
   /** A read counted more than a limit allows (the main thread rebuilds the NodeLimitExceededError). */
   | {

@@ -197,7 +197,9 @@ function baseExecutePayload(service: WitnessService): BoundMethod {
     async invoke(raw) {
       const { parentHash, attributes } = executePayloadSpec.decodeParams(raw);
       try {
-        return executePayloadSpec.encodeResult(await service.executePayload(parentHash, attributes));
+        return executePayloadSpec.encodeResult(
+          (await service.executePayload(parentHash, attributes)).witness,
+        );
       } catch (e) {
         if (e instanceof BlockNotFoundError)
           throw new InternalError(`no header found for Hash(${toHex(parentHash)})`, { cause: e });

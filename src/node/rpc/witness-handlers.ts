@@ -14,17 +14,17 @@ import {
   type NodeHandlers,
 } from "../../../generated/rpc/index.js";
 import type * as T from "../../../generated/rpc/index.js";
-import { type BlockHeader, type PayloadAttributes, toHex } from "../../chain/index.js";
+import { type BlockHeader, type PayloadAttributes, bytesEqual, toHex } from "../../chain/index.js";
 import { CallFailedError, CallPool } from "../calls/call-pool.js";
 import type { ChainNode } from "../chain-node.js";
 import {
   type BlockWitness,
   WITNESS_NODE_CACHE_BYTES,
   WitnessExecutionError,
-  type WitnessInput,
   WitnessNodeCache,
-  executeWithWitness,
 } from "../execution-witness.js";
+import type { StoredBlock } from "../store/block-store.js";
+import { type WitnessRequest, witnessFor } from "../witness-record.js";
 import { attributesOf } from "../replica/leader-data.js";
 import { ConcurrencyLimit } from "./concurrency-limit.js";
 import type { NodeRpcLimits } from "./limits.js";
@@ -36,6 +36,15 @@ export type WitnessHandlers = Pick<NodeHandlers, "debug_executionWitness" | "deb
 export interface WitnessOfBlock {
   witness: BlockWitness;
   parent: BlockHeader;
+  /** Answered from the block's witness record (src/node/witness-record.ts), not by executing it. */
+  recorded: boolean;
+}
+
+/** The witness of a payload built on a sealed parent. */
+export interface WitnessOfPayload {
+  witness: BlockWitness;
+  /** Answered from the record of the sealed block the payload builds again, not by executing it. */
+  recorded: boolean;
 }
 
 /** The witness computations behind the handlers; the client surfaces re-shape their answers. */
@@ -43,7 +52,7 @@ export interface WitnessService {
   /** Re-executes the block `block` names; BlockNotFoundError when there is none (or it is genesis). */
   executionWitness(block: T.BlockNumberOrTag): Promise<WitnessOfBlock>;
   /** Builds a block on the sealed block `parentHash` from `attributes`. */
-  executePayload(parentHash: Uint8Array, attributes: T.OpPayloadAttributes): Promise<BlockWitness>;
+  executePayload(parentHash: Uint8Array, attributes: T.OpPayloadAttributes): Promise<WitnessOfPayload>;
 }
 
 /** Engine API attributes as the block builder takes them; InvalidParams for what this node cannot honour. */
@@ -84,10 +93,52 @@ function executionFailed(e: unknown): unknown {
 /** The names of the errors above, as a witness worker reports them. */
 const WORKER_EXECUTION_FAILURES = new Set(["WitnessExecutionError", "RangeError"]);
 
-/** One witness execution: the built block's hash and its witness. */
+/** One witness: the built block's hash and its witness (from the sealed block's record when `sealed` has one). */
 type RunWitness = (
-  input: Omit<WitnessInput, "store" | "nodeCache">,
-) => Promise<{ blockHash: Uint8Array; witness: BlockWitness }>;
+  input: Omit<WitnessRequest, "store" | "nodeCache">,
+) => Promise<{ blockHash: Uint8Array; witness: BlockWitness; recorded: boolean }>;
+
+function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  return a === undefined || b === undefined ? a === b : bytesEqual(a, b);
+}
+
+/** Whether two sets of attributes are the same, field for field (an absent field equals only an absent one). */
+function sameAttributes(a: PayloadAttributes, b: PayloadAttributes): boolean {
+  return (
+    a.timestamp === b.timestamp &&
+    bytesEqual(a.prevRandao, b.prevRandao) &&
+    bytesEqual(a.suggestedFeeRecipient, b.suggestedFeeRecipient) &&
+    a.gasLimit === b.gasLimit &&
+    sameBytes(a.parentBeaconBlockRoot, b.parentBeaconBlockRoot) &&
+    sameBytes(a.eip1559Params, b.eip1559Params) &&
+    a.minBaseFee === b.minBaseFee
+  );
+}
+
+/**
+ * The sealed child of `parent` that `attributes` and `transactions` build again, if there is one: the same attributes
+ * its header gives (those debug_executionWitness executes it with) and the same transactions byte for byte. Execution
+ * is deterministic, so the payload's block is that block and its witness is that block's.
+ */
+function sealedChildBuiltBy(
+  node: ChainNode,
+  parent: StoredBlock,
+  attributes: PayloadAttributes,
+  transactions: readonly Uint8Array[],
+): StoredBlock | undefined {
+  const child = node.store.blockByNumber(parent.header.number + 1n);
+  if (child === undefined || !bytesEqual(child.header.parentHash, parent.hash)) return undefined;
+  if (child.transactions.length !== transactions.length) return undefined;
+  for (let i = 0; i < transactions.length; i++)
+    if (!bytesEqual(child.transactions[i]!, transactions[i]!)) return undefined;
+  let sealedAttributes: PayloadAttributes;
+  try {
+    sealedAttributes = attributesOf(node.config, child.header.number, child.header);
+  } catch {
+    return undefined;
+  }
+  return sameAttributes(sealedAttributes, attributes) ? child : undefined;
+}
 
 /**
  * Where witness executions run: on the call pool's witness workers (each with its own SQLite reader and trie-node
@@ -98,10 +149,7 @@ function witnessRunner(node: ChainNode): RunWitness {
   const calls = node.calls;
   if (calls instanceof CallPool) return (input) => calls.witness(input);
   const nodeCache = new WitnessNodeCache(WITNESS_NODE_CACHE_BYTES);
-  return async (input) => {
-    const { block, witness } = await executeWithWitness({ ...input, store: node.store, nodeCache });
-    return { blockHash: block.blockHash, witness };
-  };
+  return (input) => witnessFor({ ...input, store: node.store, nodeCache });
 }
 
 export function createWitnessService(node: ChainNode, limits: NodeRpcLimits): WitnessService {
@@ -119,11 +167,12 @@ export function createWitnessService(node: ChainNode, limits: NodeRpcLimits): Wi
         if (content === undefined || parent === undefined)
           throw new BlockNotFoundError(`block not found: ${describeSelector(selector)}`);
         const h = content.header;
-        const { blockHash, witness } = await run({
+        const { blockHash, witness, recorded } = await run({
           config: node.config,
           parent: parent.header,
           attributes: attributesOf(node.config, h.number, h),
           transactions: content.transactions,
+          sealed: content.hash,
         }).catch((e: unknown) => {
           throw executionFailed(e);
         });
@@ -132,7 +181,7 @@ export function createWitnessService(node: ChainNode, limits: NodeRpcLimits): Wi
           throw new Error(
             `re-executing block ${h.number} gave ${toHex(blockHash)}, not ${toHex(content.hash)}`,
           );
-        return { witness, parent: parent.header };
+        return { witness, parent: parent.header, recorded };
       }),
     executePayload: (parentHash, a) =>
       slots.run(async () => {
@@ -140,15 +189,17 @@ export function createWitnessService(node: ChainNode, limits: NodeRpcLimits): Wi
         if (resolved === undefined || resolved.kind !== "sealed")
           throw new BlockNotFoundError(`block not found: ${toHex(parentHash)}`);
         const { attributes, transactions } = payloadAttributes(a);
-        const { witness } = await run({
+        const sealed = sealedChildBuiltBy(node, resolved.block, attributes, transactions);
+        const { witness, recorded } = await run({
           config: node.config,
           parent: resolved.block.header,
           attributes,
           transactions,
+          ...(sealed === undefined ? {} : { sealed: sealed.hash }),
         }).catch((e: unknown) => {
           throw executionFailed(e);
         });
-        return witness;
+        return { witness, recorded };
       }),
   };
 }
@@ -156,6 +207,7 @@ export function createWitnessService(node: ChainNode, limits: NodeRpcLimits): Wi
 export function createWitnessHandlers(service: WitnessService): WitnessHandlers {
   return {
     debug_executionWitness: async ({ block }) => (await service.executionWitness(block)).witness,
-    debug_executePayload: ({ parentHash, attributes }) => service.executePayload(parentHash, attributes),
+    debug_executePayload: async ({ parentHash, attributes }) =>
+      (await service.executePayload(parentHash, attributes)).witness,
   };
 }

@@ -23,6 +23,14 @@ import {
 import { NodeError, type NodeErrorOptions } from "../errors.js";
 import { NodeTable } from "./node-table.js";
 import { decodeStoredReceipt, encodeStoredReceiptRlp } from "./receipt-codec.js";
+import {
+  type StoredWitnessRecord,
+  type WitnessRecord,
+  type WitnessRecordSource,
+  WITNESS_RECORDS_SCHEMA,
+  WitnessRecordReader,
+  encodeRecordKeys,
+} from "./witness-records.js";
 
 /** A sealed block as stored and served. */
 export interface StoredBlock {
@@ -50,6 +58,7 @@ CREATE TABLE IF NOT EXISTS blocks (number INTEGER PRIMARY KEY, hash BLOB NOT NUL
 CREATE TABLE IF NOT EXISTS txs (hash BLOB PRIMARY KEY, number INTEGER NOT NULL, idx INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS pool_journal (seq INTEGER PRIMARY KEY AUTOINCREMENT, hash BLOB NOT NULL UNIQUE, raw BLOB NOT NULL);
+${WITNESS_RECORDS_SCHEMA}
 `;
 
 type Rlp = Uint8Array | Rlp[];
@@ -171,7 +180,13 @@ function openStore(path: string): Database.Database {
   return db;
 }
 
-export class BlockStore extends NodeTable implements BlockSource {
+/** A block's witness record and how many of the latest blocks keep theirs (older ones are deleted). */
+export interface WitnessRecordToKeep {
+  record: WitnessRecord;
+  window: number;
+}
+
+export class BlockStore extends NodeTable implements BlockSource, WitnessRecordSource {
   private readonly putNodeStmt: Database.Statement<[Uint8Array, Uint8Array]>;
   private readonly getBlockStmt: Database.Statement<[number], BlockRow>;
   private readonly getNumberByHashStmt: Database.Statement<[Uint8Array], { number: number }>;
@@ -181,6 +196,9 @@ export class BlockStore extends NodeTable implements BlockSource {
   private readonly headStmt: Database.Statement<[], { number: number } | undefined>;
   private readonly journalTxStmt: Database.Statement<[Uint8Array, Uint8Array]>;
   private readonly forgetTxStmt: Database.Statement<[Uint8Array]>;
+  private readonly putWitnessStmt: Database.Statement<[number, Uint8Array, Uint8Array, Uint8Array]>;
+  private readonly pruneWitnessesStmt: Database.Statement<[number]>;
+  private readonly witnessRecords: WitnessRecordReader;
   private readonly cache = new SealedBlockCache();
 
   /**
@@ -203,6 +221,11 @@ export class BlockStore extends NodeTable implements BlockSource {
     this.headStmt = this.db.prepare("SELECT max(number) AS number FROM blocks") as typeof this.headStmt;
     this.journalTxStmt = this.db.prepare("INSERT OR IGNORE INTO pool_journal (hash, raw) VALUES (?, ?)");
     this.forgetTxStmt = this.db.prepare("DELETE FROM pool_journal WHERE hash = ?");
+    this.putWitnessStmt = this.db.prepare(
+      "INSERT OR REPLACE INTO witness_records (number, hash, reads, keys) VALUES (?, ?, ?, ?)",
+    );
+    this.pruneWitnessesStmt = this.db.prepare("DELETE FROM witness_records WHERE number <= ?");
+    this.witnessRecords = new WitnessRecordReader(this.db);
   }
 
   /** Writes what the pool journal still holds in memory, then closes the database. */
@@ -313,10 +336,15 @@ export class BlockStore extends NodeTable implements BlockSource {
   }
 
   /**
-   * Commits one sealed block with the trie nodes and code it created, in one transaction.
-   * `nodes` keys are unprefixed hex keccak256 hashes.
+   * Commits one sealed block with the trie nodes and code it created, in one transaction, and with them its witness
+   * record when given (deleting the records that fall out of the window). `nodes` keys are unprefixed hex keccak256
+   * hashes.
    */
-  commitBlock(block: Omit<StoredBlock, "size">, nodes: Map<string, Uint8Array>): StoredBlock {
+  commitBlock(
+    block: Omit<StoredBlock, "size">,
+    nodes: Map<string, Uint8Array>,
+    witness?: WitnessRecordToKeep,
+  ): StoredBlock {
     const headerRlp = encodeHeader(block.header);
     const body = RLP.encode([
       block.transactions,
@@ -335,6 +363,11 @@ export class BlockStore extends NodeTable implements BlockSource {
         this.putTxStmt.run(h, number, i);
         this.forgetTxStmt.run(h);
       });
+      if (witness !== undefined && witness.window > 0) {
+        const { reads, keys } = witness.record;
+        this.putWitnessStmt.run(number, block.hash, reads, encodeRecordKeys(keys));
+        this.pruneWitnessesStmt.run(number - witness.window);
+      }
     })();
     if (journaled) this.settleJournal();
     const stored: StoredBlock = { ...block, size: blockSize(headerRlp, block.transactions) };
@@ -351,6 +384,10 @@ export class BlockStore extends NodeTable implements BlockSource {
     return row === undefined ? undefined : BigInt(row.number);
   }
 
+  witnessRecord(number: bigint): StoredWitnessRecord | undefined {
+    return this.witnessRecords.read(number);
+  }
+
   transactionLocation(hash: Uint8Array): { number: bigint; index: number } | undefined {
     const row = this.getTxStmt.get(hash);
     return row === undefined ? undefined : { number: BigInt(row.number), index: row.idx };
@@ -363,15 +400,21 @@ export class BlockStore extends NodeTable implements BlockSource {
  * the writer. Sealed blocks never change, so the last 256 decoded are kept, as the main store does (a
  * smaller cache is no cache for eth_getLogs scanning a chain longer than it: bench:abuse's log burst).
  */
-export class ReadonlyBlockStore extends NodeTable implements BlockSource {
+export class ReadonlyBlockStore extends NodeTable implements BlockSource, WitnessRecordSource {
   private readonly getBlockStmt: Database.Statement<[number], BlockRow>;
   private readonly getNumberByHashStmt: Database.Statement<[Uint8Array], { number: number }>;
+  private readonly witnessRecords: WitnessRecordReader;
   private readonly cache = new SealedBlockCache();
 
   constructor(path: string) {
     super(new Database(path, { readonly: true, fileMustExist: true }));
     this.getBlockStmt = this.db.prepare("SELECT hash, header, body FROM blocks WHERE number = ?");
     this.getNumberByHashStmt = this.db.prepare("SELECT number FROM blocks WHERE hash = ?");
+    this.witnessRecords = new WitnessRecordReader(this.db);
+  }
+
+  witnessRecord(number: bigint): StoredWitnessRecord | undefined {
+    return this.witnessRecords.read(number);
   }
 
   /** The number of the sealed block `hash` names (a witness execution's ancestor headers). */
