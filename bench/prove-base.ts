@@ -23,9 +23,14 @@
  * (with the Aggregate), and the host's witness over the frames (each collected while the enclave proves the one
  * before, so the sum exceeds its share of the wall time); its stages are not replayed.
  *
+ * The node keeps its witness records (`--witness-window`, docs/node/witnesses.md) unless `--node-witness-window 0`;
+ * the bench prints what they hold on disk once the chain is built.
+ *
  * Usage: npm run bench:prove -- --load base [--ranges 10,100 --workers 1,2 --gas-per-second 40000000
- * --max-blocks-per-frame 100]
+ * --max-blocks-per-frame 100 --node-witness-window 0]
  */
+import { join } from "node:path";
+import Database from "better-sqlite3";
 import type { Preimage } from "../generated/protocol/index.js";
 import { BlockPool } from "../src/proof/program/index.js";
 import { type RunningHost, startHost } from "../test/host/spawn-host.js";
@@ -64,6 +69,8 @@ export interface BaseLoadOptions {
   readonly witnessRuns?: readonly string[];
   /** The hosts' --max-blocks-per-frame (undefined: the host's default, 100). */
   readonly maxBlocksPerFrame?: number;
+  /** The node's --witness-window (undefined: the node's default; 0: no witness records, every witness executed). */
+  readonly nodeWitnessWindow?: number;
 }
 
 /** One enclave process with its --workers, the proxy in front of it, and a host with the same --workers. */
@@ -307,6 +314,23 @@ function startLoad(
   return { firstLoaded: setupOrExit, report };
 }
 
+/** What the node's witness records (src/node/witness-record.ts) hold on disk: blocks, and bytes per block. */
+function witnessRecordsLine(nodeDataDir: string): string {
+  const db = new Database(join(nodeDataDir, "chain.sqlite"), { readonly: true, fileMustExist: true });
+  try {
+    const row = db
+      .prepare(
+        "SELECT count(*) AS n, sum(length(reads)) AS reads, sum(length(keys)) AS keys FROM witness_records",
+      )
+      .get() as { n: number; reads: number | null; keys: number | null };
+    if (row.n === 0) return "the node's witness records: none (--witness-window 0)";
+    const bytes = (row.reads ?? 0) + (row.keys ?? 0);
+    return `the node's witness records: ${row.n} blocks, ${(bytes / row.n / 1024).toFixed(0)} KiB per block (${((row.reads ?? 0) / row.n / 32).toFixed(0)} values read per block), ${(bytes / 2 ** 20).toFixed(1)} MiB in all`;
+  } finally {
+    db.close();
+  }
+}
+
 const mgasPerSecond = (gas: number, ms: number): string =>
   Number.isFinite(ms) && ms > 0 ? (gas / 1e6 / (ms / 1000)).toFixed(1) : "?";
 const seconds = (ms: number): string => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)} s` : "?");
@@ -344,7 +368,13 @@ export async function benchProveBaseLoad(options: BaseLoadOptions): Promise<void
     gasLimit: options.gasLimit,
     l1BlockSeconds: 4,
     l2BlockSeconds: L2_BLOCK_SECONDS,
-    node: { flashblockIntervalMs: 200, logLevel: "warn" },
+    node: {
+      flashblockIntervalMs: 200,
+      logLevel: "warn",
+      ...(options.nodeWitnessWindow === undefined
+        ? {}
+        : { extraArgs: ["--witness-window", String(options.nodeWitnessWindow)] }),
+    },
   });
   const batcher = startBatcher({
     l1RpcUrl: chain.l1.anvil.rpcUrl,
@@ -374,6 +404,7 @@ export async function benchProveBaseLoad(options: BaseLoadOptions): Promise<void
     console.log(
       `safe at ${last} after ${((Date.now() - started) / 1000).toFixed(0)} s; load average ${loadAverage()}`,
     );
+    console.log(witnessRecordsLine(chain.node.dataDir));
     for (const witnessRun of options.witnessRuns ?? [undefined])
       for (const workers of options.workers)
         provers.push(

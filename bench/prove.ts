@@ -25,7 +25,7 @@
  * `--load base` proves a chain built at Base's target gas instead (bench/prove-base.ts: `--ranges` default
  * 10,100,600, `--workers 1,2`, `--witness-workers N` for every host, `--witness-run program,forward`: each
  * with every worker count, `--max-blocks-per-frame N` for every host, `--gas-limit`, `--gas-per-second`,
- * `--senders`).
+ * `--senders`, `--node-witness-window N` for the node).
  */
 import { parseArgs } from "node:util";
 import {
@@ -249,6 +249,7 @@ async function main(): Promise<void> {
       "witness-workers": { type: "string" },
       "witness-run": { type: "string" },
       "max-blocks-per-frame": { type: "string" },
+      "node-witness-window": { type: "string" },
     },
   });
   const names = (text: string) => text.split(",").filter((name) => name !== "");
@@ -268,6 +269,9 @@ async function main(): Promise<void> {
       ...(values["max-blocks-per-frame"] === undefined
         ? {}
         : { maxBlocksPerFrame: Number(values["max-blocks-per-frame"]) }),
+      ...(values["node-witness-window"] === undefined
+        ? {}
+        : { nodeWitnessWindow: Number(values["node-witness-window"]) }),
     });
     return;
   }
