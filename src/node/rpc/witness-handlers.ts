@@ -1,7 +1,8 @@
 /**
  * debug_executionWitness (reth's) and debug_executePayload (Base's node and op-reth's): a block executed
  * again on its parent's state, or built from payload attributes, with every preimage it read answered in
- * reth's ExecutionWitness form. At most `witnessMaxConcurrent` executions run at once, the rest wait their turn
+ * reth's ExecutionWitness form; a sealed block inside --witness-window (and a payload that is a sealed block's own)
+ * answered from the witness record its sequencer kept instead (docs/node/witnesses.md). At most `witnessMaxConcurrent` executions run at once, the rest wait their turn
  * in arrival order. Base's node holds a semaphore of 3 over separate threads; here each runs on a witness worker
  * of the call pool (its own thread and SQLite reader), or with `--call-workers 0` on the node's one thread, where
  * running several only interleaves them and delays the first answer a prover waits on (set 1 there).
@@ -49,7 +50,10 @@ export interface WitnessOfPayload {
 
 /** The witness computations behind the handlers; the client surfaces re-shape their answers. */
 export interface WitnessService {
-  /** Re-executes the block `block` names; BlockNotFoundError when there is none (or it is genesis). */
+  /**
+   * The witness of the block `block` names, from its record or by executing it again; BlockNotFoundError when there
+   * is none (or it is genesis).
+   */
   executionWitness(block: T.BlockNumberOrTag): Promise<WitnessOfBlock>;
   /** Builds a block on the sealed block `parentHash` from `attributes`. */
   executePayload(parentHash: Uint8Array, attributes: T.OpPayloadAttributes): Promise<WitnessOfPayload>;
@@ -172,7 +176,7 @@ export function createWitnessService(node: ChainNode, limits: NodeRpcLimits): Wi
           parent: parent.header,
           attributes: attributesOf(node.config, h.number, h),
           transactions: content.transactions,
-          sealed: content.hash,
+          ...(resolved?.kind === "sealed" ? { sealed: content.hash } : {}),
         }).catch((e: unknown) => {
           throw executionFailed(e);
         });
