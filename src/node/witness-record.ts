@@ -2,8 +2,9 @@
  * Block witnesses recorded as the node builds its blocks (`--witness-window`): the hash of every value the block
  * builder read from the store (trie nodes, code, ancestor headers) and the keys it hashed, kept with the sealed
  * block. debug_executionWitness (and debug_executePayload asked for a sealed block's own payload) then answers from
- * the record, reading each value by its hash, instead of executing the block again; reth's ress keeps a window of
- * recent witnesses the same way.
+ * the record, reading each value by its hash, instead of executing the block again. The window is a count of recent
+ * blocks, as reth's ress provider bounds the blocks it serves witnesses for (`max_witness_window`, crates/ress/provider,
+ * which executes each again on request and keeps an LRU cache of those it built).
  *
  * A builder that sealed the block read at least what an execution of the block from its parent reads: every trie
  * node on the path to a key the block touched was read from the store when first reached (a node the block replaced
@@ -23,8 +24,11 @@ import {
 import type { HashSource } from "./state/sources.js";
 import type { WitnessRecord, WitnessRecordSource } from "./store/witness-records.js";
 
-/** Blocks whose witness records the node keeps by default: about 34 minutes of 2-second blocks. */
-export const DEFAULT_WITNESS_WINDOW = 1024;
+/**
+ * Blocks whose witness records the node keeps by default: 4 hours of 2-second blocks, room for the safe head's lag
+ * behind the chain, a 600-block proposal and a queue of proofs (at Base's target gas about 126 KiB each, 0.9 GB).
+ */
+export const DEFAULT_WITNESS_WINDOW = 7200;
 
 /**
  * The store as a block builder's source, noting the hash of every value it answers. Reads by typed key (a keccak256
@@ -97,7 +101,7 @@ export function readsFirst(read: ReadonlyMap<string, Uint8Array>, store: HashSou
 }
 
 /**
- * The witness of sealed block `number` (hash `hash`, on `parent`) from its stored record: each recorded value read
+ * The witness of the sealed child of `parent` whose hash is `hash`, from its stored record: each recorded value read
  * from the store by its hash, sorted into reth's lists as an execution's reads are. Undefined when no record of that
  * block is kept (outside the window, or recorded by no builder here).
  */
