@@ -13,7 +13,7 @@
  * a witness holds more than its block needs, never less. Outside the window, on a replica or without a record, the
  * block is executed again.
  */
-import { type BlockHeader, bytesEqual, keccak256, type PreimageSource, toHexRaw } from "../chain/index.js";
+import { type BlockHeader, bytesEqual, keccak256, toHexRaw } from "../chain/index.js";
 import {
   type BlockWitness,
   type WitnessInput,
@@ -21,7 +21,7 @@ import {
   executeWithWitness,
   sortReads,
 } from "./execution-witness.js";
-import type { HashSource } from "./state/sources.js";
+import { type HashSource, OverlaySource } from "./state/sources.js";
 import type { WitnessRecord, WitnessRecordSource } from "./store/witness-records.js";
 
 /**
@@ -90,16 +90,6 @@ export function recordedHashes(reads: Uint8Array): string[] {
   return out;
 }
 
-/** A source whose values are `read` first, then the store's (for the lookups that sort a witness's reads). */
-export function readsFirst(read: ReadonlyMap<string, Uint8Array>, store: HashSource): HashSource {
-  const fallback: PreimageSource = store;
-  return {
-    get: (key) => fallback.get(key),
-    tryGet: (key) => fallback.tryGet(key),
-    tryGetByKeccak256Hex: (hashHex) => read.get(hashHex) ?? store.tryGetByKeccak256Hex(hashHex),
-  };
-}
-
 /**
  * The witness of the sealed child of `parent` whose hash is `hash`, from its stored record: each recorded value read
  * from the store by its hash, sorted into reth's lists as an execution's reads are. Undefined when no record of that
@@ -120,7 +110,7 @@ export function witnessFromRecord(
       throw new Error(`the witness record of block ${parent.number + 1n} names ${h}, which the store lacks`);
     read.set(h, value);
   }
-  return sortReads({ store, parent }, read, record.keys, readsFirst(read, store));
+  return sortReads({ store, parent }, read, record.keys, new OverlaySource(store, read));
 }
 
 /** A witness to answer: what to build, and the sealed block it rebuilds when the caller has established one. */
