@@ -34,6 +34,23 @@ export interface ExecuteBlockInput {
 }
 
 export async function executeBlock(input: ExecuteBlockInput): Promise<SealedBlock> {
+  return (await buildBlock(input)).seal();
+}
+
+/**
+ * executeBlock, also answering (on request) the addresses and storage slots whose keccak256 the block's state used as
+ * trie keys (BlockBuilder.keyPreimages: a node's witness record of the block keeps them).
+ */
+export async function executeBlockWithKeys(
+  input: ExecuteBlockInput,
+): Promise<{ sealed: SealedBlock; keyPreimages: () => Uint8Array[] }> {
+  const builder = await buildBlock(input);
+  const sealed = await builder.seal();
+  return { sealed, keyPreimages: () => builder.keyPreimages };
+}
+
+/** A builder with every transaction of the block added (a transaction that cannot be: InvalidBlockError). */
+async function buildBlock(input: ExecuteBlockInput): Promise<BlockBuilder> {
   const builder = await BlockBuilder.start({
     config: input.config,
     parent: input.parent,
@@ -47,5 +64,5 @@ export async function executeBlock(input: ExecuteBlockInput): Promise<SealedBloc
     const result = await builder.addTransaction(input.transactions[i]!);
     if (!result.ok) throw new InvalidBlockError(i, result.error);
   }
-  return builder.seal();
+  return builder;
 }

@@ -53,7 +53,12 @@ export {
 export { commonFor, ethereumHardforkFor, opPrecompiles } from "./evm-setup.js";
 export { fastEipLookup, installJumpAnalysisCache } from "./evm-fast-paths.js";
 export { installEngineFastPaths } from "./evm-install.js";
-export { type ExecuteBlockInput, InvalidBlockError, executeBlock } from "./execute-block.js";
+export {
+  type ExecuteBlockInput,
+  InvalidBlockError,
+  executeBlock,
+  executeBlockWithKeys,
+} from "./execute-block.js";
 export {
   type ExecutionFixture,
   InvalidFixtureError,

@@ -75,7 +75,7 @@ export interface ChainNodeOptions {
    */
   follow?: { leaderUrl: string };
   /**
-   * How many of the latest blocks the sequencer keeps a witness record for (src/node/witness-record.ts), which
+   * How many of the latest blocks the node (sequencer or replica) keeps a witness record for (src/node/witness-record.ts), which
    * debug_executionWitness answers from; 0: none (every witness is an execution). Default DEFAULT_WITNESS_WINDOW.
    */
   witnessWindow?: number;
@@ -189,6 +189,7 @@ export class ChainNode {
         store,
         leaderUrl: follow.leaderUrl,
         logger: logger.child({ component: "replica" }),
+        witnessWindow: options.witnessWindow ?? DEFAULT_WITNESS_WINDOW,
         ...fatal,
       });
       return {

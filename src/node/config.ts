@@ -154,7 +154,7 @@ export const FLAGS: FlagSpec[] = [
     flag: "--witness-window",
     env: "NODE_WITNESS_WINDOW",
     default: String(DEFAULT_WITNESS_WINDOW),
-    help: "latest blocks whose witness the sequencer records as it builds them, for debug_executionWitness (0: none; the block is executed again)",
+    help: "latest blocks whose witness the node records as it builds (sequencer) or verifies (replica) them, for debug_executionWitness (0: none; the block is executed again)",
   },
   {
     flag: "--rpc-surface",

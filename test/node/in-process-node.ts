@@ -10,22 +10,24 @@ import { initKeccak } from "../../src/chain/index.js";
 import { createLogger } from "../../src/log/index.js";
 import { ChainNode } from "../../src/node/index.js";
 
-interface InProcessNode {
+export interface InProcessNode {
   node: ChainNode;
   /** Closes the node and removes its data directory. */
   close(): Promise<void>;
 }
 
-interface InProcessNodeOptions {
+export interface InProcessNodeOptions {
   blockTimeMs: number;
   flashblockIntervalMs: number;
   devAccountCount: number;
   /** ChainNodeOptions.witnessWindow (default: the node's). */
   witnessWindow?: number;
+  /** ChainNodeOptions.follow: a read replica of the node at this websocket URL. */
+  follow?: { leaderUrl: string };
 }
 
 /** Opens a dev chain 901 node named `name` with the given block and flashblock times and dev accounts. */
-async function openInProcessNode(name: string, options: InProcessNodeOptions): Promise<InProcessNode> {
+export async function openInProcessNode(name: string, options: InProcessNodeOptions): Promise<InProcessNode> {
   await initKeccak();
   const dataDir = mkdtempSync(join(tmpdir(), `${name}-`));
   const node = await ChainNode.open({

@@ -9,27 +9,28 @@
  */
 import { type Hex, getContractAddress, hexToBytes, toHex } from "viem";
 import { describe, expect, it } from "vitest";
-import { type BlockHeader, PreimageStore, executeBlock, toHexRaw } from "../../src/chain/index.js";
+import { toHexRaw } from "../../src/chain/index.js";
 import { signEip1559 } from "../../src/load/signer.js";
 import { admitTransaction } from "../../src/node/admission.js";
-import { type BlockWitness, executeWithWitness } from "../../src/node/execution-witness.js";
+import type { BlockWitness } from "../../src/node/execution-witness.js";
 import type { ChainNode } from "../../src/node/index.js";
 import { attributesOf } from "../../src/node/replica/leader-data.js";
 import { DEFAULT_NODE_RPC_LIMITS } from "../../src/node/rpc/limits.js";
 import { createWitnessService } from "../../src/node/rpc/witness-handlers.js";
-import type { StoredBlock } from "../../src/node/store/block-store.js";
 import { witnessFromRecord } from "../../src/node/witness-record.js";
 import { inProcessNodeForFile } from "./in-process-node.js";
+import {
+  STORAGE_INIT,
+  executeFromWitness,
+  expectRecordCovers,
+  hexSet,
+  storageCall,
+} from "./witness-checks.js";
 
 const WINDOW = 4;
 const SENDERS = 4;
 const ROUNDS = 100;
 const SLOTS = 24;
-
-/** Runtime: SSTORE(calldata[0:32], calldata[32:64]); STOP. */
-const RUNTIME = "6020356000355500";
-/** Init code returning RUNTIME (8 bytes at offset 12). */
-const INIT = `0x6008600c60003960086000f3${RUNTIME}` as Hex;
 
 let node: ChainNode;
 inProcessNodeForFile(
@@ -37,30 +38,6 @@ inProcessNodeForFile(
   { blockTimeMs: 500, flashblockIntervalMs: 50, devAccountCount: SENDERS, witnessWindow: WINDOW },
   (opened) => (node = opened),
 );
-
-function word(n: bigint): string {
-  return n.toString(16).padStart(64, "0");
-}
-
-/** Executes `block` on `parent` from the witness's values alone; answers the hash it gets. */
-async function executeFromWitness(
-  parent: BlockHeader,
-  block: StoredBlock,
-  witness: BlockWitness,
-): Promise<string> {
-  const source = new PreimageStore();
-  for (const value of [...witness.state, ...witness.codes, ...witness.headers]) source.putKeccak256(value);
-  const sealed = await executeBlock({
-    config: node.config,
-    parent,
-    attributes: attributesOf(node.config, block.header.number, block.header),
-    transactions: block.transactions,
-    source,
-  });
-  return toHexRaw(sealed.blockHash);
-}
-
-const hexSet = (values: Uint8Array[]): Set<string> => new Set(values.map(toHexRaw));
 
 describe("witness records", () => {
   it("hold at least what executing each block reads, within the window", async () => {
@@ -103,7 +80,7 @@ describe("witness records", () => {
       });
     const deployer = node.devAccounts[0]!.address as Hex;
     const contract = getContractAddress({ from: deployer, nonce: 0n });
-    wanted.add(admitTransaction(node, hexToBytes((await sign(0, 0n, undefined, INIT)).raw)).hashHex);
+    wanted.add(admitTransaction(node, hexToBytes((await sign(0, 0n, undefined, STORAGE_INIT)).raw)).hashHex);
     const nonces = Array.from({ length: SENDERS }, (_, i) => (i === 0 ? 1n : 0n));
     // The slots' values as the transactions leave them (a model to count the clears that delete a slot).
     const slots = new Array<bigint>(SLOTS).fill(0n);
@@ -125,7 +102,7 @@ describe("witness records", () => {
           const value = random(3) === 0 ? 0n : BigInt(1 + random(1000));
           if (value === 0n && slots[slot] !== 0n) deletions++;
           slots[slot] = value;
-          tx = await sign(i, nonces[i]!, contract, `0x${word(BigInt(slot))}${word(value)}`);
+          tx = await sign(i, nonces[i]!, contract, storageCall(BigInt(slot), value));
         }
         nonces[i]!++;
         wanted.add(admitTransaction(node, hexToBytes(tx.raw)).hashHex);
@@ -141,32 +118,17 @@ describe("witness records", () => {
 
     const service = createWitnessService(node, DEFAULT_NODE_RPC_LIMITS);
     for (const [number, witness] of recorded) {
+      await expectRecordCovers(node.config, node.store, number, witness);
       const parent = node.store.blockByNumber(number - 1n)!;
       const block = node.store.blockByNumber(number)!;
-      expect(await executeFromWitness(parent.header, block, witness), `block ${number}`).toBe(
-        toHexRaw(block.hash),
-      );
-      const executed = await executeWithWitness({
-        config: node.config,
-        store: node.store,
-        parent: parent.header,
-        attributes: attributesOf(node.config, number, block.header),
-        transactions: block.transactions,
-      });
-      expect(toHexRaw(executed.block.blockHash)).toBe(toHexRaw(block.hash));
-      const state = hexSet(witness.state);
-      for (const node of executed.witness.state)
-        expect(state.has(toHexRaw(node)), `block ${number}`).toBe(true);
-      expect(hexSet(witness.codes)).toEqual(hexSet(executed.witness.codes));
-      expect(witness.headers.map(toHexRaw)).toEqual(executed.witness.headers.map(toHexRaw));
-      const keys = hexSet(witness.keys);
-      for (const key of executed.witness.keys) expect(keys.has(toHexRaw(key)), `block ${number}`).toBe(true);
 
       // Answered from the record inside the window, by executing the block outside it: the same block either way.
       const head = node.store.headNumber()!;
       const answer = await service.executionWitness(number);
       expect(answer.recorded, `block ${number} of head ${head}`).toBe(number > head - BigInt(WINDOW));
-      expect(await executeFromWitness(parent.header, block, answer.witness)).toBe(toHexRaw(block.hash));
+      expect(await executeFromWitness(node.config, parent.header, block, answer.witness)).toBe(
+        toHexRaw(block.hash),
+      );
 
       // The block's own payload (what Base's proposer asks for) is answered from the record too; another payload on
       // the same parent (the last transaction left out) is executed.

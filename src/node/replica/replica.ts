@@ -20,7 +20,7 @@
 import {
   BlockBuilder,
   bytesEqual,
-  executeBlock,
+  executeBlockWithKeys,
   InvalidBlockError,
   type RollupConfig,
   toHex,
@@ -30,7 +30,8 @@ import { type BlockInProgress, beginBlock, commitSealed, takeSnapshot, touch } f
 import { HeadHolder } from "../block-producer.js";
 import { TxPool } from "../pool.js";
 import { firstDifference } from "../safe-head/compare.js";
-import type { BlockStore, StoredBlock } from "../store/block-store.js";
+import type { BlockStore, StoredBlock, WitnessRecordToKeep } from "../store/block-store.js";
+import { ReadRecorder } from "../witness-record.js";
 import {
   LeaderDataError,
   LeaderDivergedError,
@@ -57,6 +58,11 @@ export interface ReplicaOptions {
   onFatal?: (err: unknown) => void;
   /** Reconnect back-off of the leader connection, milliseconds (default 250, doubling to 5000). */
   reconnectDelayMs?: number;
+  /**
+   * How many of the latest blocks keep the witness record of what re-executing them read (src/node/witness-record.ts),
+   * as the sequencer keeps its own; 0: none is recorded.
+   */
+  witnessWindow: number;
 }
 
 /** Flashblocks that may wait behind a slow step before the waiting ones are dropped. */
@@ -75,6 +81,8 @@ interface RebuiltBlock extends BlockInProgress {
   index: number;
   /** Transactions applied (the first is the L1 attributes deposit, which touches no balance). */
   count: number;
+  /** Notes what the builder reads from the store, for the block's witness record (absent: not recorded). */
+  recorder: ReadRecorder | undefined;
 }
 
 function now(): number {
@@ -275,7 +283,13 @@ export class Replica extends HeadHolder {
       const sealed = await b.builder.seal();
       if (!bytesEqual(sealed.blockHash, hash))
         throw new ReplicaVerificationError(number, "sealing the rebuilt block changed its hash");
-      this.setHead(commitSealed(this.opts.store, sealed));
+      this.setHead(
+        commitSealed(
+          this.opts.store,
+          sealed,
+          this.toKeep(b.recorder, () => b.builder.keyPreimages),
+        ),
+      );
       return;
     }
     this.dropBlock(undefined);
@@ -324,27 +338,31 @@ export class Replica extends HeadHolder {
         `the leader's block ${number} builds on ${toHex(block.header.parentHash)}, not on the replica's block ${parent.header.number} (${toHex(parent.hash)})`,
         { number, parentHash: toHex(block.header.parentHash), replicaParent: toHex(parent.hash) },
       );
-    let sealed;
+    const recorder = this.recorder();
+    let executed;
     try {
-      sealed = await executeBlock({
+      executed = await executeBlockWithKeys({
         config: this.opts.config,
         parent: parent.header,
         attributes: attributesOf(this.opts.config, number, block.header),
         transactions: block.transactions,
-        source: this.opts.store,
+        source: recorder ?? this.opts.store,
+        // The store inserts the written nodes OR IGNOREs them: no lookup for each (which the recorder would note).
+        keepEveryWrite: true,
       });
     } catch (e) {
       if (e instanceof InvalidBlockError || e instanceof RangeError)
         throw new ReplicaVerificationError(number, e.message);
       throw e;
     }
+    const { sealed } = executed;
     if (!bytesEqual(sealed.blockHash, block.hash))
       throw new ReplicaVerificationError(
         number,
         `re-executed to ${toHex(sealed.blockHash)}, the leader's is ${toHex(block.hash)}`,
         firstDifference(block, { header: sealed.header, transactions: sealed.transactions }),
       );
-    this.setHead(commitSealed(this.opts.store, sealed));
+    this.setHead(commitSealed(this.opts.store, sealed, this.toKeep(recorder, executed.keyPreimages)));
   }
 
   private async applyFlashblock(f: LeaderFlashblock): Promise<void> {
@@ -374,11 +392,12 @@ export class Replica extends HeadHolder {
         );
         return;
       }
+      const recorder = this.recorder();
       const builder = await BlockBuilder.start({
         config: this.opts.config,
         parent: parent.header,
         attributes,
-        source: this.opts.store,
+        source: recorder ?? this.opts.store,
         // The store inserts the written nodes OR IGNOREs them: no lookup for each (PreimageTrieDBOptions).
         keepEveryWrite: true,
       });
@@ -388,6 +407,7 @@ export class Replica extends HeadHolder {
         number: f.number,
         index: -1,
         count: 0,
+        recorder,
       };
     }
     const b = this.block;
@@ -417,6 +437,21 @@ export class Replica extends HeadHolder {
     }
     b.index = f.index;
     this.publishPending(pending);
+  }
+
+  /** A recorder of a block's reads from the store, when the node keeps witness records. */
+  private recorder(): ReadRecorder | undefined {
+    return this.opts.witnessWindow > 0 ? new ReadRecorder(this.opts.store) : undefined;
+  }
+
+  /** The witness record to commit with a block built through `recorder` (undefined when none was kept). */
+  private toKeep(
+    recorder: ReadRecorder | undefined,
+    keys: () => Uint8Array[],
+  ): WitnessRecordToKeep | undefined {
+    return recorder === undefined
+      ? undefined
+      : { record: recorder.record(keys()), window: this.opts.witnessWindow };
   }
 
   /** Forgets the block being rebuilt (pending reads answer `latest` until the next block); logs why if given. */
