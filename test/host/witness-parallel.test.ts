@@ -347,6 +347,33 @@ describe("the host's witness collection on worker threads", () => {
     expect(await prove(fellBack.preimages, signer)).toEqual(fromSequential);
   }, 900_000);
 
+  it("(c'') a block witness the node refuses in the middle of the range: the forwarded run falls back to the program's run, the same proof", async () => {
+    // The witnesses are asked for while the range is derived (forward-run.ts): a refusal still ends the forwarding.
+    // Refused once: the program's own run asks for the same witness again (its prefetch) and gets it.
+    const l2 = await startTamperProxy(chain.node.url);
+    const agreedNumber = boot.claimedL2BlockNumber - BigInt(nodeRoots.length);
+    const refusedParent = (await output(agreedNumber + 1n)).blockRef.hash;
+    let refused = 0;
+    l2.rpc = async (request, forward) => {
+      if (request.method !== "debug_executePayload" || request.params[0] !== refusedParent || refused > 0)
+        return forward(request);
+      refused++;
+      return { jsonrpc: "2.0", error: { code: -32000, message: "witness unavailable" } };
+    };
+    try {
+      const fellBack = await collect(l2.url, "forward");
+      expect(refused).toBeGreaterThan(0);
+      expect(fellBack.metrics.execution).toMatchObject({ mode: "sequential" });
+      expect(fellBack.metrics.execution.fallback?.reason).toContain(
+        `L2 block ${agreedNumber + 2n} failed: its block witness`,
+      );
+      expect(fellBack.result.outputRoots.map(toHex)).toEqual(nodeRoots);
+      expect(await prove(fellBack.preimages, signer)).toEqual(fromSequential);
+    } finally {
+      await l2.close();
+    }
+  }, 900_000);
+
   it("(d) a block witness that lacks values: the enclave refuses the forwarded witness, the proof service collects again with the program", async () => {
     const l2 = await startTamperProxy(chain.node.url);
     let dropped = 0;
