@@ -348,7 +348,6 @@ describe("the host's witness collection on worker threads", () => {
   }, 900_000);
 
   it("(c'') a block witness the node refuses in the middle of the range: the forwarded run falls back to the program's run, the same proof", async () => {
-    // The witnesses are asked for while the range is derived (forward-run.ts): a refusal still ends the forwarding.
     // Refused once: the program's own run asks for the same witness again (its prefetch) and gets it.
     const l2 = await startTamperProxy(chain.node.url);
     const agreedNumber = boot.claimedL2BlockNumber - BigInt(nodeRoots.length);

@@ -9,10 +9,6 @@
  * its copy of the execution; what the enclave does is unchanged. A block witness the node cannot give, a range
  * before Isthmus (whose headers do not commit to the message passer's storage root) or a strategy without block
  * witnesses (db-get) is a fallback: the program then executes the range here, as without this run.
- *
- * The block witnesses are asked for as soon as the range's headers are known, while the program derives the range
- * (which needs none of them): the node reads and sends witnesses while the host reads L1. Each arrives into the
- * shared values as before; `executeAll` then waits for each block's in order.
  */
 import {
   ByteArena,
@@ -60,10 +56,6 @@ export class ForwardedWitnessRun implements RangeRunner {
   private readonly arena = new ByteArena();
   private readonly budget: WitnessBudget;
   private source: L2StateSource | undefined;
-  /** Each block's witness fetch by block number, started with the headers: why it failed, or undefined. */
-  private fetches = new Map<bigint, Promise<string | undefined>>();
-  /** A block witness failed: the blocks after it are not asked for (the range is not forwarded). */
-  private fetchFailed = false;
 
   constructor(private readonly options: ForwardRunOptions) {
     this.budget = new WitnessBudget(options.witnessLimits);
@@ -89,58 +81,10 @@ export class ForwardedWitnessRun implements RangeRunner {
       return `L2 block ${before.number} is before Isthmus: its header does not commit to the message passer's storage root`;
     this.headerValues = found.values;
     this.headers = found.chain;
-    this.startFetches(this.source, found.chain);
     return found.chain;
   }
 
-  /** Asks for every block's witness, `concurrency` at a time in block order, without waiting for them. */
-  private startFetches(source: L2StateSource, chain: HeaderChain): void {
-    const runner = new BoundedRunner(this.options.concurrency ?? 3);
-    for (const header of chain.headers) {
-      const fetch = runner.run(() => this.fetchBlock(source, header.number));
-      fetch.catch(() => undefined); // awaited by executeAll; an abort before it runs is not unhandled
-      this.fetches.set(header.number, fetch);
-    }
-  }
-
-  /** Block `number`'s witness fetched and its values kept; why not, when it was not. */
-  private async fetchBlock(source: L2StateSource, number: bigint): Promise<string | undefined> {
-    if (this.fetchFailed) return "a block witness before it failed";
-    const signal = this.options.signal;
-    signal?.throwIfAborted();
-    const failed = (reason: string): string => {
-      this.fetchFailed = true;
-      return reason;
-    };
-    const t = performance.now();
-    let values: Uint8Array[];
-    try {
-      values = await withRetries(() => source.blockWitness(number), signal);
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      return failed(`its block witness: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    if (values.length === 0) return failed("the L2 node gave no witness for it");
-    let bytes = 0;
-    for (const value of values) {
-      bytes += value.length;
-      // Looked up by the hash with the key type in place of its first byte (no key built per value).
-      const hash = keccak256(value);
-      if (this.values.has(hash, PreimageKeyType.Keccak256)) continue;
-      try {
-        this.budget.addPreimage(value.length);
-      } catch (error) {
-        // The program's own run records only what it reads: it may still fit one frame.
-        const reason = error instanceof Error ? error.message : String(error);
-        return failed(`the forwarded block witnesses: ${reason}`);
-      }
-      this.values.set(hash, this.arena.copy(value), PreimageKeyType.Keccak256);
-    }
-    this.options.onFetched?.(values.length, bytes, performance.now() - t);
-    return undefined;
-  }
-
-  /** Each block's witness waited for (fetched since the headers), in block order; its outcome the node's header. */
+  /** Each block's witness fetched, in block order on the node; its outcome the node's header (see the file). */
   async executeAll(
     blocks: readonly RangeBlock[],
     keep: (index: number, outcome: BlockOutcome) => boolean,
@@ -150,25 +94,56 @@ export class ForwardedWitnessRun implements RangeRunner {
     const chain = this.headers;
     if (source === undefined || chain === undefined) throw new Error("executeAll before headerChain");
     const outcomes = new Array<BlockOutcome | undefined>(blocks.length);
-    for (const [index, block] of blocks.entries()) {
-      signal?.throwIfAborted();
-      // A block the headers did not name (the program derives the headers' blocks) is fetched now.
-      const failure = await (this.fetches.get(block.number) ?? this.fetchBlock(source, block.number));
-      const header = chain.headers[index]!;
-      const hash = chain.hashes[index]!;
-      const outcome: BlockOutcome =
-        failure !== undefined
-          ? { kind: "failed", reason: failure }
-          : {
-              kind: "sealed",
-              hash,
-              outputRoot: keccak256(
-                outputRootPreimageV0(header.stateRoot, headerMessagePasserRoot(header)!, hash),
-              ),
-            };
+    const runner = new BoundedRunner(this.options.concurrency ?? 3);
+    let stopped = false;
+    const settle = (index: number, outcome: BlockOutcome): void => {
       outcomes[index] = outcome;
-      if (!keep(index, outcome)) break;
-    }
+      if (!keep(index, outcome)) stopped = true;
+    };
+    await Promise.all(
+      blocks.map((block, index) =>
+        runner.run(async () => {
+          if (stopped) return;
+          signal?.throwIfAborted();
+          const t = performance.now();
+          let values: Uint8Array[];
+          try {
+            values = await withRetries(() => source.blockWitness(block.number), signal);
+          } catch (error) {
+            if (signal?.aborted) throw signal.reason;
+            const reason = error instanceof Error ? error.message : String(error);
+            return settle(index, { kind: "failed", reason: `its block witness: ${reason}` });
+          }
+          if (values.length === 0)
+            return settle(index, { kind: "failed", reason: `the L2 node gave no witness for it` });
+          let bytes = 0;
+          for (const value of values) {
+            bytes += value.length;
+            // Looked up by the hash with the key type in place of its first byte (no key built per value).
+            const hash = keccak256(value);
+            if (this.values.has(hash, PreimageKeyType.Keccak256)) continue;
+            try {
+              this.budget.addPreimage(value.length);
+            } catch (error) {
+              // The program's own run records only what it reads: it may still fit one frame.
+              const reason = error instanceof Error ? error.message : String(error);
+              return settle(index, { kind: "failed", reason: `the forwarded block witnesses: ${reason}` });
+            }
+            this.values.set(hash, this.arena.copy(value), PreimageKeyType.Keccak256);
+          }
+          this.options.onFetched?.(values.length, bytes, performance.now() - t);
+          const header = chain.headers[index]!;
+          const hash = chain.hashes[index]!;
+          settle(index, {
+            kind: "sealed",
+            hash,
+            outputRoot: keccak256(
+              outputRootPreimageV0(header.stateRoot, headerMessagePasserRoot(header)!, hash),
+            ),
+          });
+        }),
+      ),
+    );
     return outcomes;
   }
 
