@@ -15,11 +15,11 @@
  * Flags: --rpc <url>, --flashblocks <ws url>, --gas-limit <n> (default 400 000 000, Base's), --gas-per-second <n>
  * (default 40 000 000), --duration <s> (default 60), --senders <n> (default 128), --mix <kind=weight,…>.
  */
-import { readFileSync } from "node:fs";
 import os from "node:os";
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
 import { type LoadChain, type LoadReport, runLoadProcess, startLoadChain } from "../test/load/load-chain.js";
+import { cpuSeconds } from "./process-stats.js";
 
 const { values } = parseArgs({
   options: {
@@ -60,19 +60,6 @@ function watchFlashblocks(url: string, frames: Frame[]): Worker {
   const worker = new Worker(code, { eval: true, workerData: { url } });
   worker.on("message", (frame: Frame) => frames.push(frame));
   return worker;
-}
-
-/** CPU seconds (user + system) process `pid` has used, from /proc (Linux; undefined elsewhere). */
-function cpuSecondsOf(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // utime and stime (fields 14 and 15 of the line, 12 and 13 after the command), in clock ticks of 1/100 s.
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
 }
 
 /** `npm run load` with `args`, its progress on the console; its report. */
@@ -148,11 +135,11 @@ async function main(): Promise<void> {
         ...(values.mix === undefined ? [] : ["--mix", values.mix]),
       ],
       () => {
-        nodeCpuAtStart = cpuSecondsOf(nodePid);
+        nodeCpuAtStart = nodePid === undefined ? undefined : cpuSeconds(nodePid);
         windowStart = performance.now();
       },
     );
-    const nodeCpuAtEnd = cpuSecondsOf(nodePid);
+    const nodeCpuAtEnd = nodePid === undefined ? undefined : cpuSeconds(nodePid);
     const windowSeconds = (performance.now() - windowStart) / 1000;
     await worker.terminate();
     worker = undefined;

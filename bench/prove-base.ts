@@ -15,7 +15,8 @@
  * pass-through proxy in front of the enclave); the enclave's stages replayed in this process on the same frame with
  * the enclave's code, on a BlockPool of the same size (bench/prove-stages.ts), each with its Mgas/s, and the enclave
  * process's own round trip (from the forwarded frame to its whole response, which the stages make up); how the enclave
- * executed (its "range executed" log: parallel, or sequential and why); the enclave process's peak RSS. Then the
+ * executed (its "range executed" log: parallel, or sequential and why); the enclave process's peak RSS; the CPU
+ * seconds the host, the node and the enclave processes used over prover_prove (/proc, all their threads). Then the
  * speed-up from the fewest to the most workers per range, and the machine and load average.
  *
  * A range longer than the hosts' --max-blocks-per-frame (default 100) is proved in frames the enclave aggregates
@@ -48,14 +49,8 @@ import {
   until,
 } from "../test/proof/prove-chain.js";
 import { l1Account, witnessHostArgs } from "../test/support/prover-chain.js";
-import {
-  loadAverage,
-  machineLine,
-  peakRssMiB,
-  replayStages,
-  resetPeakRss,
-  type StageFigures,
-} from "./prove-stages.js";
+import { cpuSeconds, peakRssMiB, resetPeakRss } from "./process-stats.js";
+import { loadAverage, machineLine, replayStages, type StageFigures } from "./prove-stages.js";
 
 export interface BaseLoadOptions {
   readonly ranges: readonly number[];
@@ -112,7 +107,40 @@ interface RunFigures extends Omit<StageFigures, "mode"> {
   /** The host process's peak RSS so far and its block workers' largest heap (MiB). */
   readonly hostPeakRssMiB: number | undefined;
   readonly hostWorkerHeapMiB: number | undefined;
+  /** CPU seconds each process used during prover_prove (all its threads; /proc): where the two cores went. */
+  readonly cpu: ProcessCpu;
 }
+
+interface ProcessCpu {
+  readonly host: number | undefined;
+  readonly node: number | undefined;
+  readonly enclave: number | undefined;
+}
+
+/** The CPU seconds the host, the node and the enclave processes have used so far. */
+function processCpu(chain: LoadChain, prover: Prover): ProcessCpu {
+  const of = (pid: number | undefined) => (pid === undefined ? undefined : cpuSeconds(pid));
+  return {
+    host: of(prover.host.child.pid),
+    node: of(chain.node.process.pid),
+    enclave: of(prover.enclave.child.pid),
+  };
+}
+
+const cpuUsed = (after: ProcessCpu, before: ProcessCpu): ProcessCpu => {
+  const used = (a: number | undefined, b: number | undefined) =>
+    a === undefined || b === undefined ? undefined : a - b;
+  return {
+    host: used(after.host, before.host),
+    node: used(after.node, before.node),
+    enclave: used(after.enclave, before.enclave),
+  };
+};
+
+const cpuText = (cpu: ProcessCpu): string =>
+  (["host", "node", "enclave"] as const)
+    .map((name) => `${name} ${cpu[name] === undefined ? "?" : cpu[name]!.toFixed(1)}`)
+    .join(", ");
 
 /** Base's proposals carry a root every 30 blocks; shorter ranges every 10 (or every block). */
 const intervalFor = (blocks: number): number => (blocks % 30 === 0 ? 30 : blocks % 10 === 0 ? 10 : 1);
@@ -197,6 +225,7 @@ async function proveOnce(
     // Only a range proved in one frame is replayed: the first frame is kept until a second one shows there are more.
     firstFrame = frames.length === 1 ? exchange.request.preimages : undefined;
   };
+  const cpuBefore = processCpu(chain, prover);
   const t0 = performance.now();
   const proof = await rpc<ProveResultJson>(
     prover.host.url,
@@ -205,6 +234,7 @@ async function proveOnce(
     PROVE_TIMEOUT_SECONDS * 1000,
   );
   const totalMs = performance.now() - t0;
+  const cpu = cpuUsed(processCpu(chain, prover), cpuBefore);
   prover.proxy.onExchange = undefined;
   const enclavePeakRssMiB = peakRssMiB(pid);
   if (proof.Tee.proposals.at(-1)?.output_root !== request.roots.at(-1))
@@ -258,6 +288,7 @@ async function proveOnce(
         : Math.max(...witnesses.map((line) => Number(line.peakRssBytes ?? NaN))),
     ),
     hostWorkerHeapMiB: mib(witness.peakWorkerHeapBytes),
+    cpu,
   };
 }
 
@@ -338,12 +369,12 @@ const seconds = (ms: number): string => (Number.isFinite(ms) ? `${(ms / 1000).to
 function printFigures(figures: readonly RunFigures[]): void {
   const stage = (f: RunFigures, ms: number) => `${seconds(ms)} (${mgasPerSecond(f.gas, ms)})`;
   console.log(
-    "| blocks (interval) | workers | gas (per block) | txs | prover_prove | proven Mgas/s | witness (Mgas/s) | transfer | enclave round trip (Mgas/s) | verify | derive | execute (Mgas/s) | sign | enclave executed | enclave peak RSS | host executed | host peak RSS (worker heap) |",
+    "| blocks (interval) | workers | gas (per block) | txs | prover_prove | proven Mgas/s | witness (Mgas/s) | transfer | enclave round trip (Mgas/s) | verify | derive | execute (Mgas/s) | sign | enclave executed | enclave peak RSS | host executed | host peak RSS (worker heap) | CPU s (host, node, enclave) |",
   );
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const f of figures)
     console.log(
-      `| ${f.blocks} (${intervalFor(f.blocks)}) | ${f.workers}${f.witnessRun === undefined ? "" : ` (${f.witnessRun})`} | ${(f.gas / 1e6).toFixed(0)} M (${(f.gas / f.blocks / 1e6).toFixed(1)} M) | ${f.transactions} | ${seconds(f.totalMs)} | ${mgasPerSecond(f.gas, f.totalMs)} | ${stage(f, f.witnessMs)} | ${seconds(f.transferMs)} (${(f.frameBytes / 2 ** 20).toFixed(0)} MiB, ${f.preimages} preimages${f.frames > 1 ? `, ${f.frames} frames` : ""}) | ${stage(f, f.enclaveMs)}${f.aggregateMs === undefined ? "" : `, Aggregate ${seconds(f.aggregateMs)}`} | ${stage(f, f.verifyMs)} | ${stage(f, f.derivationMs)} | ${stage(f, f.executionMs)} [${f.mode}] | ${seconds(f.signingMs)} | ${f.enclaveMode} | ${mibText(f.enclavePeakRssMiB)} | ${f.hostMode} | ${mibText(f.hostPeakRssMiB)} (${mibText(f.hostWorkerHeapMiB)}) |`,
+      `| ${f.blocks} (${intervalFor(f.blocks)}) | ${f.workers}${f.witnessRun === undefined ? "" : ` (${f.witnessRun})`} | ${(f.gas / 1e6).toFixed(0)} M (${(f.gas / f.blocks / 1e6).toFixed(1)} M) | ${f.transactions} | ${seconds(f.totalMs)} | ${mgasPerSecond(f.gas, f.totalMs)} | ${stage(f, f.witnessMs)} | ${seconds(f.transferMs)} (${(f.frameBytes / 2 ** 20).toFixed(0)} MiB, ${f.preimages} preimages${f.frames > 1 ? `, ${f.frames} frames` : ""}) | ${stage(f, f.enclaveMs)}${f.aggregateMs === undefined ? "" : `, Aggregate ${seconds(f.aggregateMs)}`} | ${stage(f, f.verifyMs)} | ${stage(f, f.derivationMs)} | ${stage(f, f.executionMs)} [${f.mode}] | ${seconds(f.signingMs)} | ${f.enclaveMode} | ${mibText(f.enclavePeakRssMiB)} | ${f.hostMode} | ${mibText(f.hostPeakRssMiB)} (${mibText(f.hostWorkerHeapMiB)}) | ${cpuText(f.cpu)} |`,
     );
   for (const blocks of new Set(figures.map((f) => f.blocks)))
     for (const witnessRun of new Set(figures.map((f) => f.witnessRun))) {
@@ -424,7 +455,7 @@ export async function benchProveBaseLoad(options: BaseLoadOptions): Promise<void
         const run = await proveOnce(chain, prover, request, gas);
         figures.push(run);
         console.log(
-          `  ${blocks} blocks, ${prover.workers} worker(s)${prover.witnessRun === undefined ? "" : `, --witness-run ${prover.witnessRun}`}: ${seconds(run.totalMs)}, ${mgasPerSecond(run.gas, run.totalMs)} Mgas/s proven, witness ${seconds(run.witnessMs)} (host ${run.hostMode}, peak RSS ${mibText(run.hostPeakRssMiB)}); load average ${loadAverage()}`,
+          `  ${blocks} blocks, ${prover.workers} worker(s)${prover.witnessRun === undefined ? "" : `, --witness-run ${prover.witnessRun}`}: ${seconds(run.totalMs)}, ${mgasPerSecond(run.gas, run.totalMs)} Mgas/s proven, witness ${seconds(run.witnessMs)} (host ${run.hostMode}, peak RSS ${mibText(run.hostPeakRssMiB)}); CPU s ${cpuText(run.cpu)}; load average ${loadAverage()}`,
         );
       }
     }

@@ -4,7 +4,6 @@
  * program, sequentially or on a BlockPool as an enclave with --workers runs them, signing), a process's peak RSS
  * (VmHWM, resettable where the kernel allows) and the machine line.
  */
-import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import type { Preimage } from "../generated/protocol/index.js";
 import { type RollupConfig, initKeccak } from "../src/chain/index.js";
@@ -62,28 +61,6 @@ export async function replayStages(
     signingMs: performance.now() - s0,
     mode: program.execution.mode,
   };
-}
-
-/** The process's peak resident set (VmHWM) in MiB, undefined once it is gone. */
-export function peakRssMiB(pid: number): number | undefined {
-  try {
-    const line = readFileSync(`/proc/${pid}/status`, "utf8")
-      .split("\n")
-      .find((l) => l.startsWith("VmHWM:"));
-    return line === undefined ? undefined : Number(line.split(/\s+/)[1]) / 1024;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Resets the process's peak RSS (Linux clear_refs 5); false where the kernel refuses. */
-export function resetPeakRss(pid: number): boolean {
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, "5");
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export function loadAverage(): string {

@@ -60,7 +60,8 @@ import {
 } from "../test/proof/prove-chain.js";
 import { startTamperProxy } from "../test/host/tamper-proxy.js";
 import { benchProveBaseLoad } from "./prove-base.js";
-import { loadAverage, machineLine, peakRssMiB, replayStages, resetPeakRss } from "./prove-stages.js";
+import { peakRssMiB, resetPeakRss } from "./process-stats.js";
+import { loadAverage, machineLine, replayStages } from "./prove-stages.js";
 
 /** Runtime: counter += 1 (PUSH1 0 SLOAD PUSH1 1 ADD PUSH1 0 SSTORE STOP), behind an init code returning it. */
 const COUNTER_INIT: Hex = "0x600a600c600039600a6000f360005460010160005500";

@@ -3,13 +3,13 @@
  * that names it, and its transactions, rebuilt to EIP-2718 bytes, must have the header's transactionsRoot.
  */
 import { RLP } from "@ethereumjs/rlp";
-import { keccak_256 } from "@noble/hashes/sha3.js";
 import {
   type BlockHeader,
   ChainError,
   bytesEqual,
   headerFromJson,
   headerHash,
+  keccak256,
   orderedTrieRoot,
   toHex,
 } from "../chain/index.js";
@@ -110,7 +110,7 @@ async function pooledLeaves(
       leaves.push(raw);
       continue;
     }
-    const pooled = await source(keccak_256(raw));
+    const pooled = await source(keccak256(raw));
     const inner = pooled === undefined ? undefined : canonicalOfPooled(pooled);
     if (pooled === undefined || inner === undefined || !bytesEqual(inner, raw)) {
       throw new DataMismatchError(

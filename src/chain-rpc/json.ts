@@ -5,7 +5,6 @@
  * blocks.ts). Every malformed field is a MalformedResponseError naming the field.
  */
 import { RLP } from "@ethereumjs/rlp";
-import { keccak_256 } from "@noble/hashes/sha3.js";
 import {
   DEPOSIT_TX_TYPE,
   type Log,
@@ -13,6 +12,7 @@ import {
   bigIntToBytes,
   bytesEqual,
   encodeDepositTransaction,
+  keccak256,
   toHex,
 } from "../chain/index.js";
 import { DataMismatchError, MalformedResponseError } from "./errors.js";
@@ -243,7 +243,7 @@ export function encodeTransactionJson(json: unknown, at = "transaction"): Uint8A
 export function checkedTransaction(json: unknown, at: string): Uint8Array {
   const raw = encodeTransactionJson(json, at);
   const claimed = hexData(object(json, at).hash, `${at}.hash`, 32);
-  const actual = keccak_256(raw);
+  const actual = keccak256(raw);
   if (!bytesEqual(actual, claimed)) {
     throw new DataMismatchError("transaction-hash", `${at} does not hash to its hash`, {
       expected: toHex(claimed),

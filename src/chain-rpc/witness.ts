@@ -13,8 +13,7 @@
  * keccak256 of its value, and a JSON header must hash to its `hash` field (a forged header is refused, not
  * silently re-keyed). Lists are capped before anything is decoded.
  */
-import { keccak_256 } from "@noble/hashes/sha3.js";
-import { bytesEqual, encodeHeader } from "../chain/index.js";
+import { bytesEqual, encodeHeader, keccak256 } from "../chain/index.js";
 import { checkedHeader } from "./blocks.js";
 import { DataMismatchError, MalformedResponseError } from "./errors.js";
 import { isRecord } from "./http.js";
@@ -69,7 +68,7 @@ function hashMap(value: unknown, field: string): Uint8Array[] {
   return entries.map(([key, item]) => {
     const hash = hexData(key, `${field} key`, 32);
     const bytes = hexData(item, `${field}[${key}]`);
-    if (!bytesEqual(keccak_256(bytes), hash))
+    if (!bytesEqual(keccak256(bytes), hash))
       throw new DataMismatchError("witness-value", `${field}: the value under ${key} does not hash to it`, {
         field,
         key,

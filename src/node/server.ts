@@ -47,6 +47,14 @@ export function createNodeServer(
     name: "node_installed_filters",
     help: "polling filters installed (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter)",
   });
+  const witnesses = metrics.counter({
+    name: "node_witnesses_total",
+    help: "block witnesses answered (debug_executionWitness, debug_executePayload, the client surfaces' forms), from the block's witness record or by executing the block",
+    labelNames: ["method", "source"],
+  });
+  witness.onAnswered((method, recorded) =>
+    witnesses.inc({ method, source: recorded ? "record" : "execution" }),
+  );
   const server = createRpcServer({
     methods,
     host: options.host,

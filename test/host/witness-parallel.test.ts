@@ -9,8 +9,9 @@
  *     later headers re-chained onto it): the chain of hashes breaks at the forged block, the collection falls back
  *     to sequential execution and gives the same witness result and signed proposals as (a);
  * (c) forwarded (`run: "forward"`, docs/host.md "Forwarded witnesses"): derivation only, the node's block witnesses
- *     (debug_executePayload) sent whole with the chain witness: the node's roots, and the enclave signs for it,
- *     sequentially and on two workers, what it signs for (a);
+ *     (debug_executePayload of each derived payload, which the node answers from its witness records, no block
+ *     fetched) sent whole with the chain witness: the node's roots, and the enclave signs for it, sequentially and
+ *     on two workers, what it signs for (a);
  * (c') forwarded over db-get (no block witnesses to forward): the program's own run, as without forwarding;
  * (d) a node whose block witness lacks values (the first block's state nodes dropped): the enclave refuses the
  *     forwarded witness (MissingWitnessError), and the ProofService, told so, collects again with the program and
@@ -71,6 +72,18 @@ const output = (n: bigint) =>
     "optimism_outputAtBlock",
     [quantity(n)],
   );
+
+/** How many debug_executePayload witnesses the node answered so far, from its records and by executing (GET /metrics). */
+async function payloadWitnessesAnswered(nodeUrl: string): Promise<{ record: number; execution: number }> {
+  const text = await (await fetch(`${nodeUrl}/metrics`)).text();
+  const count = (source: string): number => {
+    const line = text
+      .split("\n")
+      .find((l) => l.startsWith(`node_witnesses_total{method="debug_executePayload",source="${source}"}`));
+    return line === undefined ? 0 : Number(line.split(" ").at(-1));
+  };
+  return { record: count("record"), execution: count("execution") };
+}
 
 /** The host's collection on `workers` threads (over db-get), or `forward`ed over the node's debug_executePayload. */
 function collect(l2RpcUrl: string, workers: number | "forward"): Promise<WitnessCollection> {
@@ -306,12 +319,19 @@ describe("the host's witness collection on worker threads", () => {
   }, 900_000);
 
   it("(c) forwarded: the node's block witnesses sent whole; the enclave signs what it signs for (a), sequentially and on two workers", async () => {
+    const answeredBefore = await payloadWitnessesAnswered(chain.node.url);
     const forwarded = await collect(chain.node.url, "forward");
     expect(forwarded.metrics.execution).toMatchObject({ mode: "forwarded", workers: 1 });
     expect(forwarded.metrics.execution.fallback).toBeUndefined();
     const blocks = Number(boot.claimedL2BlockNumber - forwarded.result.startBlock);
     expect(forwarded.metrics.fetches["l2-block-witness"]).toBe(blocks);
     expect(forwarded.metrics.requestsByMethod["debug_executePayload"]).toBe(blocks);
+    // The derived payloads were asked for, not the node's blocks fetched and sent back; each is a sealed block's own
+    // payload, so the node answered every one from its witness record without executing it.
+    expect(forwarded.metrics.requestsByMethod["eth_getBlockByNumber"] ?? 0).toBe(0);
+    const answeredAfter = await payloadWitnessesAnswered(chain.node.url);
+    expect(answeredAfter.record - answeredBefore.record).toBe(blocks);
+    expect(answeredAfter.execution - answeredBefore.execution).toBe(0);
     expect(forwarded.result.outputRoots.map(toHex)).toEqual(nodeRoots);
     expect(forwarded.result.blocks.map((b) => toHex(b.hash))).toEqual(
       sequential.result.blocks.map((b) => toHex(b.hash)),

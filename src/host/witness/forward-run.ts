@@ -1,8 +1,8 @@
 /**
  * The host's forwarded run (docs/host.md "Forwarded witnesses", `--witness-run forward`): the program's RangeRunner
  * for a host that does not execute the range itself. Derivation still runs here, over the main fetching oracle; the
- * range's headers are the L2 node's (node-headers.ts); each block's witness is fetched with the chosen strategy, as
- * the node answered it, and forwarded whole to the enclave, which executes every block on it and verifies every
+ * range's headers are the L2 node's (node-headers.ts); each block's witness is fetched with the chosen strategy (for
+ * execute-payload, of the payload derivation gave), as the node answered it, and forwarded whole to the enclave, which executes every block on it and verifies every
  * value by its hash. The outcome of each block is the node's own claim (its header's hash and the output root its
  * header commits to), so the program's check of the claimed output root here compares the claim with the node's
  * chain, which is what the host's own execution would have computed from the node's state. What the host skips is
@@ -14,6 +14,7 @@ import {
   ByteArena,
   Bytes32Map,
   PreimageKeyType,
+  headerHash,
   headerMessagePasserRoot,
   keccak256,
   outputRootPreimageV0,
@@ -108,7 +109,7 @@ export class ForwardedWitnessRun implements RangeRunner {
           const t = performance.now();
           let values: Uint8Array[];
           try {
-            values = await withRetries(() => source.blockWitness(block.number), signal);
+            values = await withRetries(() => this.blockWitness(source, block), signal);
           } catch (error) {
             if (signal?.aborted) throw signal.reason;
             const reason = error instanceof Error ? error.message : String(error);
@@ -145,6 +146,16 @@ export class ForwardedWitnessRun implements RangeRunner {
       ),
     );
     return outcomes;
+  }
+
+  /**
+   * The witness of a block of the range: with a strategy that takes a payload (execute-payload), the derived
+   * payload built on the node's header of its parent, so the node's block is not fetched only to be sent back (and
+   * the witness is of the block the enclave executes); otherwise the node's block by its number.
+   */
+  private blockWitness(source: L2StateSource, block: RangeBlock): Promise<Uint8Array[]> {
+    if (source.payloadWitness === undefined) return source.blockWitness(block.number);
+    return source.payloadWitness(headerHash(block.parent), block.attributes, block.transactions);
   }
 
   /** Every value of the forwarded block witnesses, keyed by its keccak256 (meaningful once the range was accepted). */

@@ -16,7 +16,7 @@
  * `auto` probes the endpoint once (cheap calls that a client lacking the method refuses with -32601) and takes
  * the first strategy in that order that answers.
  */
-import { type RollupConfig, fromHex } from "../../chain/index.js";
+import { type PayloadAttributes, type RollupConfig, fromHex } from "../../chain/index.js";
 import {
   ChainRpcError,
   EndpointUnavailableError,
@@ -53,6 +53,16 @@ export interface L2StateSource {
   readonly prefetches: boolean;
   /** Values (unchecked: the oracle keys each by its keccak256) that executing L2 block `number` reads. */
   blockWitness(number: bigint): Promise<Uint8Array[]>;
+  /**
+   * Values (unchecked) that building the payload `attributes` and `transactions` on the block `parentHash` reads,
+   * for a caller that has the payload already (a derived block): the block itself is not fetched. Only a strategy
+   * whose method takes a payload (execute-payload) has it.
+   */
+  payloadWitness?(
+    parentHash: Uint8Array,
+    attributes: PayloadAttributes,
+    transactions: readonly Uint8Array[],
+  ): Promise<Uint8Array[]>;
   /** The value whose keccak256 is `hash`, or undefined when the endpoint has none (unchecked). */
   valueByHash(hash: Uint8Array): Promise<Uint8Array | undefined>;
 }
@@ -91,6 +101,22 @@ function executionWitnessSource({ client }: StrategyContext): L2StateSource {
   };
 }
 
+/** debug_executePayload's params: the payload built on `parentHash`, as the engine API's attributes. */
+function executePayloadParams(
+  parentHash: Uint8Array,
+  attributes: PayloadAttributes,
+  transactions: readonly Uint8Array[],
+): unknown[] {
+  return debug_executePayload.encodeParams({
+    parentHash,
+    attributes: { ...attributes, withdrawals: [], transactions: [...transactions], noTxPool: true },
+  });
+}
+
+async function payloadWitnessValues(answer: Promise<unknown>): Promise<Uint8Array[]> {
+  return witnessValues(parseExecutionWitness(await answer, "debug_executePayload"));
+}
+
 function executePayloadSource({ client, rollupConfig }: StrategyContext): L2StateSource {
   const blocks = new RpcL2Provider(client.url, client.limits);
   // The blocks are fetched ahead several at once; their executions are asked for in block order (see DispatchOrder).
@@ -103,23 +129,23 @@ function executePayloadSource({ client, rollupConfig }: StrategyContext): L2Stat
       try {
         const block = await blocks.blockByNumber(number);
         if (block === undefined) return [];
-        const params = debug_executePayload.encodeParams({
-          parentHash: block.header.parentHash,
-          attributes: {
-            ...payloadAttributesOf(rollupConfig, block.header),
-            withdrawals: [],
-            transactions: [...block.transactions],
-            noTxPool: true,
-          },
-        });
+        const params = executePayloadParams(
+          block.header.parentHash,
+          payloadAttributesOf(rollupConfig, block.header),
+          block.transactions,
+        );
         await turn.ready;
         const answer = client.call("debug_executePayload", params);
         turn.done();
-        return witnessValues(parseExecutionWitness(await answer, "debug_executePayload"));
+        return await payloadWitnessValues(answer);
       } finally {
         turn.done();
       }
     },
+    payloadWitness: (parentHash, attributes, transactions) =>
+      payloadWitnessValues(
+        client.call("debug_executePayload", executePayloadParams(parentHash, attributes, transactions)),
+      ),
     valueByHash: (hash) => codeByHash(client, hash),
   };
 }

@@ -48,8 +48,16 @@ export interface WitnessOfPayload {
   recorded: boolean;
 }
 
+/** Told of every witness answered: by which method, and whether from the block's record. */
+export type WitnessAnswerListener = (
+  method: "debug_executionWitness" | "debug_executePayload",
+  recorded: boolean,
+) => void;
+
 /** The witness computations behind the handlers; the client surfaces re-shape their answers. */
 export interface WitnessService {
+  /** Adds a listener told of every witness answered (the node's `node_witnesses_total`). */
+  onAnswered(listener: WitnessAnswerListener): void;
   /**
    * The witness of the block `block` names, from its record or by executing it again; BlockNotFoundError when there
    * is none (or it is genesis).
@@ -159,7 +167,14 @@ function witnessRunner(node: ChainNode): RunWitness {
 export function createWitnessService(node: ChainNode, limits: NodeRpcLimits): WitnessService {
   const slots = new ConcurrencyLimit(limits.witnessMaxConcurrent);
   const run = witnessRunner(node);
+  const listeners: WitnessAnswerListener[] = [];
+  const answered = (method: Parameters<WitnessAnswerListener>[0], recorded: boolean): void => {
+    for (const listener of listeners) listener(method, recorded);
+  };
   return {
+    onAnswered: (listener) => {
+      listeners.push(listener);
+    },
     executionWitness: (selector) =>
       slots.run(async () => {
         const resolved = findSelected(node, selector);
@@ -185,6 +200,7 @@ export function createWitnessService(node: ChainNode, limits: NodeRpcLimits): Wi
           throw new Error(
             `re-executing block ${h.number} gave ${toHex(blockHash)}, not ${toHex(content.hash)}`,
           );
+        answered("debug_executionWitness", recorded);
         return { witness, parent: parent.header, recorded };
       }),
     executePayload: (parentHash, a) =>
@@ -203,6 +219,7 @@ export function createWitnessService(node: ChainNode, limits: NodeRpcLimits): Wi
         }).catch((e: unknown) => {
           throw executionFailed(e);
         });
+        answered("debug_executePayload", recorded);
         return { witness, recorded };
       }),
   };
