@@ -371,6 +371,9 @@ async function startProver(
         ...["--l2-rpc-url", context.ready.url, "--l2-chain-id", String(context.ready.chainId)],
         ...["--rollup-config", context.rollup.path, "--vsock-cid", socket],
         ...["--listen", `127.0.0.1:${listenPort}`, "--journal-version", context.journalVersion],
+        // The devnet's node keeps witness records: the host forwards its block witnesses instead of executing each
+        // block again (docs/host.md "Forwarded witnesses").
+        ...["--witness-run", "forward"],
         // A worker's DATABASE_URL comes with this process's environment.
         ...(queue === undefined ? [] : ["--worker"]),
         ...(queue?.sqlitePath === undefined ? [] : ["--job-queue-sqlite", queue.sqlitePath]),

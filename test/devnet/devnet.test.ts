@@ -302,6 +302,10 @@ describe("npm start (the devnet)", () => {
     // The proposals land in order on the AggregateVerifier, each on the one before, each proven.
     const landed = (await waitFor("proposer", "proposal landed", PROPOSALS, 480_000)).slice(0, PROPOSALS);
     phase(`${PROPOSALS} proposals landed`);
+    // The hosts forward the node's block witnesses (answered from its records), none executed again by the host.
+    const collected = [...from("host", "witness collected"), ...from("host 1", "witness collected")];
+    expect(collected.length).toBeGreaterThan(0);
+    expect(new Set(collected.map((line) => line.execution))).toEqual(new Set(["forwarded"]));
     for (const line of landed) {
       const at = typeof line.time === "string" ? Date.parse(line.time) : NaN; // the logs' ISO time
       if (!Number.isNaN(at))
