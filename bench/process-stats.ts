@@ -13,7 +13,10 @@ export function peakRssMiB(pid: number): number | undefined {
   }
 }
 
-/** The CPU time the process used so far, all its threads (user + system, /proc/PID/stat), in seconds; undefined once it is gone. */
+/**
+ * The CPU time the process used so far, all its threads (user + system, /proc/PID/stat), in seconds; undefined once
+ * it is gone.
+ */
 export function cpuSeconds(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");

@@ -1,8 +1,8 @@
 /**
  * What bench:prove's end-to-end runs share: the enclave's stages replayed on a captured Prove frame with the code the
  * enclave runs (verification of every hash-keyed preimage and the boot info, derivation and execution by the
- * program, sequentially or on a BlockPool as an enclave with --workers runs them, signing), a process's peak RSS
- * (VmHWM, resettable where the kernel allows) and the machine line.
+ * program, sequentially or on a BlockPool as an enclave with --workers runs them, signing) and the machine line (a
+ * process's CPU time and peak RSS: process-stats.ts).
  */
 import { cpus, loadavg, totalmem } from "node:os";
 import type { Preimage } from "../generated/protocol/index.js";

@@ -1,14 +1,14 @@
 /**
- * The host's forwarded run (docs/host.md "Forwarded witnesses", `--witness-run forward`): the program's RangeRunner
- * for a host that does not execute the range itself. Derivation still runs here, over the main fetching oracle; the
- * range's headers are the L2 node's (node-headers.ts); each block's witness is fetched with the chosen strategy (for
- * execute-payload, of the payload derivation gave), as the node answered it, and forwarded whole to the enclave, which executes every block on it and verifies every
- * value by its hash. The outcome of each block is the node's own claim (its header's hash and the output root its
- * header commits to), so the program's check of the claimed output root here compares the claim with the node's
- * chain, which is what the host's own execution would have computed from the node's state. What the host skips is
- * its copy of the execution; what the enclave does is unchanged. A block witness the node cannot give, a range
- * before Isthmus (whose headers do not commit to the message passer's storage root) or a strategy without block
- * witnesses (db-get) is a fallback: the program then executes the range here, as without this run.
+ * The host's forwarded run (docs/host.md "Forwarded witnesses", `--witness-run forward`): the program's RangeRunner for
+ * a host that does not execute the range itself. Derivation still runs here, over the main fetching oracle; the range's
+ * headers are the L2 node's (node-headers.ts); each block's witness is fetched with the chosen strategy (for
+ * execute-payload, of the payload derivation gave), as the node answered it, and forwarded whole to the enclave, which
+ * executes every block on it and verifies every value by its hash. The outcome of each block is the node's own claim
+ * (its header's hash and the output root its header commits to), so the program's check of the claimed output root here
+ * compares the claim with the node's chain, which is what the host's own execution would have computed from the node's
+ * state. What the host skips is its copy of the execution; what the enclave does is unchanged. A block witness the node
+ * cannot give, a range before Isthmus (whose headers do not commit to the message passer's storage root) or a strategy
+ * without block witnesses (db-get) is a fallback: the program then executes the range here, as without this run.
  */
 import {
   ByteArena,
