@@ -10,7 +10,7 @@ import { bytesToHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openProofJobQueue, type ProofJob, type ProofJobQueue } from "../../src/proof-jobs/index.js";
 import { startThrowawayCluster, type ThrowawayCluster } from "../merchant/support/throwaway-cluster.js";
-import type { LogProcess } from "../support/log-process.js";
+import type { LogLine, LogProcess } from "../support/log-process.js";
 import {
   claimedLine,
   completedLine,
@@ -60,6 +60,21 @@ async function succeeded(ranges: ReturnType<typeof span>[], timeoutMs = 300_000)
   }
 }
 
+/** The hosts' "proof job completed" lines once there are `count` of them (each line arrives on its own pipe). */
+async function completionLines(
+  workers: readonly LogProcess[],
+  count: number,
+  timeoutMs = 60_000,
+): Promise<LogLine[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const lines = workers.flatMap((host) => host.lines.filter(completedLine));
+    if (lines.length >= count) return lines;
+    if (Date.now() > deadline) throw new Error(`${lines.length} of ${count} completion lines logged`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 async function expectClaimOfNodeSigned(job: ProofJob): Promise<void> {
   const claimed = await pc.outputAt(job.range.endBlock);
   const aggregate = job.result!.Tee.aggregate_proposal;
@@ -71,20 +86,25 @@ async function expectClaimOfNodeSigned(job: ProofJob): Promise<void> {
 describe("host processes as proof job workers", () => {
   it("two worker hosts share the queue and each range is proved exactly once", async () => {
     const [one, two] = await Promise.all([workerHost(), workerHost()]);
-    const ranges = [span(0n, 4n), span(4n, 4n), span(8n, 4n)];
-    await pc.waitForSafe(12n);
-    for (const range of ranges) await queue.enqueue(range, await rangeRequest(pc, range));
-    const jobs = await succeeded(ranges);
+    try {
+      const ranges = [span(0n, 4n), span(4n, 4n), span(8n, 4n)];
+      await pc.waitForSafe(12n);
+      for (const range of ranges) await queue.enqueue(range, await rangeRequest(pc, range));
+      const jobs = await succeeded(ranges);
 
-    const completions = [one!, two!].flatMap((host) => host.lines.filter(completedLine));
-    expect(completions.map((line) => line.jobId).sort()).toEqual(jobs.map((job) => job.id).sort());
-    for (const job of jobs) {
-      expect(job.attempts).toBe(1);
-      await expectClaimOfNodeSigned(job);
+      // A host logs a job's completion after the queue has it: wait for the lines, not only the queue.
+      const completions = await completionLines([one!, two!], jobs.length);
+      expect(completions.map((line) => line.jobId).sort()).toEqual(jobs.map((job) => job.id).sort());
+      for (const job of jobs) {
+        expect(job.attempts).toBe(1);
+        await expectClaimOfNodeSigned(job);
+      }
+      // While one host proves, the other claims the next range.
+      for (const host of [one!, two!]) expect(host.lines.filter(completedLine).length).toBeGreaterThan(0);
+    } finally {
+      // Stopped whatever the outcome: a host left running would claim the next test's range.
+      await Promise.all([one!.stop(), two!.stop()]);
     }
-    // While one host proves, the other claims the next range.
-    for (const host of [one!, two!]) expect(host.lines.filter(completedLine).length).toBeGreaterThan(0);
-    await Promise.all([one!.stop(), two!.stop()]);
   }, 600_000);
 
   it("a worker host killed mid-proof has its range proved by another once the lease expires", async () => {
