@@ -1,17 +1,17 @@
 /**
- * Block witnesses recorded as the node builds its blocks, or as a read replica verifies them (`--witness-window`):
- * the hash of every value the block builder read from the store (trie nodes, code, ancestor headers) and the keys it
- * hashed, kept with the sealed block. debug_executionWitness (and debug_executePayload asked for a sealed block's own payload) then answers from
- * the record, reading each value by its hash, instead of executing the block again. The window is a count of recent
- * blocks, as reth's ress provider bounds the blocks it serves witnesses for (`max_witness_window`, crates/ress/provider,
- * which executes each again on request and keeps an LRU cache of those it built).
+ * Block witnesses recorded as the node builds its blocks, or as a read replica verifies them (`--witness-window`): the
+ * hash of every value the block builder read from the store (trie nodes, code, ancestor headers) and the keys it
+ * hashed, kept with the sealed block. debug_executionWitness (and debug_executePayload asked for a sealed block's own
+ * payload) then answers from the record, reading each value by its hash, instead of executing the block again. The
+ * window is a count of recent blocks, as reth's ress provider bounds the blocks it serves witnesses for
+ * (`max_witness_window`, crates/ress/provider, which executes each again on request and keeps an LRU cache of those it
+ * built).
  *
- * A builder that sealed the block read at least what an execution of the block from its parent reads: every trie
- * node on the path to a key the block touched was read from the store when first reached (a node the block replaced
- * was read before it was replaced), and a collapse after deletions resolves the remaining child whichever flashblock
- * it happens in. It may have read more (transactions it tried and dropped, paths its flashblock snapshots walked):
- * a witness holds more than its block needs, never less. Outside the window or without a record, the block is
- * executed again.
+ * A builder that sealed the block read at least what an execution of the block from its parent reads: every trie node
+ * on the path to a key the block touched was read from the store when first reached (a node the block replaced was read
+ * before it was replaced), and a collapse after deletions resolves the remaining child whichever flashblock it happens
+ * in. It may have read more (transactions it tried and dropped, paths its flashblock snapshots walked): a witness holds
+ * more than its block needs, never less. Outside the window or without a record, the block is executed again.
  */
 import { type BlockHeader, bytesEqual, keccak256, toHexRaw } from "../chain/index.js";
 import {

@@ -1,12 +1,12 @@
 /**
- * debug_executionWitness (reth's) and debug_executePayload (Base's node and op-reth's): a block executed
- * again on its parent's state, or built from payload attributes, with every preimage it read answered in
- * reth's ExecutionWitness form; a sealed block inside --witness-window (and a payload that is a sealed block's own)
- * answered from the witness record the node kept instead (docs/node/witnesses.md). At most `witnessMaxConcurrent` executions run at once, the rest wait their turn
- * in arrival order. Base's node holds a semaphore of 3 over separate threads; here each runs on a witness worker
- * of the call pool (its own thread and SQLite reader), or with `--call-workers 0` on the node's one thread, where
- * running several only interleaves them and delays the first answer a prover waits on (set 1 there).
- * The server core bounds the response's size.
+ * debug_executionWitness (reth's) and debug_executePayload (Base's node and op-reth's): a block executed again on its
+ * parent's state, or built from payload attributes, with every preimage it read answered in reth's ExecutionWitness
+ * form; a sealed block inside --witness-window (and a payload that is a sealed block's own) answered from the witness
+ * record the node kept instead (docs/node/witnesses.md). At most `witnessMaxConcurrent` executions run at once, the
+ * rest wait their turn in arrival order. Base's node holds a semaphore of 3 over separate threads; here each runs on a
+ * witness worker of the call pool (its own thread and SQLite reader), or with `--call-workers 0` on the node's one
+ * thread, where running several only interleaves them and delays the first answer a prover waits on (set 1 there). The
+ * server core bounds the response's size.
  */
 import {
   BlockNotFoundError,
