@@ -10,7 +10,9 @@
  * generator's report (gas sent and included per second, inclusion latency, errors), the gas the chain sequenced
  * per second and per block, the interval between consecutive flashblocks of a block (p50 / p99 / max, and p99 / max by
  * the flashblock it ends at: where in the block the late ones fall), and the CPU
- * seconds the node (one started here, read from /proc) and the generator used over the sending and draining.
+ * seconds the node (one started here, read from /proc) and the generator used over the sending and draining, and the
+ * latency of `eth_getBlockByNumber("latest")` sent every 25 ms meanwhile (p50 / p90 / p99 / max: a client reading
+ * the head sees the node's event loop held at block boundaries as a run of late answers).
  *
  * Flags: --rpc <url>, --flashblocks <ws url>, --gas-limit <n> (default 400 000 000, Base's), --gas-per-second <n>
  * (default 40 000 000), --duration <s> (default 60), --senders <n> (default 128), --mix <kind=weight,…>.
@@ -62,6 +64,42 @@ function watchFlashblocks(url: string, frames: Frame[]): Worker {
   return worker;
 }
 
+/** One answer of the RPC probe: when the request was sent (epoch ms) and how long its answer took. */
+interface ProbeSample {
+  at: number;
+  ms: number;
+  ok: boolean;
+}
+
+/**
+ * Sends `eth_getBlockByNumber("latest", false)` to `url` every `everyMs` on a worker thread (a request does not wait
+ * for the one before: a node holding its event loop shows as a run of late answers) and notes each answer's latency:
+ * what a client reading the head sees while the node sequences the load.
+ */
+function probeRpc(url: string, everyMs: number, samples: ProbeSample[]): Worker {
+  const code = `
+    const { parentPort, workerData } = require("node:worker_threads");
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getBlockByNumber", params: ["latest", false] });
+    let stopped = false;
+    parentPort.on("message", () => { stopped = true; });
+    const send = () => {
+      if (stopped) return;
+      const at = performance.timeOrigin + performance.now();
+      const t0 = performance.now();
+      fetch(workerData.url, { method: "POST", headers: { "content-type": "application/json" }, body })
+        .then(async (res) => {
+          const text = await res.text();
+          parentPort.postMessage({ at, ms: performance.now() - t0, ok: res.ok && text.includes('"result"') });
+        })
+        .catch(() => parentPort.postMessage({ at, ms: performance.now() - t0, ok: false }));
+    };
+    setInterval(send, workerData.everyMs);
+  `;
+  const worker = new Worker(code, { eval: true, workerData: { url, everyMs } });
+  worker.on("message", (sample: ProbeSample) => samples.push(sample));
+  return worker;
+}
+
 /** `npm run load` with `args`, its progress on the console; its report. */
 async function runGenerator(args: readonly string[], onSetupDone: () => void): Promise<LoadReport> {
   const run = await runLoadProcess(args, (value) => {
@@ -89,6 +127,9 @@ function percentile(values: readonly number[], p: number): number | undefined {
   return sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1];
 }
 
+/** How often the RPC probe asks for the head. */
+const PROBE_EVERY_MS = 25;
+
 const mgas = (gas: number | undefined): string => (gas === undefined ? "-" : `${(gas / 1e6).toFixed(1)} M`);
 const ms = (value: number | undefined): string => (value === undefined ? "-" : `${Math.round(value)} ms`);
 
@@ -107,6 +148,7 @@ async function main(): Promise<void> {
   );
   let chain: LoadChain | undefined;
   let worker: Worker | undefined;
+  let probe: Worker | undefined;
   try {
     let rpcUrl = values.rpc;
     let flashblocksUrl = values.flashblocks;
@@ -128,6 +170,7 @@ async function main(): Promise<void> {
     const nodePid = chain?.node.process.pid;
     let nodeCpuAtStart: number | undefined;
     let windowStart = 0;
+    const probeSamples: ProbeSample[] = [];
     const report = await runGenerator(
       [
         ...["--rpc", rpcUrl, "--gas-per-second", values["gas-per-second"], "--duration", values.duration],
@@ -137,12 +180,18 @@ async function main(): Promise<void> {
       () => {
         nodeCpuAtStart = nodePid === undefined ? undefined : cpuSeconds(nodePid);
         windowStart = performance.now();
+        probe = probeRpc(rpcUrl, PROBE_EVERY_MS, probeSamples);
       },
     );
     const nodeCpuAtEnd = nodePid === undefined ? undefined : cpuSeconds(nodePid);
     const windowSeconds = (performance.now() - windowStart) / 1000;
     await worker.terminate();
     worker = undefined;
+    // The probe's last requests get their answers before it stops (a terminated worker drops them).
+    probe?.postMessage("stop");
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await probe?.terminate();
+    probe = undefined;
 
     // Flashblocks of the blocks sealed while the load ran (the generator's report names them by count).
     const byPayload = new Map<string, Frame[]>();
@@ -190,6 +239,14 @@ async function main(): Promise<void> {
           .map(([index, list]) => `${index}: ${ms(percentile(list, 99))} / ${ms(percentile(list, 100))}`)
           .join(", "),
     );
+    const probeMs = probeSamples.filter((p) => p.ok).map((p) => p.ms);
+    console.log(
+      `RPC probe (eth_getBlockByNumber latest every ${PROBE_EVERY_MS} ms while sending and draining): ` +
+        `${probeMs.length} answered, ${probeSamples.length - probeMs.length} failed; latency p50 ` +
+        `${ms(percentile(probeMs, 50))}, p90 ${ms(percentile(probeMs, 90))}, p99 ${ms(percentile(probeMs, 99))}, ` +
+        `max ${ms(percentile(probeMs, 100))}; over 50 ms ${probeMs.filter((v) => v > 50).length}, over 100 ms ` +
+        `${probeMs.filter((v) => v > 100).length}`,
+    );
     const sequencedGas = report.chain.averageBlockGasUsed * report.chain.blocks;
     if (nodeCpuAtStart !== undefined && nodeCpuAtEnd !== undefined) {
       const nodeCpu = nodeCpuAtEnd - nodeCpuAtStart;
@@ -211,6 +268,7 @@ async function main(): Promise<void> {
     console.log(`load average at the end ${load()}`);
   } finally {
     await worker?.terminate();
+    await probe?.terminate();
     await chain?.stop();
   }
 }

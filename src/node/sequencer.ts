@@ -30,7 +30,14 @@ import {
   TransactionRejectedError,
 } from "../chain/index.js";
 import type { Logger } from "../log/index.js";
-import { type BlockInProgress, beginBlock, commitSealed, takeSnapshot, touch } from "./block-in-progress.js";
+import {
+  type BlockInProgress,
+  beginBlock,
+  commitSealedInSteps,
+  takeSnapshot,
+  touch,
+  yieldToIo,
+} from "./block-in-progress.js";
 import { HeadHolder } from "./block-producer.js";
 import { DepositRejectedError } from "./l1/errors.js";
 import type { BlockPlan, L1BlockPlanner } from "./l1/planner.js";
@@ -69,10 +76,6 @@ const MAX_TXS_PER_TICK = 5_000;
 const MAX_DROPPED_REMEMBERED = 1_000;
 /** While filling a flashblock, the event loop (admission, RPC, websocket) runs at least this often. */
 const YIELD_EVERY_MS = 20;
-
-function yieldToIo(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 function round(ms: number): number {
   return Math.round(ms * 100) / 100;
@@ -376,12 +379,15 @@ export class Sequencer extends HeadHolder {
     ) {
       throw new Error("sealed block differs from the last published snapshot");
     }
+    // The block boundary (seal, commit, the next block's start) must not hold the event loop for its whole length:
+    // RPC requests are answered between its steps.
+    await yieldToIo();
     const { recorder } = ctx;
     const witness =
       recorder === undefined
         ? undefined
         : { record: recorder.record(ctx.builder.keyPreimages), window: this.opts.witnessWindow };
-    const stored = commitSealed(this.opts.store, sealed, witness);
+    const stored = await commitSealedInSteps(this.opts.store, sealed, witness);
     this.opts.logger.debug(
       {
         number: Number(stored.header.number),

@@ -12,7 +12,8 @@ import { ChainNode } from "../../src/node/index.js";
 
 export interface InProcessNode {
   node: ChainNode;
-  /** Closes the node and removes its data directory. */
+  dataDir: string;
+  /** Closes the node and removes its data directory (unless the options named one). */
   close(): Promise<void>;
 }
 
@@ -24,12 +25,14 @@ export interface InProcessNodeOptions {
   witnessWindow?: number;
   /** ChainNodeOptions.follow: a read replica of the node at this websocket URL. */
   follow?: { leaderUrl: string };
+  /** A data directory to open (kept by close: another node may reopen it); default a new temporary one. */
+  dataDir?: string;
 }
 
 /** Opens a dev chain 901 node named `name` with the given block and flashblock times and dev accounts. */
 export async function openInProcessNode(name: string, options: InProcessNodeOptions): Promise<InProcessNode> {
   await initKeccak();
-  const dataDir = mkdtempSync(join(tmpdir(), `${name}-`));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), `${name}-`));
   const node = await ChainNode.open({
     ...options,
     dataDir,
@@ -41,9 +44,10 @@ export async function openInProcessNode(name: string, options: InProcessNodeOpti
   });
   return {
     node,
+    dataDir,
     close: async () => {
       await node.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -26,7 +26,13 @@ import {
   toHex,
 } from "../../chain/index.js";
 import type { Logger } from "../../log/index.js";
-import { type BlockInProgress, beginBlock, commitSealed, takeSnapshot, touch } from "../block-in-progress.js";
+import {
+  type BlockInProgress,
+  beginBlock,
+  commitSealedInSteps,
+  takeSnapshot,
+  touch,
+} from "../block-in-progress.js";
 import { HeadHolder } from "../block-producer.js";
 import { TxPool } from "../pool.js";
 import { firstDifference } from "../safe-head/compare.js";
@@ -284,7 +290,7 @@ export class Replica extends HeadHolder {
       if (!bytesEqual(sealed.blockHash, hash))
         throw new ReplicaVerificationError(number, "sealing the rebuilt block changed its hash");
       this.setHead(
-        commitSealed(
+        await commitSealedInSteps(
           this.opts.store,
           sealed,
           this.toKeep(b.recorder, () => b.builder.keyPreimages),
@@ -362,7 +368,9 @@ export class Replica extends HeadHolder {
         `re-executed to ${toHex(sealed.blockHash)}, the leader's is ${toHex(block.hash)}`,
         firstDifference(block, { header: sealed.header, transactions: sealed.transactions }),
       );
-    this.setHead(commitSealed(this.opts.store, sealed, this.toKeep(recorder, executed.keyPreimages)));
+    this.setHead(
+      await commitSealedInSteps(this.opts.store, sealed, this.toKeep(recorder, executed.keyPreimages)),
+    );
   }
 
   private async applyFlashblock(f: LeaderFlashblock): Promise<void> {

@@ -4,7 +4,9 @@
  * details), a transaction index, chain metadata, and the pool journal: every accepted transaction not yet
  * in a sealed block (pooled or pre-confirmed in the block being built). Each sealed block is committed in
  * one transaction that also takes its transactions out of the journal, so after a crash (kill -9) the
- * store holds exactly the blocks sealed before it and every accepted transaction they do not contain.
+ * store holds exactly the blocks sealed before it and every accepted transaction they do not contain. A block's
+ * trie nodes and code may be written ahead of it in smaller transactions (`writeNodes`, so the event loop runs
+ * between them): they are addressed by their hash, so a crash between leaves only nodes no block refers to yet.
  *
  * It is also the PreimageSource the execution engine reads state from.
  */
@@ -333,6 +335,23 @@ export class BlockStore extends NodeTable implements BlockSource, WitnessRecordS
   headNumber(): bigint | undefined {
     const row = this.headStmt.get();
     return row?.number === null || row?.number === undefined ? undefined : BigInt(row.number);
+  }
+
+  /**
+   * Writes trie nodes and code (`[unprefixed hex keccak256, value]`, INSERT OR IGNORE) from `nodes` in one transaction
+   * until they run out or `deadline` (performance.now()) passes; true when they ran out. A block's nodes written so
+   * before `commitBlock` keep the commit short (nodes, hash-addressed, are safe to write ahead of their block).
+   */
+  writeNodes(nodes: Iterator<[string, Uint8Array]>, deadline: number): boolean {
+    return this.db.transaction(() => {
+      for (let n = 0; ; n++) {
+        if ((n & 63) === 63 && performance.now() >= deadline) return false;
+        const next = nodes.next();
+        if (next.done === true) return true;
+        const [hex, value] = next.value;
+        this.putNodeStmt.run(Buffer.from(hex.slice(2), "hex"), value);
+      }
+    })();
   }
 
   /**
