@@ -12,7 +12,8 @@
  * the flashblock it ends at: where in the block the late ones fall), and the CPU
  * seconds the node (one started here, read from /proc) and the generator used over the sending and draining, and the
  * latency of `eth_getBlockByNumber("latest")` sent every 25 ms meanwhile (p50 / p90 / p99 / max: a client reading
- * the head sees the node's event loop held at block boundaries as a run of late answers).
+ * the head sees the node's event loop held as a run of late answers; the slow ones are counted apart when sent just
+ * before a block's first flashblock, at the block boundary).
  *
  * Flags: --rpc <url>, --flashblocks <ws url>, --gas-limit <n> (default 400 000 000, Base's), --gas-per-second <n>
  * (default 40 000 000), --duration <s> (default 60), --senders <n> (default 128), --mix <kind=weight,…>.
@@ -129,6 +130,8 @@ function percentile(values: readonly number[], p: number): number | undefined {
 
 /** How often the RPC probe asks for the head. */
 const PROBE_EVERY_MS = 25;
+/** A probe sent this long before a block's flashblock 0 counts as sent at the block boundary. */
+const BOUNDARY_MS = 400;
 
 const mgas = (gas: number | undefined): string => (gas === undefined ? "-" : `${(gas / 1e6).toFixed(1)} M`);
 const ms = (value: number | undefined): string => (value === undefined ? "-" : `${Math.round(value)} ms`);
@@ -240,12 +243,23 @@ async function main(): Promise<void> {
           .join(", "),
     );
     const probeMs = probeSamples.filter((p) => p.ok).map((p) => p.ms);
+    // Where the slow answers fall: sent within BOUNDARY_MS before a block's first flashblock (the seal of the block
+    // before, its commit and the next block's start happen then), or inside a block.
+    const blockStarts = frames
+      .filter((f) => f.index === 0)
+      .map((f) => f.at)
+      .sort((a, b) => a - b);
+    const slow = probeSamples.filter((p) => p.ok && p.ms > 100);
+    const atBoundary = slow.filter((p) => {
+      const next = blockStarts.find((at) => at >= p.at);
+      return next !== undefined && next - p.at <= BOUNDARY_MS;
+    }).length;
     console.log(
       `RPC probe (eth_getBlockByNumber latest every ${PROBE_EVERY_MS} ms while sending and draining): ` +
         `${probeMs.length} answered, ${probeSamples.length - probeMs.length} failed; latency p50 ` +
         `${ms(percentile(probeMs, 50))}, p90 ${ms(percentile(probeMs, 90))}, p99 ${ms(percentile(probeMs, 99))}, ` +
         `max ${ms(percentile(probeMs, 100))}; over 50 ms ${probeMs.filter((v) => v > 50).length}, over 100 ms ` +
-        `${probeMs.filter((v) => v > 100).length}`,
+        `${slow.length} (${atBoundary} of them sent in the ${BOUNDARY_MS} ms before a block's flashblock 0)`,
     );
     const sequencedGas = report.chain.averageBlockGasUsed * report.chain.blocks;
     if (nodeCpuAtStart !== undefined && nodeCpuAtEnd !== undefined) {
