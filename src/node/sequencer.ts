@@ -75,7 +75,7 @@ export interface DroppedTransaction {
 const MAX_TXS_PER_TICK = 5_000;
 const MAX_DROPPED_REMEMBERED = 1_000;
 /** While filling a flashblock, the event loop (admission, RPC, websocket) runs at least this often. */
-const YIELD_EVERY_MS = 20;
+const YIELD_EVERY_MS = 10;
 
 function round(ms: number): number {
   return Math.round(ms * 100) / 100;
@@ -371,6 +371,8 @@ export class Sequencer extends HeadHolder {
   }
 
   private async seal(ctx: BlockContext): Promise<void> {
+    // The last snapshot was just published: requests that waited on it are answered before the seal runs.
+    await yieldToIo();
     const sealStarted = now();
     const sealed = await ctx.builder.seal();
     if (
