@@ -339,8 +339,8 @@ export class BlockStore extends NodeTable implements BlockSource, WitnessRecordS
 
   /**
    * Writes trie nodes and code (`[unprefixed hex keccak256, value]`, INSERT OR IGNORE) from `nodes` in one transaction
-   * until they run out or `deadline` (performance.now()) passes; true when they ran out. A block's nodes written so
-   * before `commitBlock` keep the commit short (nodes, hash-addressed, are safe to write ahead of their block).
+   * until they run out or `deadline` (performance.now()) passes; true when they ran out. Writing a block's nodes so
+   * before its `commitBlock` keeps that commit short (nodes are addressed by hash: safe to write ahead of their block).
    */
   writeNodes(nodes: Iterator<[string, Uint8Array]>, deadline: number): boolean {
     return this.db.transaction(() => {
