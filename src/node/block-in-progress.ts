@@ -2,8 +2,8 @@
  * The block being built, as both block producers hold it (the Sequencer that builds from the pool, the
  * Replica that re-executes another node's flashblocks): the builder, the overlay its snapshots are read
  * through, and the accounts whose balances a flashblock reports. `takeSnapshot` turns the builder's state
- * into the node's pending view and its flashblocks message; `commitSealed` stores a sealed block (`commitSealedInSteps`
- * letting the event loop run while it does).
+ * into the node's pending view and its flashblocks message; `commitSealedInSteps` stores a sealed block, letting the
+ * event loop run while it does.
  */
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import {
@@ -170,11 +170,12 @@ export function yieldToIo(): Promise<void> {
 const NODE_WRITE_STEP_MS = 10;
 
 /**
- * commitSealed with the event loop running while it writes: the block's trie nodes and code go first, in key order
- * (neighbouring keys share B-tree pages), in transactions of about NODE_WRITE_STEP_MS with `between()` awaited after
- * each, then the block itself in one transaction as commitSealed does. Under Base's load a block's commit was a
- * hundred milliseconds of inserts (5 700 nodes) during which no RPC request was answered. A crash before the last
- * step leaves only nodes no block refers to yet (the block and its transactions' journal entries are untouched).
+ * Stores a sealed block with the trie nodes and code it created (and its witness record if given), letting the event
+ * loop run while it writes: the nodes go first, in the node table's key order (neighbouring keys share B-tree pages),
+ * in SQLite transactions of about `stepMs` with `between()` awaited after each; then the block, its transactions'
+ * index and the journal's deletions in one transaction. Under Base's load a block's nodes were a hundred milliseconds
+ * of inserts (5 700 nodes) during which no RPC request was answered. A crash before the last step leaves only nodes
+ * no block refers to yet (the block and its transactions' journal entries are untouched).
  */
 export async function commitSealedInSteps(
   store: BlockStore,
@@ -188,25 +189,6 @@ export async function commitSealedInSteps(
   byKey.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const pending = byKey.map(({ hex, value }): [string, Uint8Array] => [hex, value])[Symbol.iterator]();
   while (!store.writeNodes(pending, performance.now() + stepMs)) await between();
-  return commitBlockOf(store, sealed, new Map(), witness);
-}
-
-/** Commits a sealed block (and the trie nodes it created, and its witness record if given) in one transaction. */
-export function commitSealed(
-  store: BlockStore,
-  sealed: SealedBlock,
-  witness?: WitnessRecordToKeep,
-): StoredBlock {
-  return commitBlockOf(store, sealed, sealed.newNodes, witness);
-}
-
-/** The store's commit of `sealed` with `nodes` (all of its new nodes, or none when they were written already). */
-function commitBlockOf(
-  store: BlockStore,
-  sealed: SealedBlock,
-  nodes: Map<string, Uint8Array>,
-  witness: WitnessRecordToKeep | undefined,
-): StoredBlock {
   return store.commitBlock(
     {
       header: sealed.header,
@@ -216,7 +198,7 @@ function commitBlockOf(
       receipts: sealed.receipts,
       details: sealed.receiptDetails,
     },
-    nodes,
+    new Map(), // written above
     witness,
   );
 }

@@ -62,7 +62,7 @@ import {
   firstDifference,
   rpcL1Sources,
 } from "../../src/node/safe-head/index.js";
-import { commitSealed } from "../../src/node/block-in-progress.js";
+import { commitSealedInSteps } from "../../src/node/block-in-progress.js";
 import { BlockStore, type StoredBlock } from "../../src/node/store/block-store.js";
 
 const BLOCKS = 12;
@@ -153,7 +153,7 @@ async function seal(
     transactions: attributes.transactions,
     source: store,
   });
-  return commitSealed(store, sealed);
+  return commitSealedInSteps(store, sealed, undefined);
 }
 
 function blockData(block: StoredBlock): L2BlockData {
