@@ -15,6 +15,26 @@ import { type NodeProcess, startNodeProcess } from "./spawn-node.js";
 /** Creation code that loops until less than 256 gas is left, then stops: it burns the gas it is given. */
 const BURNER: Hex = "0x5b6101005a1160005700";
 
+/** Memory 0..128 as ecrecover reads it: hash, v = 28, r, s of a signature over the hash by a fixed key. */
+const RECOVER_INPUT = [
+  "7ff43e8cfd4725c1e28fa4a6e3e468b4fcf75367166b850ac5f04e33ec843e82c1600052",
+  "601c602052",
+  "7ff0b401e31ac92b6b65a74c0cfed1db826b3836a85c9342e7b0b4eda912d16ee9604052",
+  "7f7feb395682ea08e44601405949f8979d8719dd8f18e9fe3dc15d2395b341d8ed606052",
+].join("");
+/** The key's address, which the signature above recovers to. */
+const SIGNER = "0x19e7e376e7c213b7e7e7e46cc70a5dd086daff2a";
+/** STATICCALL(GAS, 0x01, 0, 128, 128, 32), POP: one recovery (3 000 gas), its address at 128. */
+const RECOVER = "602060806080600060015afa50";
+/** Creation code returning the address one recovery gives. */
+const RECOVER_ONCE: Hex = `0x${RECOVER_INPUT}${RECOVER}60206080f3`;
+/**
+ * Creation code that recovers the signature in a loop until less than 4 096 gas is left (JUMPDEST at
+ * 113): ~16 000 recoveries in 50 M gas, seconds of work on any machine, where a loop of cheap opcodes over
+ * the same gas can end within a short deadline on a fast one.
+ */
+const RECOVER_BURNER: Hex = `0x${RECOVER_INPUT}5b${RECOVER}6110005a1160715700`;
+
 /** Creation code returning BALANCE(address) as one word. */
 const balanceProbe = (address: Hex): Hex => `0x73${address.slice(2).toLowerCase()}3160005260206000f3`;
 
@@ -31,7 +51,7 @@ beforeAll(async () => {
       callTimeoutMs: 120_000,
     }),
     startNodeProcess({ blockTimeMs: 1000, flashblockIntervalMs: 100, callWorkers: 0 }),
-    startNodeProcess({ blockTimeMs: 1000, flashblockIntervalMs: 100, callWorkers: 1, callTimeoutMs: 200 }),
+    startNodeProcess({ blockTimeMs: 1000, flashblockIntervalMs: 100, callWorkers: 1, callTimeoutMs: 1000 }),
   ]);
 }, 60_000);
 afterAll(async () => {
@@ -98,13 +118,19 @@ describe("calls on worker threads", () => {
   });
 
   it("--call-timeout-ms ends a long execution with geth's error; the next call is served", async () => {
+    // The burner's loop does real work: the signature recovers to its key's address.
+    expect(await call(strict.url, "eth_call", [{ data: RECOVER_ONCE }, "latest"])).toBe(
+      `0x${"0".repeat(24)}${SIGNER.slice(2)}`,
+    );
     const overrun = await rpc(strict.url, "eth_call", [
-      { data: BURNER, gas: hexNumber(30_000_000) },
+      { data: RECOVER_BURNER, gas: hexNumber(50_000_000) },
       "latest",
     ]);
-    expect(overrun.body?.error).toEqual({ code: -32000, message: "execution aborted (timeout = 200ms)" });
-    const estimate = await rpc(strict.url, "eth_estimateGas", [{ data: BURNER, gas: hexNumber(30_000_000) }]);
-    expect(estimate.body?.error?.message).toBe("execution aborted (timeout = 200ms)");
+    expect(overrun.body?.error).toEqual({ code: -32000, message: "execution aborted (timeout = 1000ms)" });
+    const estimate = await rpc(strict.url, "eth_estimateGas", [
+      { data: RECOVER_BURNER, gas: hexNumber(50_000_000) },
+    ]);
+    expect(estimate.body?.error?.message).toBe("execution aborted (timeout = 1000ms)");
     const l1BlockNumber = [
       { to: "0x4200000000000000000000000000000000000015", data: "0x8381f58a" },
       "latest",

@@ -3,9 +3,11 @@
  * load"): a spawned node (1 s blocks, 200 ms snapshots) is subscribed to on /ws/flashblocks and newHeads
  * while five clients send heavy batches within the limits for about 8 s: eth_getProof 10 × 1000 keys over
  * a contract with 512 storage slots (two clients), eth_feeHistory 1024 blocks × 100 percentiles,
- * eth_getLogs over the whole chain and full blocks. Snapshots must keep arriving with no gap over 1 s, and
- * sealed blocks keep their cadence (no newHeads gap over 2 s): generous bounds for a loaded 2-core
- * machine; the tight targets belong to `npm run bench:abuse`. Every heavy answer must be a result, and
+ * eth_getLogs over the whole chain and full blocks. Snapshots must keep arriving with no gap over 1.5 s,
+ * and sealed blocks keep their cadence (no newHeads gap over 3 s): generous bounds for a 2-core machine
+ * that also runs two other test files (1 039 ms, a snapshot gap of the isolated node, was seen on CI);
+ * the same load on the event loop (`--call-workers 0`) gives 1.8-2.0 s and 4.3-4.7 s on the same
+ * machine with nothing else running. The tight targets belong to `npm run bench:abuse`. Every heavy answer must be a result, and
  * the proofs correct: slot values as the contract wrote them, and one answer equal to a fresh single
  * call's.
  */
@@ -23,8 +25,8 @@ const SLOTS = 512;
  */
 const FILLER: Hex = `0x61${SLOTS.toString(16).padStart(4, "0")}5b808055600190038060035700`;
 const LOAD_MS = 8000;
-const MAX_SNAPSHOT_GAP_MS = 1000;
-const MAX_BLOCK_GAP_MS = 2000;
+const MAX_SNAPSHOT_GAP_MS = 1500;
+const MAX_BLOCK_GAP_MS = 3000;
 
 const word = (n: number): Hex => `0x${n.toString(16).padStart(64, "0")}`;
 
