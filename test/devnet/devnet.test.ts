@@ -141,7 +141,23 @@ describe("npm start (the devnet)", () => {
     const phase = (name: string): void => {
       phases.push(`${name} ${((Date.now() - began) / 1000).toFixed(1)} s`);
     };
-    onTestFinished(() => console.log(`devnet.test phases: ${phases.join(", ")}`));
+    /** The third start's children's lines, for the timeline printed with the phases. */
+    let thirdLines: ChildLine[] = [];
+    onTestFinished(() => {
+      console.log(`devnet.test phases: ${phases.join(", ")}`);
+      // Each role's messages after the third start, first and last time and count: where a slow run waited.
+      const seen = new Map<string, number[]>();
+      for (const { role, value } of thirdLines) {
+        const at = typeof value.time === "string" ? Date.parse(value.time) : NaN;
+        if (Number.isNaN(at)) continue;
+        const key = `[${role}] ${String(value.msg)}`;
+        seen.set(key, [...(seen.get(key) ?? []), (at - began) / 1000]);
+      }
+      const timeline = [...seen]
+        .sort(([, a], [, b]) => a[0]! - b[0]!)
+        .map(([key, at]) => `${key} ×${at.length} ${at[0]!.toFixed(1)}-${at.at(-1)!.toFixed(1)} s`);
+      if (timeline.length > 0) console.log(`devnet.test third start's timeline:\n  ${timeline.join("\n  ")}`);
+    });
     const first = await startDevnet();
     phase("first start");
     const client = createPublicClient({ transport: http(first.ready.nodeUrl, { timeout: 60_000 }) });
@@ -278,6 +294,7 @@ describe("npm start (the devnet)", () => {
     // The queue is the data directory's SQLite file, whatever the environment names.
     const third = await startDevnet(["--proposer", "--provers", "2"], { DATABASE_URL: "" });
     phase("third start");
+    thirdLines = third.lines;
     expect(third.ready.proposerRunning).toBe(true);
     expect(pids.filter(runsHere)).toEqual([]);
     expect(third.ready.token).toBe(first.ready.token);
