@@ -1,8 +1,11 @@
 /** Unit checks of the node's configuration, dev accounts, genesis artifacts and wire encodings. */
 import { readFileSync } from "node:fs";
+import { bytesToHex } from "viem";
+import { mnemonicToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig, usage } from "../../src/node/config.js";
 import {
+  DEV_MNEMONIC,
   decodeL1InfoCalldata,
   devAccounts,
   l1InfoCalldata,
@@ -87,6 +90,15 @@ describe("genesis inputs", () => {
       privateKey: "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
     });
     expect(a1!.address).toBe("0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
+  });
+
+  it("derives each dev account as viem does from the mnemonic over the whole BIP-44 path", () => {
+    const accounts = devAccounts(12);
+    for (const [i, account] of accounts.entries()) {
+      const viemAccount = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: i });
+      expect(account.address).toBe(viemAccount.address);
+      expect(account.privateKey).toBe(bytesToHex(viemAccount.getHdKey().privateKey!));
+    }
   });
 
   it("has a committed artifact of our own predeploys that matches their sources", () => {
