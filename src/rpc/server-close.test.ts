@@ -72,17 +72,33 @@ describe("broadcast backpressure", () => {
     const fast = new WebSocket(`ws://127.0.0.1:${port}/feed`);
     await Promise.all([once(slow, "open"), once(fast, "open")]);
     let fastFrames = 0;
-    fast.on("message", () => fastFrames++);
+    let fastWaiter: { frames: number; resolve: () => void; reject: (e: Error) => void } | undefined;
+    fast.on("message", () => {
+      fastFrames++;
+      if (fastWaiter !== undefined && fastFrames >= fastWaiter.frames) fastWaiter.resolve();
+    });
+    fast.on("close", () =>
+      fastWaiter?.reject(new Error(`the reading subscriber was closed at ${fastFrames} frames`)),
+    );
+    /** Resolves once the reading subscriber has received `frames` frames; rejects if it is closed first. */
+    const fastReceived = (frames: number) =>
+      fastFrames >= frames
+        ? Promise.resolve()
+        : new Promise<void>((resolve, reject) => (fastWaiter = { frames, resolve, reject }));
     const slowClosed = once(slow, "close");
     await waitFor(() => server.subscriberCount("/feed") === 2);
     slow.pause();
-    // 32 MiB: more than the loopback socket buffers can hold for the paused reader.
+    // 32 MiB: more than the loopback socket buffers can hold for the paused reader. Two frames (32 KiB, half the
+    // bound) at a time, each pair once the reading subscriber has it: that one never lags by more than the bound,
+    // however slowly this loaded process reads (bursts of 50 frames once left it short of 2 000 frames after 10 s
+    // on CI).
     const frame = "x".repeat(16 * 1024);
-    for (let i = 0; i < 2000; i++) {
+    for (let i = 0; i < 2000; i += 2) {
       server.broadcast("/feed", frame);
-      if (i % 50 === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      server.broadcast("/feed", frame);
+      await fastReceived(i + 2);
     }
-    await waitFor(() => fastFrames === 2000, 10_000);
+    expect(fastFrames).toBe(2000);
     await waitFor(() => server.subscriberCount("/feed") === 1, 10_000);
     slow.resume();
     await slowClosed;
