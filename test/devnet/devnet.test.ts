@@ -147,15 +147,23 @@ describe("npm start (the devnet)", () => {
       console.log(`devnet.test phases: ${phases.join(", ")}`);
       // Each role's messages after the third start, first and last time and count: where a slow run waited.
       const seen = new Map<string, number[]>();
+      /** The error the first line of a message carried (a warning's cause), if any. */
+      const firstError = new Map<string, string>();
       for (const { role, value } of thirdLines) {
         const at = typeof value.time === "string" ? Date.parse(value.time) : NaN;
         if (Number.isNaN(at)) continue;
         const key = `[${role}] ${String(value.msg)}`;
         seen.set(key, [...(seen.get(key) ?? []), (at - began) / 1000]);
+        if (value.err !== undefined && !firstError.has(key))
+          firstError.set(key, JSON.stringify(value.err).slice(0, 300));
       }
       const timeline = [...seen]
         .sort(([, a], [, b]) => a[0]! - b[0]!)
-        .map(([key, at]) => `${key} ×${at.length} ${at[0]!.toFixed(1)}-${at.at(-1)!.toFixed(1)} s`);
+        .map(
+          ([key, at]) =>
+            `${key} ×${at.length} ${at[0]!.toFixed(1)}-${at.at(-1)!.toFixed(1)} s` +
+            (firstError.has(key) ? ` (first: ${firstError.get(key)})` : ""),
+        );
       if (timeline.length > 0) console.log(`devnet.test third start's timeline:\n  ${timeline.join("\n  ")}`);
     });
     const first = await startDevnet();
