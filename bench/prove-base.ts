@@ -60,7 +60,7 @@ export interface BaseLoadOptions {
   readonly senders: number;
   /** The hosts' --witness-workers (undefined: each host's default, its --workers). */
   readonly witnessWorkers?: number;
-  /** The hosts' --witness-run, each with every worker count (undefined: the host's default, program). */
+  /** The hosts' --witness-run, each with every worker count (undefined: the host's default, forward). */
   readonly witnessRuns?: readonly string[];
   /** The hosts' --max-blocks-per-frame (undefined: the host's default, 100). */
   readonly maxBlocksPerFrame?: number;

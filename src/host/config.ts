@@ -69,8 +69,9 @@ export interface HostConfig {
   /** Where the L2 state comes from (--witness-strategy, default `auto`: probe the L2 endpoint at start). */
   readonly witnessStrategy: WitnessStrategyChoice;
   /**
-   * How the host runs each range (--witness-run, default `program`): executes it itself, or derives only and
-   * forwards the L2 node's block witnesses whole (docs/host.md "Forwarded witnesses").
+   * How the host runs each range (--witness-run, default `forward`): derives only and forwards the L2 node's block
+   * witnesses whole (the program's run where the node serves none), or executes every block itself (`program`)
+   * (docs/host.md "Forwarded witnesses").
    */
   readonly witnessRun: WitnessRun;
   /** Block witnesses fetched at once from the L2 endpoint (--witness-concurrency, default 3). */
@@ -210,7 +211,7 @@ export const HOST_FLAGS: readonly FlagSpec[] = [
     flag: "witness-run",
     env: "PROVER_WITNESS_RUN",
     value: "NAME",
-    help: `how the host runs each range: ${WITNESS_RUNS.join(", ")} (default program: executes every block here and sends what it read; forward: derives here and forwards the L2 node's block witnesses whole, the enclave executing on them, the program's run once more if the enclave misses a value; docs/host.md "Forwarded witnesses")`,
+    help: `how the host runs each range: ${WITNESS_RUNS.join(", ")} (default forward: derives here and forwards the L2 node's block witnesses whole, the enclave executing on them, the program's run where the node serves no block witnesses or the enclave misses a value; program: executes every block here and sends what it read; docs/host.md "Forwarded witnesses")`,
   },
   {
     flag: "witness-concurrency",
@@ -542,7 +543,7 @@ export function parseHostCommandLine(argv: readonly string[], env: NodeJS.Proces
       `--witness-strategy: "${strategyText}" is not one of ${WITNESS_STRATEGY_CHOICES.join(", ")}`,
       { flag: "witness-strategy" },
     );
-  const witnessRunText = flags.text("witness-run") ?? "program";
+  const witnessRunText = flags.text("witness-run") ?? "forward";
   if (!(WITNESS_RUNS as readonly string[]).includes(witnessRunText))
     throw new HostConfigError(`--witness-run: "${witnessRunText}" is not one of ${WITNESS_RUNS.join(", ")}`, {
       flag: "witness-run",

@@ -20,7 +20,7 @@ import { type SignerRegistry, ViemSignerRegistry } from "./signer-registry.js";
 import { ensureVsockAvailable } from "./transport/vsock.js";
 import { packageVersion } from "./version.js";
 import { EndpointUnavailableError } from "../chain-rpc/index.js";
-import { RpcWitness, type WitnessMetrics } from "./witness/index.js";
+import { RpcWitness, type WitnessMetrics, type WitnessRun } from "./witness/index.js";
 
 export interface ProverHostDeps {
   readonly logger: Logger;
@@ -43,11 +43,16 @@ export interface ProverHost {
  * Probes the L2 endpoint for the witness strategy and logs it in one line; an endpoint that answers but serves no
  * strategy stops the start (NoWitnessStrategyError), one that cannot be reached is probed again at the first proof.
  */
-async function chooseStrategy(witness: RpcWitness, l2RpcUrl: string, logger: Logger): Promise<void> {
+async function chooseStrategy(
+  witness: RpcWitness,
+  l2RpcUrl: string,
+  run: WitnessRun,
+  logger: Logger,
+): Promise<void> {
   try {
     const chosen = await witness.strategy();
     logger.info(
-      { strategy: chosen.source.name, forced: chosen.forced, probed: chosen.probed, l2RpcUrl },
+      { strategy: chosen.source.name, forced: chosen.forced, probed: chosen.probed, run, l2RpcUrl },
       "witness strategy",
     );
   } catch (error) {
@@ -177,7 +182,7 @@ export function createProverHost(config: HostConfig, deps: ProverHostDeps): Prov
     router,
     proofs,
     async listen() {
-      if (witness !== undefined) await chooseStrategy(witness, config.l2RpcUrl, logger);
+      if (witness !== undefined) await chooseStrategy(witness, config.l2RpcUrl, config.witnessRun, logger);
       const port = await server.listen();
       logger.info(
         {

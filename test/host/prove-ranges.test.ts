@@ -8,6 +8,8 @@
  *   journal rebuilt here with viem's encodePacked (not src/proof/onchain's packer);
  * - each multi-block aggregate is accepted by AggregateVerifier.propose on the L1 (v + 27) and by TEEVerifier.verify;
  *   a tampered root, an unregistered signer and another image hash are refused;
+ * - a second host run with --witness-run program (executing the range itself, where the set-up's host forwards the
+ *   node's block witnesses) proves the 10-block range to the same result, byte for byte;
  * - a range across the L1 epoch that brought a user deposit (DepositPortal) and a gas limit change (SystemConfig)
  *   proves, each root the node's;
  * - a wrong claimed root is refused at the witness, before any enclave, nothing signed.
@@ -368,6 +370,27 @@ describe("prover_prove over ranges of the L1-backed chain", () => {
     },
     900_000,
   );
+
+  it("a host with --witness-run program (it executes the range itself) proves the 10-block range to the same result", async () => {
+    // The set-up's host forwards the node's block witnesses (the default); this one sends what its own run read.
+    const { request, result } = proven.get("10/5")!;
+    const enclave = p.prover.enclave.address;
+    if (enclave.kind !== "unix") throw new Error("expected a Unix socket enclave");
+    const host = await p.startHostFor(enclave.path, ["--witness-run", "program"]);
+    const again = await p.prove(request, host.url);
+    // ECDSA signatures are deterministic (RFC 6979): the same journals give the same bytes.
+    expect(again).toEqual(result);
+    expect(host.logs.find((line) => line.msg === "witness strategy")).toMatchObject({
+      strategy: "execute-payload",
+      run: "program",
+    });
+    const executions = host.logs.filter((line) => line.msg === "witness collected").map((l) => l.execution);
+    expect(executions).toEqual(["sequential"]);
+    // The set-up's host, on the default, forwarded every range it proved.
+    const setup = p.prover.host()!.logs.filter((line) => line.msg === "witness collected");
+    expect(setup.length).toBeGreaterThanOrEqual(RANGES.length);
+    expect(setup.map((line) => line.execution)).toEqual(setup.map(() => "forwarded"));
+  }, 900_000);
 
   it("AggregateVerifier.propose accepts each multi-block aggregate (v + 27), TEEVerifier.verify too", async () => {
     const multi = [...proven.values()].filter(({ request }) => request.claimed - request.agreed > 1);

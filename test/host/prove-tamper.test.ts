@@ -30,8 +30,12 @@ const served = (response: "Prove" | "Error") =>
 const keyedBy = (hash: Hex) => (preimage: Preimage) =>
   bytesEqual(preimage[0], keccak256Key(hexToBytes(hash)));
 
-/** Proves through the proxy with `edit`; returns the host's error and the enclave's answer. */
-async function proveEdited(edit: (preimages: readonly Preimage[]) => Preimage[]) {
+/**
+ * Proves through the proxy with `edit`; returns the enclave's answer to the first edited frame. `frames`: the Prove
+ * frames the host sends (each edited, each refused): 2 where the first refusal is a missing value of the forwarded
+ * witness (the host's default run), after which the host sends the program's witness once.
+ */
+async function proveEdited(edit: (preimages: readonly Preimage[]) => Preimage[], frames = 1) {
   const before = { signed: served("Prove"), refused: served("Error"), exchanges: proxy.exchanges.length };
   proxy.edit = edit;
   const failure = await p.prove(request, host.url).then(
@@ -41,10 +45,11 @@ async function proveEdited(edit: (preimages: readonly Preimage[]) => Preimage[])
   proxy.edit = undefined;
   expect(failure).toBeInstanceOf(RpcCallError);
   expect((failure as RpcCallError).code).toBe(-32000);
-  const exchange = proxy.exchanges.slice(before.exchanges).find((e) => e.request.kind === "Prove");
-  expect(exchange?.response.kind).toBe("Error");
+  const proves = proxy.exchanges.slice(before.exchanges).filter((e) => e.request.kind === "Prove");
+  expect(proves.map((e) => e.response.kind)).toEqual(new Array(frames).fill("Error"));
+  const exchange = proves[0];
   expect(served("Prove")).toBe(before.signed);
-  expect(served("Error")).toBe(before.refused + 1);
+  expect(served("Error")).toBe(before.refused + frames);
   return exchange!.response.kind === "Error" ? exchange!.response.message : "";
 }
 
@@ -88,12 +93,12 @@ describe("a Prove frame edited between the host and enclave processes", () => {
     expect(message).toMatch(/^PreimageMismatchError: /);
   }, 900_000);
 
-  it("refuses a dropped preimage (the L1 head's header)", async () => {
+  it("refuses a dropped preimage (the L1 head's header), in the forwarded witness and in the program's after it", async () => {
     const message = await proveEdited((preimages) => {
       const kept = preimages.filter((preimage) => !keyedBy(request.l1Head.hash)(preimage));
       expect(kept.length).toBe(preimages.length - 1);
       return kept;
-    });
+    }, 2);
     expect(message).toMatch(/^MissingWitnessError: /);
   }, 900_000);
 

@@ -165,8 +165,11 @@ export interface ProveChain {
   rangeRequest(agreed: number, claimed: number, interval: number, proposer: Hex): Promise<RangeRequest>;
   /** prover_prove on the set-up's host (or on `hostUrl`). */
   prove(request: RangeRequest, hostUrl?: string): Promise<ProveResultJson>;
-  /** Another host process over the chain whose enclave is at `enclavePath` (a Unix socket); stopped by `stop`. */
-  startHostFor(enclavePath: string): Promise<RunningHost>;
+  /**
+   * Another host process over the chain whose enclave is at `enclavePath` (a Unix socket), with `extraArgs` after
+   * the set-up's flags; stopped by `stop`.
+   */
+  startHostFor(enclavePath: string, extraArgs?: readonly string[]): Promise<RunningHost>;
   stop(): Promise<void>;
 }
 
@@ -178,11 +181,12 @@ export async function startProveChain(options: ProverChainOptions = {}): Promise
   return {
     prover,
     output,
-    async startHostFor(enclavePath) {
+    async startHostFor(enclavePath, extraArgs = []) {
       const host = await startHost([
         ...witnessHostArgs(chain, enclavePath, "127.0.0.1:0"),
         "--proof-request-timeout",
         "900",
+        ...extraArgs,
       ]);
       hosts.push(host);
       return host;

@@ -111,11 +111,11 @@ describe("witness flags", () => {
     });
   });
 
-  it("run the program on each range unless --witness-run (or its twin) says forward", () => {
-    expect(run([]).witnessRun).toBe("program");
-    expect(run(["--witness-run", "forward"]).witnessRun).toBe("forward");
-    expect(run([], { PROVER_WITNESS_RUN: "forward" }).witnessRun).toBe("forward");
-    expect(run(["--witness-run", "program"], { PROVER_WITNESS_RUN: "forward" }).witnessRun).toBe("program");
+  it("forward the node's block witnesses unless --witness-run (or its twin) says program", () => {
+    expect(run([]).witnessRun).toBe("forward");
+    expect(run(["--witness-run", "program"]).witnessRun).toBe("program");
+    expect(run([], { PROVER_WITNESS_RUN: "program" }).witnessRun).toBe("program");
+    expect(run(["--witness-run", "forward"], { PROVER_WITNESS_RUN: "program" }).witnessRun).toBe("forward");
   });
 
   it("refuse an unknown strategy and a bound or slot length below 1, naming the flag", () => {
