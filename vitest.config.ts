@@ -10,7 +10,7 @@ import LongestFirstSequencer from "./test/support/sequencer.js";
 export default defineConfig({
   test: {
     reporters: ["default", "./test/support/summary-reporter.ts", "./test/support/duration-table.ts"],
-    // Longest files first, both lanes in one queue, so the workers finish together (test/support/sequencer.ts).
+    // The process lane, then the unit lane, each longest file first (test/support/sequencer.ts).
     sequence: { sequencer: LongestFirstSequencer },
     pool: "forks",
     testTimeout: 60_000,
