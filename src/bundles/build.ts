@@ -140,7 +140,10 @@ export async function buildBundles(bundleDir: string): Promise<BundleBuild> {
     target: "node20",
     external: [...EXTERNAL_PACKAGES],
     banner: { js: REQUIRE_BANNER },
+    // Stack traces need the mappings, not the sources' text (4/5 of a map that every process and worker thread
+    // reads and parses at load: docs/decisions.md "Source maps on").
     sourcemap: "linked",
+    sourcesContent: false,
     define: { SERVICE_BUNDLE_DIR: JSON.stringify(pathToFileURL(outdir + sep).href) },
     plugins: [sourceUrlPlugin(esbuild, new Set(entryPaths))],
     logLevel: "warning",
