@@ -3,11 +3,14 @@
  * load"): a spawned node (1 s blocks, 200 ms snapshots) is subscribed to on /ws/flashblocks and newHeads
  * while five clients send heavy batches within the limits for about 8 s: eth_getProof 10 × 1000 keys over
  * a contract with 512 storage slots (two clients), eth_feeHistory 1024 blocks × 100 percentiles,
- * eth_getLogs over the whole chain and full blocks. Snapshots must keep arriving with no gap over 1.5 s,
- * and sealed blocks keep their cadence (no newHeads gap over 3 s): generous bounds for a 2-core machine
- * that also runs two other test files (1 039 ms, a snapshot gap of the isolated node, was seen on CI);
- * the same load on the event loop (`--call-workers 0`) gives 1.8-2.0 s and 4.3-4.7 s on the same
- * machine with nothing else running. The tight targets belong to `npm run bench:abuse`. Every heavy answer must be a result, and
+ * eth_getLogs over the whole chain and full blocks. Snapshots must keep arriving: at most
+ * MAX_LATE_SNAPSHOTS intervals over 1 s and none over 3 s, and sealed blocks keep their cadence (no newHeads gap
+ * over 3 s). Measured on this 2-core machine with nothing else running, two runs each: the isolated node's
+ * snapshot intervals were all under 0.55 s (largest block gap 1.3-1.4 s); the same load on the event loop
+ * (`--call-workers 0`) stalled the stream at every heavy answer, 6 and 7 intervals of 1.06-1.36 s, and its
+ * blocks 3.1-3.2 s. The count tells the two apart where the largest interval alone did not: on CI, beside two
+ * other test files, the isolated node once had one interval of 1.52 s (1.04 s in other runs), as long as the
+ * event loop's quiet ones. The tight targets belong to `npm run bench:abuse`. Every heavy answer must be a result, and
  * the proofs correct: slot values as the contract wrote them, and one answer equal to a fresh single
  * call's.
  */
@@ -25,7 +28,11 @@ const SLOTS = 512;
  */
 const FILLER: Hex = `0x61${SLOTS.toString(16).padStart(4, "0")}5b808055600190038060035700`;
 const LOAD_MS = 8000;
-const MAX_SNAPSHOT_GAP_MS = 1500;
+/** A snapshot interval this long is a stall (the stream's cadence is 200 ms). */
+const LATE_SNAPSHOT_MS = 1000;
+/** At most this many stalls in the window (the event loop stalled 6-7 times; 40-60 intervals in all). */
+const MAX_LATE_SNAPSHOTS = 3;
+const MAX_SNAPSHOT_GAP_MS = 3000;
 const MAX_BLOCK_GAP_MS = 3000;
 
 const word = (n: number): Hex => `0x${n.toString(16).padStart(64, "0")}`;
@@ -113,9 +120,11 @@ function startWatcher(target: NodeProcess): {
   };
 }
 
+/** The intervals between consecutive arrival times. */
+const gapsOf = (times: readonly number[]): number[] => times.slice(1).map((t, i) => t - times[i]!);
+
 /** The largest interval between consecutive arrival times. */
-const maxGap = (times: readonly number[]): number =>
-  times.slice(1).reduce((max, t, i) => Math.max(max, t - times[i]!), 0);
+const maxGap = (times: readonly number[]): number => Math.max(0, ...gapsOf(times));
 
 describe("block production under heavy in-limit reads", () => {
   it("keeps streaming snapshots and sealing blocks while proofs, fee history, logs and full blocks are served", async () => {
@@ -228,13 +237,18 @@ describe("block production under heavy in-limit reads", () => {
           times.find((t) => t > finished)!,
         ];
       };
-      const snapshotGap = maxGap(window(arrivals.frames));
+      const snapshotGaps = gapsOf(window(arrivals.frames));
+      const snapshotGap = Math.max(...snapshotGaps);
+      const lateSnapshots = snapshotGaps.filter((gap) => gap > LATE_SNAPSHOT_MS);
       const blockGap = maxGap(window(arrivals.heads));
       console.log(
         `isolation: ${counts.proofs} proofs (10 000 keys a batch), ${counts.feeHistory} fee histories, ` +
           `${counts.logs} log queries, ${counts.blocks} full blocks in ${Math.round(finished - start)} ms; ` +
-          `largest snapshot gap ${Math.round(snapshotGap)} ms, largest block gap ${Math.round(blockGap)} ms`,
+          `${snapshotGaps.length} snapshot intervals, ${lateSnapshots.length} over ${LATE_SNAPSHOT_MS} ms ` +
+          `(${lateSnapshots.map(Math.round).join(", ") || "none"}), largest ${Math.round(snapshotGap)} ms; ` +
+          `largest block gap ${Math.round(blockGap)} ms`,
       );
+      expect(lateSnapshots.length).toBeLessThanOrEqual(MAX_LATE_SNAPSHOTS);
       expect(snapshotGap).toBeLessThanOrEqual(MAX_SNAPSHOT_GAP_MS);
       expect(blockGap).toBeLessThanOrEqual(MAX_BLOCK_GAP_MS);
 
