@@ -15,6 +15,7 @@
  * future version lacks the method, the patch is skipped and the library's own analysis runs.
  */
 import type { Common } from "@ethereumjs/common";
+import { libraryMember } from "./library-originals.js";
 
 type JumpAnalysis = { jumps: Uint8Array; pushes: Record<number, bigint>; opcodesCached: unknown[] };
 type InterpreterThis = {
@@ -127,8 +128,9 @@ export function installJumpAnalysisCache(): Promise<JumpDestinations | undefined
         Interpreter?: { prototype: InterpreterProto };
       };
       const proto = mod.Interpreter?.prototype;
-      const original = proto?._getValidJumpDestinations;
-      if (proto === undefined || typeof original !== "function") return undefined;
+      if (proto === undefined) return undefined;
+      const original = libraryMember(proto, "_getValidJumpDestinations") as JumpDestinations | undefined;
+      if (typeof original !== "function") return undefined;
       proto._getValidJumpDestinations = function (code: Uint8Array): JumpAnalysis {
         let perEvm = analysisCache.get(this._evm);
         if (perEvm === undefined) {

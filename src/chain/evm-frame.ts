@@ -17,6 +17,7 @@
  */
 import { EVMError } from "@ethereumjs/evm";
 import { Account, createZeroAddress } from "@ethereumjs/util";
+import { libraryMember } from "./library-originals.js";
 
 /** The parts of the library's Message the frame set-up reads (it writes `code`, `isCompiled` in `_loadCode`). */
 interface MessageLike {
@@ -247,8 +248,8 @@ export function libraryFrameSetup(): Promise<LibraryFrameSetup | undefined> {
     if (
       proto === undefined ||
       Interpreter === undefined ||
-      typeof proto._executeCall !== "function" ||
-      typeof proto.runInterpreter !== "function" ||
+      typeof libraryMember(proto, "_executeCall") !== "function" ||
+      typeof libraryMember(proto, "runInterpreter") !== "function" ||
       typeof proto._reduceSenderBalance !== "function" ||
       typeof proto._addToBalance !== "function" ||
       typeof proto._loadCode !== "function" ||
@@ -256,8 +257,11 @@ export function libraryFrameSetup(): Promise<LibraryFrameSetup | undefined> {
     ) {
       return undefined;
     }
-    const library = { _executeCall: proto._executeCall, runInterpreter: proto.runInterpreter };
-    proto._executeCall = fastExecuteCall(proto._executeCall as ExecuteCall);
+    const library = {
+      _executeCall: libraryMember(proto, "_executeCall"),
+      runInterpreter: libraryMember(proto, "runInterpreter"),
+    };
+    proto._executeCall = fastExecuteCall(library._executeCall as ExecuteCall);
     proto.runInterpreter = fastRunInterpreter(Interpreter);
     return library;
   })();

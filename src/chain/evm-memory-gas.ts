@@ -13,6 +13,7 @@
  * through its module file) before an EVM copies it, as evm-storage-ops.ts does for SLOAD and SSTORE.
  */
 import { statelessCodeGas } from "./evm-fast-paths.js";
+import { libraryEntry } from "./library-originals.js";
 
 type Common = { isActivatedEIP(eip: number): boolean; param(name: string): bigint };
 
@@ -168,7 +169,7 @@ export function installMemoryGas(): Promise<Map<number, GasHandler> | undefined>
     if (table === undefined) return undefined;
     const library = new Map<number, GasHandler>();
     for (const [op] of replacements) {
-      const handler = table.get(op);
+      const handler = libraryEntry(table, op);
       if (handler === undefined) return undefined;
       library.set(op, handler);
     }

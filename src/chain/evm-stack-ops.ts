@@ -12,6 +12,7 @@
  * table keeps its own.
  */
 import { statelessCodeGas } from "./evm-fast-paths.js";
+import { libraryEntry } from "./library-originals.js";
 
 /** The library's Stack, whose fields these handlers use directly. */
 interface StackLike {
@@ -269,14 +270,14 @@ export function installStackOps(): Promise<Map<number, Handler> | undefined> {
       handlers?: Map<number, Handler>;
     };
     const table = mod.handlers;
-    if (table === undefined || replacements.some(([op]) => typeof table.get(op) !== "function"))
+    if (table === undefined || replacements.some(([op]) => typeof libraryEntry(table, op) !== "function"))
       return undefined;
     const originals = new Map<number, Handler>();
     for (const [op, handler] of replacements) {
-      library.set(op, table.get(op)!);
+      library.set(op, libraryEntry(table, op)!);
       const last = RANGES[op] ?? op;
       for (let code = op; code <= last; code++) {
-        originals.set(code, table.get(code)!);
+        originals.set(code, libraryEntry(table, code)!);
         table.set(code, handler);
       }
     }

@@ -17,6 +17,7 @@
  */
 import { statelessCodeGas } from "./evm-fast-paths.js";
 import { bytes32ToWord, wordToBytes32 } from "./evm-word-ops.js";
+import { libraryEntry } from "./library-originals.js";
 
 const SLOAD = 0x54;
 const SSTORE = 0x55;
@@ -202,10 +203,10 @@ export function installStorageOps(): Promise<LibraryStorageOps | undefined> {
       }>,
     ]);
     const library = {
-      sload: functions.handlers?.get(SLOAD),
-      sloadGas: gas.dynamicGasHandlers?.get(SLOAD),
-      sstore: functions.handlers?.get(SSTORE),
-      sstoreGas: gas.dynamicGasHandlers?.get(SSTORE),
+      sload: functions.handlers && libraryEntry(functions.handlers, SLOAD),
+      sloadGas: gas.dynamicGasHandlers && libraryEntry(gas.dynamicGasHandlers, SLOAD),
+      sstore: functions.handlers && libraryEntry(functions.handlers, SSTORE),
+      sstoreGas: gas.dynamicGasHandlers && libraryEntry(gas.dynamicGasHandlers, SSTORE),
     };
     const access = eip2929.accessStorageEIP2929;
     const gas2200 = eip2200.updateSstoreGasEIP2200;

@@ -9,6 +9,8 @@
  * whichever interpreter loop runs. A version without the expected table keeps its own handlers.
  */
 
+import { libraryEntry } from "./library-originals.js";
+
 type Handler = (runState: WordRunState) => void;
 
 /** The parts of the library's run state the two handlers use. */
@@ -80,8 +82,8 @@ export function installWordOps(): Promise<{ mstore: Handler; mload: Handler } | 
       handlers?: Map<number, Handler>;
     };
     const table = mod.handlers;
-    const originalStore = table?.get(MSTORE);
-    const originalLoad = table?.get(MLOAD);
+    const originalStore = table && libraryEntry(table, MSTORE);
+    const originalLoad = table && libraryEntry(table, MLOAD);
     if (table === undefined || originalStore === undefined || originalLoad === undefined) return undefined;
     table.set(MSTORE, mstore);
     table.set(MLOAD, mload);

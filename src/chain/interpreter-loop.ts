@@ -19,6 +19,7 @@
 import { EVMError } from "@ethereumjs/evm";
 import { EthereumJSErrorWithoutCode } from "@ethereumjs/util";
 import { codeJumpAnalysis } from "./evm-fast-paths.js";
+import { libraryMember } from "./library-originals.js";
 
 /** The parts of the library's opcode table entry and Interpreter this loop uses. */
 interface OpEntry {
@@ -167,14 +168,14 @@ export function installSyncInterpreterLoop(): Promise<void> {
     const consume = eip7928.consumeEip7928PostTargetCallOog;
     if (
       proto === undefined ||
-      typeof proto.run !== "function" ||
+      typeof libraryMember(proto, "run") !== "function" ||
       typeof proto.lookupOpInfo !== "function" ||
       typeof proto.useGas !== "function" ||
       typeof proto._getValidJumpDestinations !== "function" ||
       typeof consume !== "function"
     )
       return;
-    proto.run = fastRun(proto.run as Run, consume as (runState: RunState) => void);
+    proto.run = fastRun(libraryMember(proto, "run") as Run, consume as (runState: RunState) => void);
     active = true;
   })();
   return installed;
