@@ -152,9 +152,13 @@ describe("the choice of backend", () => {
     expect(ethKzgBackendChoice()).toEqual({ backend: "native", reason: "c-kzg loaded" });
   });
 
-  /** A fresh copy of the module (its choice not yet made), optionally with node:module's require failing. */
+  let copies = 0;
+  /**
+   * A fresh copy of the module (its choice not yet made), optionally with node:module's require failing. A copy of
+   * its own (a query on its URL), not the worker's module graph reset: the other files of this shared test worker
+   * keep the modules they evaluated.
+   */
   async function freshModule(addonMissing: boolean): Promise<typeof import("./kzg.js")> {
-    vi.resetModules();
     if (addonMissing) {
       vi.doMock("node:module", () => ({
         createRequire: () => (id: string) => {
@@ -163,7 +167,8 @@ describe("the choice of backend", () => {
       }));
     }
     try {
-      return await import("./kzg.js");
+      const copy = `./kzg.js?copy=${++copies}`;
+      return (await import(/* @vite-ignore */ copy)) as typeof import("./kzg.js");
     } finally {
       vi.doUnmock("node:module");
     }
