@@ -2,11 +2,10 @@
  * The library's own functions behind the engine's replacements in @ethereumjs/evm's tables and prototypes
  * (evm-install.ts). The library is loaded once per process, but the engine's modules can be evaluated more than
  * once in it (a test worker's copy of a module under another URL or after `vi.resetModules()`, two bundles in one
- * process).
- * A second copy that read a slot directly would take the first copy's replacement for the library's function:
- * it would wrap the engine in itself, and compare the engine against itself where a test asks for the library.
- * So the first read of each slot is recorded in one registry per process (globalThis under a `Symbol.for` key,
- * shared by every copy), and every later read of that slot answers the recorded value.
+ * process). A second copy that read a slot directly would take the first copy's replacement for the library's
+ * function: it would wrap the engine in itself, and compare the engine against itself where a test asks for the
+ * library. So the first read of each slot is recorded in one registry per process (globalThis under a `Symbol.for`
+ * key, shared by every copy), and every later read of that slot answers the recorded value.
  */
 
 const REGISTRY = Symbol.for("op-engine.library-originals");
