@@ -167,7 +167,13 @@ export {
   devL1ChainConfig,
   devRollupConfig,
 } from "./dev-chain/config.js";
-export { DEV_ACCOUNT_BALANCE, DEV_MNEMONIC, type DevAccount, devAccounts } from "./dev-chain/dev-accounts.js";
+export {
+  DEV_ACCOUNT_BALANCE,
+  DEV_MNEMONIC,
+  type DevAccount,
+  devAccounts,
+  deriveDevAccount,
+} from "./dev-chain/dev-accounts.js";
 export {
   type Genesis,
   type GenesisHeaderOptions,

@@ -8,11 +8,13 @@ import {
   DEV_MNEMONIC,
   decodeL1InfoCalldata,
   devAccounts,
+  deriveDevAccount,
   l1InfoCalldata,
   syntheticL1Origin,
 } from "../../src/chain/index.js";
 import { PREDEPLOYS_ARTIFACT_PATH, compilePredeploys } from "../../src/chain/dev-chain/compile-predeploys.js";
 import { TxPool } from "../../src/node/pool.js";
+import { DEV_ACCOUNT_TABLE } from "../../src/chain/dev-chain/dev-account-table.js";
 
 describe("config", () => {
   it("reads flags over environment over defaults", () => {
@@ -92,13 +94,21 @@ describe("genesis inputs", () => {
     expect(a1!.address).toBe("0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
   });
 
-  it("derives each dev account as viem does from the mnemonic over the whole BIP-44 path", () => {
-    const accounts = devAccounts(12);
-    for (const [i, account] of accounts.entries()) {
+  it("derives dev accounts as viem does from the mnemonic over the whole BIP-44 path, past the table too", () => {
+    for (const i of [0, 1, 57, 99, 100, 101]) {
       const viemAccount = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: i });
-      expect(account.address).toBe(viemAccount.address);
-      expect(account.privateKey).toBe(bytesToHex(viemAccount.getHdKey().privateKey!));
+      expect(deriveDevAccount(i)).toEqual({
+        address: viemAccount.address,
+        privateKey: bytesToHex(viemAccount.getHdKey().privateKey!),
+      });
     }
+    expect(devAccounts(102)[101]).toEqual(deriveDevAccount(101));
+  });
+
+  it("holds the first 100 dev accounts as derived, in order", () => {
+    expect(DEV_ACCOUNT_TABLE).toHaveLength(100);
+    const accounts = devAccounts(100);
+    for (const [i, account] of accounts.entries()) expect(account).toEqual(deriveDevAccount(i));
   });
 
   it("has a committed artifact of our own predeploys that matches their sources", () => {

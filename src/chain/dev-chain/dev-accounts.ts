@@ -6,6 +6,7 @@
 import { pbkdf2Sync } from "node:crypto";
 import { bytesToHex } from "viem";
 import { HDKey, privateKeyToAddress } from "viem/accounts";
+import { DEV_ACCOUNT_TABLE } from "./dev-account-table.js";
 
 export const DEV_MNEMONIC = "test test test test test test test test test test test junk";
 /** 10 000 ETH each, as Hardhat and Anvil. */
@@ -27,15 +28,22 @@ function mnemonicSeed(mnemonic: string): Uint8Array {
 /** BIP-44 m/44'/60'/0'/0, the parent of every dev account, derived once per process. */
 let accountsParent: HDKey | undefined;
 
-/** The first `count` dev accounts: children 0..count-1 of m/44'/60'/0'/0 (one derivation each, not five). */
+/** The first `count` dev accounts: from the written-out table where it reaches, derived beyond it. */
 export function devAccounts(count: number): DevAccount[] {
-  accountsParent ??= HDKey.fromMasterSeed(mnemonicSeed(DEV_MNEMONIC)).derive("m/44'/60'/0'/0");
   const out: DevAccount[] = [];
-  for (let i = 0; i < count; i++) {
-    const key = accountsParent.deriveChild(i).privateKey;
-    if (key === null) throw new Error(`no private key for dev account ${i}`);
-    const privateKey = bytesToHex(key);
-    out.push({ address: privateKeyToAddress(privateKey), privateKey });
+  for (let i = 0; i < count && i < DEV_ACCOUNT_TABLE.length; i++) {
+    const [privateKey, address] = DEV_ACCOUNT_TABLE[i]!;
+    out.push({ address, privateKey });
   }
+  for (let i = out.length; i < count; i++) out.push(deriveDevAccount(i));
   return out;
+}
+
+/** Dev account `index` derived from the mnemonic: child `index` of m/44'/60'/0'/0 (one derivation, not five). */
+export function deriveDevAccount(index: number): DevAccount {
+  accountsParent ??= HDKey.fromMasterSeed(mnemonicSeed(DEV_MNEMONIC)).derive("m/44'/60'/0'/0");
+  const key = accountsParent.deriveChild(index).privateKey;
+  if (key === null) throw new Error(`no private key for dev account ${index}`);
+  const privateKey = bytesToHex(key);
+  return { address: privateKeyToAddress(privateKey), privateKey };
 }
