@@ -11,11 +11,12 @@
  * (`process.argv[1] === fileURLToPath(import.meta.url)`) holds. Worker threads find their bundles through
  * SERVICE_BUNDLE_DIR (entries.ts).
  */
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { isAbsolute, join, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Plugin } from "esbuild";
 import { REPO_ROOT, SERVICE_ENTRIES, WORKER_ENTRIES } from "./entries.js";
+import { thinLibraryMappings } from "./library-mappings.js";
 
 /**
  * Packages left as imports: those with native addons, those that find files beside their own modules at run time
@@ -141,7 +142,7 @@ export async function buildBundles(bundleDir: string): Promise<BundleBuild> {
     external: [...EXTERNAL_PACKAGES],
     banner: { js: REQUIRE_BANNER },
     // Stack traces need the mappings, not the sources' text (4/5 of a map that every process and worker thread
-    // reads and parses at load: docs/decisions.md "Source maps on").
+    // reads and parses at load: docs/decisions.md "Source maps on"); package code's mappings are thinned below.
     sourcemap: "linked",
     sourcesContent: false,
     define: { SERVICE_BUNDLE_DIR: JSON.stringify(pathToFileURL(outdir + sep).href) },
@@ -150,6 +151,15 @@ export async function buildBundles(bundleDir: string): Promise<BundleBuild> {
     metafile: true,
   });
   const bundles = Object.keys(result.metafile.outputs).filter((file) => file.endsWith(".mjs"));
+  await Promise.all(
+    Object.keys(result.metafile.outputs)
+      .filter((file) => file.endsWith(".mjs.map"))
+      .map(async (file) => {
+        const path = join(REPO_ROOT, file);
+        const map = JSON.parse(await readFile(path, "utf8")) as { sources: string[]; mappings: string };
+        await writeFile(path, JSON.stringify(thinLibraryMappings(map)));
+      }),
+  );
   const uses = (
     await Promise.all(
       bundles.map(async (file) => packageLocationUses(await readFile(join(REPO_ROOT, file), "utf8"))),
