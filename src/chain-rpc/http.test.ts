@@ -62,6 +62,37 @@ describe("httpRequest", () => {
     expect((failure as Error).message).toBe("probe: body exceeds the limit");
   });
 
+  it("refuses a body that is not in the encoding it names", async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { "content-encoding": "gzip" });
+      res.end("not gzip at all");
+    });
+    const failure = await post(url).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(MalformedResponseError);
+    expect((failure as Error).message).toBe("probe: the body is not valid gzip");
+  });
+
+  it("does not send a request again when its connection breaks after the answer began", async () => {
+    let requests = 0;
+    const url = await serve((req, res) => {
+      requests++;
+      // The first request keeps its connection; the second breaks it in the middle of its body.
+      if (requests === 1) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ jsonrpc: "2.0", id: 1, result: "first" }));
+        return;
+      }
+      res.writeHead(200, { "content-length": 1000 });
+      res.write("x".repeat(10), () => req.socket.resetAndDestroy());
+    });
+    expect((await post(url)).body).toContain("first");
+    const failure = await post(url).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(EndpointUnavailableError);
+    // Give a resend (the failure this test is about) time to reach the server.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(requests).toBe(2);
+  });
+
   it("refuses a declared length over the limit before reading the body", async () => {
     const url = await serve((_req, res) => {
       res.writeHead(200, { "content-length": 5000 });

@@ -73,6 +73,17 @@ async function boundedText(
       }
       parts.push(part);
     }
+  } catch (error) {
+    // zlib's errors (Z_DATA_ERROR, Z_BUF_ERROR, ...): the body is not in the encoding it names.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (typeof code === "string" && code.startsWith("Z_"))
+      throw new MalformedResponseError(
+        `${what}: the body is not valid ${String(response.headers["content-encoding"])}`,
+        {
+          cause: error,
+        },
+      );
+    throw error;
   } finally {
     if (size > limit) {
       body.destroy();
@@ -101,9 +112,20 @@ function exchange(
   const headers: Record<string, string | number> = { ...init.headers };
   if (init.body !== undefined) headers["content-length"] = Buffer.byteLength(init.body);
   return new Promise((resolve, reject) => {
-    const request = send(url, { method: init.method, headers, agent, signal }, resolve);
+    let answered = false;
+    const request = send(url, { method: init.method, headers, agent, signal }, (response) => {
+      answered = true;
+      resolve(response);
+    });
+    // Once an answer began, an error is the body's (read by boundedText), and the request is never sent again.
     request.on("error", (error: NodeJS.ErrnoException) => {
-      if (retryOnReuse && request.reusedSocket && !signal.aborted && isResetBeforeAnswer(error)) {
+      if (
+        !answered &&
+        retryOnReuse &&
+        request.reusedSocket &&
+        !signal.aborted &&
+        isResetBeforeAnswer(error)
+      ) {
         exchange(url, init, signal, false).then(resolve, reject);
       } else reject(error);
     });
