@@ -1,6 +1,9 @@
-/** Opens the configured queue: PostgreSQL when a database URL is given (several machines), else a SQLite file. */
+/**
+ * Opens the configured queue: PostgreSQL when a database URL is given (several machines), else a SQLite file. The
+ * PostgreSQL driver (and pg) is imported only when it is the one configured: evaluating pg loads Node's fetch (its
+ * Cloudflare check builds a `Response`), ~0.1 s of CPU in every host that starts on SQLite.
+ */
 import { UnsupportedDatabaseUrlError } from "./errors.js";
-import { PostgresDriver } from "./postgres-driver.js";
 import { type ProofJobQueue, type ProofJobQueueOptions, resolveQueueOptions } from "./queue.js";
 import { SqlProofJobQueue } from "./sql-queue.js";
 import { SqliteDriver } from "./sqlite-driver.js";
@@ -21,6 +24,7 @@ export async function openProofJobQueue(config: ProofJobQueueConfig): Promise<Pr
   if (url !== "") {
     const scheme = url.slice(0, Math.max(0, url.indexOf(":")));
     if (scheme !== "postgres" && scheme !== "postgresql") throw new UnsupportedDatabaseUrlError(scheme);
+    const { PostgresDriver } = await import("./postgres-driver.js");
     queue = new SqlProofJobQueue(new PostgresDriver(url), options);
   } else {
     queue = new SqlProofJobQueue(new SqliteDriver(config.sqlitePath), options);
