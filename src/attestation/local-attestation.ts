@@ -5,11 +5,10 @@
  * to a per-process self-signed root. Everything is marked LOCAL: no verifier that pins the AWS Nitro root
  * accepts it, but a registrar's parsing and signature path can be exercised end to end.
  */
-import "reflect-metadata";
 import { webcrypto } from "node:crypto";
-import * as x509 from "@peculiar/x509";
 import { encode } from "cborg";
 import { LOCAL_MODULE_ID_PREFIX } from "./verify.js";
+import { loadX509 } from "./x509.js";
 // Readers verify these documents with verify.ts.
 
 const ES384_ALGORITHM_ID = -35; // COSE alg: ECDSA with SHA-384
@@ -33,6 +32,7 @@ export class LocalAttestor {
   ) {}
 
   static async create(random: (length: number) => Uint8Array): Promise<LocalAttestor> {
+    const x509 = await loadX509();
     const id = Buffer.from(random(8)).toString("hex");
     const moduleId = `${LOCAL_MODULE_ID_PREFIX}-${id}`;
     const notBefore = new Date(Date.now() - 60_000);

@@ -13,11 +13,10 @@
  *   a debug-mode enclave). Local-mode development documents (their own per-process root, module id marked
  *   LOCAL, no PCRs) pass only with `allowLocal`.
  */
-import "reflect-metadata";
 import { createHash, webcrypto } from "node:crypto";
-import * as x509 from "@peculiar/x509";
 import { decode, encode } from "cborg";
 import { AttestationError, type AttestationErrorOptions } from "./errors.js";
+import { loadX509, type X509 } from "./x509.js";
 
 /** SHA-256 of the DER AWS Nitro Enclaves Root G1 certificate (CN=aws.nitro-enclaves, valid 2019–2049). */
 export const AWS_NITRO_ROOT_G1_SHA256 = Uint8Array.from(
@@ -166,7 +165,7 @@ function decodeDocument(bytes: Uint8Array): DecodedDocument {
   };
 }
 
-function certificateOf(der: Uint8Array, what: string): x509.X509Certificate {
+function certificateOf(x509: typeof X509, der: Uint8Array, what: string): X509.X509Certificate {
   try {
     return new x509.X509Certificate(der);
   } catch (error) {
@@ -175,8 +174,9 @@ function certificateOf(der: Uint8Array, what: string): x509.X509Certificate {
 }
 
 async function checkSignedBy(
-  cert: x509.X509Certificate,
-  issuer: x509.X509Certificate,
+  x509: typeof X509,
+  cert: X509.X509Certificate,
+  issuer: X509.X509Certificate,
   what: string,
   at: Date,
 ): Promise<void> {
@@ -196,12 +196,13 @@ async function checkSignedBy(
 async function verifySignatures(decoded: DecodedDocument): Promise<Uint8Array> {
   const { document } = decoded;
   const at = new Date(Number(document.timestamp));
-  const bundle = document.cabundle.map((der, i) => certificateOf(der, `cabundle[${i}]`));
-  const leaf = certificateOf(document.certificate, "certificate");
-  await checkSignedBy(bundle[0]!, bundle[0]!, "the root certificate (cabundle[0])", at);
+  const x509 = await loadX509();
+  const bundle = document.cabundle.map((der, i) => certificateOf(x509, der, `cabundle[${i}]`));
+  const leaf = certificateOf(x509, document.certificate, "certificate");
+  await checkSignedBy(x509, bundle[0]!, bundle[0]!, "the root certificate (cabundle[0])", at);
   for (let i = 1; i < bundle.length; i++)
-    await checkSignedBy(bundle[i]!, bundle[i - 1]!, `cabundle[${i}]`, at);
-  await checkSignedBy(leaf, bundle[bundle.length - 1]!, "the signing certificate", at);
+    await checkSignedBy(x509, bundle[i]!, bundle[i - 1]!, `cabundle[${i}]`, at);
+  await checkSignedBy(x509, leaf, bundle[bundle.length - 1]!, "the signing certificate", at);
   let leafKey: webcrypto.CryptoKey;
   try {
     leafKey = await leaf.publicKey.export(P384, ["verify"]);
