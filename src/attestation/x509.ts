@@ -1,7 +1,7 @@
 /**
  * @peculiar/x509, loaded on first use (after the reflect-metadata polyfill its dependency injection needs): a
  * process that never reads or writes a certificate (a host proving with enclaves that are already registered, a
- * node) does not evaluate it, ~80 ms of CPU at every start of a host on a busy machine.
+ * node) does not evaluate it: ~60 ms of CPU at a host's start (more on a busy machine).
  */
 import type * as X509 from "@peculiar/x509";
 

@@ -1,7 +1,7 @@
 /**
  * Opens the configured queue: PostgreSQL when a database URL is given (several machines), else a SQLite file. The
  * PostgreSQL driver (and pg) is imported only when it is the one configured: evaluating pg loads Node's fetch (its
- * Cloudflare check builds a `Response`), ~0.1 s of CPU in every host that starts on SQLite.
+ * Cloudflare check builds a `Response`), ~50 ms of CPU (more on a busy machine) in every host on SQLite.
  */
 import { UnsupportedDatabaseUrlError } from "./errors.js";
 import { type ProofJobQueue, type ProofJobQueueOptions, resolveQueueOptions } from "./queue.js";

@@ -1,7 +1,7 @@
 /**
  * Picks the store: PostgreSQL when a DATABASE_URL is given, otherwise the SQLite file. The PostgreSQL store (and pg)
  * is imported only when it is the one configured: evaluating pg loads Node's fetch (its Cloudflare check builds a
- * `Response`), ~0.1 s of CPU in every process that starts on SQLite.
+ * `Response`), ~50 ms of CPU (more on a busy machine) in every process that starts on SQLite.
  */
 import { SqliteOrderStore } from "./sqlite-store.js";
 import type { OrderStore } from "./store.js";
