@@ -130,6 +130,9 @@ export async function handleProvePayload(
     table = PreimageTable.decode(payload, {
       admit: (count) =>
         context.charge(count * PREIMAGE_ENTRY_OVERHEAD_BYTES, `the index of ${count} preimages`),
+      // A payload the server assembled on a SharedArrayBuffer (an enclave with block workers): the index too, so
+      // the workers read the whole table in place.
+      shared: payload.buffer instanceof SharedArrayBuffer,
     });
   } catch (error) {
     if (error instanceof BincodeDecodeError) return refuse(`undecodable request: ${error.message}`);

@@ -69,3 +69,28 @@ describe("EnclaveServer buffered-bytes budget", () => {
     expect(await send(frame(fits))).toEqual({ kind: "Error", message: "handled SignerAttestation" });
   });
 });
+
+describe("EnclaveServer sharedPayloads", () => {
+  for (const shared of [true, false]) {
+    it(`${shared ? "assembles" : "does not assemble"} a request payload on a SharedArrayBuffer`, async () => {
+      const seen: { onShared: boolean; bytes: Uint8Array }[] = [];
+      server = new EnclaveServer({
+        listen: parseListenAddress("127.0.0.1:0"),
+        sharedPayloads: shared,
+        handleRaw: async (payload) => {
+          seen.push({ onShared: payload.buffer instanceof SharedArrayBuffer, bytes: payload.slice() });
+          return undefined;
+        },
+        handle: async (request) => ({ kind: "Error", message: `handled ${request.kind}` }),
+      });
+      await server.start();
+      const request = encodeRequest({
+        kind: "SignerAttestation",
+        user_data: new Uint8Array(40),
+        nonce: null,
+      });
+      expect(await send(frame(request))).toEqual({ kind: "Error", message: "handled SignerAttestation" });
+      expect(seen).toEqual([{ onShared: shared, bytes: request }]);
+    });
+  }
+});

@@ -70,6 +70,11 @@ export interface EnclaveServerOptions {
   readonly maxBufferedRequestBytes?: number;
   /** The request frames' length-prefix form: 4, 8, or either, detected per connection (the default). */
   readonly frameForm?: FrameForm;
+  /**
+   * Request payloads on SharedArrayBuffers (the enclave with block workers): a Prove's preimages are then read by
+   * the workers in place, never copied for them (docs/enclave.md "Parallel execution").
+   */
+  readonly sharedPayloads?: boolean;
   readonly log?: Logger;
 }
 
@@ -181,6 +186,9 @@ export class EnclaveServer {
         MAX_REQUEST_PAYLOAD_BYTES,
       ),
       admit: (length) => charge(length, `a ${length}-byte request`),
+      ...(this.options.sharedPayloads === true
+        ? { allocate: (length: number) => new Uint8Array(new SharedArrayBuffer(length)) }
+        : {}),
     });
     const hangUp = new AbortController();
     const context: RequestContext = { signal: hangUp.signal, charge };

@@ -71,10 +71,13 @@ export class FrameReader {
   /**
    * @param admit called once with the announced length, after the cap check and before any payload byte
    *   is kept; it may throw (a FrameError) to refuse the frame, e.g. when a memory budget is exhausted.
+   * @param allocate makes the array the complete payload is assembled in, once every byte has arrived (default:
+   *   a new Uint8Array); e.g. one on a SharedArrayBuffer that worker threads then read in place.
    */
   constructor(
     readonly maxPayloadBytes: number,
     private readonly admit?: (announcedLength: number) => void,
+    private readonly allocate: (length: number) => Uint8Array = (length) => new Uint8Array(length),
   ) {}
 
   /** True once the prefix has been read and accepted. */
@@ -111,7 +114,9 @@ export class FrameReader {
     }
     if (this.received < this.announced) return undefined;
     this.done = true;
-    const payload = new Uint8Array(this.announced);
+    const payload = this.allocate(this.announced);
+    if (payload.length !== this.announced)
+      throw new RangeError(`allocate gave ${payload.length} bytes for a ${this.announced}-byte payload`);
     let at = 0;
     for (const part of this.parts) {
       payload.set(part, at);

@@ -63,6 +63,8 @@ export class MissingPreimageError extends ChainError {
 /** A value's hash does not match its content-addressed key. */
 export class PreimageMismatchError extends ChainError {
   readonly key: Uint8Array;
+  /** What the value hashes to. */
+  readonly actualHash: Uint8Array;
   constructor(key: Uint8Array, actualHash: Uint8Array) {
     super(
       `preimage for key ${describePreimageKey(key)} does not match its content (value hashes to 0x${hexOf(actualHash)})`,
@@ -70,6 +72,7 @@ export class PreimageMismatchError extends ChainError {
       { details: { key, actualHash } },
     );
     this.key = key;
+    this.actualHash = actualHash;
   }
 }
 

@@ -103,6 +103,24 @@ describe("FrameReader", () => {
     expect(seen).toEqual([4, 1]);
   });
 
+  it("assembles the payload in the array `allocate` makes, once every byte has arrived", () => {
+    const asked: number[] = [];
+    const reader = new FrameReader(1024, undefined, (length) => {
+      asked.push(length);
+      return new Uint8Array(new SharedArrayBuffer(length));
+    });
+    expect(reader.push(bytes("00000003", "01"))).toBeUndefined();
+    expect(asked).toEqual([]);
+    const payload = reader.push(bytes("0203"));
+    expect(asked).toEqual([3]);
+    expect(payload).toEqual(bytes("010203"));
+    expect(payload?.buffer).toBeInstanceOf(SharedArrayBuffer);
+    const wrong = new FrameReader(1024, undefined, () => new Uint8Array(2));
+    expect(() => wrong.push(bytes("00000003", "010203"))).toThrow(
+      "allocate gave 2 bytes for a 3-byte payload",
+    );
+  });
+
   it("a smaller cap can be configured, never a larger one", () => {
     expect(newRequestFrameReader(8).maxPayloadBytes).toBe(8);
     expect(newRequestFrameReader(2 ** 32).maxPayloadBytes).toBe(MAX_REQUEST_PAYLOAD_BYTES);

@@ -134,6 +134,62 @@ describe("PreimageTable", () => {
     const digest = keccak_256(text("abd"));
     expect(() => table.verifyContent()).toThrow(`(value hashes to 0x${Buffer.from(digest).toString("hex")})`);
   });
+
+  it("verifyContent(from, to) checks those entries only, and refuses a range outside the table", () => {
+    const forgedAt = 3;
+    const preimages = witness();
+    const forgedKey = keccak256PreimageKey(text("abc"));
+    preimages.splice(forgedAt, 0, [forgedKey, text("abd")]);
+    const table = PreimageTable.fromPreimages(preimages);
+    expect(() => table.verifyContent(undefined, 0, forgedAt)).not.toThrow();
+    expect(() => table.verifyContent(undefined, forgedAt + 1, table.count)).not.toThrow();
+    for (const [from, to] of [
+      [0, table.count],
+      [forgedAt, forgedAt + 1],
+      [2, forgedAt + 2],
+    ] as const) {
+      const refused = (() => {
+        try {
+          table.verifyContent(undefined, from, to);
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(refused).toBeInstanceOf(PreimageMismatchError);
+      expect((refused as PreimageMismatchError).key).toEqual(forgedKey);
+      expect((refused as PreimageMismatchError).actualHash).toEqual(keccak_256(text("abd")));
+    }
+    for (const [from, to] of [
+      [-1, 2],
+      [0, table.count + 1],
+      [3, 2],
+      [0.5, 2],
+    ] as const)
+      expect(() => table.verifyContent(undefined, from, to)).toThrow(RangeError);
+  });
+
+  it("decoded with `shared`, holds its index on SharedArrayBuffers; toShared copies nothing then", () => {
+    const preimages = witness();
+    const encoded = encodeRequest({ kind: "Prove", preimages });
+    const payload = new Uint8Array(new SharedArrayBuffer(encoded.length));
+    payload.set(encoded);
+    const table = PreimageTable.decode(payload, { shared: true });
+    for (const [key, value] of preimages) expect(table.get(key)).toEqual(value);
+    const shared = table.toShared();
+    expect(shared.payload).toBe(payload);
+    for (const array of [shared.keyBytes, shared.starts, shared.lengths, shared.slots])
+      expect(array.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(table.toShared()).toBe(shared);
+    const view = PreimageTable.fromShared(shared);
+    for (const [key, value] of preimages) expect(view.get(key)).toEqual(value);
+
+    // A table decoded from an ordinary payload copies it once, on the first toShared, and answers the same later.
+    const copied = PreimageTable.decode(encoded);
+    const first = copied.toShared();
+    expect(first.payload.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(first.payload).toEqual(encoded);
+    expect(copied.toShared()).toBe(first);
+  });
 });
 
 describe("refusalReasonOf: the keys a Prove request may not carry", () => {

@@ -58,6 +58,11 @@ export interface DecodeProveOptions {
   readonly admit?: (count: number) => void;
   /** Largest accepted count (default and maximum: MAX_PROVE_PREIMAGES). */
   readonly maxPreimages?: number;
+  /**
+   * The index's arrays on SharedArrayBuffers, so that `toShared` copies nothing when the payload is on one too
+   * (the enclave with block workers assembles its request payloads there).
+   */
+  readonly shared?: boolean;
 }
 
 function hashKey(bytes: Uint8Array, at: number): number {
@@ -105,6 +110,9 @@ export interface SharedPreimageTable {
 }
 
 export class PreimageTable implements PreimageSource {
+  /** The arrays on SharedArrayBuffers, once `toShared` has made them. */
+  private shared: SharedPreimageTable | undefined;
+
   private constructor(
     private readonly payload: Uint8Array,
     private readonly keyBytes: Uint8Array,
@@ -129,9 +137,11 @@ export class PreimageTable implements PreimageSource {
     );
     const count = counted.value;
     options.admit?.(count);
-    const keyBytes = new Uint8Array(count * KEY_BYTES);
-    const starts = new Uint32Array(count);
-    const lengths = new Uint32Array(count);
+    const buffer = (bytes: number): ArrayBuffer | SharedArrayBuffer =>
+      options.shared === true ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes);
+    const keyBytes = new Uint8Array(buffer(count * KEY_BYTES));
+    const starts = new Uint32Array(buffer(count * 4));
+    const lengths = new Uint32Array(buffer(count * 4));
     let slotCount = 2;
     while (slotCount < 2 * count) slotCount *= 2;
     const table = new PreimageTable(
@@ -139,7 +149,7 @@ export class PreimageTable implements PreimageSource {
       keyBytes,
       starts,
       lengths,
-      new Int32Array(slotCount).fill(-1),
+      new Int32Array(buffer(slotCount * 4)).fill(-1),
       count,
     );
     let at = counted.end;
@@ -166,19 +176,21 @@ export class PreimageTable implements PreimageSource {
   }
 
   /**
-   * The table's arrays copied into SharedArrayBuffers, for worker threads that read it without a copy each
-   * (`fromShared`). The payload is copied once: its bytes are held twice until this table is dropped.
+   * The table's arrays on SharedArrayBuffers, for worker threads that read it without a copy each (`fromShared`).
+   * An array already on one is shared as it is; any other is copied once (a payload copied is held twice until this
+   * table is dropped), and later calls answer the same arrays.
    */
   toShared(): SharedPreimageTable {
     const share = <T extends Uint8Array | Uint32Array | Int32Array>(
       array: T,
       make: (b: SharedArrayBuffer) => T,
     ): T => {
+      if (array.buffer instanceof SharedArrayBuffer) return array;
       const copy = make(new SharedArrayBuffer(array.byteLength));
       copy.set(array);
       return copy;
     };
-    return {
+    this.shared ??= {
       payload: share(this.payload, (b) => new Uint8Array(b)),
       keyBytes: share(this.keyBytes, (b) => new Uint8Array(b)),
       starts: share(this.starts, (b) => new Uint32Array(b)),
@@ -186,11 +198,13 @@ export class PreimageTable implements PreimageSource {
       slots: share(this.slots, (b) => new Int32Array(b)),
       count: this.count,
     };
+    return this.shared;
   }
 
   /**
    * A read-only view of a shared table (a worker thread's). The arrays come from `toShared` of a table the
-   * enclave decoded and verified (verifyContent) itself; nothing here checks them again.
+   * enclave decoded itself; nothing here checks them again. Blocks run on it only after every value was verified
+   * (`verifyContent`, or the workers' shares of it: src/proof/program's `BlockPool.verifyAll`).
    */
   static fromShared(shared: SharedPreimageTable): PreimageTable {
     return new PreimageTable(
@@ -256,21 +270,28 @@ export class PreimageTable implements PreimageSource {
 
   /**
    * Checks every keccak256- and sha256-keyed value against its key (PreimageMismatchError on the first that does
-   * not hash to it). `between` runs every 1,024 entries (an abort check). keccak256 is src/chain's: WebAssembly
-   * once `initKeccak` has resolved (the enclave awaits it first; over a whole witness about 40 times the pure-JS
-   * hash, which answers until then with the same digests).
+   * not hash to it), or those of entries `from` up to `to` only (a block worker's share, src/proof/program/
+   * parallel). `between` runs every 1,024 entries (an abort check). keccak256 is src/chain's: WebAssembly once
+   * `initKeccak` has resolved (the enclave awaits it first; over a whole witness about 40 times the pure-JS hash,
+   * which answers until then with the same digests).
    */
-  verifyContent(between?: () => void): void {
-    for (let i = 0; i < this.count; i++) {
+  verifyContent(between?: () => void, from = 0, to = this.count): void {
+    if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to > this.count || from > to)
+      throw new RangeError(`entries ${from} to ${to} are not within the table's ${this.count}`);
+    const keys = this.keyBytes;
+    for (let i = from; i < to; i++) {
       if ((i & 1023) === 1023) between?.();
-      const type = this.keyBytes[i * KEY_BYTES];
+      const at = i * KEY_BYTES;
+      const type = keys[at];
       const hash =
         type === PreimageKeyType.Keccak256 ? keccak256 : type === PreimageKeyType.Sha256 ? sha256 : undefined;
       if (hash === undefined) continue;
       const digest = hash(this.valueOf(i));
-      const key = this.keyBytes.subarray(i * KEY_BYTES, (i + 1) * KEY_BYTES);
-      if (digest.subarray(1).some((byte, j) => byte !== key[j + 1]))
-        throw new PreimageMismatchError(key.slice(), digest);
+      // The key's first byte is its type; the other 31 are the digest's.
+      for (let j = 1; j < KEY_BYTES; j++) {
+        if (digest[j] !== keys[at + j])
+          throw new PreimageMismatchError(keys.slice(at, at + KEY_BYTES), digest);
+      }
     }
   }
 }

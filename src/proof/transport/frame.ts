@@ -70,6 +70,11 @@ export interface FrameReaderOptions {
    * throw to refuse the frame (an admission budget).
    */
   readonly admit?: (announcedLength: number) => void;
+  /**
+   * Makes the array the complete payload is assembled in (default: a new Uint8Array). The enclave with block
+   * workers takes one on a SharedArrayBuffer, which its workers read in place (docs/enclave.md "Parallel execution").
+   */
+  readonly allocate?: (length: number) => Uint8Array;
 }
 
 /**
@@ -152,7 +157,7 @@ export class LengthPrefixedFrameReader {
     this.options.admit?.(length);
     // The accepted length is at most the cap (below 4 GiB): the spec's reader takes it as a 4-byte prefix and
     // keeps exactly that many payload bytes, refusing any after them.
-    const reader = new FrameReader(length);
+    const reader = new FrameReader(length, undefined, this.options.allocate);
     const prefix = new Uint8Array(FRAME_PREFIX_BYTES);
     new DataView(prefix.buffer).setUint32(0, length, false);
     reader.push(prefix);
