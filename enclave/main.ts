@@ -96,6 +96,19 @@ async function main(): Promise<void> {
       }),
   });
 
+  // The check on the block workers, logged with its time (the sequential check is part of the proof's own time).
+  const loggedVerification =
+    (verify: NonNullable<typeof chains.verifyPreimages>): typeof verify =>
+    async (preimages, signal) => {
+      const started = performance.now();
+      await verify(preimages, signal);
+      log("info", "preimages verified", {
+        preimages: preimages.count,
+        workers: config.workers,
+        ms: Math.round(performance.now() - started),
+      });
+    };
+
   const teeImageHash = teeImageHashOf(securityModule.pcr0());
   const signer = EnclaveSigner.generate((n) => securityModule.randomBytes(n));
   const deps = {
@@ -107,6 +120,9 @@ async function main(): Promise<void> {
       executor: chains.executor,
       configHash: chains.configHash,
       checkHorizon: chains.checkHorizon,
+      ...(chains.verifyPreimages === undefined
+        ? {}
+        : { verifyPreimages: loggedVerification(chains.verifyPreimages) }),
       ...(config.journalVersion === "schedule-id" ? { scheduleId: chains.scheduleId } : {}),
     },
   };
@@ -119,6 +135,8 @@ async function main(): Promise<void> {
     handle: (request, context) => handleRequest(deps, request, context),
     handleRaw: (payload, context) => handleProvePayload(deps, payload, context),
     maxBufferedRequestBytes: requestBudgetBytes,
+    // With block workers a Prove's payload is assembled where they read it in place (never copied for them).
+    sharedPayloads: pool !== undefined,
     ...(readTimeoutMs !== undefined ? { readTimeoutMs } : {}),
     log,
   });

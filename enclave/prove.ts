@@ -59,6 +59,11 @@ export interface ProofProgram {
   readonly scheduleId?: (chainId: bigint, claimedBlock: bigint) => Uint8Array;
   /** Refuses a request past the image's fork horizon (EnclaveChains.checkHorizon), before the program runs. */
   readonly checkHorizon?: (boot: BootInfo, preimages: PreimageSource) => void;
+  /**
+   * Checks every hash-keyed preimage against its key, resolving only when all of them were checked and match
+   * (EnclaveChains.verifyPreimages: on the block workers). Absent: on this thread, `PreimageTable.verifyContent`.
+   */
+  readonly verifyPreimages?: (preimages: PreimageTable, signal?: AbortSignal) => Promise<void>;
 }
 
 /** A rollup config given to a local-mode enclave at start (docs/decisions.md "Development rollup config"). */
@@ -77,6 +82,8 @@ export interface EnclaveChains {
   readonly scheduleId: (chainId: bigint, claimedBlock: bigint) => Uint8Array;
   readonly lookup: ChainConfigLookup;
   readonly executor: RangeExecutor;
+  /** With block workers (a pool of two or more): the preimages checked on them, in shares (BlockPool.verifyAll). */
+  readonly verifyPreimages?: (preimages: PreimageTable, signal?: AbortSignal) => Promise<void>;
 }
 
 /** The rollup config of a built-in chain: the registry's, or the standalone dev chain's (fixed genesis). */
@@ -89,6 +96,11 @@ function builtInRollupConfig(chainId: bigint): RollupConfig | undefined {
 /** The config hash of a rollup config that carries its genesis and contract addresses. */
 export function developmentChain(rollupConfig: RollupConfig): DevelopmentChain {
   return { rollupConfig, configHash: computeConfigHash(genesisFactsOf(rollupConfig)) };
+}
+
+/** The preimages' check on a block pool (its workers read the table in place). */
+function verifiedOn(pool: BlockPool): NonNullable<EnclaveChains["verifyPreimages"]> {
+  return (preimages, signal) => pool.verifyAll(preimages.toShared(), signal);
 }
 
 /**
@@ -134,6 +146,9 @@ export function enclaveChains(
     },
     lookup,
     executor: programExecutor(lookup, execution),
+    ...(execution.pool !== undefined && execution.pool.workers > 1
+      ? { verifyPreimages: verifiedOn(execution.pool) }
+      : {}),
   };
 }
 
@@ -151,7 +166,9 @@ export async function runProof(
   refuseUnacceptedKeys(preimages.keys());
   // The WebAssembly keccak (once per process): ~40x the pure-JS one over a whole witness, identical digests.
   await initKeccak();
-  preimages.verifyContent(() => signal?.throwIfAborted());
+  if (program.verifyPreimages === undefined) preimages.verifyContent(() => signal?.throwIfAborted());
+  else await program.verifyPreimages(preimages, signal);
+  signal?.throwIfAborted();
   const boot = readBootInfo(preimages);
   const configHash = (program.configHash ?? configHashFor)(boot.chainId);
   program.checkHorizon?.(boot, preimages);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURE_ROLLUP_PATH, recordedWitness } from "../../conformance/fixture.js";
 import { type RunningEnclave, startEnclave } from "../../enclave/test/enclave-process.js";
 import type { Preimage, Response } from "../../generated/protocol/index.js";
-import { toHex } from "../../src/chain/index.js";
+import { PreimageKeyType, toHex } from "../../src/chain/index.js";
 import { callEnclave } from "../../src/host/index.js";
 import { withChainWitness } from "../../src/proof/program/parallel/chain-witness.test-support.js";
 
@@ -60,6 +60,32 @@ describe("the enclave's --workers", () => {
     ]);
     expect(executed(parallel)[0]!.peakWorkerHeapBytes).toBeGreaterThan(0);
     expect(executed(sequential)).toEqual([expect.objectContaining({ mode: "sequential", workers: 1 })]);
+    // The parallel enclave checked the preimages on its workers (the payload and index shared with them).
+    expect(parallel.logs.filter((entry) => entry.msg === "preimages verified")).toEqual([
+      expect.objectContaining({ preimages: witness.length, workers: 2, ms: expect.any(Number) }),
+    ]);
+  }, 180_000);
+
+  it("refuses a witness with a forged value as the sequential enclave does; nothing executed or signed", async () => {
+    // A keccak256-keyed entry from the middle of the request on (the first share a worker takes is not the one).
+    const at = witness.findIndex(
+      ([key], index) => index >= witness.length / 2 && key[0] === PreimageKeyType.Keccak256,
+    );
+    const forged = witness.map(([key, value], index): Preimage => {
+      if (index !== at) return [key, value];
+      const changed = value.slice();
+      changed[0]! ^= 1;
+      return [key, changed];
+    });
+    const before = executed(parallel).length;
+    const inParallel = await prove(parallel, forged);
+    const inSequence = await prove(sequential, forged);
+    expect(inParallel).toEqual({
+      kind: "Error",
+      message: expect.stringMatching(/^PreimageMismatchError: preimage for key keccak256:/),
+    });
+    expect(inParallel).toEqual(inSequence);
+    expect(executed(parallel)).toHaveLength(before);
   }, 180_000);
 
   it("without the chain witness, executes sequentially and says why", async () => {

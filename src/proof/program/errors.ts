@@ -6,7 +6,12 @@ import { describePreimageKey } from "../../chain/index.js";
 import { SuiteError } from "../../errors/index.js";
 
 export type ProgramErrorKind =
-  "missing-preimage" | "refused-preimage-key" | "invalid-witness" | "agreed-output" | "range-not-derived";
+  | "missing-preimage"
+  | "refused-preimage-key"
+  | "invalid-witness"
+  | "agreed-output"
+  | "range-not-derived"
+  | "unverified-preimages";
 
 /** Root of the proof program's errors. */
 export abstract class ProgramError<
@@ -67,5 +72,22 @@ export class RangeNotDerivedError extends ProgramError<"range-not-derived"> {
   override readonly name = "RangeNotDerivedError";
   constructor(message: string, details: { readonly claimedBlock: bigint; readonly safeHead: bigint }) {
     super(message, { kind: "range-not-derived", details });
+  }
+}
+
+/**
+ * The check of the preimages against their keys did not complete (a block worker that verified a share of them
+ * failed or exited): nothing is read from them and the proof is refused.
+ */
+export class PreimageVerificationError extends ProgramError<"unverified-preimages"> {
+  override readonly name = "PreimageVerificationError";
+  constructor(reason: string, details: { readonly from: number; readonly to: number }) {
+    super(
+      `the preimages ${details.from} to ${details.to} were not verified (${reason}): the proof is refused`,
+      {
+        kind: "unverified-preimages",
+        details: { ...details, reason },
+      },
+    );
   }
 }

@@ -9,7 +9,9 @@ import { Worker } from "node:worker_threads";
 import type { BlockHeader, PayloadAttributes, RollupConfig } from "../../../chain/index.js";
 import { workerEntryUrl } from "../../../bundles/index.js";
 import type { SharedPreimageTable } from "../../preimages/index.js";
-import type { BlockJob, BlockOutcome, BlockReply } from "./protocol.js";
+import { PreimageMismatchError } from "../../../chain/index.js";
+import { PreimageVerificationError } from "../errors.js";
+import type { BlockJob, BlockOutcome, BlockReply, VerifyJob, VerifyOutcome } from "./protocol.js";
 
 /** The worker's bundle when this runs from one, else the .mjs that loads worker.ts under tsx. */
 const ENTRY = workerEntryUrl(
@@ -26,6 +28,14 @@ export const DEFAULT_WORKER_HEAP_MB = 1024;
  * "Parallel execution" has the figures); operators proving heavy blocks set --workers to their cores.
  */
 export const DEFAULT_BLOCK_WORKERS = 1;
+
+/**
+ * Fewest entries in one share of a parallel preimage check (`verifyAll`): a smaller request is checked by fewer
+ * workers, since handing out a share costs a message each way.
+ */
+export const VERIFY_SHARE_ENTRIES = 16_384;
+/** Shares per worker in a parallel preimage check: later shares go to whichever worker finishes first. */
+const VERIFY_SHARES_PER_WORKER = 4;
 
 export interface BlockPoolOptions {
   /** Worker threads (at least 1). */
@@ -45,7 +55,8 @@ interface Slot {
   readonly worker: Worker;
   /** Settles when the worker has loaded (its first message) or failed. */
   readonly ready: Promise<void>;
-  busy: { readonly index: number; readonly done: (outcome: BlockOutcome) => void } | undefined;
+  busy:
+    { readonly index: number; readonly done: (outcome: BlockOutcome | VerifyOutcome) => void } | undefined;
 }
 
 export class BlockPool {
@@ -100,16 +111,69 @@ export class BlockPool {
    * (undefined for a block never started) when the started ones are done. An aborted `signal` ends the workers
    * and rejects with its reason.
    */
-  async executeAll(
+  executeAll(
     blocks: readonly PoolBlock[],
     table: SharedPreimageTable,
     rollupConfig: RollupConfig,
     keep: (index: number, outcome: BlockOutcome) => boolean,
     signal?: AbortSignal,
   ): Promise<(BlockOutcome | undefined)[]> {
-    signal?.throwIfAborted();
     const run = ++this.runs;
-    const outcomes: (BlockOutcome | undefined)[] = new Array<BlockOutcome | undefined>(blocks.length);
+    return this.runJobs<BlockOutcome>(
+      blocks.length,
+      (index, id) => ({ kind: "block", id, run, table, rollupConfig, ...blocks[index]! }),
+      keep,
+      signal,
+    );
+  }
+
+  /**
+   * Checks every keccak256- and sha256-keyed value of `table` against its key on the workers, in shares of at
+   * least VERIFY_SHARE_ENTRIES entries handed out in order. Resolves only when every share verified; rejects with
+   * PreimageMismatchError for the first entry that does not hash to its key (the lowest among the shares that
+   * found one), with PreimageVerificationError when a share was not checked (a worker failed), and with the
+   * signal's reason when it is aborted. The caller reads nothing from the table before this resolves.
+   */
+  async verifyAll(table: SharedPreimageTable, signal?: AbortSignal): Promise<void> {
+    const run = ++this.runs;
+    const shares = Math.min(
+      this.workers * VERIFY_SHARES_PER_WORKER,
+      Math.max(1, Math.ceil(table.count / VERIFY_SHARE_ENTRIES)),
+    );
+    const bounds = (index: number) => ({
+      from: Math.floor((table.count * index) / shares),
+      to: Math.floor((table.count * (index + 1)) / shares),
+    });
+    const outcomes = await this.runJobs<VerifyOutcome>(
+      shares,
+      (index, id) => ({ kind: "verify", id, run, table, ...bounds(index) }),
+      (_index, outcome) => outcome.kind === "verified",
+      signal,
+    );
+    // In share order: a mismatch or failure of an earlier share is reported before a later one's, and a share
+    // never started (the hand-out stopped at a mismatch or failure) counts as unverified.
+    for (let index = 0; index < shares; index++) {
+      const outcome = outcomes[index];
+      if (outcome?.kind === "verified") continue;
+      if (outcome?.kind === "mismatch") throw new PreimageMismatchError(outcome.key, outcome.actualHash);
+      throw new PreimageVerificationError(outcome?.reason ?? "not checked", bounds(index));
+    }
+  }
+
+  /**
+   * Hands out `count` jobs (`job(index, id)`) in index order, up to `workers` at once. `keep(index, outcome)` is
+   * called as each outcome arrives; once it answers false no further job is started. Resolves with every outcome
+   * (undefined for a job never started) when the started ones are done; an aborted `signal` ends the workers and
+   * rejects with its reason.
+   */
+  private async runJobs<Outcome extends BlockOutcome | VerifyOutcome>(
+    count: number,
+    job: (index: number, id: number) => BlockJob | VerifyJob,
+    keep: (index: number, outcome: Outcome) => boolean,
+    signal?: AbortSignal,
+  ): Promise<(Outcome | undefined)[]> {
+    signal?.throwIfAborted();
+    const outcomes: (Outcome | undefined)[] = new Array<Outcome | undefined>(count);
     let next = 0;
     let stopped = false;
     let running = 0;
@@ -128,27 +192,26 @@ export class BlockPool {
         resolve(outcomes);
       };
       const dispatch = () => {
-        while (!stopped && next < blocks.length) {
+        while (!stopped && next < count) {
           const slot =
             this.slots.find((s) => s.busy === undefined) ??
             (this.slots.length < this.workers ? this.spawn() : undefined);
           if (slot === undefined) break;
           const index = next++;
-          const block = blocks[index]!;
           running++;
           slot.busy = {
             index,
             done: (outcome) => {
               running--;
-              outcomes[index] = outcome;
-              if (!stopped && !keep(index, outcome)) stopped = true;
+              // A failed slot reports { kind: "failed" }, which both outcome types carry.
+              outcomes[index] = outcome as Outcome;
+              if (!stopped && !keep(index, outcome as Outcome)) stopped = true;
               if (!signal?.aborted) dispatch();
             },
           };
-          const job: BlockJob = { id: this.nextId++, run, table, rollupConfig, ...block };
-          slot.worker.postMessage(job);
+          slot.worker.postMessage(job(index, this.nextId++));
         }
-        if (running === 0 && (stopped || next >= blocks.length)) finish();
+        if (running === 0 && (stopped || next >= count)) finish();
       };
       dispatch();
     });

@@ -7,6 +7,7 @@ import type { SharedPreimageTable } from "../../preimages/index.js";
 
 /** One block to execute on the parent header the witness carries for it. */
 export interface BlockJob {
+  readonly kind: "block";
   readonly id: number;
   /** The proof run the job belongs to: a worker keeps the table of the last run it saw. */
   readonly run: number;
@@ -16,6 +17,25 @@ export interface BlockJob {
   readonly attributes: PayloadAttributes;
   readonly transactions: readonly Uint8Array[];
 }
+
+/** A share of the table's entries to check against their keys (`PreimageTable.verifyContent(from, to)`). */
+export interface VerifyJob {
+  readonly kind: "verify";
+  readonly id: number;
+  readonly run: number;
+  readonly table: SharedPreimageTable;
+  readonly from: number;
+  readonly to: number;
+}
+
+/** What a worker answers for a VerifyJob. */
+export type VerifyOutcome =
+  /** Every keccak256- and sha256-keyed value of the share hashes to its key. */
+  | { readonly kind: "verified" }
+  /** The first value of the share that does not (the PreimageMismatchError's fields). */
+  | { readonly kind: "mismatch"; readonly key: Uint8Array; readonly actualHash: Uint8Array }
+  /** The check did not complete (the worker failed). */
+  | { readonly kind: "failed"; readonly reason: string };
 
 /** What a worker answers for one job. */
 export type BlockOutcome =
@@ -30,7 +50,7 @@ export type BlockOutcome =
 
 export interface BlockReply {
   readonly id: number;
-  readonly outcome: BlockOutcome;
+  readonly outcome: BlockOutcome | VerifyOutcome;
   /** The worker's V8 heap in use after the job (bytes). */
   readonly heapUsed: number;
 }
