@@ -1,11 +1,12 @@
 /**
  * What bench:prove's end-to-end runs share: the enclave's stages replayed on a captured Prove frame with the code the
- * enclave runs (verification of every hash-keyed preimage and the boot info, derivation and execution by the
- * program, sequentially or on a BlockPool as an enclave with --workers runs them, signing) and the machine line (a
+ * enclave runs (verification of every hash-keyed preimage, on the BlockPool's workers when it has more than one, and
+ * the boot info; derivation and execution by the program, sequentially or on the BlockPool as an enclave with
+ * --workers runs them; signing) and the machine line (a
  * process's CPU time and peak RSS: process-stats.ts).
  */
 import { cpus, loadavg, totalmem } from "node:os";
-import type { Preimage } from "../generated/protocol/index.js";
+import { encodeRequest, type Preimage } from "../generated/protocol/index.js";
 import { type RollupConfig, initKeccak } from "../src/chain/index.js";
 import { EnclaveSigner } from "../enclave/index.js";
 import { buildProofResult } from "../src/proof/onchain/index.js";
@@ -38,15 +39,26 @@ export async function replayStages(
   await initKeccak();
   const v0 = performance.now();
   refusePrecompileKeys(preimages);
-  const table = PreimageTable.fromPreimages(preimages);
-  table.verifyContent(() => undefined);
+  const onPool = pool !== undefined && pool.workers > 1 ? pool : undefined;
+  let table: PreimageTable;
+  if (onPool === undefined) {
+    table = PreimageTable.fromPreimages(preimages);
+    table.verifyContent(() => undefined);
+  } else {
+    // As an enclave with workers: the payload and its index on SharedArrayBuffers, the check on the workers.
+    const encoded = encodeRequest({ kind: "Prove", preimages: [...preimages] });
+    const payload = new Uint8Array(new SharedArrayBuffer(encoded.length));
+    payload.set(encoded);
+    table = PreimageTable.decode(payload, { shared: true });
+    await onPool.verifyAll(table.toShared());
+  }
   const boot = readBootInfo(table);
   const verifyMs = performance.now() - v0;
   const program = await runProgram({
     boot,
     oracle: new OfflineOracle(table),
     rollupConfig,
-    ...(pool !== undefined && pool.workers > 1 ? { parallel: { pool, table } } : {}),
+    ...(onPool === undefined ? {} : { parallel: { pool: onPool, table } }),
   });
   const s0 = performance.now();
   buildProofResult(
