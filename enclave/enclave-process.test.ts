@@ -78,7 +78,12 @@ describe("enclave process (local mode, Unix socket)", () => {
     expect(key[0]).toBe(4);
     expect(bytesToHex(addressOfPublicKey(key))).toBe(enclave.signer);
     const startLine = enclave.logs.find((l) => l.msg === "enclave listening");
-    expect(startLine).toMatchObject({ mode: "local", teeImageHash: `0x${"00".repeat(32)}` });
+    // Run from the service bundle beside node_modules: the secp256k1 package's own addon.
+    expect(startLine).toMatchObject({
+      mode: "local",
+      teeImageHash: `0x${"00".repeat(32)}`,
+      secp256k1: "libsecp256k1",
+    });
     expect(Object.keys(startLine!).sort()).toEqual([
       "bundleSha256",
       "heapLimitBytes",
@@ -88,6 +93,7 @@ describe("enclave process (local mode, Unix socket)", () => {
       "msg",
       "node",
       "requestBudgetBytes",
+      "secp256k1",
       "signer",
       "teeImageHash",
       "time",

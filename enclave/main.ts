@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { getHeapStatistics } from "node:v8";
 import { bytesToHex } from "viem";
-import { parseRollupConfig } from "../src/chain/index.js";
+import { parseRollupConfig, secp256k1Backend } from "../src/chain/index.js";
 import { VMADDR_CID_ANY } from "../native/index.js";
 import { teeImageHashOf } from "../src/attestation/index.js";
 import { refuseUnknownForks } from "../src/proof/onchain/index.js";
@@ -150,6 +150,8 @@ async function main(): Promise<void> {
     heapLimitBytes,
     requestBudgetBytes,
     workers: config.workers,
+    // Sender recovery's backend: libsecp256k1 (the image embeds the addon), or the pure-JS fallback, ~30x slower.
+    secp256k1: secp256k1Backend,
     // The image bundle's hash (null when run from source): compare it with the build's enclave.manifest.json.
     bundleSha256: enclaveBundleHash(fileURLToPath(import.meta.url)),
     node: process.version,

@@ -4,7 +4,8 @@
  *
  * The enclave image's bundle (scripts/build-enclave.ts) carries the addons inside itself: the bundler defines
  * EMBEDDED_NATIVE_ADDONS (addon name -> base64 of its .node file), and each is written once to a file named by
- * its hash under the temporary directory and loaded from there.
+ * its hash under the temporary directory and loaded from there (`embeddedAddonPath`: also for the packages' addons
+ * the image carries, which their users load themselves).
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -26,8 +27,12 @@ const require = createRequire(import.meta.url);
 /** Defined by the enclave image's bundler only; read through `typeof` (code run from source has no binding). */
 declare const EMBEDDED_NATIVE_ADDONS: Readonly<Record<string, string>> | undefined;
 
-/** An embedded addon's file: written once under the temporary directory, named by its SHA-256. */
-function embeddedAddonPath(name: string): string | undefined {
+/**
+ * The file of an addon the enclave image's bundle embeds (`nsm`, `vsock`, and the packages' addons it carries:
+ * `secp256k1`): written once under the temporary directory, named by its SHA-256. Undefined outside that bundle or
+ * for an addon it does not carry.
+ */
+export function embeddedAddonPath(name: string): string | undefined {
   if (typeof EMBEDDED_NATIVE_ADDONS === "undefined") return undefined;
   const base64 = EMBEDDED_NATIVE_ADDONS[name];
   if (base64 === undefined) return undefined;

@@ -3,8 +3,8 @@
  * `<dir>`, with `enclave.manifest.json` beside it (docs/enclave.md "The enclave image").
  *
  * The bundle holds enclave/main.ts and everything it loads: every package (none left as an import) and the native
- * addons (native/nsm, native/vsock) as base64, which native/load-addon.ts writes to a file named by its hash and
- * loads. The same sources and node_modules give the same bytes wherever the clone is: no source map, no module
+ * addons (native/nsm, native/vsock, and `secp256k1`'s libsecp256k1 binding) as base64, which native/load-addon.ts
+ * writes to a file named by its hash and loads. The same sources and node_modules give the same bytes wherever the clone is: no source map, no module
  * path comments (whitespace minified), packages named by their path through node_modules (symlinks kept, as a
  * clean clone has them), no time or machine in the output. The manifest records the bundle's SHA-256, the addons'
  * and the pinned Node.js runtime the image runs it with (Dockerfile.enclave pins the same version by digest).
@@ -15,6 +15,7 @@ import { dirname, isAbsolute, join, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import type { Plugin } from "esbuild";
+import nodeGypBuild from "node-gyp-build";
 
 /** The Node.js runtime of the enclave image: Dockerfile.enclave's base image is this version, pinned by digest. */
 export const ENCLAVE_NODE_VERSION = "20.18.1";
@@ -26,7 +27,18 @@ export const ENCLAVE_BASE_IMAGE =
 export const ENCLAVE_BUNDLE_FILE = "enclave.mjs";
 export const ENCLAVE_MANIFEST_FILE = "enclave.manifest.json";
 const ENTRY = "enclave/main.ts";
+/** The repository's own addons, built by native/build.mjs. */
 const ADDONS = ["nsm", "vsock"] as const;
+
+/**
+ * The packages' addons the image carries, each found as its package finds it: `secp256k1`'s libsecp256k1 binding
+ * (its prebuilt binary for the build's platform, shipped in the package's tarball; node-gyp-build picks it as the
+ * package itself does at run time). Without it the image would recover senders on the pure-JS path, about 30
+ * times slower (src/chain/secp256k1.ts).
+ */
+const PACKAGE_ADDONS: Readonly<Record<string, (repoRoot: string) => string>> = {
+  secp256k1: (repoRoot) => nodeGypBuild.path(join(repoRoot, "node_modules", "secp256k1")),
+};
 
 /** Bundled CommonJS packages call `require` for Node's built-in modules: an ES module has none of its own. */
 const REQUIRE_BANNER =
@@ -103,8 +115,15 @@ export async function buildEnclaveImage(repoRoot: string, outDir: string): Promi
   const out = isAbsolute(outDir) ? outDir : join(repoRoot, outDir);
   const addons: Record<string, string> = {};
   const embedded: Record<string, string> = {};
-  for (const name of ADDONS) {
-    const bytes = await readFile(join(repoRoot, "native", name, "build", "Release", `${name}.node`));
+  const addonFiles: [string, string][] = [
+    ...ADDONS.map((name): [string, string] => [
+      name,
+      join(repoRoot, "native", name, "build", "Release", `${name}.node`),
+    ]),
+    ...Object.entries(PACKAGE_ADDONS).map(([name, find]): [string, string] => [name, find(repoRoot)]),
+  ];
+  for (const [name, file] of addonFiles) {
+    const bytes = await readFile(file);
     addons[name] = sha256(bytes);
     embedded[name] = bytes.toString("base64");
   }

@@ -8,6 +8,8 @@
  * high s). Results are the 64-byte uncompressed public key without its 0x04 prefix.
  */
 import { createRequire } from "node:module";
+// The package's API over its addon (what `secp256k1/bindings` returns), bundled into the enclave image.
+import secp256k1Api from "secp256k1/lib/index.js";
 import {
   Address,
   type EOACode7702AuthorizationListBytesItem,
@@ -20,6 +22,7 @@ import {
   setLengthLeft,
   unpadBytes,
 } from "@ethereumjs/util";
+import { embeddedAddonPath } from "../../native/index.js";
 
 /** @ethereumjs/common's `customCrypto.ecrecover` signature. */
 export type Ecrecover = (
@@ -40,8 +43,16 @@ export type Secp256k1Backend = "libsecp256k1" | "noble";
 function loadLibsecp256k1(): Libsecp256k1 | undefined {
   if (process.env.OP_ENGINE_SECP256K1 === "noble") return undefined;
   try {
+    const require = createRequire(import.meta.url);
+    // The enclave image's bundle carries the package's addon (it has no node_modules): the package's own API over
+    // it, as `secp256k1/bindings` builds it from the addon node-gyp-build finds.
+    const embedded = embeddedAddonPath("secp256k1");
+    if (embedded !== undefined) {
+      const addon = require(embedded) as { Secp256k1: new () => unknown };
+      return secp256k1Api(new addon.Secp256k1()) as Libsecp256k1;
+    }
     // `secp256k1/bindings` is the native binding only (the package's main entry would fall back to elliptic).
-    return createRequire(import.meta.url)("secp256k1/bindings") as Libsecp256k1;
+    return require("secp256k1/bindings") as Libsecp256k1;
   } catch {
     return undefined;
   }

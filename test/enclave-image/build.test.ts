@@ -5,8 +5,9 @@
  * node_modules), and its own native addons, compiled in it by native/build.mjs. What the two share: the build tools
  * (esbuild, node-gyp and its compiler, run from the working tree's node_modules and the machine), the Node.js runtime
  * and its headers, and the installed packages' bytes themselves (copied from one npm ci, not installed twice). The
- * bundle runs alone from a folder of its own, logs its hash at boot, passes the conformance suite's enclave checks in
- * both frame forms and both message forms, and loads its embedded native addon on the Nitro path.
+ * bundle runs alone from a folder of its own, logs its hash at boot, recovers senders on the libsecp256k1 addon it
+ * embeds (the `secp256k1` package's prebuilt binary), passes the conformance suite's enclave checks in both frame
+ * forms and both message forms, and loads its embedded nsm addon on the Nitro path.
  */
 import { execFileSync, execFile as execFileCallback, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -16,6 +17,7 @@ import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import nodeGypBuild from "node-gyp-build";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURE_ROLLUP_PATH } from "../../conformance/fixture.js";
 import { runConformance } from "../../conformance/suite.js";
@@ -189,6 +191,11 @@ describe("the enclave image bundle", () => {
     try {
       const listening = await enclave.listening;
       expect(listening.bundleSha256).toBe(build.manifest.bundleSha256);
+      // Sender recovery on libsecp256k1 from the addon the bundle carries (its folder has no node_modules), the
+      // package's prebuilt binary as node-gyp-build finds it for this platform, byte for byte.
+      expect(listening.secp256k1).toBe("libsecp256k1");
+      const prebuilt = await readFile(nodeGypBuild.path(join(repoRoot, "node_modules", "secp256k1")));
+      expect(build.manifest.addons.secp256k1).toBe(createHash("sha256").update(prebuilt).digest("hex"));
       for (const frameLengthPrefix of [4, 8] as const) {
         for (const messageForm of ["spec", "base"] as const) {
           const results = await runConformance(
