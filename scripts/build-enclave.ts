@@ -3,8 +3,8 @@
  * `<dir>`, with `enclave.manifest.json` beside it (docs/enclave.md "The enclave image").
  *
  * The bundle holds enclave/main.ts and everything it loads: every package (none left as an import) and the native
- * addons (native/nsm, native/vsock, and `secp256k1`'s libsecp256k1 binding) as base64, which native/load-addon.ts
- * writes to a file named by its hash and loads. The same sources and node_modules give the same bytes wherever the clone is: no source map, no module
+ * addons (native/nsm, native/vsock, `secp256k1`'s libsecp256k1 binding and c-kzg's) as base64, which
+ * native/load-addon.ts writes to a file named by its hash and loads, and the KZG trusted setup c-kzg reads. The same sources and node_modules give the same bytes wherever the clone is: no source map, no module
  * path comments (whitespace minified), packages named by their path through node_modules (symlinks kept, as a
  * clean clone has them), no time or machine in the output. The manifest records the bundle's SHA-256, the addons'
  * and the pinned Node.js runtime the image runs it with (Dockerfile.enclave pins the same version by digest).
@@ -33,12 +33,24 @@ const ADDONS = ["nsm", "vsock"] as const;
 /**
  * The packages' addons the image carries, each found as its package finds it: `secp256k1`'s libsecp256k1 binding
  * (its prebuilt binary for the build's platform, shipped in the package's tarball; node-gyp-build picks it as the
- * package itself does at run time). Without it the image would recover senders on the pure-JS path, about 30
- * times slower (src/chain/secp256k1.ts).
+ * package itself does at run time), and c-kzg's (node-gyp builds it at `npm ci`, as it does native/'s). Without
+ * them the image would recover senders on the pure-JS path, about 30 times slower (src/chain/secp256k1.ts), and
+ * check blobs on the pure-JS KZG backend, about ten times slower (src/chain/kzg.ts).
  */
 const PACKAGE_ADDONS: Readonly<Record<string, (repoRoot: string) => string>> = {
   secp256k1: (repoRoot) => nodeGypBuild.path(join(repoRoot, "node_modules", "secp256k1")),
+  "c-kzg": (repoRoot) => join(repoRoot, "node_modules", "c-kzg", "build", "Release", "kzg.node"),
 };
+
+/**
+ * The ceremony's points c-kzg loads (src/chain/kzg.ts), from the trusted_setup.json the other processes read in
+ * node_modules: the G1 Lagrange and G2 monomial points, as JSON.
+ */
+async function kzgTrustedSetup(repoRoot: string): Promise<string> {
+  const file = join(repoRoot, "node_modules", "@paulmillr", "trusted-setups", "trusted_setup.json");
+  const { g1_lagrange, g2_monomial } = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
+  return JSON.stringify({ g1_lagrange, g2_monomial });
+}
 
 /** Bundled CommonJS packages call `require` for Node's built-in modules: an ES module has none of its own. */
 const REQUIRE_BANNER =
@@ -138,6 +150,7 @@ export async function buildEnclaveImage(repoRoot: string, outDir: string): Promi
     banner: { js: REQUIRE_BANNER },
     define: {
       EMBEDDED_NATIVE_ADDONS: JSON.stringify(embedded),
+      EMBEDDED_KZG_TRUSTED_SETUP: JSON.stringify(await kzgTrustedSetup(repoRoot)),
       ENCLAVE_IMAGE_BUNDLE: "true",
     },
     minifyWhitespace: true,

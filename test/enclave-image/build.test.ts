@@ -4,10 +4,11 @@
  * installed package the bundle is built from (the packages of the working tree's build inputs, copied into the copy's
  * node_modules), and its own native addons, compiled in it by native/build.mjs. What the two share: the build tools
  * (esbuild, node-gyp and its compiler, run from the working tree's node_modules and the machine), the Node.js runtime
- * and its headers, and the installed packages' bytes themselves (copied from one npm ci, not installed twice). The
- * bundle runs alone from a folder of its own, logs its hash at boot, recovers senders on the libsecp256k1 addon it
- * embeds (the `secp256k1` package's prebuilt binary), passes the conformance suite's enclave checks in both frame
- * forms and both message forms, and loads its embedded nsm addon on the Nitro path.
+ * and its headers, and the installed packages' bytes themselves (copied from one npm ci, not installed twice), c-kzg's
+ * compiled addon among them. The bundle runs alone from a folder of its own, logs its hash at boot, recovers senders
+ * on the libsecp256k1 addon it embeds (the `secp256k1` package's prebuilt binary), checks blobs on the c-kzg addon and
+ * trusted setup it embeds (the KZG backend forced to c-kzg), passes the conformance suite's enclave checks in both
+ * frame forms and both message forms, and loads its embedded nsm addon on the Nitro path.
  */
 import { execFileSync, execFile as execFileCallback, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -77,11 +78,19 @@ async function cloneSourcesInto(dir: string): Promise<void> {
   });
 }
 
+/**
+ * c-kzg's addon, as npm ci built it in the working tree: the image embeds it, and the copy takes its bytes rather
+ * than compiling c-kzg and blst again (tens of seconds of CPU), as it takes the packages' bytes.
+ */
+const CKZG_ADDON = join("node_modules", "c-kzg", "build", "Release", "kzg.node");
+
 /** Second part: the copy's own `packages` (the installed package folders a build reads, as npm ci left them). */
 async function clonePackagesInto(dir: string, packages: readonly string[]): Promise<void> {
   // One after the other: a nested package's folder lies inside its parent's.
   for (const folder of packages)
     await cp(join(repoRoot, folder), join(dir, folder), { recursive: true, dereference: true });
+  await mkdir(join(dir, dirname(CKZG_ADDON)), { recursive: true });
+  await cp(join(repoRoot, CKZG_ADDON), join(dir, CKZG_ADDON));
 }
 
 interface StartedBundle {
@@ -181,13 +190,13 @@ describe("the enclave image bundle", () => {
   it("runs alone, logs its hash at boot and passes the enclave checks in both frame and message forms", async () => {
     const build = builds[0]!;
     const socket = join(work, "enclave.sock");
-    const enclave = startBundle(build.bundlePath, [
-      "--local",
-      "--listen",
-      socket,
-      "--rollup-config",
-      FIXTURE_ROLLUP_PATH,
-    ]);
+    // c-kzg required (a forced backend that does not load fails the blob's check, and with it the proof): only the
+    // addon and trusted setup the bundle embeds can give it, its folder holding nothing else.
+    const enclave = startBundle(
+      build.bundlePath,
+      ["--local", "--listen", socket, "--rollup-config", FIXTURE_ROLLUP_PATH],
+      { OP_KZG_BACKEND: "native" },
+    );
     try {
       const listening = await enclave.listening;
       expect(listening.bundleSha256).toBe(build.manifest.bundleSha256);
@@ -196,6 +205,8 @@ describe("the enclave image bundle", () => {
       expect(listening.secp256k1).toBe("libsecp256k1");
       const prebuilt = await readFile(nodeGypBuild.path(join(repoRoot, "node_modules", "secp256k1")));
       expect(build.manifest.addons.secp256k1).toBe(createHash("sha256").update(prebuilt).digest("hex"));
+      const ckzg = await readFile(join(repoRoot, CKZG_ADDON));
+      expect(build.manifest.addons["c-kzg"]).toBe(createHash("sha256").update(ckzg).digest("hex"));
       for (const frameLengthPrefix of [4, 8] as const) {
         for (const messageForm of ["spec", "base"] as const) {
           const results = await runConformance(
