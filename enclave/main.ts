@@ -15,7 +15,8 @@ import { parseRollupConfig, secp256k1Backend } from "../src/chain/index.js";
 import { VMADDR_CID_ANY } from "../native/index.js";
 import { teeImageHashOf } from "../src/attestation/index.js";
 import { refuseUnknownForks } from "../src/proof/onchain/index.js";
-import { BlockPool } from "../src/proof/program/index.js";
+import { imageWorkerEntry } from "../src/bundles/index.js";
+import { BLOCK_WORKER_ENTRY, BlockPool, serveBlockJobs } from "../src/proof/program/index.js";
 import { ENCLAVE_VSOCK_PORT } from "../src/proof/transport/index.js";
 import { enclaveBundleHash } from "./bundle-hash.js";
 import { checkNitroFlags, EnclaveConfigError, parseEnclaveCommandLine } from "./config.js";
@@ -158,9 +159,18 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((error: unknown) => {
-  log("error", "enclave start-up failed", {
-    error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+// The enclave image is one file: its block worker threads start from it too (src/bundles `workerEntryUrl`), and run
+// the worker their start data names instead of an enclave.
+const workerEntry = imageWorkerEntry();
+if (workerEntry === BLOCK_WORKER_ENTRY) {
+  serveBlockJobs();
+} else if (workerEntry !== undefined) {
+  throw new Error(`the enclave has no worker thread ${workerEntry}`);
+} else {
+  main().catch((error: unknown) => {
+    log("error", "enclave start-up failed", {
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    });
+    process.exit(1);
   });
-  process.exit(1);
-});
+}

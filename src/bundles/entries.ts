@@ -5,6 +5,7 @@
  */
 import { isAbsolute, join, relative, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { isMainThread, workerData } from "node:worker_threads";
 
 /** The repository root (this file is src/bundles/entries.ts). */
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -87,13 +88,38 @@ export function bundleDirFromEnv(): string | undefined {
 declare const SERVICE_BUNDLE_DIR: string | undefined;
 
 /**
+ * Defined by the enclave image's bundler (scripts/build-enclave.ts) only, read through `typeof`: the image is one
+ * file, with no worker bundles beside it.
+ */
+declare const ENCLAVE_IMAGE_BUNDLE: boolean | undefined;
+
+/**
  * The URL a worker thread starts from: in a bundle, the worker's own bundle (`worker`, a WORKER_ENTRIES path); from
  * source, the worker's bundle in OP_SERVICE_BUNDLES when that is set (a test run, whose bundles are built from the
- * code under test), else `sourceEntry` (the `-entry.mjs` that registers tsx first).
+ * code under test), else `sourceEntry` (the `-entry.mjs` that registers tsx first). In the enclave image the bundle
+ * itself, which runs the worker named by the thread's `workerStartData` (`imageWorkerEntry`).
  */
 export function workerEntryUrl(worker: (typeof WORKER_ENTRIES)[number], sourceEntry: URL): URL {
+  if (typeof ENCLAVE_IMAGE_BUNDLE === "boolean" && ENCLAVE_IMAGE_BUNDLE) return new URL(import.meta.url);
   if (typeof SERVICE_BUNDLE_DIR === "string")
     return new URL(worker.replace(/\.ts$/, ".mjs"), SERVICE_BUNDLE_DIR);
   const bundleDir = bundleDirFromEnv();
   return bundleDir === undefined ? sourceEntry : pathToFileURL(bundlePath(bundleDir, worker));
+}
+
+/** The `workerData` a worker thread is started with: the worker entry it runs (a one-file bundle dispatches on it). */
+export function workerStartData(worker: (typeof WORKER_ENTRIES)[number]): { readonly workerEntry: string } {
+  return { workerEntry: worker };
+}
+
+/**
+ * In a worker thread started with `workerStartData`, the worker entry it is to run; undefined on the main thread.
+ * The enclave image's entry (enclave/main.ts) reads it: its worker threads start from the image's one file.
+ */
+export function imageWorkerEntry(): string | undefined {
+  if (isMainThread) return undefined;
+  const data: unknown = workerData;
+  if (typeof data !== "object" || data === null) return undefined;
+  const entry = (data as { workerEntry?: unknown }).workerEntry;
+  return typeof entry === "string" ? entry : undefined;
 }

@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import nodeGypBuild from "node-gyp-build";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FIXTURE_ROLLUP_PATH } from "../../conformance/fixture.js";
+import { FIXTURE_ROLLUP_PATH, recordedWitness } from "../../conformance/fixture.js";
 import { runConformance } from "../../conformance/suite.js";
 import {
   buildEnclaveImage,
@@ -28,6 +28,9 @@ import {
   ENCLAVE_NODE_VERSION,
   type EnclaveBuild,
 } from "../../scripts/build-enclave.js";
+import { toHex } from "../../src/chain/index.js";
+import { callEnclave } from "../../src/host/index.js";
+import { withChainWitness } from "../../src/proof/program/parallel/chain-witness.test-support.js";
 import { trackChild } from "../support/child-start.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -95,6 +98,8 @@ async function clonePackagesInto(dir: string, packages: readonly string[]): Prom
 
 interface StartedBundle {
   readonly lines: Record<string, unknown>[];
+  /** Resolves with the first line (already logged or to come) that `matches`. */
+  line(matches: (entry: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
   readonly exited: Promise<number | null>;
   readonly listening: Promise<Record<string, unknown>>;
   stop(): Promise<number | null>;
@@ -113,18 +118,32 @@ function startBundle(
   });
   trackChild(child);
   const lines: Record<string, unknown>[] = [];
+  const waiting = new Set<(entry: Record<string, unknown>) => void>();
   const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
-  const listening = new Promise<Record<string, unknown>>((resolve, reject) => {
-    createInterface({ input: child.stdout }).on("line", (line) => {
-      const entry = JSON.parse(line) as Record<string, unknown>;
-      lines.push(entry);
-      if (entry.msg === "enclave listening") resolve(entry);
-    });
-    void exited.then((code) => reject(new Error(`the bundle exited with ${code}: ${JSON.stringify(lines)}`)));
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    const entry = JSON.parse(line) as Record<string, unknown>;
+    lines.push(entry);
+    for (const wait of waiting) wait(entry);
   });
+  const line = (matches: (entry: Record<string, unknown>) => boolean) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const found = lines.find(matches);
+      if (found !== undefined) return resolve(found);
+      const wait = (entry: Record<string, unknown>) => {
+        if (!matches(entry)) return;
+        waiting.delete(wait);
+        resolve(entry);
+      };
+      waiting.add(wait);
+      void exited.then((code) =>
+        reject(new Error(`the bundle exited with ${code}: ${JSON.stringify(lines)}`)),
+      );
+    });
+  const listening = line((entry) => entry.msg === "enclave listening");
   listening.catch(() => undefined);
   return {
     lines,
+    line,
     exited,
     listening,
     stop: () => {
@@ -217,6 +236,41 @@ describe("the enclave image bundle", () => {
           expect(results.filter((r) => r.status !== "PASS")).toEqual([]);
         }
       }
+    } finally {
+      await enclave.stop();
+    }
+  }, 300_000);
+
+  it("starts its block workers from its own file: checks and executes a Prove on them with --workers 2", async () => {
+    const socket = join(work, "enclave-workers.sock");
+    const enclave = startBundle(builds[0]!.bundlePath, [
+      "--local",
+      "--listen",
+      socket,
+      "--rollup-config",
+      FIXTURE_ROLLUP_PATH,
+      "--workers",
+      "2",
+    ]);
+    try {
+      await enclave.listening;
+      const { preimages, rollupConfig, manifest } = recordedWitness();
+      const { witness } = await withChainWitness(preimages, rollupConfig);
+      const response = await callEnclave(
+        { kind: "unix", path: socket },
+        { kind: "Prove", preimages: witness },
+        { responseStartTimeoutMs: Number.POSITIVE_INFINITY },
+      );
+      if (response.kind !== "Prove") throw new Error(`expected a proof, got ${JSON.stringify(response)}`);
+      expect(response.result.Tee.proposals.map((p) => toHex(p.output_root))).toEqual(manifest.outputRoots);
+      expect(await enclave.line((entry) => entry.msg === "preimages verified")).toMatchObject({
+        preimages: witness.length,
+        workers: 2,
+      });
+      expect(await enclave.line((entry) => entry.msg === "range executed")).toMatchObject({
+        mode: "parallel",
+        workers: 2,
+      });
     } finally {
       await enclave.stop();
     }

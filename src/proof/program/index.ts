@@ -11,11 +11,12 @@
  * - oracles: `ProgramOracle`, `OfflineOracle` (over verified preimages), `readWithFetch`, `formatHint`, the
  *   precompile-key refusal;
  * - the oracle-backed derivation providers and reads (headers, tries, receipts, blobs) with their caps;
- * - parallel execution of a range: `BlockPool` (worker threads, bounded heaps, the preimage table shared),
- *   `executeRangeInParallel` (derivation ahead, the blocks on the workers, the chain of hashes checked) and the
- *   `ExecutionReport` of each run;
+ * - parallel execution of a range: `BlockPool` (worker threads, bounded heaps, the preimage table shared; the
+ *   preimages checked on them, `verifyAll`), `executeRangeInParallel` (derivation ahead, the blocks on the workers,
+ *   the chain of hashes checked) and the `ExecutionReport` of each run; `serveBlockJobs` and `BLOCK_WORKER_ENTRY`
+ *   (a worker thread's part, for a one-file bundle that starts its workers from itself);
  * - errors: `ProgramError` (root), `MissingWitnessError`, `InvalidWitnessError`, `RefusedPreimageKeyError`,
- *   `AgreedOutputMismatchError`, `RangeNotDerivedError`.
+ *   `AgreedOutputMismatchError`, `RangeNotDerivedError`, `PreimageVerificationError`.
  *
  * Concepts owned: the program's phases, the oracle and the hint format, reading chain data out of preimages. Output
  * roots are opened and built by src/chain (openOutputRootV0, outputRootPreimageV0, headerMessagePasserRoot).
@@ -26,6 +27,7 @@ export {
   AgreedOutputMismatchError,
   InvalidWitnessError,
   MissingWitnessError,
+  PreimageVerificationError,
   RangeNotDerivedError,
   RefusedPreimageKeyError,
 } from "./errors.js";
@@ -70,7 +72,9 @@ export type {
 export { openAgreedOutput, prologue, type Prologue } from "./prologue.js";
 export { driveRange, type DriverOutcome, l1ChainConfigFor, mergeWitness } from "./driver.js";
 export { epilogue } from "./epilogue.js";
+export { serveBlockJobs } from "./parallel/block-worker.js";
 export {
+  BLOCK_WORKER_ENTRY,
   BlockPool,
   type BlockPoolOptions,
   DEFAULT_BLOCK_WORKERS,

@@ -7,17 +7,21 @@
  */
 import { Worker } from "node:worker_threads";
 import type { BlockHeader, PayloadAttributes, RollupConfig } from "../../../chain/index.js";
-import { workerEntryUrl } from "../../../bundles/index.js";
+import { workerEntryUrl, workerStartData } from "../../../bundles/index.js";
 import type { SharedPreimageTable } from "../../preimages/index.js";
 import { PreimageMismatchError } from "../../../chain/index.js";
 import { PreimageVerificationError } from "../errors.js";
 import type { BlockJob, BlockOutcome, BlockReply, VerifyJob, VerifyOutcome } from "./protocol.js";
 
-/** The worker's bundle when this runs from one, else the .mjs that loads worker.ts under tsx. */
-const ENTRY = workerEntryUrl(
-  "src/proof/program/parallel/worker.ts",
-  new URL("./worker-entry.mjs", import.meta.url),
-);
+/** The block worker's entry (WORKER_ENTRIES). */
+export const BLOCK_WORKER_ENTRY = "src/proof/program/parallel/worker.ts";
+const WORKER = BLOCK_WORKER_ENTRY;
+
+/**
+ * The worker's bundle when this runs from one (the enclave image: its own file), else the .mjs that loads worker.ts
+ * under tsx.
+ */
+const ENTRY = workerEntryUrl(WORKER, new URL("./worker-entry.mjs", import.meta.url));
 
 /** Default V8 old-generation limit of one block worker (MiB): a block's state reads and sealing, with room. */
 export const DEFAULT_WORKER_HEAP_MB = 1024;
@@ -78,6 +82,7 @@ export class BlockPool {
   private spawn(): Slot {
     const worker = new Worker(ENTRY, {
       name: "block-worker",
+      workerData: workerStartData(WORKER),
       resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb },
     });
     // The pool never keeps a process alive on its own (an enclave or host stopping ends its workers).

@@ -1,70 +1,7 @@
 /**
- * A block worker thread (pool.ts): executes one derived block at a time on the parent header it is given, over
- * the request's preimage table (shared, read in place), and answers the block's hash and output root. Sender
- * recovery, execution and sealing all run here. It also checks a share of a request's preimages against their
- * keys before any block runs (`VerifyJob`). The worker decides nothing: the main thread accepts the preimages only
- * when every share verified, and a block only when its hash is the header the next block was executed on
- * (docs/proof.md "Parallel execution").
+ * The block worker thread's entry (pool.ts starts it; a WORKER_ENTRIES bundle of its own): block-worker.ts serving
+ * the pool's jobs.
  */
-import { parentPort } from "node:worker_threads";
-import {
-  InvalidBlockError,
-  initKeccak,
-  MissingPreimageError,
-  PreimageMismatchError,
-  executeBlock,
-} from "../../../chain/index.js";
-import { PreimageTable } from "../../preimages/index.js";
-import type { BlockJob, BlockOutcome, BlockReply, VerifyJob, VerifyOutcome } from "./protocol.js";
+import { serveBlockJobs } from "./block-worker.js";
 
-let current: { run: number; table: PreimageTable } | undefined;
-
-function tableOf(job: BlockJob | VerifyJob): PreimageTable {
-  if (current?.run !== job.run) current = { run: job.run, table: PreimageTable.fromShared(job.table) };
-  return current.table;
-}
-
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-async function execute(job: BlockJob): Promise<BlockOutcome> {
-  try {
-    const sealed = await executeBlock({
-      config: job.rollupConfig,
-      parent: job.parent,
-      attributes: job.attributes,
-      transactions: job.transactions,
-      source: tableOf(job),
-    });
-    if (sealed.outputRoot === undefined) return { kind: "failed", reason: "no message passer account" };
-    return { kind: "sealed", hash: sealed.blockHash, outputRoot: sealed.outputRoot };
-  } catch (error) {
-    if (error instanceof InvalidBlockError) return { kind: "invalid", reason: error.message };
-    if (error instanceof MissingPreimageError) return { kind: "missing", key: error.key };
-    return { kind: "failed", reason: reasonOf(error) };
-  }
-}
-
-async function verify(job: VerifyJob): Promise<VerifyOutcome> {
-  try {
-    // The WebAssembly keccak, as the main thread's check uses (the same digests as the pure-JS one).
-    await initKeccak();
-    tableOf(job).verifyContent(undefined, job.from, job.to);
-    return { kind: "verified" };
-  } catch (error) {
-    if (error instanceof PreimageMismatchError)
-      return { kind: "mismatch", key: error.key, actualHash: error.actualHash };
-    return { kind: "failed", reason: reasonOf(error) };
-  }
-}
-
-const port = parentPort;
-if (port === null) throw new Error("the block worker runs in a worker thread");
-port.postMessage({ ready: true });
-port.on("message", (job: BlockJob | VerifyJob) => {
-  void (job.kind === "verify" ? verify(job) : execute(job)).then((outcome) => {
-    const reply: BlockReply = { id: job.id, outcome, heapUsed: process.memoryUsage().heapUsed };
-    port.postMessage(reply);
-  });
-});
+serveBlockJobs();
