@@ -37,9 +37,12 @@ export async function replayStages(
   // answers with the pure-JS one, about 40 times slower over a witness (the replay's verify of 100 blocks, 638 k
   // preimages, took 11.5 s with it).
   await initKeccak();
+  const onPool = pool !== undefined && pool.workers > 1 ? pool : undefined;
+  // Loaded before the stages are timed, as an enclave starts its workers at boot (their first job would otherwise
+  // pay for loading them, seconds under tsx).
+  await onPool?.start();
   const v0 = performance.now();
   refusePrecompileKeys(preimages);
-  const onPool = pool !== undefined && pool.workers > 1 ? pool : undefined;
   let table: PreimageTable;
   if (onPool === undefined) {
     table = PreimageTable.fromPreimages(preimages);
