@@ -283,7 +283,13 @@ describe("batcher on anvil and the L2 node", () => {
     };
     expect(value('batcher_channels_total{da="blobs"')).toBeGreaterThanOrEqual(3);
     const recoveries = (reason: string) => value(`batcher_recoveries_total{reason="${reason}"`) || 0;
-    expect(recoveries("l1-reorg") + recoveries("tx-failed")).toBe(1);
+    // The one reorg makes one recovery or two: the reorg itself or its symptom (above), and possibly the symptom
+    // again once the batcher resumed, when the transaction the reorg returned to anvil's pool is mined at the nonce
+    // of the one in flight (a clean-clone run counted two). Each resumes from what L1 holds; that L1 holds every
+    // block once is checked below.
+    const recovered = recoveries("l1-reorg") + recoveries("tx-failed");
+    expect(recovered).toBeGreaterThanOrEqual(1);
+    expect(recovered).toBeLessThanOrEqual(2);
     expect(value("batcher_l1_blob_gas_used_total")).toBeGreaterThanOrEqual(2 * 131_072);
     expect(value("batcher_l1_blob_gas_spent_wei_total")).toBeGreaterThan(0);
     expect(value("batcher_l1_gas_spent_wei_total")).toBeGreaterThan(0);
