@@ -15,13 +15,12 @@ import type { BlockJob, BlockOutcome, BlockReply, VerifyJob, VerifyOutcome } fro
 
 /** The block worker's entry (WORKER_ENTRIES). */
 export const BLOCK_WORKER_ENTRY = "src/proof/program/parallel/worker.ts";
-const WORKER = BLOCK_WORKER_ENTRY;
 
 /**
  * The worker's bundle when this runs from one (the enclave image: its own file), else the .mjs that loads worker.ts
  * under tsx.
  */
-const ENTRY = workerEntryUrl(WORKER, new URL("./worker-entry.mjs", import.meta.url));
+const ENTRY = workerEntryUrl(BLOCK_WORKER_ENTRY, new URL("./worker-entry.mjs", import.meta.url));
 
 /** Default V8 old-generation limit of one block worker (MiB): a block's state reads and sealing, with room. */
 export const DEFAULT_WORKER_HEAP_MB = 1024;
@@ -82,7 +81,7 @@ export class BlockPool {
   private spawn(): Slot {
     const worker = new Worker(ENTRY, {
       name: "block-worker",
-      workerData: workerStartData(WORKER),
+      workerData: workerStartData(BLOCK_WORKER_ENTRY),
       resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb },
     });
     // The pool never keeps a process alive on its own (an enclave or host stopping ends its workers).
