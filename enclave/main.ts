@@ -97,17 +97,21 @@ async function main(): Promise<void> {
       }),
   });
 
-  // The check on the block workers, logged with its time (the sequential check is part of the proof's own time).
+  // The check on the block workers (the preimages, then the blobs), logged with its time (the sequential check is
+  // part of the proof's own time).
   const loggedVerification =
     (verify: NonNullable<typeof chains.verifyPreimages>): typeof verify =>
     async (preimages, signal) => {
       const started = performance.now();
-      await verify(preimages, signal);
+      const blobs = await verify(preimages, signal);
       log("info", "preimages verified", {
         preimages: preimages.count,
+        blobs: blobs.blobs,
+        blobsChecked: blobs.checked,
         workers: config.workers,
         ms: Math.round(performance.now() - started),
       });
+      return blobs;
     };
 
   const teeImageHash = teeImageHashOf(securityModule.pcr0());

@@ -33,8 +33,10 @@ import {
 } from "../src/proof/onchain/index.js";
 import { type BootInfo, PreimageTable, readBootInfo } from "../src/proof/preimages/index.js";
 import {
+  type BlobsChecked,
   type BlockPool,
   type ChainConfigLookup,
+  checkBlobsOnPool,
   type ExecutionReport,
   programExecutor,
   refuseUnacceptedKeys,
@@ -61,9 +63,10 @@ export interface ProofProgram {
   readonly checkHorizon?: (boot: BootInfo, preimages: PreimageSource) => void;
   /**
    * Checks every hash-keyed preimage against its key, resolving only when all of them were checked and match
-   * (EnclaveChains.verifyPreimages: on the block workers). Absent: on this thread, `PreimageTable.verifyContent`.
+   * (EnclaveChains.verifyPreimages: on the block workers, which then check the request's blobs ahead of
+   * derivation). Absent: on this thread, `PreimageTable.verifyContent`.
    */
-  readonly verifyPreimages?: (preimages: PreimageTable, signal?: AbortSignal) => Promise<void>;
+  readonly verifyPreimages?: VerifyPreimages;
 }
 
 /** A rollup config given to a local-mode enclave at start (docs/decisions.md "Development rollup config"). */
@@ -82,8 +85,11 @@ export interface EnclaveChains {
   readonly scheduleId: (chainId: bigint, claimedBlock: bigint) => Uint8Array;
   readonly lookup: ChainConfigLookup;
   readonly executor: RangeExecutor;
-  /** With block workers (a pool of two or more): the preimages checked on them, in shares (BlockPool.verifyAll). */
-  readonly verifyPreimages?: (preimages: PreimageTable, signal?: AbortSignal) => Promise<void>;
+  /**
+   * With block workers (a pool of two or more): the preimages checked on them, in shares (BlockPool.verifyAll),
+   * then the request's blobs, one per worker job (checkBlobsOnPool).
+   */
+  readonly verifyPreimages?: VerifyPreimages;
 }
 
 /** The rollup config of a built-in chain: the registry's, or the standalone dev chain's (fixed genesis). */
@@ -98,9 +104,18 @@ export function developmentChain(rollupConfig: RollupConfig): DevelopmentChain {
   return { rollupConfig, configHash: computeConfigHash(genesisFactsOf(rollupConfig)) };
 }
 
-/** The preimages' check on a block pool (its workers read the table in place). */
-function verifiedOn(pool: BlockPool): NonNullable<EnclaveChains["verifyPreimages"]> {
-  return (preimages, signal) => pool.verifyAll(preimages.toShared(), signal);
+/** A check of a request's preimages off this thread; resolves with how many of its blobs were checked ahead. */
+export type VerifyPreimages = (preimages: PreimageTable, signal?: AbortSignal) => Promise<BlobsChecked>;
+
+/**
+ * The preimages' check on a block pool (its workers read the table in place), then the blobs' (derivation accepts
+ * those on their sha256 and checks any other in full).
+ */
+function verifiedOn(pool: BlockPool): VerifyPreimages {
+  return async (preimages, signal) => {
+    await pool.verifyAll(preimages.toShared(), signal);
+    return checkBlobsOnPool(pool, preimages, signal);
+  };
 }
 
 /**

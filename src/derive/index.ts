@@ -100,6 +100,7 @@ export {
   KZG_COMMITMENT_SIZE,
   KZG_PROOF_SIZE,
   Kzg,
+  VERIFIED_BLOBS_KEPT,
   VERSIONED_HASH_VERSION_KZG,
   blobCommitment,
   loadKzg,

@@ -241,7 +241,7 @@ describe("the enclave image bundle", () => {
     }
   }, 300_000);
 
-  it("starts its block workers from its own file: checks and executes a Prove on them with --workers 2", async () => {
+  it("starts its block workers from its own file: checks the preimages and blobs and executes a Prove on them with --workers 2", async () => {
     const socket = join(work, "enclave-workers.sock");
     const enclave = startBundle(builds[0]!.bundlePath, [
       "--local",
@@ -265,6 +265,9 @@ describe("the enclave image bundle", () => {
       expect(response.result.Tee.proposals.map((p) => toHex(p.output_root))).toEqual(manifest.outputRoots);
       expect(await enclave.line((entry) => entry.msg === "preimages verified")).toMatchObject({
         preimages: witness.length,
+        // The range's blob, its commitment computed on a worker (the image's c-kzg, loaded in the worker thread).
+        blobs: 1,
+        blobsChecked: 1,
         workers: 2,
       });
       expect(await enclave.line((entry) => entry.msg === "range executed")).toMatchObject({

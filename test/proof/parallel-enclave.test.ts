@@ -2,7 +2,8 @@
  * The enclave process's --workers (docs/enclave.md "Parallel execution"), on the recorded devnet witness: with 2
  * workers and the chain witness a Prove is executed on the worker threads (started from their bundle) and logged
  * `range executed` with mode parallel and the peak memory; the same proposals as an enclave with --workers 1,
- * which executes sequentially.
+ * which executes sequentially. Its workers check the request's blobs before derivation reads them; a forged blob
+ * element is refused as the sequential enclave refuses it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURE_ROLLUP_PATH, recordedWitness } from "../../conformance/fixture.js";
@@ -62,8 +63,40 @@ describe("the enclave's --workers", () => {
     expect(executed(sequential)).toEqual([expect.objectContaining({ mode: "sequential", workers: 1 })]);
     // The parallel enclave checked the preimages on its workers (the payload and index shared with them).
     expect(parallel.logs.filter((entry) => entry.msg === "preimages verified")).toEqual([
-      expect.objectContaining({ preimages: witness.length, workers: 2, ms: expect.any(Number) }),
+      expect.objectContaining({
+        preimages: witness.length,
+        // The recorded range's one blob, its commitment computed on a worker before derivation read it.
+        blobs: 1,
+        blobsChecked: 1,
+        workers: 2,
+        ms: expect.any(Number),
+      }),
     ]);
+  }, 180_000);
+
+  it("refuses a witness with a forged blob element as the sequential enclave does; nothing signed", async () => {
+    // Blob elements are not content-addressed: only the KZG commitment catches this one.
+    const at = witness.findIndex(([key]) => key[0] === PreimageKeyType.Blob);
+    const forged = witness.map(([key, value], index): Preimage => {
+      if (index !== at + 100) return [key, value];
+      const changed = value.slice();
+      changed[31]! ^= 1;
+      return [key, changed];
+    });
+    expect(forged[at + 100]![0][0]).toBe(PreimageKeyType.Blob);
+    const before = executed(parallel).length;
+    const inParallel = await prove(parallel, forged);
+    const inSequence = await prove(sequential, forged);
+    expect(inParallel).toEqual({
+      kind: "Error",
+      message: expect.stringMatching(/the field elements do not have the blob's KZG commitment/),
+    });
+    expect(inParallel).toEqual(inSequence);
+    expect(executed(parallel)).toHaveLength(before);
+    expect(parallel.logs.filter((entry) => entry.msg === "preimages verified").at(-1)).toMatchObject({
+      blobs: 1,
+      blobsChecked: 0,
+    });
   }, 180_000);
 
   it("refuses a witness with a forged value as the sequential enclave does; nothing executed or signed", async () => {

@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
+import { sha256 } from "@noble/hashes/sha2.js";
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadEthKzg } from "../../chain/index.js";
 import { DeriveError } from "../errors.js";
 import { BLOB_SIZE, encodeBlob } from "./codec.js";
+import { countingKzg } from "./counting-kzg.test-support.js";
 import { DERIVE_FIXTURES_DIR } from "./fixture-paths.test-support.js";
 import { BlobMismatchError, Kzg, blobCommitment, loadKzg, verifyBlob, versionedHash } from "./kzg.js";
 
@@ -114,34 +115,44 @@ describe("KZG verification of blobs", { timeout: 300_000 }, () => {
   });
 
   it("accepts the same bytes under a verified hash without a new commitment, and checks any other bytes in full", async () => {
-    let commitments = 0;
-    const backend = await loadEthKzg();
-    const counting = new Proxy(backend, {
-      get: (target, property) =>
-        property === "blobToKzgCommitment"
-          ? (blob: Uint8Array) => {
-              commitments += 1;
-              return target.blobToKzgCommitment(blob);
-            }
-          : Reflect.get(target, property),
-    });
-    const memo = new Kzg(counting);
+    const { kzg: memo, commitments } = await countingKzg();
     const s = sidecars[0]!;
     const hash = versionedHash(s.commitment);
     expect(hex(memo.verifyBlob(s.blob, hash))).toBe(hex(s.commitment));
     expect(hex(memo.verifyBlob(s.blob.slice(), hash))).toBe(hex(s.commitment));
-    expect(commitments).toBe(1);
+    expect(commitments()).toBe(1);
     const tampered = s.blob.slice();
     tampered[4096]! ^= 0x01;
     expect(() => memo.verifyBlob(tampered, hash)).toThrow(BlobMismatchError);
-    expect(commitments).toBe(2);
+    expect(commitments()).toBe(2);
     // The refused bytes are not remembered, and the verified ones still are.
     expect(() => memo.verifyBlob(tampered, hash)).toThrow(BlobMismatchError);
     expect(hex(memo.verifyBlob(s.blob, hash))).toBe(hex(s.commitment));
-    expect(commitments).toBe(3);
+    expect(commitments()).toBe(3);
     // Verified bytes under another versioned hash are checked in full, and refused.
     expect(() => memo.verifyBlob(s.blob, versionedHash(sidecars[1]!.commitment))).toThrow(BlobMismatchError);
-    expect(commitments).toBe(4);
+    expect(commitments()).toBe(4);
+  });
+
+  it("rememberChecked: the bytes another thread checked are a hit; any other bytes, or a commitment not the hash's, are not", async () => {
+    const { kzg: memo, commitments } = await countingKzg();
+    const [s, other] = [sidecars[0]!, sidecars[1]!];
+    const hash = versionedHash(s.commitment);
+    memo.rememberChecked(hash, s.commitment, sha256(s.blob));
+    expect(hex(memo.verifyBlob(s.blob.slice(), hash))).toBe(hex(s.commitment));
+    expect(commitments()).toBe(0);
+    const tampered = s.blob.slice();
+    tampered[64]! ^= 0x01;
+    expect(() => memo.verifyBlob(tampered, hash)).toThrow(BlobMismatchError);
+    expect(commitments()).toBe(1);
+    // A commitment that is not the versioned hash's, or a digest that is not one, is refused and not remembered.
+    const otherHash = versionedHash(other.commitment);
+    expect(() => memo.rememberChecked(otherHash, s.commitment, sha256(s.blob))).toThrow(BlobMismatchError);
+    expect(() => memo.rememberChecked(otherHash, other.commitment, new Uint8Array(31))).toThrow(
+      BlobMismatchError,
+    );
+    expect(() => memo.verifyBlob(s.blob, otherHash)).toThrow(BlobMismatchError);
+    expect(commitments()).toBe(2);
   });
 
   it("verifies an OP-encoded blob through the convenience functions", async () => {

@@ -151,10 +151,34 @@ export class Kzg {
         actual: hex(actual),
       });
     }
-    this.#verified.delete(id);
-    this.#verified.set(id, { digest, commitment: commitment.slice() });
-    if (this.#verified.size > VERIFIED_BLOBS_KEPT) this.#verified.delete(this.#verified.keys().next().value!);
+    this.#remember(id, digest, commitment.slice());
     return commitment;
+  }
+
+  /**
+   * Remembers, as `verifyBlob` does after its full check, that the blob whose sha256 is `digest` has the KZG
+   * commitment `commitment`, which that full check computed elsewhere in this process (the enclave's block workers,
+   * each with its own Kzg, check a request's blobs before derivation reads them). The versioned hash must be the
+   * commitment's (BlobMismatchError). A later `verifyBlob` of the same bytes under it is then a hit, and any other
+   * bytes are still checked in full: only a digest of bytes whose commitment was computed may be passed here.
+   */
+  rememberChecked(versionedHashOfBlob: Uint8Array, commitment: Uint8Array, digest: Uint8Array): void {
+    if (digest.length !== 32)
+      throw new BlobMismatchError(`a blob digest of ${digest.length} bytes`, { size: digest.length });
+    const actual = versionedHash(commitment);
+    if (!bytesEqual(actual, versionedHashOfBlob)) {
+      throw new BlobMismatchError("the commitment is not the versioned hash's", {
+        expected: hex(versionedHashOfBlob),
+        actual: hex(actual),
+      });
+    }
+    this.#remember(hex(versionedHashOfBlob), digest.slice(), commitment.slice());
+  }
+
+  #remember(id: string, digest: Uint8Array, commitment: Uint8Array): void {
+    this.#verified.delete(id);
+    this.#verified.set(id, { digest, commitment });
+    if (this.#verified.size > VERIFIED_BLOBS_KEPT) this.#verified.delete(this.#verified.keys().next().value!);
   }
 
   /** Verifies a sidecar's KZG proof that `blob` opens `commitment`; false for any invalid input. */

@@ -121,16 +121,10 @@ export function blobPreimages(
 }
 
 /**
- * Rebuilds the blob behind `versionedHash` from its preimages and checks it: the commitment must be the one the
- * versioned hash names and the 4096 elements must have exactly that KZG commitment (InvalidWitnessError).
+ * The 4096 field elements stored under `commitment`'s element keys, as one blob (unchecked: see readBlob).
+ * MissingPreimageError for an element the source lacks, InvalidWitnessError for one not of 32 bytes.
  */
-export function readBlob(source: PreimageSource, versionedHash: Uint8Array, kzg: Kzg): Uint8Array {
-  const what = `blob ${toHex(versionedHash)}`;
-  const commitment = source.get(blobCommitmentKey(versionedHash));
-  if (commitment.length !== KZG_COMMITMENT_SIZE)
-    throw new InvalidWitnessError(`${what}: commitment of ${commitment.length} bytes`, { what });
-  if (!bytesEqual(versionedHashOf(commitment), versionedHash))
-    throw new InvalidWitnessError(`${what}: the commitment is not the versioned hash's`, { what });
+export function assembleBlob(source: PreimageSource, commitment: Uint8Array, what: string): Uint8Array {
   const blob = new Uint8Array(BLOB_SIZE);
   const keys = blobElementKeys(commitment);
   for (let i = 0; i < FIELD_ELEMENTS_PER_BLOB; i++) {
@@ -142,6 +136,21 @@ export function readBlob(source: PreimageSource, versionedHash: Uint8Array, kzg:
       });
     blob.set(element, i * 32);
   }
+  return blob;
+}
+
+/**
+ * Rebuilds the blob behind `versionedHash` from its preimages and checks it: the commitment must be the one the
+ * versioned hash names and the 4096 elements must have exactly that KZG commitment (InvalidWitnessError).
+ */
+export function readBlob(source: PreimageSource, versionedHash: Uint8Array, kzg: Kzg): Uint8Array {
+  const what = `blob ${toHex(versionedHash)}`;
+  const commitment = source.get(blobCommitmentKey(versionedHash));
+  if (commitment.length !== KZG_COMMITMENT_SIZE)
+    throw new InvalidWitnessError(`${what}: commitment of ${commitment.length} bytes`, { what });
+  if (!bytesEqual(versionedHashOf(commitment), versionedHash))
+    throw new InvalidWitnessError(`${what}: the commitment is not the versioned hash's`, { what });
+  const blob = assembleBlob(source, commitment, what);
   try {
     kzg.verifyBlob(blob, versionedHash);
   } catch (cause) {
@@ -152,4 +161,36 @@ export function readBlob(source: PreimageSource, versionedHash: Uint8Array, kzg:
     );
   }
   return blob;
+}
+
+/** A blob a witness may carry: a versioned hash and the commitment stored under its sha256 key. */
+export interface WitnessedBlob {
+  readonly versionedHash: Uint8Array;
+  readonly commitment: Uint8Array;
+}
+
+/**
+ * The blobs `source` may carry, in the order its keys were sent, at most `limit`: each sha256-keyed value of 48
+ * bytes whose versioned hash is the one its key names. Whether the field elements are there and have that
+ * commitment is not checked here (readBlob does, or a block worker: BlockPool.checkBlobs).
+ */
+export function witnessedBlobs(
+  source: PreimageSource & { keys(): Iterable<Uint8Array> },
+  limit: number,
+): WitnessedBlob[] {
+  const found: WitnessedBlob[] = [];
+  const seen = new Set<string>();
+  for (const key of source.keys()) {
+    if (found.length >= limit) break;
+    if (key[0] !== PreimageKeyType.Sha256) continue;
+    const commitment = source.tryGet(key);
+    if (commitment?.length !== KZG_COMMITMENT_SIZE) continue;
+    const versionedHash = versionedHashOf(commitment);
+    if (!bytesEqual(versionedHash.subarray(1), key.subarray(1))) continue;
+    const id = toHex(versionedHash);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    found.push({ versionedHash, commitment: commitment.slice() });
+  }
+  return found;
 }

@@ -73,6 +73,7 @@ export { openAgreedOutput, prologue, type Prologue } from "./prologue.js";
 export { driveRange, type DriverOutcome, l1ChainConfigFor, mergeWitness } from "./driver.js";
 export { epilogue } from "./epilogue.js";
 export { serveBlockJobs } from "./parallel/block-worker.js";
+export { type BlobsChecked, checkBlobsOnPool } from "./parallel/blobs.js";
 export {
   BLOCK_WORKER_ENTRY,
   BlockPool,

@@ -2,24 +2,39 @@
  * What a block worker thread (pool.ts) does: executes one derived block at a time on the parent header it is given, over
  * the request's preimage table (shared, read in place), and answers the block's hash and output root. Sender
  * recovery, execution and sealing all run here. It also checks a share of a request's preimages against their
- * keys before any block runs (`VerifyJob`). The worker decides nothing: the main thread accepts the preimages only
- * when every share verified, and a block only when its hash is the header the next block was executed on
- * (docs/proof.md "Parallel execution").
+ * keys before any block runs (`VerifyJob`), and a blob's field elements against its KZG commitment (`BlobJob`). The
+ * worker decides nothing: the main thread accepts the preimages only when every share verified, remembers a blob as
+ * checked only when a worker computed its commitment (derivation checks any other in full), and accepts a block only
+ * when its hash is the header the next block was executed on (docs/proof.md "Parallel execution").
  */
 import { parentPort } from "node:worker_threads";
+import { sha256 } from "@noble/hashes/sha2.js";
 import {
   InvalidBlockError,
+  bytesEqual,
   initKeccak,
   MissingPreimageError,
   PreimageMismatchError,
   executeBlock,
 } from "../../../chain/index.js";
+import { loadKzg } from "../../../derive/index.js";
 import { PreimageTable } from "../../preimages/index.js";
-import type { BlockJob, BlockOutcome, BlockReply, VerifyJob, VerifyOutcome } from "./protocol.js";
+import { assembleBlob } from "../blob.js";
+import type {
+  BlobJob,
+  BlobOutcome,
+  BlockJob,
+  BlockOutcome,
+  BlockReply,
+  VerifyJob,
+  VerifyOutcome,
+} from "./protocol.js";
 
 let current: { run: number; table: PreimageTable } | undefined;
 
-function tableOf(job: BlockJob | VerifyJob): PreimageTable {
+type Job = BlockJob | VerifyJob | BlobJob;
+
+function tableOf(job: Job): PreimageTable {
   if (current?.run !== job.run) current = { run: job.run, table: PreimageTable.fromShared(job.table) };
   return current.table;
 }
@@ -59,6 +74,30 @@ async function verify(job: VerifyJob): Promise<VerifyOutcome> {
   }
 }
 
+async function checkBlob(job: BlobJob): Promise<BlobOutcome> {
+  try {
+    // This thread's own KZG backend (c-kzg's setup is loaded per thread, once).
+    const kzg = await loadKzg();
+    const blob = assembleBlob(tableOf(job), job.commitment, "blob");
+    if (!bytesEqual(kzg.commitment(blob), job.commitment))
+      return { kind: "failed", reason: "the field elements have another KZG commitment" };
+    return { kind: "blob-checked", digest: sha256(blob) };
+  } catch (error) {
+    return { kind: "failed", reason: reasonOf(error) };
+  }
+}
+
+function run(job: Job): Promise<BlockOutcome | VerifyOutcome | BlobOutcome> {
+  switch (job.kind) {
+    case "verify":
+      return verify(job);
+    case "blob":
+      return checkBlob(job);
+    case "block":
+      return execute(job);
+  }
+}
+
 /**
  * Serves the pool's jobs on this worker thread: says it is ready, then answers each job it is sent. worker.ts (the
  * worker's entry) calls it; so does the enclave image's one file when it is started as a block worker.
@@ -67,8 +106,8 @@ export function serveBlockJobs(): void {
   const port = parentPort;
   if (port === null) throw new Error("the block worker runs in a worker thread");
   port.postMessage({ ready: true });
-  port.on("message", (job: BlockJob | VerifyJob) => {
-    void (job.kind === "verify" ? verify(job) : execute(job)).then((outcome) => {
+  port.on("message", (job: Job) => {
+    void run(job).then((outcome) => {
       const reply: BlockReply = { id: job.id, outcome, heapUsed: process.memoryUsage().heapUsed };
       port.postMessage(reply);
     });

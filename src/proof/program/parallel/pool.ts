@@ -11,7 +11,15 @@ import { workerEntryUrl, workerStartData } from "../../../bundles/index.js";
 import type { SharedPreimageTable } from "../../preimages/index.js";
 import { PreimageMismatchError } from "../../../chain/index.js";
 import { PreimageVerificationError } from "../errors.js";
-import type { BlockJob, BlockOutcome, BlockReply, VerifyJob, VerifyOutcome } from "./protocol.js";
+import type {
+  BlobJob,
+  BlobOutcome,
+  BlockJob,
+  BlockOutcome,
+  BlockReply,
+  VerifyJob,
+  VerifyOutcome,
+} from "./protocol.js";
 
 /** The block worker's entry (WORKER_ENTRIES). */
 export const BLOCK_WORKER_ENTRY = "src/proof/program/parallel/worker.ts";
@@ -59,7 +67,8 @@ interface Slot {
   /** Settles when the worker has loaded (its first message) or failed. */
   readonly ready: Promise<void>;
   busy:
-    { readonly index: number; readonly done: (outcome: BlockOutcome | VerifyOutcome) => void } | undefined;
+    | { readonly index: number; readonly done: (outcome: BlockOutcome | VerifyOutcome | BlobOutcome) => void }
+    | undefined;
 }
 
 export class BlockPool {
@@ -165,14 +174,35 @@ export class BlockPool {
   }
 
   /**
+   * Checks on the workers, one job per blob, that the field elements `table` carries under each commitment's element
+   * keys have exactly that KZG commitment. Answers per commitment the sha256 of the blob the elements make, or
+   * undefined when they were not checked (missing or malformed elements, another commitment, a worker that failed):
+   * nothing is refused here, since derivation checks in full any blob it reads that was not checked.
+   */
+  async checkBlobs(
+    table: SharedPreimageTable,
+    commitments: readonly Uint8Array[],
+    signal?: AbortSignal,
+  ): Promise<(Uint8Array | undefined)[]> {
+    const run = ++this.runs;
+    const outcomes = await this.runJobs<BlobOutcome>(
+      commitments.length,
+      (index, id) => ({ kind: "blob", id, run, table, commitment: commitments[index]! }),
+      () => true,
+      signal,
+    );
+    return outcomes.map((outcome) => (outcome?.kind === "blob-checked" ? outcome.digest : undefined));
+  }
+
+  /**
    * Hands out `count` jobs (`job(index, id)`) in index order, up to `workers` at once. `keep(index, outcome)` is
    * called as each outcome arrives; once it answers false no further job is started. Resolves with every outcome
    * (undefined for a job never started) when the started ones are done; an aborted `signal` ends the workers and
    * rejects with its reason.
    */
-  private async runJobs<Outcome extends BlockOutcome | VerifyOutcome>(
+  private async runJobs<Outcome extends BlockOutcome | VerifyOutcome | BlobOutcome>(
     count: number,
-    job: (index: number, id: number) => BlockJob | VerifyJob,
+    job: (index: number, id: number) => BlockJob | VerifyJob | BlobJob,
     keep: (index: number, outcome: Outcome) => boolean,
     signal?: AbortSignal,
   ): Promise<(Outcome | undefined)[]> {

@@ -37,6 +37,25 @@ export type VerifyOutcome =
   /** The check did not complete (the worker failed). */
   | { readonly kind: "failed"; readonly reason: string };
 
+/**
+ * A blob the request may carry, to check before derivation reads it: the 4096 field elements under `commitment`'s
+ * element keys must have exactly that KZG commitment (src/proof/program/blob.ts).
+ */
+export interface BlobJob {
+  readonly kind: "blob";
+  readonly id: number;
+  readonly run: number;
+  readonly table: SharedPreimageTable;
+  readonly commitment: Uint8Array;
+}
+
+/** What a worker answers for a BlobJob. */
+export type BlobOutcome =
+  /** The elements have the commitment: the sha256 of the blob they make. */
+  | { readonly kind: "blob-checked"; readonly digest: Uint8Array }
+  /** Not checked: an element missing or malformed, another commitment, or a failure of the worker. */
+  | { readonly kind: "failed"; readonly reason: string };
+
 /** What a worker answers for one job. */
 export type BlockOutcome =
   /** Executed: the computed block hash and output root. */
@@ -50,7 +69,7 @@ export type BlockOutcome =
 
 export interface BlockReply {
   readonly id: number;
-  readonly outcome: BlockOutcome | VerifyOutcome;
+  readonly outcome: BlockOutcome | VerifyOutcome | BlobOutcome;
   /** The worker's V8 heap in use after the job (bytes). */
   readonly heapUsed: number;
 }
