@@ -4,7 +4,7 @@
  * (--bootstrap-key-file); `client` sends it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -42,7 +42,8 @@ export interface MerchantProcessOptions {
 }
 
 export async function startMerchantProcess(options: MerchantProcessOptions): Promise<MerchantProcess> {
-  const keyFile = join(mkdtempSync(join(tmpdir(), "merchant-key-")), "api-key");
+  const keyDir = mkdtempSync(join(tmpdir(), "merchant-key-"));
+  const keyFile = join(keyDir, "api-key");
   const args = [
     ...nodeArgs("src/merchant/main.ts"),
     "--rpc-url",
@@ -70,7 +71,11 @@ export async function startMerchantProcess(options: MerchantProcessOptions): Pro
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once("exit", (code, signal) => resolve({ code, signal }));
+    child.once("exit", (code, signal) => {
+      // The key dies with the service: its directory is removed once the process is gone, however it ended.
+      rmSync(keyDir, { recursive: true, force: true });
+      resolve({ code, signal });
+    });
   });
   const listening = new Promise<number>((resolve) => {
     let buffered = "";
