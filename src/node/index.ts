@@ -36,6 +36,6 @@ export {
 } from "./errors.js";
 export { applyRollupConfig, loadRollupConfig, main } from "./main.js";
 export { FLASHBLOCKS_PATH, createNodeServer } from "./server.js";
-export { StoreMismatchError } from "./store/block-store.js";
+export { BlockStore, ReadonlyBlockStore, StoreMismatchError } from "./store/block-store.js";
 export { CallFailedError, CallWorkerExitedError } from "./calls/call-pool.js";
 export { IntrinsicGasError } from "./state/call.js";
