@@ -13,6 +13,7 @@ import { buildProofResult } from "../src/proof/onchain/index.js";
 import { PreimageTable, readBootInfo } from "../src/proof/preimages/index.js";
 import {
   type BlockPool,
+  checkBlobsOnPool,
   OfflineOracle,
   refusePrecompileKeys,
   runProgram,
@@ -48,12 +49,15 @@ export async function replayStages(
     table = PreimageTable.fromPreimages(preimages);
     table.verifyContent(() => undefined);
   } else {
-    // As an enclave with workers: the payload and its index on SharedArrayBuffers, the check on the workers.
+    // As an enclave with workers: the payload and its index on SharedArrayBuffers, the check on the workers, then
+    // the blobs' (this process's Kzg remembers them; a replay after another one of the same frame finds them
+    // remembered already, so its derivation is the shorter for it).
     const encoded = encodeRequest({ kind: "Prove", preimages: [...preimages] });
     const payload = new Uint8Array(new SharedArrayBuffer(encoded.length));
     payload.set(encoded);
     table = PreimageTable.decode(payload, { shared: true });
     await onPool.verifyAll(table.toShared());
+    await checkBlobsOnPool(onPool, table);
   }
   const boot = readBootInfo(table);
   const verifyMs = performance.now() - v0;
